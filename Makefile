@@ -1,0 +1,115 @@
+# apstart: build, run under QEMU, test.
+#   make [WBINVD=0|1]            kernel -> build/apstart.elf (+ per-variant copy)
+#   make run SMP=N ARGS="..."    boot it under QEMU (KVM if usable, else TCG)
+#   make test                    unit tests, trampoline content, QEMU matrix
+# Variants build side by side in build/wbinvd0/ and build/wbinvd1/.
+
+WBINVD ?= 0
+SLOW_TRAMP_NS ?= 0
+MAX_CPUS ?= 512
+SMP ?= 8
+ACCEL ?= auto
+MACHINE ?= pc
+ARGS ?=
+TIMEOUT ?= 120
+VERSION := 0.1
+# make V=1 shows full command lines.
+Q := $(if $(filter 1,$(V)),,@)
+
+ifneq ($(filter-out 0 1,$(WBINVD)),)
+$(error WBINVD must be 0 or 1, not '$(WBINVD)')
+endif
+ifeq ($(shell echo '$(SLOW_TRAMP_NS)' | grep -Ex '[0-9]+'),)
+$(error SLOW_TRAMP_NS must be a number of nanoseconds, not '$(SLOW_TRAMP_NS)')
+endif
+
+VARIANT := wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))
+OUT := build/$(VARIANT)
+SLOW_SPIN := $(if $(filter-out 0,$(SLOW_TRAMP_NS)),1,0)
+
+CC := gcc
+NASM := nasm
+LD := ld
+
+KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pie \
+	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-builtin \
+	-mno-red-zone -mgeneral-regs-only -mcmodel=small -m64 \
+	-Ikernel -Ismp -MMD -MP \
+	-DAPSTART_WBINVD=$(WBINVD) -DAPSTART_SLOW_TRAMP_NS=$(SLOW_TRAMP_NS) \
+	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_VERSION='"$(VERSION)"'
+KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack -T linker.ld
+
+KERNEL_C := $(wildcard kernel/*.c) $(wildcard smp/*.c)
+KERNEL_ASM := boot/multiboot_header.asm boot/start.asm kernel/isr.asm
+KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
+	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
+	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
+
+.PHONY: all kernel run test clean deps unit-tests trampoline-check qemu-tests
+all: kernel
+
+include tools/font.mk
+
+kernel: build/apstart.elf
+
+build/apstart.elf: $(OUT)/apstart.elf
+	cp $< $@
+	cp $< build/apstart-$(VARIANT).elf
+
+$(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld
+	$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS)
+
+$(OUT)/%.o: %.c Makefile
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(KCFLAGS) -c -o $@ $<
+
+$(OUT)/gen/font8x16.o: $(FONT_GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(KCFLAGS) -c -o $@ $<
+
+$(OUT)/%.o: %.asm
+	@mkdir -p $(dir $@)
+	@echo "  NASM    $@"
+	$(Q)$(NASM) -f elf64 -o $@ $<
+
+# The trampoline: a flat binary, one per variant, embedded with incbin.
+$(OUT)/trampoline.bin: realmode/trampoline.asm realmode/trampoline.inc Makefile
+	@mkdir -p $(dir $@)
+	$(NASM) -f bin -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
+		-l $(OUT)/trampoline.lst -o $@ $<
+	@size=$$(stat -c %s $@); if [ $$size -gt 4096 ]; then \
+		echo "trampoline is $$size bytes: must fit in one 4 KiB page"; rm -f $@; exit 1; fi
+
+$(OUT)/realmode/blob.o: realmode/blob.asm $(OUT)/trampoline.bin
+	@mkdir -p $(dir $@)
+	$(NASM) -f elf64 -DTRAMPOLINE_BIN='"$(OUT)/trampoline.bin"' -o $@ $<
+
+-include $(KERNEL_OBJS:.o=.d)
+
+deps:
+	@tools/deps.sh
+
+run: deps kernel
+	@tools/qemu-run.sh --kernel $(OUT)/apstart.elf --smp '$(SMP)' --accel $(ACCEL) \
+		--machine $(MACHINE) --timeout $(TIMEOUT) -- $(ARGS)
+
+-include tests/unit/unit.mk
+-include tests/unit-fbcon/fbcon.mk
+
+trampoline-check:
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/trampoline.bin
+	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/trampoline.bin
+	@tests/trampoline/check.sh build/wbinvd0/trampoline.bin 0
+	@tests/trampoline/check.sh build/wbinvd1/trampoline.bin 1
+
+qemu-tests:
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
+	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
+	@tests/qemu/matrix.sh
+
+test: deps
+	@tests/run-all.sh
+
+clean:
+	rm -rf build

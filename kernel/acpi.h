@@ -1,0 +1,67 @@
+/* ACPI tables apstart needs: RSDP -> RSDT/XSDT -> MADT (CPUs), HPET, FADT
+ * (PM timer). Every length and checksum is validated before use; a bad
+ * table is reported and skipped, never followed. */
+#ifndef APSTART_ACPI_H
+#define APSTART_ACPI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "format.h"
+#include "multiboot.h"
+
+/* MADT Local APIC / Local x2APIC flags (ACPI 6.5, Table 5.37). */
+#define MADT_CPU_ENABLED        (1u << 0)
+#define MADT_CPU_ONLINE_CAPABLE (1u << 1)
+
+struct acpi_cpu {
+	uint32_t apic_id;     /* full 32-bit ID (x2APIC entries) */
+	uint32_t acpi_uid;
+	uint32_t flags;       /* MADT_CPU_* */
+	uint8_t entry_type;   /* 0 = Local APIC, 9 = Local x2APIC */
+};
+
+struct acpi_info {
+	uint64_t rsdp_phys;   /* 0 when the RSDP came from a boot loader copy */
+	uint8_t revision;     /* RSDP revision */
+	char oem_id[7];       /* RSDP OEMID, NUL-terminated */
+	bool used_xsdt;
+
+	bool have_madt;
+	uint64_t lapic_phys;  /* MADT address, or the type-5 override */
+	uint32_t madt_flags;
+	/* Enabled CPUs first in MADT order, then the others (not enabled),
+	 * duplicates by APIC ID removed. */
+	struct acpi_cpu cpus[APSTART_MAX_CPUS];
+	uint32_t cpu_count;       /* entries stored in cpus[] */
+	uint32_t enabled_count;   /* of those, with MADT_CPU_ENABLED */
+	uint32_t cpus_dropped;    /* usable entries that did not fit */
+
+	bool have_hpet;
+	uint64_t hpet_phys;
+
+	bool have_pm_timer;
+	uint32_t pm_timer_port;   /* I/O port */
+	bool pm_timer_32bit;      /* FADT TMR_VAL_EXT */
+
+	uint32_t problems;        /* tables or entries skipped */
+};
+
+/* Validate an RSDP (checksum over 20 bytes, extended checksum over
+ * length for revision >= 2). len is how many bytes are readable. */
+bool acpi_rsdp_valid(const void *rsdp, size_t len);
+
+/* Scan for "RSD PTR " on 16-byte boundaries in the EBDA's first KiB and in
+ * 0xE0000-0xFFFFF (ACPI 6.5 §5.2.5.1). Returns the physical address or 0. */
+uint64_t acpi_scan_rsdp(phys_map_fn map, void *map_ctx, uint64_t ebda_phys);
+
+/* Walk RSDT/XSDT from a validated RSDP image and fill out. Returns 0 if a
+ * MADT with at least one CPU was found, -1 otherwise (out still holds what
+ * was found; every problem was reported through diag). */
+int acpi_parse(const void *rsdp, size_t rsdp_len, uint64_t rsdp_phys,
+	       phys_map_fn map, void *map_ctx, struct acpi_info *out,
+	       diag_fn diag, void *diag_ctx);
+
+#endif

@@ -1,0 +1,36 @@
+/* Kernel command line: key=value options, each validated and range-checked.
+ * Unknown options and bad values are reported through diag and leave the
+ * default in place. */
+#ifndef APSTART_CMDLINE_H
+#define APSTART_CMDLINE_H
+
+#include <stdint.h>
+
+#include "format.h"
+
+enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT };
+enum x2apic_pref { X2APIC_AUTO, X2APIC_ON, X2APIC_OFF };
+
+/* init_delay_us takes this value until set: pick by CPU family. */
+#define INIT_DELAY_AUTO UINT32_MAX
+
+struct options {
+	uint32_t cycles;        /* offline/online cycles per AP, default 10 */
+	uint32_t maxcpus;       /* CPUs to use including the BSP; 0 = all */
+	enum x2apic_pref x2apic;
+	uint32_t init_delay_us; /* INIT_DELAY_AUTO by default */
+	uint32_t sipi_delay_us; /* default 10 */
+	uint32_t ap_timeout_ms; /* default 1000 */
+	enum exit_mode exit;
+};
+
+void options_set_defaults(struct options *o);
+
+/* Parse a NUL-terminated command line. Leading words without '=' that
+ * contain '/' are taken as the boot image path (QEMU -kernel passes
+ * "<file> <args>") and skipped silently. max_cpus bounds maxcpus=.
+ * Returns the number of problems reported. */
+int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,
+		  diag_fn diag, void *ctx);
+
+#endif

@@ -1,0 +1,16 @@
+/* Build-time limits. Override with make MAX_CPUS=N. */
+#ifndef APSTART_CONFIG_H
+#define APSTART_CONFIG_H
+
+#ifndef APSTART_MAX_CPUS
+#define APSTART_MAX_CPUS 512
+#endif
+
+#ifndef APSTART_VERSION
+#define APSTART_VERSION "0.1"
+#endif
+
+/* Entries kept from the boot loader's memory map. */
+#define APSTART_MAX_MEM_RANGES 128
+
+#endif

@@ -1,0 +1,128 @@
+/* Console fan-out and locking. Output is formatted into a line buffer
+ * first, so a record line is never interleaved with another CPU's. */
+#include "console.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include "fbcon.h"
+#include "format.h"
+#include "paging.h"
+#include "serial.h"
+#include "vga_text.h"
+#include "x86.h"
+
+#define NO_OWNER 0xFFFFFFFFu
+#define LINE_MAX 512
+
+enum screen { SCREEN_NONE, SCREEN_VGA_TEXT, SCREEN_FB };
+
+static enum screen screen;
+static volatile uint32_t lock_owner = NO_OWNER;
+static uint32_t (*self_id_fn)(void);
+
+void console_set_self_id(uint32_t (*fn)(void))
+{
+	self_id_fn = fn;
+}
+
+void console_init_serial(void)
+{
+	serial_init();
+}
+
+void console_init_screen(const struct boot_info *bi)
+{
+	const struct framebuffer *fb = &bi->fb;
+
+	if (fb->present && fb->type == 2) {
+		vga_text_init(fb->addr, fb->width, fb->height);
+		screen = SCREEN_VGA_TEXT;
+	} else if (fb->present && fb->type == 1) {
+		uint64_t bytes = (uint64_t)fb->pitch * fb->height;
+		uint8_t *pixels = paging_map_phys(fb->addr, bytes, MAP_WB);
+		if (pixels && fbcon_init(fb, pixels))
+			screen = SCREEN_FB;
+	} else if (!fb->present && bi->firmware == FIRMWARE_BIOS) {
+		/* No framebuffer tag on a BIOS boot: the loader left the
+		 * standard 80x25 text mode (QEMU -kernel, Multiboot1). */
+		vga_text_init(0xB8000, 80, 25);
+		screen = SCREEN_VGA_TEXT;
+	}
+}
+
+const char *console_screen_kind(void)
+{
+	switch (screen) {
+	case SCREEN_VGA_TEXT: return "vga-text";
+	case SCREEN_FB: return "framebuffer";
+	default: return "none";
+	}
+}
+
+static bool lock(void)
+{
+	uint32_t self = self_id_fn ? self_id_fn() : 0;
+
+	if (lock_owner == self)
+		return false; /* re-entered (exception while printing) */
+	/* Bounded: if the owner died holding the lock, take it over. */
+	for (uint64_t spins = 0; spins < 100000000; spins++) {
+		uint32_t expected = NO_OWNER;
+		if (__atomic_compare_exchange_n(&lock_owner, &expected, self, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return true;
+		cpu_relax();
+	}
+	__atomic_store_n(&lock_owner, self, __ATOMIC_SEQ_CST);
+	return true;
+}
+
+static void unlock(bool taken)
+{
+	if (taken)
+		__atomic_store_n(&lock_owner, NO_OWNER, __ATOMIC_RELEASE);
+}
+
+static void emit(unsigned targets, const char *s)
+{
+	for (; *s; s++) {
+		if (targets & CON_SERIAL) {
+			if (*s == '\n')
+				serial_putc('\r');
+			serial_putc(*s);
+		}
+		if (targets & CON_SCREEN) {
+			if (screen == SCREEN_VGA_TEXT)
+				vga_text_putc(*s);
+			else if (screen == SCREEN_FB)
+				fbcon_putc(*s);
+		}
+	}
+}
+
+static void vcprintf(unsigned targets, const char *fmt, va_list ap)
+{
+	char line[LINE_MAX];
+
+	fmt_vsnprintf(line, sizeof line, fmt, ap);
+	bool taken = lock();
+	emit(targets, line);
+	unlock(taken);
+}
+
+void cprintf(unsigned targets, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vcprintf(targets, fmt, ap);
+	va_end(ap);
+}
+
+void kprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vcprintf(CON_ALL, fmt, ap);
+	va_end(ap);
+}

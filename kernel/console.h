@@ -1,0 +1,27 @@
+/* Kernel console: every line goes to the serial port and to the screen
+ * (VGA text or framebuffer) unless a caller restricts it. */
+#ifndef APSTART_CONSOLE_H
+#define APSTART_CONSOLE_H
+
+#include <stdint.h>
+
+#include "multiboot.h"
+
+#define CON_SERIAL 1u
+#define CON_SCREEN 2u
+#define CON_ALL    (CON_SERIAL | CON_SCREEN)
+
+void console_init_serial(void);
+/* Picks VGA text or the framebuffer from what the loader handed over. */
+void console_init_screen(const struct boot_info *bi);
+const char *console_screen_kind(void);   /* "vga-text", "framebuffer", "none" */
+
+void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cprintf(unsigned targets, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Console lock owner is tracked by APIC ID so that an exception taken
+ * while printing can still print (it takes the lock over). */
+void console_set_self_id(uint32_t (*self_id)(void));
+
+#endif

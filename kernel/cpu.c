@@ -1,0 +1,122 @@
+/* CPUID decoding. */
+#include "cpu.h"
+
+#include "x86.h"
+
+uint32_t cpu_apic_id(void)
+{
+	if (cpuid(0, 0).eax >= 0x0B) {
+		struct cpuid_regs r = cpuid(0x0B, 0);
+		if (r.ebx & 0xFFFF)
+			return r.edx;
+	}
+	return cpuid(1, 0).ebx >> 24;
+}
+
+void cpu_vendor(char out[13])
+{
+	struct cpuid_regs r = cpuid(0, 0);
+	const uint32_t words[3] = { r.ebx, r.edx, r.ecx };
+	for (int i = 0; i < 12; i++)
+		out[i] = (char)(words[i / 4] >> (8 * (i % 4)));
+	out[12] = '\0';
+}
+
+static bool vendor_is(const char *want)
+{
+	char v[13];
+	cpu_vendor(v);
+	for (int i = 0; i < 12; i++)
+		if (v[i] != want[i])
+			return false;
+	return true;
+}
+
+bool cpu_is_intel(void) { return vendor_is("GenuineIntel"); }
+bool cpu_is_amd(void) { return vendor_is("AuthenticAMD") || vendor_is("HygonGenuine"); }
+
+bool cpu_has_hypervisor(void)
+{
+	return (cpuid(1, 0).ecx >> 31) & 1;
+}
+
+uint32_t cpu_family(void)
+{
+	uint32_t eax = cpuid(1, 0).eax;
+	uint32_t family = (eax >> 8) & 0xF;
+	if (family == 0xF)
+		family += (eax >> 20) & 0xFF;
+	return family;
+}
+
+uint32_t cpu_model(void)
+{
+	uint32_t eax = cpuid(1, 0).eax;
+	uint32_t family = (eax >> 8) & 0xF;
+	uint32_t model = (eax >> 4) & 0xF;
+	if (family == 0x6 || family == 0xF)
+		model |= ((eax >> 16) & 0xF) << 4;
+	return model;
+}
+
+uint32_t cpu_stepping(void)
+{
+	return cpuid(1, 0).eax & 0xF;
+}
+
+void cpu_brand(char out[49])
+{
+	out[0] = '\0';
+	if (cpuid(0x80000000, 0).eax < 0x80000004)
+		return;
+	for (uint32_t leaf = 0; leaf < 3; leaf++) {
+		struct cpuid_regs r = cpuid(0x80000002 + leaf, 0);
+		const uint32_t words[4] = { r.eax, r.ebx, r.ecx, r.edx };
+		for (int i = 0; i < 16; i++)
+			out[leaf * 16 + i] = (char)(words[i / 4] >> (8 * (i % 4)));
+	}
+	out[48] = '\0';
+	/* Brand strings are often right-justified with leading spaces. */
+	int skip = 0;
+	while (out[skip] == ' ')
+		skip++;
+	int i = 0;
+	do
+		out[i] = out[i + skip];
+	while (out[i++]);
+}
+
+/* Walk the deterministic cache parameter leaf: ways * partitions * line
+ * size * sets per level (SDM Vol. 2A, CPUID leaf 4; AMD APM Vol. 3,
+ * CPUID Fn8000_001D). Returns the largest level's size. */
+static uint32_t walk_cache_leaf(uint32_t leaf)
+{
+	uint32_t best_level = 0, best_kib = 0;
+	for (uint32_t sub = 0; sub < 16; sub++) {
+		struct cpuid_regs r = cpuid(leaf, sub);
+		uint32_t type = r.eax & 0x1F;
+		if (type == 0)
+			break;
+		if (type == 2) /* instruction cache */
+			continue;
+		uint32_t level = (r.eax >> 5) & 0x7;
+		uint64_t bytes = (uint64_t)((r.ebx >> 22) + 1) *
+				 (((r.ebx >> 12) & 0x3FF) + 1) *
+				 ((r.ebx & 0xFFF) + 1) * ((uint64_t)r.ecx + 1);
+		if (level >= best_level) {
+			best_level = level;
+			best_kib = (uint32_t)(bytes / 1024);
+		}
+	}
+	return best_kib;
+}
+
+uint32_t cpu_llc_kib(void)
+{
+	if (cpu_is_intel() && cpuid(0, 0).eax >= 4)
+		return walk_cache_leaf(4);
+	if (cpu_is_amd() && cpuid(0x80000000, 0).eax >= 0x8000001D &&
+	    (cpuid(0x80000001, 0).ecx & (1u << 22))) /* TopologyExtensions */
+		return walk_cache_leaf(0x8000001D);
+	return 0;
+}

@@ -1,0 +1,26 @@
+/* Facts about the CPU we run on, from CPUID. */
+#ifndef APSTART_CPU_H
+#define APSTART_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* This CPU's APIC ID, all 32 bits: CPUID 0xB EDX if the leaf exists,
+ * else CPUID 1 EBX[31:24] (SDM Vol. 2A, CPUID). Works before the LAPIC
+ * is set up, so the console and exception handler can use it. */
+uint32_t cpu_apic_id(void);
+
+bool cpu_is_intel(void);
+bool cpu_is_amd(void);
+bool cpu_has_hypervisor(void);
+/* Display family/model as the SDM composes them (Vol. 2A, CPUID leaf 1). */
+uint32_t cpu_family(void);
+uint32_t cpu_model(void);
+uint32_t cpu_stepping(void);
+void cpu_vendor(char out[13]);
+void cpu_brand(char out[49]);   /* "" if leaves 0x80000002-4 are absent */
+/* Last-level cache size in KiB from CPUID 4 (Intel) or 0x8000001D (AMD);
+ * 0 if not reported. */
+uint32_t cpu_llc_kib(void);
+
+#endif

@@ -1,0 +1,19 @@
+/* Freestanding formatted output into a buffer (kernel and host tests).
+ * Supports %d %i %u %x %X %c %s %p %% with flags '-', '0', width, precision
+ * (strings only) and the length modifiers l, ll, z. */
+#ifndef APSTART_FORMAT_H
+#define APSTART_FORMAT_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/* Like vsnprintf: always NUL-terminates when size > 0, returns the length
+ * the full output would have had. */
+int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
+int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Callback used by the parsers to report a problem in their input. */
+typedef void (*diag_fn)(void *ctx, const char *msg);
+
+#endif

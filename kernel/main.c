@@ -1,0 +1,207 @@
+/* apstart: boot, find the CPUs, wake every AP through the real-mode
+ * trampoline, cycle each one offline/online, report the timings. */
+#include <stdint.h>
+
+#include "acpi.h"
+#include "cmdline.h"
+#include "config.h"
+#include "console.h"
+#include "cpu.h"
+#include "kstring.h"
+#include "lapic.h"
+#include "memmap.h"
+#include "multiboot.h"
+#include "paging.h"
+#include "report.h"
+#include "run.h"
+#include "smp.h"
+#include "trampoline.h"
+#include "trap.h"
+#include "tsc.h"
+#include "x86.h"
+
+#ifndef APSTART_WBINVD
+#error "build with -DAPSTART_WBINVD=0 or 1"
+#endif
+#ifndef APSTART_SLOW_TRAMP_NS
+#define APSTART_SLOW_TRAMP_NS 0
+#endif
+
+#define BDA_EBDA_SEGMENT 0x40E /* BIOS data area: EBDA segment (word) */
+
+extern uint8_t __kernel_start[], __kernel_end[];
+extern struct tramp_cpu tramp_cpus[];
+
+void kmain(uint32_t magic, uint64_t info_phys);
+
+static struct boot_info boot;
+static struct acpi_info acpi;
+static struct options opt;
+
+static const void *identity_map(void *ctx, uint64_t phys, size_t len)
+{
+	(void)ctx;
+	return paging_map_phys(phys, len, MAP_WB);
+}
+
+static void diag_print(void *ctx, const char *msg)
+{
+	(void)ctx;
+	kprintf("%s\n", msg);
+}
+
+static void panic(const char *what) __attribute__((noreturn));
+static void panic(const char *what)
+{
+	kprintf("PANIC: %s\n", what);
+	kprintf("@fail what=panic\n");
+	run_abort(what);
+}
+
+static uint64_t bios_ebda(void)
+{
+	uint64_t ebda = (uint64_t)phys_read16(BDA_EBDA_SEGMENT) << 4;
+	/* Only trust a value in the range the EBDA can occupy. */
+	return ebda >= 0x80000 && ebda < LEGACY_HOLE_START ? ebda : 0;
+}
+
+static void find_acpi(uint64_t ebda)
+{
+	uint64_t rsdp_phys = 0;
+	const void *rsdp = boot.rsdp;
+	size_t rsdp_len = boot.rsdp_len;
+
+	if (!rsdp || !acpi_rsdp_valid(rsdp, rsdp_len)) {
+		if (rsdp)
+			kprintf("acpi: boot loader's RSDP copy is invalid; scanning\n");
+		rsdp_phys = acpi_scan_rsdp(identity_map, 0, ebda);
+		if (!rsdp_phys)
+			panic("no ACPI RSDP: cannot find the CPUs (MADT)");
+		rsdp = (const void *)(uintptr_t)rsdp_phys;
+		rsdp_len = 36;
+		if (!acpi_rsdp_valid(rsdp, rsdp_len))
+			rsdp_len = 20;
+	}
+	if (acpi_parse(rsdp, rsdp_len, rsdp_phys, identity_map, 0, &acpi,
+		       diag_print, 0) != 0)
+		panic("no usable MADT: cannot find the CPUs");
+}
+
+static uint64_t place_trampoline(uint64_t ebda)
+{
+	struct phys_range excluded[4] = {
+		{ (uintptr_t)__kernel_start, (uintptr_t)__kernel_end },
+		{ boot.info_start, boot.info_end },
+		{ ebda ? ebda : LEGACY_HOLE_START, LOW_MEMORY_LIMIT },
+		{ 0, 0x1000 }, /* real-mode IVT and BIOS data area */
+	};
+	return memmap_pick_low_page(boot.mem, boot.mem_count, excluded, 4);
+}
+
+void kmain(uint32_t magic, uint64_t info_phys)
+{
+	console_init_serial();
+	kprintf("\napstart %s: x86_64, trampoline %s WBINVD%s\n", APSTART_VERSION,
+		APSTART_WBINVD ? "WITH" : "without",
+		APSTART_SLOW_TRAMP_NS ? " + test-only slow spin" : "");
+
+	const void *info = (const void *)(uintptr_t)info_phys;
+	if (multiboot_parse(magic, info, 1u << 20, info_phys, identity_map, 0,
+			    &boot, diag_print, 0) != 0) {
+		kprintf("PANIC: not started by a Multiboot1/2 loader (magic 0x%x)\n", magic);
+		halt_forever();
+	}
+	console_init_screen(&boot);
+	console_set_self_id(cpu_apic_id);
+	idt_init();
+	idt_load();
+	outb(0x21, 0xFF); /* mask the legacy PICs: we use only the LAPIC */
+	outb(0xA1, 0xFF);
+
+	kprintf("boot: multiboot%d from \"%s\", firmware %s, screen %s\n",
+		boot.protocol, boot.loader_name,
+		boot.firmware == FIRMWARE_UEFI ? "UEFI" : "BIOS",
+		console_screen_kind());
+	kprintf("cmdline: \"%s\"\n", boot.cmdline);
+	options_set_defaults(&opt);
+	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, 0);
+
+	uint64_t ebda = boot.firmware == FIRMWARE_BIOS ? bios_ebda() : 0;
+	find_acpi(ebda);
+	enum exit_mode exit_mode = opt.exit;
+	if (exit_mode == EXIT_AUTO)
+		exit_mode = memcmp(acpi.oem_id, "BOCHS ", 6) == 0 ? EXIT_QEMU : EXIT_HALT;
+	run_set_exit_mode(exit_mode);
+
+	tsc_init(&acpi);
+	kprintf("tsc: %llu kHz from %s%s\n", (unsigned long long)tsc_info()->khz,
+		tsc_info()->source, tsc_info()->invariant ? ", invariant" : "");
+
+	bool need_x2apic = false;
+	for (uint32_t i = 0; i < acpi.cpu_count; i++)
+		need_x2apic |= acpi.cpus[i].apic_id >= 0xFF;
+	if (!lapic_init_bsp(opt.x2apic, need_x2apic))
+		panic("local APIC unusable");
+	if (!smp_setup(&acpi, &opt))
+		panic("no CPUs in the MADT");
+
+	uint32_t aps = 0;
+	for (uint32_t i = 0; i < cpu_count; i++)
+		aps += cpus[i].state == CPU_ABSENT;
+	uint32_t cycles = opt.cycles;
+	if (cycles > smp_max_cycles(aps)) {
+		kprintf("cycles=%u with %u APs exceeds the sample store; using %u\n",
+			cycles, aps, smp_max_cycles(aps));
+		cycles = smp_max_cycles(aps);
+	}
+
+	uint64_t tramp = place_trampoline(ebda);
+	if (!tramp)
+		panic("no free 4 KiB page below 1 MiB for the AP trampoline");
+	uint32_t slow_ticks = (uint32_t)((uint64_t)APSTART_SLOW_TRAMP_NS *
+					 tsc_info()->khz / 1000000);
+	if (!trampoline_install(tramp, tramp_cpus, cpu_count, slow_ticks))
+		panic("trampoline blob rejected");
+
+	struct wake_config wake = {
+		.init_delay_us = opt.init_delay_us == INIT_DELAY_AUTO
+					 ? smp_default_init_delay_us()
+					 : opt.init_delay_us,
+		.sipi_delay_us = opt.sipi_delay_us,
+		.ap_timeout_ms = opt.ap_timeout_ms,
+	};
+	kprintf("cpus: %u in MADT (%u enabled), %u APs to start, BSP APIC ID %u, %s\n",
+		acpi.cpu_count, acpi.enabled_count, aps, lapic_id(),
+		lapic_status()->x2apic ? "x2APIC" : "xAPIC");
+	for (uint32_t i = 0; i < cpu_count; i++)
+		if (cpus[i].state == CPU_SKIPPED)
+			kprintf("cpu: APIC ID %u skipped: %s\n", cpus[i].apic_id,
+				cpus[i].skip_reason);
+	kprintf("wake: init_delay_us=%u sipi_delay_us=%u ap_timeout_ms=%u cycles=%u\n",
+		wake.init_delay_us, wake.sipi_delay_us, wake.ap_timeout_ms, cycles);
+	kprintf("@boot kernel=apstart version=%s wbinvd=%d slow_tramp_ns=%u cpus=%u "
+		"x2apic=%d tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
+		"protocol=mb%d cycles=%u\n",
+		APSTART_VERSION, APSTART_WBINVD, (unsigned)APSTART_SLOW_TRAMP_NS,
+		aps + 1, lapic_status()->x2apic ? 1 : 0,
+		(unsigned long long)tsc_info()->khz, tsc_info()->source,
+		(unsigned long long)tramp,
+		boot.firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot.protocol,
+		cycles);
+
+	smp_bring_up(&wake);
+	smp_run_cycles(&wake, cycles);
+	bool complete = report_results(cycles);
+	smp_park_all(&wake);
+
+	uint32_t failed = smp_count_state(CPU_FAILED);
+	uint32_t online = 0;
+	for (uint32_t i = 0; i < cpu_count; i++)
+		online += cpus[i].bsp || cpus[i].cycles_done == cycles;
+	if (cycles == 0)
+		online = 1 + smp_count_state(CPU_PARKED);
+	bool pass = failed == 0 && complete;
+	kprintf("@end status=%s online=%u failed=%u\n", pass ? "pass" : "fail",
+		online, failed);
+	run_finish(pass);
+}

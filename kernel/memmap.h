@@ -1,0 +1,28 @@
+/* Physical memory bookkeeping from the boot loader's map. */
+#ifndef APSTART_MEMMAP_H
+#define APSTART_MEMMAP_H
+
+#include <stdint.h>
+
+#include "multiboot.h"
+
+struct phys_range {
+	uint64_t start; /* inclusive */
+	uint64_t end;   /* exclusive */
+};
+
+/* Lowest address of real-mode-reachable memory a SIPI can start at:
+ * vector VV starts the AP at 0xVV000 (SDM Vol. 3A §11.4.4.1 / §8.4.4.1
+ * in older editions), so the page must lie below 1 MiB. */
+#define LOW_MEMORY_LIMIT 0x100000ull
+/* Legacy video RAM and option/system ROMs: never RAM to us. */
+#define LEGACY_HOLE_START 0xA0000ull
+
+/* Highest 4 KiB page below LOW_MEMORY_LIMIT that lies wholly inside an
+ * available range of the map, outside every other (non-available) range,
+ * outside every excluded range, and is not page 0. Returns 0 if none. */
+uint64_t memmap_pick_low_page(const struct mem_range *mem, uint32_t count,
+			      const struct phys_range *excluded,
+			      uint32_t excluded_count);
+
+#endif

@@ -1,0 +1,78 @@
+/* What the boot loader handed us, from Multiboot1 or Multiboot2 info. */
+#ifndef APSTART_MULTIBOOT_H
+#define APSTART_MULTIBOOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config.h"
+#include "format.h"
+
+#define MB1_BOOT_MAGIC 0x2BADB002u
+#define MB2_BOOT_MAGIC 0x36D76289u
+
+/* Multiboot memory types (identical in MB1 and MB2). */
+enum mem_type {
+	MEM_AVAILABLE = 1,
+	MEM_RESERVED = 2,
+	MEM_ACPI_RECLAIMABLE = 3,
+	MEM_ACPI_NVS = 4,
+	MEM_BAD = 5,
+};
+
+struct mem_range {
+	uint64_t base;
+	uint64_t length;
+	uint32_t type;
+};
+
+enum firmware { FIRMWARE_BIOS, FIRMWARE_UEFI };
+
+struct framebuffer {
+	bool present;
+	uint64_t addr;
+	uint32_t pitch;  /* bytes per line */
+	uint32_t width;
+	uint32_t height;
+	uint8_t bpp;
+	uint8_t type;    /* 0 indexed, 1 RGB, 2 EGA text */
+	uint8_t red_pos, red_size;
+	uint8_t green_pos, green_size;
+	uint8_t blue_pos, blue_size;
+};
+
+/* Maps a physical range for reading; NULL if it cannot. The kernel's
+ * version identity-maps, host tests map into a buffer. */
+typedef const void *(*phys_map_fn)(void *ctx, uint64_t phys, size_t len);
+
+struct boot_info {
+	int protocol;                 /* 1 or 2 */
+	enum firmware firmware;       /* UEFI if an EFI system table tag was seen */
+	const char *cmdline;          /* NUL-terminated, never NULL ("" if none) */
+	const char *loader_name;      /* never NULL */
+	uint64_t info_start, info_end; /* physical extent of the info block */
+
+	struct mem_range mem[APSTART_MAX_MEM_RANGES];
+	uint32_t mem_count;
+	bool mem_truncated;           /* more entries than fit */
+	const char *mem_source;       /* "mb2-mmap", "mb2-efi-mmap", "mb1-mmap", "basic" */
+
+	const void *rsdp;             /* copy inside the info block, or NULL */
+	size_t rsdp_len;
+	int rsdp_tag;                 /* 14 (ACPI 1.0), 15 (ACPI 2.0+) or 0 */
+
+	uint64_t efi_system_table;    /* 0 if none */
+	struct framebuffer fb;
+};
+
+/* Parse the info block at info (MB2) or the MB1 structure at info.
+ * max_len bounds every read from info for MB2 (total_size is validated
+ * against it). MB1 pointers are followed through map. Returns 0 on
+ * success, -1 if the magic is unknown or the block is malformed; problems
+ * that can be skipped are reported through diag. */
+int multiboot_parse(uint32_t magic, const void *info, size_t max_len,
+		    uint64_t info_phys, phys_map_fn map, void *map_ctx,
+		    struct boot_info *out, diag_fn diag, void *diag_ctx);
+
+#endif

@@ -1,0 +1,94 @@
+/* Page-table edits for the identity map built in boot/start.asm.
+ * Above 4 GiB, 2 MiB pages are added with tables from a small static pool;
+ * the first 2 MiB keep their 4 KiB page table. */
+#include "paging.h"
+
+#include <stdbool.h>
+
+#include "kstring.h"
+#include "x86.h"
+
+#define PTE_P   (1ull << 0)
+#define PTE_W   (1ull << 1)
+#define PTE_PWT (1ull << 3)
+#define PTE_PCD (1ull << 4)
+#define PTE_PS  (1ull << 7)
+#define PTE_ADDR 0x000FFFFFFFFFF000ull
+#define SIZE_2M (2ull << 20)
+#define SIZE_4K 4096ull
+#define CANONICAL_LIMIT (1ull << 47)
+
+#define POOL_PAGES 64
+
+extern uint64_t boot_pml4[512];
+
+static uint64_t pool[POOL_PAGES][512] __attribute__((aligned(4096)));
+static unsigned pool_used;
+
+/* PAT entry 3 (PCD=1, PWT=1) is UC at reset and we never reprogram the PAT
+ * (SDM Vol. 3A §13.12.2, IA32_PAT power-up value). */
+static uint64_t cache_bits(enum map_type type)
+{
+	return type == MAP_UC ? PTE_PCD | PTE_PWT : 0;
+}
+
+static uint64_t *next_table(uint64_t *entry)
+{
+	if (!(*entry & PTE_P)) {
+		if (pool_used == POOL_PAGES)
+			return NULL;
+		uint64_t *t = pool[pool_used++];
+		memset(t, 0, SIZE_4K);
+		*entry = (uint64_t)(uintptr_t)t | PTE_P | PTE_W;
+	}
+	if (*entry & PTE_PS)
+		return NULL; /* never produced by us above the PD level */
+	return (uint64_t *)(uintptr_t)(*entry & PTE_ADDR);
+}
+
+static bool map_2m(uint64_t addr, enum map_type type)
+{
+	uint64_t *pdpt = next_table(&boot_pml4[(addr >> 39) & 511]);
+	if (!pdpt)
+		return false;
+	uint64_t *pd = next_table(&pdpt[(addr >> 30) & 511]);
+	if (!pd)
+		return false;
+	uint64_t *pde = &pd[(addr >> 21) & 511];
+
+	if ((*pde & PTE_P) && !(*pde & PTE_PS)) {
+		/* 4 KiB page table (first 2 MiB): set the type per page. */
+		uint64_t *pt = (uint64_t *)(uintptr_t)(*pde & PTE_ADDR);
+		for (unsigned i = 0; i < 512; i++) {
+			pt[i] = (pt[i] & ~(PTE_PCD | PTE_PWT)) | cache_bits(type);
+			invlpg(addr + i * SIZE_4K);
+		}
+		return true;
+	}
+	uint64_t want = (addr & ~(SIZE_2M - 1)) | PTE_P | PTE_W | PTE_PS |
+			cache_bits(type);
+	if (*pde != want) {
+		*pde = want;
+		invlpg(addr);
+	}
+	return true;
+}
+
+void *paging_map_phys(uint64_t phys, uint64_t len, enum map_type type)
+{
+	if (len == 0)
+		len = 1;
+	if (phys >= CANONICAL_LIMIT || len > CANONICAL_LIMIT - phys)
+		return NULL;
+	uint64_t first = phys & ~(SIZE_2M - 1);
+	uint64_t last = (phys + len - 1) & ~(SIZE_2M - 1);
+	/* Below 4 GiB RAM is already mapped write-back: only MMIO needs a
+	 * change of type. */
+	for (uint64_t a = first;; a += SIZE_2M) {
+		if ((a >= (4ull << 30) || type != MAP_WB) && !map_2m(a, type))
+			return NULL;
+		if (a == last)
+			break;
+	}
+	return (void *)(uintptr_t)phys;
+}

@@ -1,0 +1,113 @@
+/* Results: one row per CPU, totals in the form of the reference
+ * measurement ("Online: 65.83 s"), and @summary records. */
+#include "report.h"
+
+#include "console.h"
+#include "format.h"
+#include "smp.h"
+#include "stats.h"
+#include "tsc.h"
+
+#define MAX_SAMPLES (1u << 17)
+
+static uint64_t scratch[MAX_SAMPLES];
+
+void format_seconds(char *buf, uint32_t size, uint64_t ns)
+{
+	uint64_t centis = (ns + 5000000) / 10000000; /* rounded to 0.01 s */
+	fmt_snprintf(buf, size, "%llu.%02llu", (unsigned long long)(centis / 100),
+		     (unsigned long long)(centis % 100));
+}
+
+void format_us(char *buf, uint32_t size, uint64_t ns)
+{
+	uint64_t tenths = (ns + 50) / 100; /* rounded to 0.1 us */
+	fmt_snprintf(buf, size, "%llu.%llu", (unsigned long long)(tenths / 10),
+		     (unsigned long long)(tenths % 10));
+}
+
+static void cpu_stats(const struct cpu *c, const uint64_t *ticks,
+		      struct stats *out)
+{
+	uint32_t n = c->cycles_done;
+	for (uint32_t k = 0; k < n; k++)
+		scratch[k] = tsc_ticks_to_ns(ticks[k]);
+	stats_compute(scratch, n, out);
+}
+
+static void op_summary(const char *op, bool online, uint32_t cycles,
+		       uint64_t *total_ns_out)
+{
+	uint32_t n = 0, ncpu = 0;
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		const struct cpu *c = &cpus[i];
+		if (c->bsp || !c->cycles_done)
+			continue;
+		ncpu++;
+		const uint64_t *t = online ? c->online_ticks : c->offline_ticks;
+		for (uint32_t k = 0; k < c->cycles_done && n < MAX_SAMPLES; k++)
+			scratch[n++] = tsc_ticks_to_ns(t[k]);
+	}
+	struct stats s;
+	stats_compute(scratch, n, &s);
+	*total_ns_out = s.sum;
+	kprintf("@summary op=%s cpus=%u cycles=%u total_ns=%llu mean_ns=%llu "
+		"median_ns=%llu min_ns=%llu max_ns=%llu\n",
+		op, ncpu, cycles, (unsigned long long)s.sum,
+		(unsigned long long)s.mean, (unsigned long long)s.median,
+		(unsigned long long)s.min, (unsigned long long)s.max);
+}
+
+bool report_results(uint32_t cycles)
+{
+	bool complete = true;
+	char b[8][24];
+	uint32_t aps = 0;
+
+	for (uint32_t i = 0; i < cpu_count; i++)
+		aps += !cpus[i].bsp && cpus[i].state != CPU_SKIPPED;
+	/* Up to a screenful of rows goes everywhere; beyond that the rows
+	 * scroll by on serial only and the screen keeps the totals. */
+	unsigned rows_to = aps <= 16 ? CON_ALL : CON_SERIAL;
+	if (rows_to == CON_SERIAL)
+		cprintf(CON_SCREEN, "(%u per-CPU rows on the serial console)\n", aps);
+
+	cprintf(rows_to, "\n cpu   apic | online us: mean   median      min      max"
+		" | offline us: mean   median      min      max\n");
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		const struct cpu *c = &cpus[i];
+		if (c->bsp || c->state == CPU_SKIPPED)
+			continue;
+		if (c->cycles_done < cycles)
+			complete = false;
+		if (!c->cycles_done) {
+			cprintf(rows_to, "%4u %6u | no samples (state %u)\n", c->index,
+				c->apic_id, c->state);
+			continue;
+		}
+		struct stats on, off;
+		cpu_stats(c, c->online_ticks, &on);
+		cpu_stats(c, c->offline_ticks, &off);
+		format_us(b[0], 24, on.mean);
+		format_us(b[1], 24, on.median);
+		format_us(b[2], 24, on.min);
+		format_us(b[3], 24, on.max);
+		format_us(b[4], 24, off.mean);
+		format_us(b[5], 24, off.median);
+		format_us(b[6], 24, off.min);
+		format_us(b[7], 24, off.max);
+		cprintf(rows_to,
+			"%4u %6u | %14s %8s %8s %8s | %15s %8s %8s %8s\n",
+			c->index, c->apic_id, b[0], b[1], b[2], b[3], b[4],
+			b[5], b[6], b[7]);
+	}
+
+	uint64_t on_total, off_total;
+	op_summary("offline", false, cycles, &off_total);
+	op_summary("online", true, cycles, &on_total);
+	format_seconds(b[0], 24, off_total);
+	format_seconds(b[1], 24, on_total);
+	format_seconds(b[2], 24, off_total + on_total);
+	kprintf("Offline: %8s s\nOnline:  %8s s\nTotal:   %8s s\n", b[0], b[1], b[2]);
+	return complete;
+}

@@ -1,0 +1,73 @@
+/* Thin wrappers around x86 instructions (SDM Vol. 2). */
+#ifndef APSTART_X86_H
+#define APSTART_X86_H
+
+#include <stdint.h>
+
+static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(port)); }
+static inline void outw(uint16_t port, uint16_t v) { __asm__ volatile("outw %0, %1" :: "a"(v), "Nd"(port)); }
+static inline void outl(uint16_t port, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(port)); }
+static inline uint8_t inb(uint16_t port) { uint8_t v; __asm__ volatile("inb %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+static inline uint32_t inl(uint16_t port) { uint32_t v; __asm__ volatile("inl %1, %0" : "=a"(v) : "Nd"(port)); return v; }
+
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ volatile("wrmsr" :: "c"(msr), "a"((uint32_t)v), "d"((uint32_t)(v >> 32)) : "memory");
+}
+
+/* RDTSC is not serializing; the LFENCE before it keeps it from running
+ * ahead of earlier loads (SDM Vol. 2B, RDTSC). */
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+struct cpuid_regs { uint32_t eax, ebx, ecx, edx; };
+
+static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t subleaf)
+{
+	struct cpuid_regs r;
+	__asm__ volatile("cpuid" : "=a"(r.eax), "=b"(r.ebx), "=c"(r.ecx), "=d"(r.edx)
+			 : "a"(leaf), "c"(subleaf));
+	return r;
+}
+
+static inline void cpu_relax(void) { __asm__ volatile("pause" ::: "memory"); }
+static inline void cli(void) { __asm__ volatile("cli" ::: "memory"); }
+static inline void sti(void) { __asm__ volatile("sti" ::: "memory"); }
+static inline void hlt(void) { __asm__ volatile("hlt" ::: "memory"); }
+/* STI's one-instruction interrupt shadow makes "sti; hlt" race-free
+ * (SDM Vol. 2B, STI). */
+static inline void sti_hlt(void) { __asm__ volatile("sti; hlt" ::: "memory"); }
+static inline void wbinvd(void) { __asm__ volatile("wbinvd" ::: "memory"); }
+static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
+static inline void mfence(void) { __asm__ volatile("mfence" ::: "memory"); }
+
+static inline uint64_t read_cr0(void) { uint64_t v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
+static inline uint64_t read_cr2(void) { uint64_t v; __asm__ volatile("mov %%cr2, %0" : "=r"(v)); return v; }
+static inline uint64_t read_cr3(void) { uint64_t v; __asm__ volatile("mov %%cr3, %0" : "=r"(v)); return v; }
+static inline uint64_t read_cr4(void) { uint64_t v; __asm__ volatile("mov %%cr4, %0" : "=r"(v)); return v; }
+static inline void invlpg(uint64_t addr) { __asm__ volatile("invlpg (%0)" :: "r"(addr) : "memory"); }
+static inline uint64_t read_rflags(void) { uint64_t v; __asm__ volatile("pushfq; popq %0" : "=r"(v)); return v; }
+
+/* Read low physical memory (identity mapped). The empty asm hides the
+ * constant address from gcc, which otherwise warns about "arrays" at
+ * small addresses. */
+static inline uint16_t phys_read16(uint64_t phys)
+{
+	__asm__("" : "+r"(phys));
+	return *(volatile uint16_t *)(uintptr_t)phys;
+}
+
+#define MSR_IA32_APIC_BASE 0x1B
+
+#endif

@@ -1,0 +1,60 @@
+/* The AP side: arrive in C, report online, idle until asked to go
+ * offline, then park the way Linux's hlt_play_dead() does. */
+#include "ap_entry.h"
+
+#include "gdt.h"
+#include "lapic.h"
+#include "smp.h"
+#include "trap.h"
+#include "x86.h"
+
+static void park(struct cpu *c) __attribute__((noreturn));
+
+static void park(struct cpu *c)
+{
+	cli();
+	__atomic_store_n(&c->state, CPU_PARKED, __ATOMIC_RELEASE);
+	/* Only INIT (or NMI/SMI) leaves this; INIT puts the CPU back in
+	 * wait-for-SIPI and the next bring-up starts from the trampoline. */
+	for (;;)
+		hlt();
+}
+
+void ap_entry(uint32_t apic_id, uint32_t index)
+{
+	struct cpu *c = index < cpu_count ? &cpus[index] : 0;
+
+	if (!c || c->apic_id != apic_id) {
+		/* The table handed to the trampoline and cpus[] disagree:
+		 * cannot happen unless memory was corrupted. Stop here. */
+		for (;;) {
+			cli();
+			hlt();
+		}
+	}
+	c->stage = AP_STAGE_C_ENTRY;
+	gdt_reload();
+	idt_load();
+	c->stage = AP_STAGE_TABLES;
+
+	if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != CPU_STARTING) {
+		/* We were given up on (timed out) and arrived late. */
+		c->late_arrivals++;
+		park(c);
+	}
+	lapic_init_ap();
+	c->stage = AP_STAGE_LAPIC;
+	c->request = REQ_NONE;
+	c->stage = AP_STAGE_ONLINE;
+	__atomic_store_n(&c->state, CPU_ONLINE, __ATOMIC_RELEASE);
+
+	for (;;) {
+		cli();
+		if (__atomic_load_n(&c->request, __ATOMIC_ACQUIRE) == REQ_OFFLINE) {
+			c->request = REQ_NONE;
+			__atomic_store_n(&c->state, CPU_GOING_OFFLINE, __ATOMIC_RELEASE);
+			park(c);
+		}
+		sti_hlt(); /* woken by the BSP's VEC_WAKE IPI */
+	}
+}

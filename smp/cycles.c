@@ -1,0 +1,85 @@
+/* The measurement: first bring-up of every AP, then for each AP `cycles`
+ * rounds of offline (request -> parked) and online (first INIT -> online
+ * mark in C), both timed on the BSP's TSC. */
+#include "console.h"
+#include "run.h"
+#include "smp.h"
+#include "tsc.h"
+
+/* Samples for all APs and cycles, per direction: 2 x 1 MiB. */
+#define SAMPLE_POOL (1u << 17)
+
+static uint64_t online_pool[SAMPLE_POOL];
+static uint64_t offline_pool[SAMPLE_POOL];
+
+uint32_t smp_max_cycles(uint32_t aps)
+{
+	return aps ? SAMPLE_POOL / aps : SAMPLE_POOL;
+}
+
+static void sample_line(const struct cpu *c, uint32_t cycle, const char *op,
+			uint64_t ticks)
+{
+	/* Records go to serial only: thousands of lines would bury the
+	 * screen; the summary goes to both. */
+	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=%s ns=%llu ticks=%llu\n",
+		c->index, c->apic_id, cycle, op,
+		(unsigned long long)tsc_ticks_to_ns(ticks),
+		(unsigned long long)ticks);
+}
+
+void smp_bring_up(const struct wake_config *w)
+{
+	/* Firmware may leave APs running (OVMF's spin after
+	 * ExitBootServices): put every one into wait-for-SIPI before
+	 * anything is timed. */
+	for (uint32_t i = 0; i < cpu_count; i++)
+		if (cpus[i].state == CPU_ABSENT)
+			ap_send_init(&cpus[i], w);
+
+	for (uint32_t i = 0; i < cpu_count && !run_aborted(); i++) {
+		struct cpu *c = &cpus[i];
+		if (c->state != CPU_ABSENT)
+			continue;
+		if (ap_start(c, w, &c->boot_ticks))
+			cprintf(CON_SERIAL, "@cpu cpu=%u apic=%u state=online boot_ns=%llu\n",
+				c->index, c->apic_id,
+				(unsigned long long)tsc_ticks_to_ns(c->boot_ticks));
+	}
+}
+
+void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
+{
+	uint32_t slot = 0;
+
+	for (uint32_t i = 0; i < cpu_count && !run_aborted(); i++) {
+		struct cpu *c = &cpus[i];
+		if (c->bsp || c->state != CPU_ONLINE)
+			continue;
+		c->online_ticks = &online_pool[slot * cycles];
+		c->offline_ticks = &offline_pool[slot * cycles];
+		slot++;
+		for (uint32_t k = 0; k < cycles && !run_aborted(); k++) {
+			uint64_t t;
+			if (!ap_offline(c, w, &t))
+				break;
+			c->offline_ticks[k] = t;
+			sample_line(c, k + 1, "offline", t);
+			if (!ap_start(c, w, &t))
+				break;
+			c->online_ticks[k] = t;
+			c->cycles_done = k + 1;
+			sample_line(c, k + 1, "online", t);
+		}
+	}
+}
+
+void smp_park_all(const struct wake_config *w)
+{
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		struct cpu *c = &cpus[i];
+		uint64_t t;
+		if (!c->bsp && c->state == CPU_ONLINE)
+			ap_offline(c, w, &t);
+	}
+}

@@ -1,0 +1,171 @@
+/* xAPIC / x2APIC register access (SDM Vol. 3A §11.4-11.6 xAPIC, §11.12
+ * x2APIC: MSR 0x800 + (MMIO offset >> 4); the ICR becomes one 64-bit MSR
+ * with a 32-bit destination and no delivery-status bit). */
+#include "lapic.h"
+
+#include "console.h"
+#include "paging.h"
+#include "tsc.h"
+#include "x86.h"
+
+#define APIC_BASE_BSP   (1ull << 8)
+#define APIC_BASE_EXTD  (1ull << 10)
+#define APIC_BASE_EN    (1ull << 11)
+#define APIC_BASE_ADDR  0x000FFFFFFFFFF000ull
+
+/* xAPIC register offsets (SDM Vol. 3A Table 11-1). */
+#define REG_ID     0x020
+#define REG_TPR    0x080
+#define REG_EOI    0x0B0
+#define REG_SVR    0x0F0
+#define REG_ESR    0x280
+#define REG_ICR_LO 0x300
+#define REG_ICR_HI 0x310
+#define SVR_ENABLE (1u << 8)
+#define X2APIC_MSR(reg) (0x800u + ((reg) >> 4))
+
+#define ICR_IDLE_TIMEOUT_US 100000 /* Linux's safe_apic_wait_icr_idle bound */
+
+static struct lapic_status st;
+static volatile uint32_t *mmio;
+
+static uint32_t rd(uint32_t reg)
+{
+	if (st.x2apic)
+		return (uint32_t)rdmsr(X2APIC_MSR(reg));
+	return mmio[reg / 4];
+}
+
+static void wr(uint32_t reg, uint32_t v)
+{
+	if (st.x2apic)
+		wrmsr(X2APIC_MSR(reg), v);
+	else
+		mmio[reg / 4] = v;
+}
+
+const struct lapic_status *lapic_status(void)
+{
+	return &st;
+}
+
+static void software_enable(void)
+{
+	wr(REG_TPR, 0);
+	wr(REG_SVR, SVR_ENABLE | VEC_SPURIOUS);
+}
+
+bool lapic_init_bsp(enum x2apic_pref pref, bool need_x2apic)
+{
+	uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
+
+	st.x2apic_supported = (cpuid(1, 0).ecx >> 21) & 1;
+	st.firmware_x2apic = (base & APIC_BASE_EN) && (base & APIC_BASE_EXTD);
+	st.mmio_phys = base & APIC_BASE_ADDR;
+
+	if (!(cpuid(1, 0).edx & (1u << 9))) {
+		kprintf("lapic: CPUID reports no local APIC\n");
+		return false;
+	}
+	if (!(base & APIC_BASE_EN)) {
+		/* Globally disabled by firmware: enabling keeps the base. */
+		base |= APIC_BASE_EN;
+		wrmsr(MSR_IA32_APIC_BASE, base);
+	}
+
+	if (st.firmware_x2apic) {
+		st.x2apic = true;
+		if (pref == X2APIC_OFF)
+			kprintf("lapic: x2apic=off ignored: firmware handed over "
+				"in x2APIC mode (leaving it needs a full APIC reset)\n");
+	} else if (st.x2apic_supported &&
+		   (pref == X2APIC_ON || (pref == X2APIC_AUTO && need_x2apic))) {
+		/* xAPIC -> x2APIC: set EXTD with EN already set (SDM Vol. 3A
+		 * §11.12.5, Figure 11-27). */
+		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EN | APIC_BASE_EXTD);
+		st.x2apic = true;
+	} else {
+		if (pref == X2APIC_ON)
+			kprintf("lapic: x2apic=on but the CPU has no x2APIC; using xAPIC\n");
+		if (need_x2apic)
+			kprintf("lapic: APIC IDs above 254 need x2APIC, which this CPU "
+				"lacks: those CPUs cannot be started\n");
+		st.x2apic = false;
+	}
+
+	if (!st.x2apic) {
+		mmio = paging_map_phys(st.mmio_phys, 4096, MAP_UC);
+		if (!mmio) {
+			kprintf("lapic: cannot map xAPIC registers at 0x%llx\n",
+				(unsigned long long)st.mmio_phys);
+			return false;
+		}
+	}
+	software_enable();
+	return true;
+}
+
+void lapic_init_ap(void)
+{
+	uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
+
+	if (st.x2apic && !(base & APIC_BASE_EXTD))
+		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EN | APIC_BASE_EXTD);
+	else if (!(base & APIC_BASE_EN))
+		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EN);
+	software_enable();
+}
+
+uint32_t lapic_id(void)
+{
+	if (st.x2apic)
+		return rd(REG_ID);
+	return rd(REG_ID) >> 24;
+}
+
+void lapic_eoi(void)
+{
+	wr(REG_EOI, 0);
+}
+
+static bool wait_icr_idle(void)
+{
+	if (st.x2apic)
+		return true; /* no delivery status in x2APIC mode */
+	uint64_t deadline = tsc_deadline_us(ICR_IDLE_TIMEOUT_US);
+	while (rd(REG_ICR_LO) & ICR_BUSY) {
+		if (tsc_passed(deadline))
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+bool lapic_send_ipi(uint32_t dest, uint32_t icr_low)
+{
+	if (st.x2apic) {
+		/* WRMSR to the x2APIC ICR is not ordered with earlier stores
+		 * (SDM Vol. 3A §11.12.3): fence so the target sees our
+		 * mailbox write before the interrupt. */
+		__asm__ volatile("mfence; lfence" ::: "memory");
+		wrmsr(X2APIC_MSR(REG_ICR_LO), ((uint64_t)dest << 32) | icr_low);
+		return true;
+	}
+	if (!wait_icr_idle())
+		return false;
+	wr(REG_ICR_HI, dest << 24);
+	wr(REG_ICR_LO, icr_low);
+	return wait_icr_idle();
+}
+
+void lapic_clear_esr(void)
+{
+	wr(REG_ESR, 0);
+	wr(REG_ESR, 0);
+}
+
+uint32_t lapic_read_esr(void)
+{
+	wr(REG_ESR, 0);
+	return rd(REG_ESR);
+}

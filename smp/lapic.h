@@ -1,0 +1,48 @@
+/* Local APIC access in xAPIC (MMIO) or x2APIC (MSR) mode, chosen once on
+ * the BSP and applied on every AP. */
+#ifndef APSTART_LAPIC_H
+#define APSTART_LAPIC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cmdline.h"
+
+/* Vectors we own. 0xFF for spurious: SDM Vol. 3A §11.9 recommends the low
+ * nibble all ones for older APICs. */
+#define VEC_WAKE     0xF0
+#define VEC_SPURIOUS 0xFF
+
+struct lapic_status {
+	bool x2apic;            /* mode in use */
+	bool x2apic_supported;  /* CPUID.1:ECX[21] */
+	bool firmware_x2apic;   /* found enabled at hand-over */
+	uint64_t mmio_phys;     /* xAPIC base from IA32_APIC_BASE */
+};
+
+/* need_x2apic: some CPU has an APIC ID above 254. Returns false if the
+ * LAPIC cannot be used at all. */
+bool lapic_init_bsp(enum x2apic_pref pref, bool need_x2apic);
+void lapic_init_ap(void);  /* same mode as the BSP, software-enable */
+const struct lapic_status *lapic_status(void);
+
+uint32_t lapic_id(void);
+void lapic_eoi(void);
+
+/* ICR low-dword fields (SDM Vol. 3A §11.6.1, Figure 11-12). */
+#define ICR_FIXED        (0u << 8)
+#define ICR_INIT         (5u << 8)
+#define ICR_STARTUP      (6u << 8)
+#define ICR_BUSY         (1u << 12)
+#define ICR_LEVEL_ASSERT (1u << 14)
+#define ICR_TRIGGER_LEVEL (1u << 15)
+
+/* Send one IPI to a physical destination. Waits (bounded) for the ICR to
+ * go idle before and after in xAPIC mode; false if it never did. */
+bool lapic_send_ipi(uint32_t dest, uint32_t icr_low);
+/* Clear, then read the Error Status Register: the write arms it (SDM Vol.
+ * 3A §11.5.3: "write before read"). */
+uint32_t lapic_read_esr(void);
+void lapic_clear_esr(void);
+
+#endif

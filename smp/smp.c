@@ -1,0 +1,98 @@
+/* CPU table: built from the MADT, indexed in MADT order, searched by
+ * APIC ID. Each CPU gets its own stack and trampoline table slot. */
+#include "smp.h"
+
+#include "console.h"
+#include "cpu.h"
+#include "trampoline.h"
+
+#define AP_STACK_SIZE 8192
+
+struct cpu cpus[APSTART_MAX_CPUS];
+uint32_t cpu_count;
+
+struct tramp_cpu tramp_cpus[APSTART_MAX_CPUS];
+static uint8_t ap_stacks[APSTART_MAX_CPUS][AP_STACK_SIZE] __attribute__((aligned(16)));
+
+struct cpu *cpu_by_apic(uint32_t apic_id)
+{
+	for (uint32_t i = 0; i < cpu_count; i++)
+		if (cpus[i].apic_id == apic_id)
+			return &cpus[i];
+	return 0;
+}
+
+uint32_t smp_count_state(enum cpu_state s)
+{
+	uint32_t n = 0;
+	for (uint32_t i = 0; i < cpu_count; i++)
+		n += cpus[i].state == (uint32_t)s;
+	return n;
+}
+
+/* SDM Vol. 3A §9.4.4.1 (§8.4.4.1 in editions before 2024) gives 10 ms
+ * between INIT and the first SIPI for the original MP protocol. Processors
+ * from P6 (Intel family 6) and AMD K8 (family 0xF) on do not need it; the
+ * test is "family at least", so later families (Intel 15, 18, 19...) keep
+ * the fast path. Unknown vendors get the legacy delay. */
+uint32_t smp_default_init_delay_us(void)
+{
+	uint32_t family = cpu_family();
+	if (cpu_is_intel() && family >= 6)
+		return 0;
+	if (cpu_is_amd() && family >= 0xF)
+		return 0;
+	return 10000;
+}
+
+bool smp_setup(const struct acpi_info *acpi, const struct options *opt)
+{
+	uint32_t self = cpu_apic_id();
+	uint32_t limit = opt->maxcpus ? opt->maxcpus : APSTART_MAX_CPUS;
+	uint32_t started = 0;
+	bool bsp_found = false;
+
+	cpu_count = 0;
+	for (uint32_t i = 0; i < acpi->cpu_count && cpu_count < APSTART_MAX_CPUS; i++) {
+		const struct acpi_cpu *a = &acpi->cpus[i];
+		struct cpu *c = &cpus[cpu_count];
+		*c = (struct cpu){
+			.apic_id = a->apic_id,
+			.index = cpu_count,
+			.madt_flags = a->flags,
+			.bsp = a->apic_id == self,
+		};
+		tramp_cpus[cpu_count] = (struct tramp_cpu){
+			.apic_id = a->apic_id,
+			.index = cpu_count,
+			.stack_top = (uint64_t)(uintptr_t)&ap_stacks[cpu_count][AP_STACK_SIZE],
+		};
+		if (c->bsp) {
+			bsp_found = true;
+			c->state = CPU_ONLINE;
+		}
+		cpu_count++;
+	}
+	if (!bsp_found) {
+		kprintf("smp: the boot CPU (APIC ID %u) is not in the MADT; "
+			"continuing with the MADT's list\n", self);
+	}
+	/* The BSP counts toward maxcpus; then enabled CPUs in MADT order. */
+	if (bsp_found)
+		started = 1;
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		struct cpu *c = &cpus[i];
+		if (c->bsp)
+			continue;
+		if (!(c->madt_flags & MADT_CPU_ENABLED)) {
+			c->state = CPU_SKIPPED;
+			c->skip_reason = "MADT: not enabled (online-capable, needs hot-add)";
+		} else if (started >= limit) {
+			c->state = CPU_SKIPPED;
+			c->skip_reason = "beyond maxcpus";
+		} else {
+			started++;
+		}
+	}
+	return cpu_count > 0;
+}

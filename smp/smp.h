@@ -1,0 +1,89 @@
+/* Per-CPU records, keyed by APIC ID, and the bring-up entry points. */
+#ifndef APSTART_SMP_H
+#define APSTART_SMP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "acpi.h"
+#include "cmdline.h"
+#include "config.h"
+
+enum cpu_state {
+	CPU_ABSENT = 0,   /* listed, never started */
+	CPU_STARTING,     /* INIT-SIPI-SIPI sent, waiting for it */
+	CPU_ONLINE,       /* running the idle loop */
+	CPU_GOING_OFFLINE,/* acknowledged an offline request */
+	CPU_PARKED,       /* cli; hlt until INIT */
+	CPU_FAILED,       /* did not come online / did not park in time */
+	CPU_SKIPPED,      /* not started: disabled, beyond maxcpus, unreachable */
+};
+
+/* Stages an AP reports, continuing the trampoline's (smp/trampoline.h). */
+enum ap_stage {
+	AP_STAGE_C_ENTRY = 5,  /* in ap_entry() on its own stack */
+	AP_STAGE_TABLES = 6,   /* kernel GDT and IDT loaded */
+	AP_STAGE_LAPIC = 7,    /* local APIC enabled */
+	AP_STAGE_ONLINE = 8,   /* reported online */
+};
+
+enum cpu_request { REQ_NONE = 0, REQ_OFFLINE = 1 };
+
+struct cpu {
+	uint32_t apic_id;
+	uint32_t index;
+	uint32_t madt_flags;
+	bool bsp;
+	const char *skip_reason;      /* set for CPU_SKIPPED */
+
+	volatile uint32_t state;      /* enum cpu_state */
+	volatile uint32_t stage;      /* highest ap_stage in C */
+	volatile uint32_t request;    /* enum cpu_request, set by the BSP */
+
+	uint32_t fail_stage;          /* last stage seen when it failed */
+	uint32_t esr;                 /* APIC error bits seen after SIPIs */
+	uint32_t late_arrivals;       /* reached C after we gave up on it */
+
+	uint64_t boot_ticks;          /* first bring-up: INIT to online */
+	uint64_t *online_ticks;       /* [cycles], BSP TSC ticks */
+	uint64_t *offline_ticks;
+	uint32_t cycles_done;
+};
+
+struct wake_config {
+	uint32_t init_delay_us;
+	uint32_t sipi_delay_us;
+	uint32_t ap_timeout_ms;
+};
+
+extern struct cpu cpus[APSTART_MAX_CPUS];
+extern uint32_t cpu_count;
+
+struct cpu *cpu_by_apic(uint32_t apic_id);
+
+/* Fill cpus[] from the MADT, apply maxcpus; the BSP is the CPU we run on. */
+bool smp_setup(const struct acpi_info *acpi, const struct options *opt);
+/* The default INIT delay for this CPU (SDM Vol. 3A §9.4.4.1). */
+uint32_t smp_default_init_delay_us(void);
+
+/* INIT, then STARTUP IPIs, then wait for the AP to report online. */
+bool ap_start(struct cpu *c, const struct wake_config *w, uint64_t *ticks);
+/* INIT only: put the AP into wait-for-SIPI (firmware may leave APs
+ * spinning, OVMF does). */
+void ap_send_init(struct cpu *c, const struct wake_config *w);
+/* Ask an online AP to park; wait for it. */
+bool ap_offline(struct cpu *c, const struct wake_config *w, uint64_t *ticks);
+
+uint32_t smp_count_state(enum cpu_state s);
+const char *ap_stage_name(uint32_t stage);
+
+/* Bring every usable AP online once (timed as its boot), then run the
+ * offline/online cycles. Samples are kept in each struct cpu. */
+void smp_bring_up(const struct wake_config *w);
+void smp_run_cycles(const struct wake_config *w, uint32_t cycles);
+/* Park every online AP (end of run); not timed. */
+void smp_park_all(const struct wake_config *w);
+/* Cycles that fit the sample pool for this many APs. */
+uint32_t smp_max_cycles(uint32_t aps);
+
+#endif

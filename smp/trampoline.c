@@ -1,0 +1,81 @@
+/* Installing the trampoline blob (realmode/trampoline.asm) in low memory.
+ * The blob is position independent; the only absolute addresses are
+ * relocated here by adding the page's physical address. */
+#include "trampoline.h"
+
+#include "ap_entry.h"
+#include "console.h"
+#include "kstring.h"
+#include "x86.h"
+
+extern const uint8_t trampoline_blob[], trampoline_blob_end[];
+
+static uint64_t installed_at;
+
+uint32_t trampoline_size(void)
+{
+	return (uint32_t)(trampoline_blob_end - trampoline_blob);
+}
+
+struct tramp_header *trampoline_header(void)
+{
+	return (struct tramp_header *)(uintptr_t)(installed_at + TRAMP_HDR);
+}
+
+uint64_t trampoline_phys(void)
+{
+	return installed_at;
+}
+
+bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
+			uint32_t count, uint32_t slow_ticks)
+{
+	uint32_t size = trampoline_size();
+	const struct tramp_header *src =
+		(const struct tramp_header *)(trampoline_blob + TRAMP_HDR);
+
+	if (size > 4096 || size < TRAMP_HDR + sizeof *src ||
+	    src->magic != TRAMP_MAGIC || src->version != TRAMP_VERSION ||
+	    src->size != sizeof *src) {
+		kprintf("trampoline: blob does not match this kernel (size %u)\n",
+			size);
+		return false;
+	}
+	uint64_t cr3 = read_cr3();
+	if (cr3 >= (1ull << 32)) {
+		kprintf("trampoline: page tables at 0x%llx are above 4 GiB\n",
+			(unsigned long long)cr3);
+		return false;
+	}
+
+	uint8_t *page = (uint8_t *)(uintptr_t)phys;
+	memset(page, 0, 4096);
+	memcpy(page, trampoline_blob, size);
+	installed_at = phys;
+
+	struct tramp_header *h = trampoline_header();
+	h->cr3 = (uint32_t)cr3;
+	h->slow_ticks = slow_ticks;
+	h->gdt_base += (uint32_t)phys;
+	h->far32_offset += (uint32_t)phys;
+	h->far64_offset += (uint32_t)phys;
+	h->entry64 = (uint64_t)(uintptr_t)ap_entry;
+	h->cpu_table = (uint64_t)(uintptr_t)table;
+	h->cpu_count = count;
+	h->stage = TRAMP_STAGE_NONE;
+	h->stage_apic = 0xFFFFFFFFu;
+	return true;
+}
+
+const char *tramp_stage_name(uint32_t stage)
+{
+	switch (stage) {
+	case TRAMP_STAGE_NONE: return "not started (no SIPI taken)";
+	case TRAMP_STAGE_REAL: return "trampoline real mode";
+	case TRAMP_STAGE_PROTECTED: return "trampoline protected mode";
+	case TRAMP_STAGE_LONG: return "trampoline long mode";
+	case TRAMP_STAGE_STACK: return "trampoline found its stack";
+	case TRAMP_STAGE_NO_SLOT: return "trampoline: APIC ID not in table";
+	default: return "unknown";
+	}
+}

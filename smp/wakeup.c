@@ -1,0 +1,131 @@
+/* INIT-SIPI-SIPI, following the SDM's MP initialization sequence (Vol. 3A
+ * §9.4.4.1, "Typical BSP Initialization Sequence") with the delays of
+ * modern processors that Linux also uses (wakeup_secondary_cpu_via_init). */
+#include "console.h"
+#include "lapic.h"
+#include "run.h"
+#include "smp.h"
+#include "trampoline.h"
+#include "tsc.h"
+#include "x86.h"
+
+/* ESR bits worth reporting after a SIPI: all but bit 4 (reserved on
+ * P6-family APICs, "redirectable IPI" elsewhere), as Linux masks 0xEF. */
+#define ESR_REPORT_MASK 0xEF
+#define SIPI_COUNT 2
+
+static bool send_or_report(struct cpu *c, uint32_t icr, const char *what)
+{
+	if (lapic_send_ipi(c->apic_id, icr))
+		return true;
+	kprintf("smp: APIC ID %u: ICR stayed busy sending %s\n", c->apic_id, what);
+	return false;
+}
+
+void ap_send_init(struct cpu *c, const struct wake_config *w)
+{
+	send_or_report(c, ICR_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL,
+		       "INIT assert");
+	udelay(w->init_delay_us);
+	/* INIT level de-assert: needed by the original 82489DX protocol and
+	 * harmless since; not supported in x2APIC mode (SDM Vol. 3A §11.12.9,
+	 * the ICR in x2APIC mode), so only sent in xAPIC mode. */
+	if (!lapic_status()->x2apic)
+		send_or_report(c, ICR_INIT | ICR_TRIGGER_LEVEL, "INIT de-assert");
+}
+
+static uint32_t last_stage(const struct cpu *c)
+{
+	if (c->stage)
+		return c->stage;
+	const struct tramp_header *h = trampoline_header();
+	/* Bring-up is serial: the trampoline's stage belongs to this AP
+	 * (stage_apic is only known from long mode on). */
+	if (h->stage_apic == 0xFFFFFFFFu || h->stage_apic == c->apic_id)
+		return h->stage;
+	return 0;
+}
+
+const char *ap_stage_name(uint32_t stage)
+{
+	switch (stage) {
+	case AP_STAGE_C_ENTRY: return "C entry";
+	case AP_STAGE_TABLES: return "kernel GDT/IDT loaded";
+	case AP_STAGE_LAPIC: return "LAPIC enabled";
+	case AP_STAGE_ONLINE: return "online";
+	default: return tramp_stage_name(stage);
+	}
+}
+
+bool ap_start(struct cpu *c, const struct wake_config *w, uint64_t *ticks)
+{
+	struct tramp_header *h = trampoline_header();
+	uint8_t vector = (uint8_t)(trampoline_phys() >> 12);
+
+	h->stage = TRAMP_STAGE_NONE;
+	h->stage_apic = 0xFFFFFFFFu;
+	c->stage = 0;
+	c->request = REQ_NONE;
+	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
+	lapic_clear_esr();
+
+	uint64_t t0 = rdtsc();
+	ap_send_init(c, w);
+	for (int i = 0; i < SIPI_COUNT; i++) {
+		lapic_clear_esr();
+		send_or_report(c, ICR_STARTUP | vector, "STARTUP");
+		udelay(w->sipi_delay_us);
+		uint32_t esr = lapic_read_esr() & ESR_REPORT_MASK;
+		if (esr) {
+			c->esr |= esr;
+			kprintf("smp: APIC ID %u: APIC error status 0x%x after SIPI %d\n",
+				c->apic_id, esr, i + 1);
+		}
+	}
+
+	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
+	for (;;) {
+		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CPU_ONLINE) {
+			*ticks = rdtsc() - t0;
+			return true;
+		}
+		if (tsc_passed(deadline) || run_aborted())
+			break;
+		cpu_relax();
+	}
+	c->fail_stage = last_stage(c);
+	__atomic_store_n(&c->state, CPU_FAILED, __ATOMIC_RELEASE);
+	kprintf("smp: APIC ID %u did not come online within %u ms; last stage: %u (%s)\n",
+		c->apic_id, w->ap_timeout_ms, c->fail_stage,
+		ap_stage_name(c->fail_stage));
+	kprintf("@fail what=ap_timeout apic=%u stage=%u timeout_ms=%u\n",
+		c->apic_id, c->fail_stage, w->ap_timeout_ms);
+	/* Back to wait-for-SIPI, so it cannot wander in later. */
+	ap_send_init(c, w);
+	return false;
+}
+
+bool ap_offline(struct cpu *c, const struct wake_config *w, uint64_t *ticks)
+{
+	uint64_t t0 = rdtsc();
+	__atomic_store_n(&c->request, REQ_OFFLINE, __ATOMIC_RELEASE);
+	send_or_report(c, ICR_FIXED | VEC_WAKE, "wake-up IPI");
+
+	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
+	for (;;) {
+		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CPU_PARKED) {
+			*ticks = rdtsc() - t0;
+			return true;
+		}
+		if (tsc_passed(deadline) || run_aborted())
+			break;
+		cpu_relax();
+	}
+	__atomic_store_n(&c->state, CPU_FAILED, __ATOMIC_RELEASE);
+	kprintf("smp: APIC ID %u did not park within %u ms\n", c->apic_id,
+		w->ap_timeout_ms);
+	kprintf("@fail what=offline_timeout apic=%u timeout_ms=%u\n", c->apic_id,
+		w->ap_timeout_ms);
+	ap_send_init(c, w);
+	return false;
+}

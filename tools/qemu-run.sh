@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Boot an apstart kernel under QEMU with the serial console on stdout.
+# Exit status: 0 = the kernel reported pass, 1 = it reported fail,
+# 2 = no verdict (timeout, QEMU error, crash).
+#   qemu-run.sh --kernel ELF --smp N [--accel auto|kvm|tcg] [--machine pc|q35]
+#               [--timeout S] [--icount] [--log FILE] -- [kernel args...]
+set -uo pipefail
+
+kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--kernel) kernel=$2; shift 2 ;;
+	--smp) smp=$2; shift 2 ;;
+	--accel) accel=$2; shift 2 ;;
+	--machine) machine=$2; shift 2 ;;
+	--timeout) timeout_s=$2; shift 2 ;;
+	--icount) icount=1; shift ;;
+	--log) log=$2; shift 2 ;;
+	--mem) mem=$2; shift 2 ;;
+	--) shift; break ;;
+	*) echo "qemu-run: unknown option '$1'" >&2; exit 2 ;;
+	esac
+done
+args="$*"
+
+[ -f "$kernel" ] || { echo "qemu-run: no kernel at '$kernel' (run make first)" >&2; exit 2; }
+case "$machine" in pc|q35) ;; *) echo "qemu-run: machine must be pc or q35" >&2; exit 2 ;; esac
+
+# KVM counts as usable only with hardware virtualisation behind it: the
+# paravirtual kvm_pvm module here emulates ring 0 ~200x slower than TCG.
+kvm_usable() {
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	[ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]
+}
+case "$accel" in
+auto)
+	if [ "$icount" = 1 ]; then accel=tcg; why="instruction counting needs TCG"
+	elif kvm_usable; then accel=kvm; why="/dev/kvm with kvm_intel/kvm_amd"
+	else accel=tcg; why="no hardware-backed KVM (/dev/kvm missing, not accessible, or not kvm_intel/kvm_amd)"; fi ;;
+kvm) why="forced"; [ "$icount" = 1 ] && { echo "qemu-run: --icount needs tcg" >&2; exit 2; } ;;
+tcg) why="forced" ;;
+*) echo "qemu-run: accel must be auto, kvm or tcg" >&2; exit 2 ;;
+esac
+
+if [ "$accel" = kvm ]; then
+	accel_opts=(-accel kvm -cpu max)
+elif [ "$icount" = 1 ]; then
+	# Deterministic virtual time: one instruction = 1 ns of TSC.
+	accel_opts=(-accel tcg -cpu max -icount shift=0,sleep=off)
+else
+	accel_opts=(-accel tcg -cpu max)
+fi
+echo "qemu-run: accel=$accel ($why) machine=$machine smp=$smp$([ "$icount" = 1 ] && echo ' icount=1') timeout=${timeout_s}s" >&2
+
+cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$mem"
+	-display none -no-reboot -serial stdio -monitor none
+	-device isa-debug-exit,iobase=0xf4,iosize=4
+	-kernel "$kernel")
+[ -n "$args" ] && cmd+=(-append "$args")
+
+if [ -n "$log" ]; then
+	timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null | tee "$log"
+else
+	timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null
+fi
+status=${PIPESTATUS[0]}
+case $status in
+1) exit 0 ;;
+3) exit 1 ;;
+124|137) echo "qemu-run: TIMEOUT after ${timeout_s}s (no verdict from the kernel)" >&2; exit 2 ;;
+*) echo "qemu-run: QEMU exited with status $status (no verdict from the kernel)" >&2; exit 2 ;;
+esac
