@@ -41,6 +41,13 @@ bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
 			size);
 		return false;
 	}
+	/* The blob must be the variant this kernel announces at boot. */
+	if (!!(src->flags & TRAMP_FLAG_WBINVD) != !!APSTART_WBINVD ||
+	    !!(src->flags & TRAMP_FLAG_SLOW) != !!APSTART_SLOW_TRAMP_NS) {
+		kprintf("trampoline: blob flags 0x%x do not match this build "
+			"(WBINVD=%d)\n", src->flags, APSTART_WBINVD);
+		return false;
+	}
 	uint64_t cr3 = read_cr3();
 	if (cr3 >= (1ull << 32)) {
 		kprintf("trampoline: page tables at 0x%llx are above 4 GiB\n",

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# QEMU matrix: both trampoline variants at -smp 1, 2, 4, 8, plus a machine
+# whose MADT lists CPUs that are not enabled (-smp 4,maxcpus=8), plus the
+# failure paths (AP that never answers, exceptions on BSP and AP).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+out=build/test-logs
+mkdir -p "$out"
+pass=0 fail=0
+cycles=10
+
+run_case() { # name kernel smp expect(pass|fail) checker... -- kernel args
+	local name=$1 kernel=$2 smp=$3 expect=$4; shift 4
+	local checker=() args=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do checker+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	args=("$@")
+	local log=$out/$name.log t0=$SECONDS
+	tools/qemu-run.sh --kernel "$kernel" --smp "$smp" --timeout 120 -- "${args[@]}" >"$log" 2>&1
+	local st=$?
+	local ok=1 why=
+	if [ "$expect" = pass ] && [ $st -ne 0 ]; then ok=0; why="exit status $st, want 0"; fi
+	if [ "$expect" = fail ] && [ $st -ne 1 ]; then ok=0; why="exit status $st, want 1 (kernel-reported failure)"; fi
+	if [ $ok = 1 ] && ! why=$("${checker[@]}" "$log" 2>&1); then ok=0; fi
+	if [ $ok = 1 ]; then
+		pass=$((pass + 1)); echo "  ok   $name ($((SECONDS - t0))s)"
+	else
+		fail=$((fail + 1)); echo "  FAIL $name ($((SECONDS - t0))s): $why (log: $log)"
+		tail -n 15 "$log" | sed 's/^/       | /'
+	fi
+}
+
+accel=$(tools/qemu-run.sh --kernel /dev/null --smp 1 2>&1 | head -1)
+echo "qemu matrix: $(grep -o 'accel=[a-z]*' <<<"$accel" || echo 'accel=tcg')"
+for w in 0 1; do
+	for smp in 1 2 4 8; do
+		run_case "wbinvd$w-smp$smp" build/wbinvd$w/apstart.elf $smp pass \
+			tests/qemu/check-log.sh $w $smp $cycles --
+	done
+done
+run_case "wbinvd0-smp4-maxcpus8" build/wbinvd0/apstart.elf 4,maxcpus=8 pass \
+	tests/qemu/check-log.sh 0 4 $cycles --
+
+echo "qemu: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Prove what the built trampoline contains: disassemble each part with its
+# own bitness (16-bit real mode, 32-bit protected mode, 64-bit long mode,
+# as delimited by the offsets the blob records in its header) and count
+# WBINVD/INVD. WBINVD=1 must have exactly one WBINVD, as the first
+# instruction after CLI; WBINVD=0 must have neither.
+#   check.sh TRAMPOLINE.bin EXPECTED_WBINVD(0|1)
+set -euo pipefail
+
+bin=$1 want=$2
+[ -f "$bin" ] || { echo "trampoline-check: missing $bin" >&2; exit 1; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+u32() { od -An -tu4 -j "$1" -N4 "$bin" | tr -d ' '; }
+u16() { od -An -tu2 -j "$1" -N2 "$bin" | tr -d ' '; }
+
+HDR=$((0x40))
+magic=$(u32 $HDR)
+[ "$magic" = $((0x54535041)) ] || { echo "trampoline-check: $bin: no APST header at 0x40" >&2; exit 1; }
+hdr_size=$(u16 $((HDR + 6)))
+code32=$(u32 $((HDR + 0x48)))
+code64=$(u32 $((HDR + 0x4C)))
+code_end=$(u32 $((HDR + 0x50)))
+
+cut() { dd if="$bin" of="$tmp/$3" bs=1 skip="$1" count=$(($2 - $1)) status=none; }
+cut 0 $HDR r16a
+cut $((HDR + hdr_size)) "$code32" r16b
+cut "$code32" "$code64" p32
+cut "$code64" "$code_end" l64
+{
+	ndisasm -b 16 "$tmp/r16a"
+	ndisasm -b 16 "$tmp/r16b"
+} >"$tmp/16.txt"
+ndisasm -b 32 "$tmp/p32" >"$tmp/32.txt"
+ndisasm -b 64 "$tmp/l64" >"$tmp/64.txt"
+
+fail=0
+count() { grep -Ec "[[:space:]]$1([[:space:]]|\$)" "$2" || true; }
+expect_has() { # sanity: the split put the right code in each part
+	grep -Eq "$1" "$2" || { echo "trampoline-check: $3 part lacks '$1': offsets wrong?"; fail=1; }
+}
+expect_has 'lgdt' "$tmp/16.txt" 16-bit
+expect_has 'mov cr0,eax' "$tmp/32.txt" 32-bit
+expect_has 'cpuid' "$tmp/64.txt" 64-bit
+
+wb=0 inv=0
+for part in 16 32 64; do
+	wb=$((wb + $(count wbinvd "$tmp/$part.txt")))
+	inv=$((inv + $(count invd "$tmp/$part.txt")))
+done
+first=$(head -n1 "$tmp/16.txt" | awk '{print $3}')
+second=$(sed -n 2p "$tmp/16.txt" | awk '{print $3}')
+[ "$first" = cli ] || { echo "trampoline-check: first instruction is '$first', not cli"; fail=1; }
+
+if [ "$want" = 1 ]; then
+	[ "$wb" = 1 ] || { echo "trampoline-check: $bin has $wb WBINVD, want exactly 1"; fail=1; }
+	[ "$second" = wbinvd ] || { echo "trampoline-check: WBINVD is not right after cli"; fail=1; }
+else
+	[ "$wb" = 0 ] || { echo "trampoline-check: $bin has $wb WBINVD, want none"; fail=1; }
+fi
+[ "$inv" = 0 ] || { echo "trampoline-check: $bin has $inv INVD, want none"; fail=1; }
+
+if [ $fail = 0 ]; then
+	echo "trampoline-check: $bin: WBINVD=$want ok ($wb wbinvd, $inv invd; 16-bit $((code32 - hdr_size))B, 32-bit $((code64 - code32))B, 64-bit $((code_end - code64))B)"
+fi
+exit $fail
