@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# make test: every part, its time, and one closing line summing the
+# parts' own "N passed, M failed" counts. A part that fails without
+# printing counts is one failure.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+parts=(
+	"unit tests (host, plain + ASan/UBSan)|make --no-print-directory unit-tests"
+	"framebuffer console (host)|make --no-print-directory fbcon-tests"
+	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
+	"QEMU matrix|make --no-print-directory qemu-tests"
+)
+total_pass=0 total_fail=0 t_all=$SECONDS
+summary=()
+mkdir -p build
+for entry in "${parts[@]}"; do
+	name=${entry%%|*} cmd=${entry#*|}
+	echo "=== $name: $cmd"
+	t0=$SECONDS
+	log=$(mktemp)
+	bash -c "$cmd" 2>&1 | tee "$log"
+	st=${PIPESTATUS[0]}
+	p=0 f=0 counted=0
+	while read -r np nf; do
+		p=$((p + np)); f=$((f + nf)); counted=1
+	done < <(grep -aoE '^([A-Za-z0-9 ()+/_-]*: )?[0-9]+ passed, [0-9]+ failed' "$log" |
+		sed -E 's/.*([^0-9]|^)([0-9]+) passed, ([0-9]+) failed/\2 \3/')
+	# trampoline-check prints one "ok" line per variant.
+	if [ $counted = 0 ]; then
+		n_ok=$(grep -c ': WBINVD=[01] ok' "$log" || true)
+		if [ $st -eq 0 ] && [ "$n_ok" -gt 0 ]; then p=$n_ok; elif [ $st -ne 0 ]; then f=1; fi
+	fi
+	[ $st -ne 0 ] && [ $f -eq 0 ] && f=1
+	rm -f "$log"
+	total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+	summary+=("$(printf '%-42s %4ds  %s passed, %s failed' "$name" $((SECONDS - t0)) $p $f)")
+done
+echo
+echo "=== make test summary (wall time per part)"
+printf '%s\n' "${summary[@]}"
+echo "total time: $((SECONDS - t_all))s"
+echo "$total_pass passed, $total_fail failed"
+[ $total_fail -eq 0 ]
