@@ -43,7 +43,7 @@ tcg) why="forced" ;;
 esac
 
 if [ "$accel" = kvm ]; then
-	accel_opts=(-accel kvm -cpu max)
+	accel_opts=(-accel kvm -cpu host,-arch-capabilities)
 elif [ "$icount" = 1 ]; then
 	# Deterministic virtual time: one instruction = 1 ns of TSC.
 	accel_opts=(-accel tcg -cpu max -icount shift=0,sleep=off)
