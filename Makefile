@@ -96,6 +96,7 @@ run: deps kernel
 
 -include tests/unit/unit.mk
 -include tests/unit-fbcon/fbcon.mk
+-include tests/usb/usb.mk
 
 trampoline-check:
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/trampoline.bin

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 parts=(
 	"unit tests (host, plain + ASan/UBSan)|make --no-print-directory unit-tests"
 	"framebuffer console (host)|make --no-print-directory fbcon-tests"
+	"USB writer refusals (fake sysfs, loop device)|make --no-print-directory usb-tests"
 	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
 	"QEMU matrix|make --no-print-directory qemu-tests"
 )

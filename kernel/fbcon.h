@@ -1,0 +1,36 @@
+/* Text console on a linear RGB framebuffer (8x16 cells, build-time font).
+ * Not locked: callers that print from several CPUs serialise themselves.
+ * Every function is a no-op (sizes 0) until fbcon_init has succeeded. */
+#ifndef APSTART_FBCON_H
+#define APSTART_FBCON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "multiboot.h"
+
+#define FBCON_CELL_W 8
+#define FBCON_CELL_H 16
+
+/* ASCII 32..126, row bytes with MSB = leftmost pixel; generated from GRUB's
+ * PF2 font by tools/mkfont into build/gen/font8x16.c. */
+extern const uint8_t fbcon_font8x16[95][16];
+
+/* Takes over fb (type 1 RGB, 16/24/32 bpp, pitch >= width * bytes) whose
+ * pixels are already mapped at pixels, clears it to black and puts the
+ * cursor top left in white on black. Returns false and changes nothing
+ * (pixels and any earlier console included) for anything else. */
+bool fbcon_init(const struct framebuffer *fb, uint8_t *pixels);
+
+/* '\n' next line, '\r' column 0, '\t' spaces to the next multiple of 8;
+ * ASCII 32..126 drawn from the font, any other byte as a box. Wraps at the
+ * right edge and scrolls one line at the bottom. */
+void fbcon_putc(char c);
+
+/* Colours as 0xRRGGBB for the characters drawn from now on. */
+void fbcon_set_color(uint32_t fg_rgb, uint32_t bg_rgb);
+
+uint32_t fbcon_columns(void);
+uint32_t fbcon_rows(void);
+
+#endif

@@ -1,0 +1,23 @@
+# Build-time font: tools/mkfont turns GRUB's Unifont PF2 (Debian package
+# grub-common) into build/gen/font8x16.c, which the kernel links for fbcon.
+# Include from the top-level Makefile; paths are relative to the repo root.
+ifndef FONT_MK_INCLUDED
+FONT_MK_INCLUDED := 1
+
+FONT_HOSTCC ?= gcc
+FONT_HOSTCFLAGS ?= -std=c11 -O2 -Wall -Wextra -Werror
+# First existing default; empty lets mkfont report the missing package.
+FONT_PF2 ?= $(firstword $(wildcard /usr/share/grub/ascii.pf2 /usr/share/grub/unicode.pf2))
+
+FONT_TOOL := build/host/mkfont
+FONT_GEN := build/gen/font8x16.c
+
+$(FONT_TOOL): tools/mkfont.c tools/font.mk
+	@mkdir -p $(dir $@)
+	$(FONT_HOSTCC) $(FONT_HOSTCFLAGS) -o $@ $<
+
+$(FONT_GEN): $(FONT_TOOL) $(wildcard $(FONT_PF2))
+	@mkdir -p $(dir $@)
+	$(FONT_TOOL) $(FONT_PF2) $@
+
+endif
