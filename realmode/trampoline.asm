@@ -88,12 +88,19 @@ header:
 	dd code64_start                 ; HDR_OFF_CODE64
 	dd code_end                     ; HDR_OFF_CODE_END
 	dd 0
+	dq 0                            ; HDR_TSC_REAL: TSC on entering real_mode_entry
+	dq 0                            ; HDR_TSC_LONG: TSC on reaching long mode
 header_end:
 
 ; ---------------------------------------------------------------------------
 real_mode_entry:
 	mov ax, cs
 	mov ds, ax
+	; Per-phase timestamps for the BSP (bring-up is one AP at a time).
+	rdtsc
+	mov [TRAMP_HDR + HDR_TSC_REAL], eax
+	mov [TRAMP_HDR + HDR_TSC_REAL + 4], edx
+	mov ax, cs
 	mov dword [TRAMP_HDR + HDR_STAGE], TRAMP_STAGE_REAL
 
 	; Until the kernel's IDT is loaded any interrupt or exception must
@@ -137,6 +144,9 @@ protected_mode_entry:
 code64_start:
 long_mode_entry:
 	lea rbp, [rel trampoline_start] ; rip-relative: no patching needed
+	rdtsc
+	mov [rbp + TRAMP_HDR + HDR_TSC_LONG], eax
+	mov [rbp + TRAMP_HDR + HDR_TSC_LONG + 4], edx
 	mov dword [rbp + TRAMP_HDR + HDR_STAGE], TRAMP_STAGE_LONG
 
 	; Our APIC ID, all 32 bits: CPUID leaf 0xB EDX when the leaf exists

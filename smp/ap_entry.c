@@ -46,6 +46,7 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 	c->stage = AP_STAGE_LAPIC;
 	c->request = REQ_NONE;
 	c->stage = AP_STAGE_ONLINE;
+	c->tsc_online = rdtsc();
 	__atomic_store_n(&c->state, CPU_ONLINE, __ATOMIC_RELEASE);
 
 	for (;;) {

@@ -17,15 +17,27 @@ uint32_t smp_max_cycles(uint32_t aps)
 	return aps ? SAMPLE_POOL / aps : SAMPLE_POOL;
 }
 
-static void sample_line(const struct cpu *c, uint32_t cycle, const char *op,
-			uint64_t ticks)
+/* Records go to serial only: thousands of lines would bury the screen;
+ * the summary goes to both. */
+static void offline_line(const struct cpu *c, uint32_t cycle, uint64_t ticks)
 {
-	/* Records go to serial only: thousands of lines would bury the
-	 * screen; the summary goes to both. */
-	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=%s ns=%llu ticks=%llu\n",
-		c->index, c->apic_id, cycle, op,
+	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=offline ns=%llu ticks=%llu\n",
+		c->index, c->apic_id, cycle,
 		(unsigned long long)tsc_ticks_to_ns(ticks),
 		(unsigned long long)ticks);
+}
+
+static void online_line(const struct cpu *c, uint32_t cycle,
+			const struct start_phases *ph)
+{
+	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=online ns=%llu ticks=%llu "
+		"to_real_ns=%llu to_long_ns=%llu to_online_ns=%llu\n",
+		c->index, c->apic_id, cycle,
+		(unsigned long long)tsc_ticks_to_ns(ph->total),
+		(unsigned long long)ph->total,
+		(unsigned long long)tsc_ticks_to_ns(ph->to_real),
+		(unsigned long long)tsc_ticks_to_ns(ph->to_long),
+		(unsigned long long)tsc_ticks_to_ns(ph->to_online));
 }
 
 void smp_bring_up(const struct wake_config *w)
@@ -41,10 +53,13 @@ void smp_bring_up(const struct wake_config *w)
 		struct cpu *c = &cpus[i];
 		if (c->state != CPU_ABSENT)
 			continue;
-		if (ap_start(c, w, &c->boot_ticks))
+		struct start_phases ph;
+		if (ap_start(c, w, &ph)) {
+			c->boot_ticks = ph.total;
 			cprintf(CON_SERIAL, "@cpu cpu=%u apic=%u state=online boot_ns=%llu\n",
 				c->index, c->apic_id,
 				(unsigned long long)tsc_ticks_to_ns(c->boot_ticks));
+		}
 	}
 }
 
@@ -61,15 +76,16 @@ void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
 		slot++;
 		for (uint32_t k = 0; k < cycles && !run_aborted(); k++) {
 			uint64_t t;
+			struct start_phases ph;
 			if (!ap_offline(c, w, &t))
 				break;
 			c->offline_ticks[k] = t;
-			sample_line(c, k + 1, "offline", t);
-			if (!ap_start(c, w, &t))
+			offline_line(c, k + 1, t);
+			if (!ap_start(c, w, &ph))
 				break;
-			c->online_ticks[k] = t;
+			c->online_ticks[k] = ph.total;
 			c->cycles_done = k + 1;
-			sample_line(c, k + 1, "online", t);
+			online_line(c, k + 1, &ph);
 		}
 	}
 }

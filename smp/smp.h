@@ -44,6 +44,8 @@ struct cpu {
 	uint32_t esr;                 /* APIC error bits seen after SIPIs */
 	uint32_t late_arrivals;       /* reached C after we gave up on it */
 
+	volatile uint64_t tsc_online; /* AP's own TSC at its online mark */
+
 	uint64_t boot_ticks;          /* first bring-up: INIT to online */
 	uint64_t *online_ticks;       /* [cycles], BSP TSC ticks */
 	uint64_t *offline_ticks;
@@ -66,8 +68,17 @@ bool smp_setup(const struct acpi_info *acpi, const struct options *opt);
 /* The default INIT delay for this CPU (SDM Vol. 3A §9.4.4.1). */
 uint32_t smp_default_init_delay_us(void);
 
+/* Where the time of one bring-up went, from the AP's own TSC readings
+ * (meaningful where TSCs are synchronised: invariant TSC, QEMU). */
+struct start_phases {
+	uint64_t total;      /* BSP: first INIT -> saw the online mark */
+	uint64_t to_real;    /* first INIT -> AP in real mode after cli[/wbinvd] */
+	uint64_t to_long;    /* real mode -> long mode */
+	uint64_t to_online;  /* long mode -> online mark in C */
+};
+
 /* INIT, then STARTUP IPIs, then wait for the AP to report online. */
-bool ap_start(struct cpu *c, const struct wake_config *w, uint64_t *ticks);
+bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph);
 /* INIT only: put the AP into wait-for-SIPI (firmware may leave APs
  * spinning, OVMF does). */
 void ap_send_init(struct cpu *c, const struct wake_config *w);

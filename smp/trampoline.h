@@ -47,9 +47,11 @@ struct tramp_header {
 	uint32_t off_code64;
 	uint32_t off_code_end;
 	uint32_t reserved;
+	volatile uint64_t tsc_real;   /* AP's TSC in real mode, after cli/wbinvd */
+	volatile uint64_t tsc_long;   /* AP's TSC on reaching long mode */
 } __attribute__((packed));
 
-_Static_assert(sizeof(struct tramp_header) == 0x58, "header layout");
+_Static_assert(sizeof(struct tramp_header) == 0x68, "header layout");
 
 /* One entry per CPU the trampoline may start: it looks itself up by APIC
  * ID to find its stack (never through a shared "next stack" variable). */

@@ -57,13 +57,15 @@ const char *ap_stage_name(uint32_t stage)
 	}
 }
 
-bool ap_start(struct cpu *c, const struct wake_config *w, uint64_t *ticks)
+bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph)
 {
 	struct tramp_header *h = trampoline_header();
 	uint8_t vector = (uint8_t)(trampoline_phys() >> 12);
 
 	h->stage = TRAMP_STAGE_NONE;
 	h->stage_apic = 0xFFFFFFFFu;
+	h->tsc_real = 0;
+	h->tsc_long = 0;
 	c->stage = 0;
 	c->request = REQ_NONE;
 	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
@@ -86,7 +88,11 @@ bool ap_start(struct cpu *c, const struct wake_config *w, uint64_t *ticks)
 	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
 	for (;;) {
 		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CPU_ONLINE) {
-			*ticks = rdtsc() - t0;
+			uint64_t t1 = rdtsc();
+			ph->total = t1 - t0;
+			ph->to_real = h->tsc_real - t0;
+			ph->to_long = h->tsc_long - h->tsc_real;
+			ph->to_online = c->tsc_online - h->tsc_long;
 			return true;
 		}
 		if (tsc_passed(deadline) || run_aborted())
