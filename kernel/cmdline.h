@@ -10,6 +10,13 @@
 
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT };
 enum x2apic_pref { X2APIC_AUTO, X2APIC_ON, X2APIC_OFF };
+/* How the BSP waits for an AP: spinning on its state (default), or halted
+ * until the AP's IPI, which lets an instruction-counting emulator run the
+ * AP at once (deterministic timing mode). */
+enum bsp_wait { BSP_WAIT_SPIN, BSP_WAIT_HLT };
+/* Failure-path checks: make something go wrong on purpose. */
+enum selftest { SELFTEST_NONE, SELFTEST_BSP_FAULT, SELFTEST_AP_FAULT,
+		SELFTEST_AP_HANG };
 
 /* init_delay_us takes this value until set: pick by CPU family. */
 #define INIT_DELAY_AUTO UINT32_MAX
@@ -22,6 +29,8 @@ struct options {
 	uint32_t sipi_delay_us; /* default 10 */
 	uint32_t ap_timeout_ms; /* default 1000 */
 	enum exit_mode exit;
+	enum bsp_wait bsp_wait;  /* default spin */
+	enum selftest selftest;  /* default none */
 };
 
 void options_set_defaults(struct options *o);

@@ -54,6 +54,7 @@ ISR_ERR   29
 ISR_ERR   30
 ISR_NOERR 31
 ISR_NOERR 240                           ; VEC_WAKE
+ISR_NOERR 241                           ; VEC_TIMER
 ISR_NOERR 255                           ; VEC_SPURIOUS
 
 isr_common:
@@ -95,11 +96,12 @@ isr_common:
 
 section .rodata
 align 8
-isr_table:                              ; 0..31, then 240, 255
+isr_table:                              ; 0..31, then 240, 241, 255
 %assign i 0
 %rep 32
 	dq isr_ %+ i
 %assign i i+1
 %endrep
 	dq isr_240
+	dq isr_241
 	dq isr_255

@@ -117,6 +117,9 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	idt_load();
 	outb(0x21, 0xFF); /* mask the legacy PICs: we use only the LAPIC */
 	outb(0xA1, 0xFF);
+	outb(0x43, 0x30); /* PIT channel 0: one-shot (mode 0), no periodic tick */
+	outb(0x40, 0xFF);
+	outb(0x40, 0xFF);
 
 	kprintf("boot: multiboot%d from \"%s\", firmware %s, screen %s\n",
 		boot.protocol, boot.loader_name,
@@ -163,12 +166,14 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	if (!trampoline_install(tramp, tramp_cpus, cpu_count, slow_ticks))
 		panic("trampoline blob rejected");
 
+	lapic_timer_calibrate();
 	struct wake_config wake = {
 		.init_delay_us = opt.init_delay_us == INIT_DELAY_AUTO
 					 ? smp_default_init_delay_us()
 					 : opt.init_delay_us,
 		.sipi_delay_us = opt.sipi_delay_us,
 		.ap_timeout_ms = opt.ap_timeout_ms,
+		.bsp_wait = opt.bsp_wait,
 	};
 	kprintf("cpus: %u in MADT (%u enabled), %u APs to start, BSP APIC ID %u, %s\n",
 		acpi.cpu_count, acpi.enabled_count, aps, lapic_id(),
@@ -177,8 +182,10 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		if (cpus[i].state == CPU_SKIPPED)
 			kprintf("cpu: APIC ID %u skipped: %s\n", cpus[i].apic_id,
 				cpus[i].skip_reason);
-	kprintf("wake: init_delay_us=%u sipi_delay_us=%u ap_timeout_ms=%u cycles=%u\n",
-		wake.init_delay_us, wake.sipi_delay_us, wake.ap_timeout_ms, cycles);
+	kprintf("wake: init_delay_us=%u sipi_delay_us=%u ap_timeout_ms=%u cycles=%u "
+		"bsp_wait=%s lapic_timer_khz=%u\n", wake.init_delay_us, wake.sipi_delay_us,
+		wake.ap_timeout_ms, cycles,
+		wake.bsp_wait == BSP_WAIT_HLT ? "hlt" : "spin", lapic_timer_khz());
 	kprintf("@boot kernel=apstart version=%s wbinvd=%d slow_tramp_ns=%u cpus=%u "
 		"x2apic=%d tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
 		"protocol=mb%d cycles=%u\n",
@@ -189,6 +196,8 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		boot.firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot.protocol,
 		cycles);
 
+	if (opt.selftest == SELFTEST_BSP_FAULT)
+		__asm__ volatile("ud2");
 	smp_bring_up(&wake);
 	smp_run_cycles(&wake, cycles);
 	bool complete = report_results(cycles);

@@ -21,7 +21,7 @@ struct idt_entry {
 #define SEL_CODE64 0x18
 #define GATE_INTERRUPT 0x8E /* present, DPL 0, 64-bit interrupt gate */
 
-extern const uint64_t isr_table[34];
+extern const uint64_t isr_table[35];
 
 static struct idt_entry idt[256] __attribute__((aligned(16)));
 
@@ -54,7 +54,8 @@ void idt_init(void)
 	for (unsigned v = 0; v < 32; v++)
 		set_gate(v, isr_table[v]);
 	set_gate(VEC_WAKE, isr_table[32]);
-	set_gate(VEC_SPURIOUS, isr_table[33]);
+	set_gate(VEC_TIMER, isr_table[33]);
+	set_gate(VEC_SPURIOUS, isr_table[34]);
 }
 
 void idt_load(void)
@@ -70,7 +71,7 @@ void trap_dispatch(struct trap_frame *f);
 
 void trap_dispatch(struct trap_frame *f)
 {
-	if (f->vector == VEC_WAKE) {
+	if (f->vector == VEC_WAKE || f->vector == VEC_TIMER) {
 		lapic_eoi();
 		return;
 	}

@@ -10,10 +10,18 @@
 
 static void park(struct cpu *c) __attribute__((noreturn));
 
+/* In hlt-wait mode the BSP sleeps until told. */
+static void notify_bsp(void)
+{
+	if (smp_bsp_wait == BSP_WAIT_HLT)
+		lapic_send_ipi(smp_bsp_apic, ICR_FIXED | VEC_WAKE);
+}
+
 static void park(struct cpu *c)
 {
 	cli();
 	__atomic_store_n(&c->state, CPU_PARKED, __ATOMIC_RELEASE);
+	notify_bsp();
 	/* Only INIT (or NMI/SMI) leaves this; INIT puts the CPU back in
 	 * wait-for-SIPI and the next bring-up starts from the trampoline. */
 	for (;;)
@@ -42,12 +50,23 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 		c->late_arrivals++;
 		park(c);
 	}
+	if (smp_selftest != SELFTEST_NONE && apic_id == smp_selftest_apic &&
+	    !c->boot_ticks) {
+		if (smp_selftest == SELFTEST_AP_FAULT)
+			__asm__ volatile("ud2");
+		if (smp_selftest == SELFTEST_AP_HANG)
+			for (;;) {
+				cli();
+				hlt();
+			}
+	}
 	lapic_init_ap();
 	c->stage = AP_STAGE_LAPIC;
 	c->request = REQ_NONE;
 	c->stage = AP_STAGE_ONLINE;
 	c->tsc_online = rdtsc();
 	__atomic_store_n(&c->state, CPU_ONLINE, __ATOMIC_RELEASE);
+	notify_bsp();
 
 	for (;;) {
 		cli();

@@ -21,12 +21,20 @@
 #define REG_ESR    0x280
 #define REG_ICR_LO 0x300
 #define REG_ICR_HI 0x310
+#define REG_LVT_TIMER  0x320
+#define REG_TIMER_INIT 0x380
+#define REG_TIMER_CUR  0x390
+#define REG_TIMER_DIV  0x3E0
 #define SVR_ENABLE (1u << 8)
+#define LVT_MASKED (1u << 16)
+#define LVT_PERIODIC (1u << 17)
+#define TIMER_DIV_1 0xB /* divide configuration: by 1 (SDM Figure 11-10) */
 #define X2APIC_MSR(reg) (0x800u + ((reg) >> 4))
 
 #define ICR_IDLE_TIMEOUT_US 100000 /* Linux's safe_apic_wait_icr_idle bound */
 
 static struct lapic_status st;
+static uint32_t timer_khz;
 static volatile uint32_t *mmio;
 
 static uint32_t rd(uint32_t reg)
@@ -168,4 +176,38 @@ uint32_t lapic_read_esr(void)
 {
 	wr(REG_ESR, 0);
 	return rd(REG_ESR);
+}
+
+void lapic_timer_calibrate(void)
+{
+	wr(REG_TIMER_DIV, TIMER_DIV_1);
+	wr(REG_LVT_TIMER, LVT_MASKED | VEC_TIMER);
+	wr(REG_TIMER_INIT, 0xFFFFFFFFu);
+	udelay(1000);
+	uint32_t elapsed = 0xFFFFFFFFu - rd(REG_TIMER_CUR);
+	wr(REG_TIMER_INIT, 0);
+	timer_khz = elapsed ? elapsed : 1;
+}
+
+uint32_t lapic_timer_khz(void)
+{
+	return timer_khz;
+}
+
+void lapic_timer_periodic_us(uint32_t us)
+{
+	uint64_t count = (uint64_t)timer_khz * us / 1000;
+	if (count == 0)
+		count = 1;
+	if (count > 0xFFFFFFFFu)
+		count = 0xFFFFFFFFu;
+	wr(REG_TIMER_DIV, TIMER_DIV_1);
+	wr(REG_LVT_TIMER, LVT_PERIODIC | VEC_TIMER);
+	wr(REG_TIMER_INIT, (uint32_t)count);
+}
+
+void lapic_timer_stop(void)
+{
+	wr(REG_LVT_TIMER, LVT_MASKED | VEC_TIMER);
+	wr(REG_TIMER_INIT, 0);
 }

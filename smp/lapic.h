@@ -11,6 +11,7 @@
 /* Vectors we own. 0xFF for spurious: SDM Vol. 3A §11.9 recommends the low
  * nibble all ones for older APICs. */
 #define VEC_WAKE     0xF0
+#define VEC_TIMER    0xF1
 #define VEC_SPURIOUS 0xFF
 
 struct lapic_status {
@@ -44,5 +45,13 @@ bool lapic_send_ipi(uint32_t dest, uint32_t icr_low);
  * 3A §11.5.3: "write before read"). */
 uint32_t lapic_read_esr(void);
 void lapic_clear_esr(void);
+
+/* LAPIC timer, calibrated against the TSC (its input clock is
+ * model-specific: SDM Vol. 3A §11.5.4). Used as the BSP's safety-net
+ * wake-up while it halts waiting for an AP. */
+void lapic_timer_calibrate(void);
+uint32_t lapic_timer_khz(void);
+void lapic_timer_periodic_us(uint32_t us);
+void lapic_timer_stop(void);
 
 #endif

@@ -10,6 +10,10 @@
 
 struct cpu cpus[APSTART_MAX_CPUS];
 uint32_t cpu_count;
+enum bsp_wait smp_bsp_wait;
+uint32_t smp_bsp_apic;
+enum selftest smp_selftest;
+uint32_t smp_selftest_apic = 0xFFFFFFFFu;
 
 struct tramp_cpu tramp_cpus[APSTART_MAX_CPUS];
 static uint8_t ap_stacks[APSTART_MAX_CPUS][AP_STACK_SIZE] __attribute__((aligned(16)));
@@ -91,8 +95,13 @@ bool smp_setup(const struct acpi_info *acpi, const struct options *opt)
 			c->state = CPU_SKIPPED;
 			c->skip_reason = "beyond maxcpus";
 		} else {
+			if (smp_selftest_apic == 0xFFFFFFFFu)
+				smp_selftest_apic = c->apic_id;
 			started++;
 		}
 	}
+	smp_bsp_apic = self;
+	smp_selftest = opt->selftest;
+	smp_bsp_wait = opt->bsp_wait;
 	return cpu_count > 0;
 }

@@ -56,7 +56,14 @@ struct wake_config {
 	uint32_t init_delay_us;
 	uint32_t sipi_delay_us;
 	uint32_t ap_timeout_ms;
+	enum bsp_wait bsp_wait;
 };
+
+/* Read by APs: set once by the BSP before any AP starts. */
+extern enum bsp_wait smp_bsp_wait;
+extern uint32_t smp_bsp_apic;
+extern enum selftest smp_selftest;
+extern uint32_t smp_selftest_apic;   /* the AP the selftest acts on */
 
 extern struct cpu cpus[APSTART_MAX_CPUS];
 extern uint32_t cpu_count;

@@ -57,6 +57,36 @@ const char *ap_stage_name(uint32_t stage)
 	}
 }
 
+/* Wait until the AP reaches `want`; returns the BSP's TSC when it saw it,
+ * or 0 on timeout. In hlt mode the BSP sleeps until the AP's IPI, with the
+ * LAPIC timer as a safety net so the timeout still holds. */
+static uint64_t wait_for_state(struct cpu *c, uint32_t want,
+			       const struct wake_config *w)
+{
+	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
+	bool halt = w->bsp_wait == BSP_WAIT_HLT;
+	uint64_t seen = 0;
+
+	if (halt)
+		lapic_timer_periodic_us(1000);
+	for (;;) {
+		cli();
+		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == want) {
+			seen = rdtsc();
+			break;
+		}
+		if (tsc_passed(deadline) || run_aborted())
+			break;
+		if (halt)
+			sti_hlt();
+		else
+			cpu_relax();
+	}
+	if (halt)
+		lapic_timer_stop();
+	return seen;
+}
+
 bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph)
 {
 	struct tramp_header *h = trampoline_header();
@@ -85,19 +115,13 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 		}
 	}
 
-	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
-	for (;;) {
-		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CPU_ONLINE) {
-			uint64_t t1 = rdtsc();
-			ph->total = t1 - t0;
-			ph->to_real = h->tsc_real - t0;
-			ph->to_long = h->tsc_long - h->tsc_real;
-			ph->to_online = c->tsc_online - h->tsc_long;
-			return true;
-		}
-		if (tsc_passed(deadline) || run_aborted())
-			break;
-		cpu_relax();
+	uint64_t t1 = wait_for_state(c, CPU_ONLINE, w);
+	if (t1) {
+		ph->total = t1 - t0;
+		ph->to_real = h->tsc_real - t0;
+		ph->to_long = h->tsc_long - h->tsc_real;
+		ph->to_online = c->tsc_online - h->tsc_long;
+		return true;
 	}
 	c->fail_stage = last_stage(c);
 	__atomic_store_n(&c->state, CPU_FAILED, __ATOMIC_RELEASE);
@@ -117,15 +141,10 @@ bool ap_offline(struct cpu *c, const struct wake_config *w, uint64_t *ticks)
 	__atomic_store_n(&c->request, REQ_OFFLINE, __ATOMIC_RELEASE);
 	send_or_report(c, ICR_FIXED | VEC_WAKE, "wake-up IPI");
 
-	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
-	for (;;) {
-		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CPU_PARKED) {
-			*ticks = rdtsc() - t0;
-			return true;
-		}
-		if (tsc_passed(deadline) || run_aborted())
-			break;
-		cpu_relax();
+	uint64_t t1 = wait_for_state(c, CPU_PARKED, w);
+	if (t1) {
+		*ticks = t1 - t0;
+		return true;
 	}
 	__atomic_store_n(&c->state, CPU_FAILED, __ATOMIC_RELEASE);
 	kprintf("smp: APIC ID %u did not park within %u ms\n", c->apic_id,

@@ -1,0 +1,510 @@
+/* ACPI table walker: RSDP -> RSDT/XSDT -> MADT, HPET, FADT (ACPI 6.5
+ * chapter 5.2). Fields are read byte-wise: tables are byte-packed and
+ * XSDT entries are only 4-byte aligned. */
+#include "acpi.h"
+
+#include <stdarg.h>
+
+/* System description table header (§5.2.6): Signature 4 @0, Length u32
+ * @4, Revision @8, Checksum @9, OEMID @10, ... 36 bytes in all. */
+#define SDT_HEADER_LEN 36
+/* Far above any real MADT/HPET/FADT/RSDT/XSDT; bounds a corrupt length. */
+#define SDT_MAX_LEN (1u << 20)
+
+/* RSDP (§5.2.5.3): Signature @0, Checksum @8 (first 20 bytes), OEMID @9,
+ * Revision @15, RsdtAddress u32 @16, Length u32 @20, XsdtAddress u64
+ * @24, Extended Checksum @32 (whole length); 36 bytes for revision 2. */
+#define RSDP_V1_LEN 20
+#define RSDP_V2_LEN 36
+
+/* MADT (§5.2.12): LAPIC address u32 @36, Flags u32 @40, entries @44. */
+#define MADT_ENTRIES 44
+#define MADT_LAPIC 0
+#define MADT_LAPIC_OVERRIDE 5
+#define MADT_X2APIC 9
+
+static uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+static uint8_t sum8(const uint8_t *p, size_t n)
+{
+	uint8_t s = 0;
+	for (size_t i = 0; i < n; i++)
+		s = (uint8_t)(s + p[i]);
+	return s;
+}
+
+static bool bytes_eq(const uint8_t *p, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] != (uint8_t)s[i])
+			return false;
+	return true;
+}
+
+/* Why an RSDP image is unusable, or NULL if it is fine. */
+static const char *rsdp_problem(const uint8_t *p, size_t len)
+{
+	if (!p || len < RSDP_V1_LEN)
+		return "too short";
+	if (!bytes_eq(p, "RSD PTR ", 8))
+		return "bad signature";
+	if (sum8(p, RSDP_V1_LEN))
+		return "bad checksum";
+	if (p[15] >= 2) {
+		if (len < RSDP_V2_LEN)
+			return "too short for revision 2";
+		uint32_t l = rd32(p + 20);
+		if (l < RSDP_V2_LEN || l > len)
+			return "bad length";
+		if (sum8(p, l))
+			return "bad extended checksum";
+	}
+	return NULL;
+}
+
+bool acpi_rsdp_valid(const void *rsdp, size_t len)
+{
+	return rsdp_problem(rsdp, len) == NULL;
+}
+
+/* Candidates start on 16-byte steps below base + window; len bytes at p
+ * (mapped from base) are readable, so each is checked with what remains. */
+static uint64_t scan_area(const uint8_t *p, uint64_t base, size_t window,
+			  size_t len)
+{
+	if (!p)
+		return 0;
+	for (size_t off = 0; off < window && off + RSDP_V1_LEN <= len;
+	     off += 16)
+		if (acpi_rsdp_valid(p + off, len - off))
+			return base + off;
+	return 0;
+}
+
+uint64_t acpi_scan_rsdp(phys_map_fn map, void *map_ctx, uint64_t ebda_phys)
+{
+	uint64_t r = 0;
+
+	/* §5.2.5.1: an RSDP starting in the first KiB of the EBDA (it may
+	 * end a little past it, so map a v2 RSDP's worth more, or just the
+	 * KiB if that fails), then the BIOS ROM area, where it lies wholly. */
+	if (ebda_phys) {
+		size_t len = 1024 - 16 + RSDP_V2_LEN;
+		const uint8_t *p = map(map_ctx, ebda_phys, len);
+		if (!p) {
+			len = 1024;
+			p = map(map_ctx, ebda_phys, len);
+		}
+		r = scan_area(p, ebda_phys, 1024, len);
+	}
+	if (!r)
+		r = scan_area(map(map_ctx, 0xE0000, 0x20000), 0xE0000, 0x20000,
+			      0x20000);
+	return r;
+}
+
+struct walk {
+	struct acpi_info *out;
+	phys_map_fn map;
+	void *map_ctx;
+	diag_fn diag;
+	void *diag_ctx;
+	bool seen_hpet, seen_fadt;
+};
+
+__attribute__((format(printf, 2, 3)))
+static void report(struct walk *w, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	w->out->problems++;
+	if (!w->diag)
+		return;
+	va_start(ap, fmt);
+	fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	w->diag(w->diag_ctx, msg);
+}
+
+static void sig_text(char out[5], const uint8_t *p)
+{
+	for (int i = 0; i < 4; i++)
+		out[i] = (p[i] >= 0x20 && p[i] < 0x7f) ? (char)p[i] : '?';
+	out[4] = '\0';
+}
+
+/* Map the table at phys: header first, then its full validated length.
+ * want is the required signature or NULL. NULL return: reported. */
+static const uint8_t *load_table(struct walk *w, uint64_t phys,
+				 const char *want, uint32_t *len_out)
+{
+	unsigned long long pa = phys;
+	const uint8_t *h = NULL;
+
+	if (phys <= UINT64_MAX - SDT_HEADER_LEN)
+		h = w->map(w->map_ctx, phys, SDT_HEADER_LEN);
+	if (!h) {
+		report(w, "acpi: table at 0x%llx unreadable, skipped", pa);
+		return NULL;
+	}
+	char sig[5];
+	sig_text(sig, h);
+	if (want && !bytes_eq(h, want, 4)) {
+		report(w, "acpi: expected %s at 0x%llx, found '%s', skipped",
+		       want, pa, sig);
+		return NULL;
+	}
+	uint32_t len = rd32(h + 4);
+	if (len < SDT_HEADER_LEN || len > SDT_MAX_LEN) {
+		report(w, "acpi: %s at 0x%llx has length %u, skipped", sig, pa,
+		       len);
+		return NULL;
+	}
+	const uint8_t *t = NULL;
+	if (phys <= UINT64_MAX - len)
+		t = w->map(w->map_ctx, phys, len);
+	if (!t) {
+		report(w, "acpi: %s at 0x%llx (%u bytes) unreadable, skipped",
+		       sig, pa, len);
+		return NULL;
+	}
+	/* Re-read through the full mapping: the length checked must be the
+	 * length the checksum covers. */
+	if (rd32(t + 4) != len || sum8(t, len)) {
+		report(w, "acpi: %s at 0x%llx bad checksum, skipped", sig, pa);
+		return NULL;
+	}
+	*len_out = len;
+	return t;
+}
+
+/* Decoded Processor Local APIC / x2APIC entry. */
+enum cpu_entry { ENTRY_OTHER, ENTRY_BAD, ENTRY_CPU };
+
+static enum cpu_entry decode_cpu(const uint8_t *e, struct acpi_cpu *c,
+				 const char **why)
+{
+	uint8_t type = e[0], len = e[1];
+
+	if (type == MADT_LAPIC) {
+		/* §5.2.12.2: UID u8 @2, APIC ID u8 @3, Flags u32 @4. */
+		if (len != 8) {
+			*why = "length != 8";
+			return ENTRY_BAD;
+		}
+		if (e[3] == 0xFF) {
+			*why = "APIC ID 0xFF";
+			return ENTRY_BAD;
+		}
+		*c = (struct acpi_cpu){ e[3], e[2], rd32(e + 4), type };
+		return ENTRY_CPU;
+	}
+	if (type == MADT_X2APIC) {
+		/* §5.2.12.12: x2APIC ID u32 @4, Flags u32 @8, UID u32 @12. */
+		if (len != 16) {
+			*why = "length != 16";
+			return ENTRY_BAD;
+		}
+		if (rd32(e + 4) == 0xFFFFFFFFu) {
+			*why = "x2APIC ID 0xFFFFFFFF";
+			return ENTRY_BAD;
+		}
+		*c = (struct acpi_cpu){ rd32(e + 4), rd32(e + 12), rd32(e + 8),
+					type };
+		return ENTRY_CPU;
+	}
+	return ENTRY_OTHER;
+}
+
+/* Table 5.37: an entry with neither Enabled nor Online Capable set can
+ * never be brought up. */
+static bool usable(const struct acpi_cpu *c)
+{
+	return c->flags & (MADT_CPU_ENABLED | MADT_CPU_ONLINE_CAPABLE);
+}
+
+static bool stored(const struct acpi_info *o, uint32_t apic_id)
+{
+	for (uint32_t i = 0; i < o->cpu_count; i++)
+		if (o->cpus[i].apic_id == apic_id)
+			return true;
+	return false;
+}
+
+/* Is there a usable entry for apic_id in [MADT_ENTRIES, stop) with the
+ * given enabled state? Used only once cpus[] is full, to keep counting
+ * distinct CPUs. */
+static bool listed(const uint8_t *t, size_t stop, uint32_t apic_id,
+		   bool enabled)
+{
+	const char *why;
+	struct acpi_cpu c;
+
+	for (size_t off = MADT_ENTRIES; off < stop; off += t[off + 1])
+		if (decode_cpu(t + off, &c, &why) == ENTRY_CPU && usable(&c) &&
+		    c.apic_id == apic_id &&
+		    !!(c.flags & MADT_CPU_ENABLED) == enabled)
+			return true;
+	return false;
+}
+
+static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len,
+		       uint64_t phys)
+{
+	struct acpi_info *o = w->out;
+	unsigned long long pa = phys;
+
+	if (len < MADT_ENTRIES) {
+		report(w, "acpi: MADT at 0x%llx length %u < 44, skipped", pa,
+		       len);
+		return;
+	}
+	o->have_madt = true;
+	o->lapic_phys = rd32(t + 36);
+	o->madt_flags = rd32(t + 40);
+
+	/* First walk: find how far the entry list is sound (end), report
+	 * bad entries and apply the LAPIC address override. */
+	size_t end = MADT_ENTRIES;
+	for (size_t off = MADT_ENTRIES; off < len;) {
+		if (len - off < 2) {
+			report(w, "acpi: MADT entry at offset %zu truncated, stopping",
+			       off);
+			break;
+		}
+		const uint8_t *e = t + off;
+		uint8_t type = e[0], elen = e[1];
+		if (elen < 2) {
+			report(w, "acpi: MADT entry type %u at offset %zu has length %u, stopping",
+			       type, off, elen);
+			break;
+		}
+		if (elen > len - off) {
+			report(w, "acpi: MADT entry type %u at offset %zu runs past the table end, stopping",
+			       type, off);
+			break;
+		}
+		struct acpi_cpu c;
+		const char *why = "";
+		if (type == MADT_LAPIC_OVERRIDE) {
+			/* §5.2.12.8: reserved u16 @2, address u64 @4. */
+			if (elen == 12)
+				o->lapic_phys = rd64(e + 4);
+			else
+				report(w, "acpi: MADT LAPIC override at offset %zu length %u != 12, skipped",
+				       off, elen);
+		} else if (decode_cpu(e, &c, &why) == ENTRY_BAD) {
+			report(w, "acpi: MADT entry type %u at offset %zu: %s, skipped",
+			       type, off, why);
+		}
+		off += elen;
+		end = off;
+	}
+
+	/* Enabled CPUs first, in MADT order, then online-capable ones. The
+	 * same APIC ID listed twice (e.g. as type 0 and type 9) is one CPU;
+	 * if either entry says enabled, it counts as enabled. */
+	uint32_t dropped = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		bool want_enabled = pass == 0;
+		for (size_t off = MADT_ENTRIES; off < end; off += t[off + 1]) {
+			struct acpi_cpu c;
+			const char *why;
+			if (decode_cpu(t + off, &c, &why) != ENTRY_CPU ||
+			    !usable(&c) ||
+			    !!(c.flags & MADT_CPU_ENABLED) != want_enabled ||
+			    stored(o, c.apic_id))
+				continue;
+			if (o->cpu_count < APSTART_MAX_CPUS) {
+				o->cpus[o->cpu_count++] = c;
+				if (want_enabled)
+					o->enabled_count++;
+				continue;
+			}
+			/* Full: count each distinct CPU once. */
+			if (listed(t, off, c.apic_id, want_enabled) ||
+			    (!want_enabled && listed(t, end, c.apic_id, true)))
+				continue;
+			dropped++;
+		}
+	}
+	if (dropped) {
+		o->cpus_dropped += dropped;
+		report(w, "acpi: MADT lists %u more usable CPUs than APSTART_MAX_CPUS=%u, ignored",
+		       dropped, (unsigned)APSTART_MAX_CPUS);
+	}
+}
+
+/* IA-PC HPET Specification 1.0a, table 3: Event Timer Block ID @36, Base
+ * Address (GAS) @40: address space id @40, address u64 @44; 56 bytes. */
+static void parse_hpet(struct walk *w, const uint8_t *t, uint32_t len)
+{
+	struct acpi_info *o = w->out;
+
+	if (len < 56) {
+		report(w, "acpi: HPET length %u < 56, skipped", len);
+		return;
+	}
+	uint8_t space = t[40];
+	uint64_t addr = rd64(t + 44);
+	if (space != 0 || addr == 0) {
+		report(w, "acpi: HPET base (space %u, address 0x%llx) not usable",
+		       space, (unsigned long long)addr);
+		return;
+	}
+	o->have_hpet = true;
+	o->hpet_phys = addr;
+}
+
+/* FADT (§5.2.9, Table 5.9): PM_TMR_BLK u32 @76, PM_TMR_LEN u8 @91, Flags
+ * u32 @112 (bit 8 TMR_VAL_EXT, bit 20 HW_REDUCED_ACPI), X_PM_TMR_BLK GAS
+ * @208 (space id @208, address u64 @212) for lengths >= 220. */
+static void parse_fadt(struct walk *w, const uint8_t *t, uint32_t len)
+{
+	struct acpi_info *o = w->out;
+
+	if (len < 116) {
+		report(w, "acpi: FADT length %u < 116, no PM timer", len);
+		return;
+	}
+	uint32_t flags = rd32(t + 112);
+	if (flags & (1u << 20))
+		return; /* hardware-reduced ACPI: no PM timer (§4.1) */
+
+	uint64_t port = rd32(t + 76);
+	/* GAS space id 1 = system I/O (Table 5.1). */
+	if (len >= 220 && t[208] == 1 && rd64(t + 212) != 0)
+		port = rd64(t + 212);
+	if (port == 0)
+		return; /* no PM timer */
+	if (t[91] != 4) {
+		report(w, "acpi: FADT PM_TMR_LEN %u != 4, PM timer ignored",
+		       t[91]);
+		return;
+	}
+	if (port > 0xFFFF) {
+		report(w, "acpi: PM timer port 0x%llx outside I/O space, ignored",
+		       (unsigned long long)port);
+		return;
+	}
+	o->have_pm_timer = true;
+	o->pm_timer_port = (uint32_t)port;
+	o->pm_timer_32bit = flags & (1u << 8);
+}
+
+/* RSDT (§5.2.7): u32 entries; XSDT (§5.2.8): u64 entries, from 36. */
+static void walk_root(struct walk *w, const uint8_t *root, uint32_t len,
+		      unsigned esize)
+{
+	uint32_t n = (len - SDT_HEADER_LEN) / esize;
+
+	if ((len - SDT_HEADER_LEN) % esize)
+		report(w, "acpi: %s has %u trailing bytes, ignored",
+		       esize == 8 ? "XSDT" : "RSDT",
+		       (len - SDT_HEADER_LEN) % esize);
+	for (uint32_t i = 0; i < n; i++) {
+		const uint8_t *e = root + SDT_HEADER_LEN + (size_t)i * esize;
+		uint64_t phys = esize == 8 ? rd64(e) : rd32(e);
+		uint32_t tlen;
+		if (!phys) {
+			report(w, "acpi: %s entry %u is null, skipped",
+			       esize == 8 ? "XSDT" : "RSDT", i);
+			continue;
+		}
+		const uint8_t *t = load_table(w, phys, NULL, &tlen);
+		if (!t)
+			continue;
+		if (bytes_eq(t, "APIC", 4)) {
+			if (w->out->have_madt)
+				report(w, "acpi: second MADT at 0x%llx ignored",
+				       (unsigned long long)phys);
+			else
+				parse_madt(w, t, tlen, phys);
+		} else if (bytes_eq(t, "HPET", 4) && !w->seen_hpet) {
+			/* Only the first timer block is used. */
+			w->seen_hpet = true;
+			parse_hpet(w, t, tlen);
+		} else if (bytes_eq(t, "FACP", 4) && !w->seen_fadt) {
+			w->seen_fadt = true;
+			parse_fadt(w, t, tlen);
+		}
+	}
+}
+
+int acpi_parse(const void *rsdp, size_t rsdp_len, uint64_t rsdp_phys,
+	       phys_map_fn map, void *map_ctx, struct acpi_info *out,
+	       diag_fn diag, void *diag_ctx)
+{
+	struct walk w = { out, map, map_ctx, diag, diag_ctx, false, false };
+	const uint8_t *p = rsdp;
+
+	/* Field by field: cpus[] is bounded by cpu_count and clearing it
+	 * whole would be a memset call in the kernel. */
+	out->rsdp_phys = rsdp_phys;
+	out->revision = 0;
+	out->oem_id[0] = '\0';
+	out->used_xsdt = false;
+	out->have_madt = false;
+	out->lapic_phys = 0;
+	out->madt_flags = 0;
+	out->cpu_count = out->enabled_count = out->cpus_dropped = 0;
+	out->have_hpet = false;
+	out->hpet_phys = 0;
+	out->have_pm_timer = false;
+	out->pm_timer_port = 0;
+	out->pm_timer_32bit = false;
+	out->problems = 0;
+
+	const char *why = rsdp_problem(p, rsdp_len);
+	if (why) {
+		report(&w, "acpi: RSDP invalid: %s", why);
+		return -1;
+	}
+	out->revision = p[15];
+	int n = 0;
+	for (; n < 6 && p[9 + n]; n++)
+		out->oem_id[n] = (p[9 + n] >= 0x20 && p[9 + n] < 0x7f)
+					 ? (char)p[9 + n] : '?';
+	out->oem_id[n] = '\0';
+
+	/* §5.2.5.3: ACPI 2.0+ systems should use the XSDT; the RSDT is
+	 * the fallback if the XSDT is absent or fails validation. */
+	const uint8_t *root = NULL;
+	uint32_t root_len = 0;
+	if (out->revision >= 2 && rd64(p + 24)) {
+		root = load_table(&w, rd64(p + 24), "XSDT", &root_len);
+		if (root) {
+			out->used_xsdt = true;
+			walk_root(&w, root, root_len, 8);
+		}
+	}
+	if (!root) {
+		uint32_t rsdt = rd32(p + 16);
+		if (rsdt)
+			root = load_table(&w, rsdt, "RSDT", &root_len);
+		else
+			report(&w, "acpi: RSDP has no RSDT address");
+		if (root)
+			walk_root(&w, root, root_len, 4);
+	}
+
+	if (!out->have_madt) {
+		report(&w, "acpi: no valid MADT found");
+		return -1;
+	}
+	if (out->cpu_count == 0) {
+		report(&w, "acpi: MADT lists no usable CPU");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,297 @@
+/* Kernel command line parser. Every option is one row of opt_table; the
+ * parser itself knows nothing about individual options. */
+#include "cmdline.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bound for the copy of a token quoted in a message; longer tokens are
+ * shown cut short with "...". Parsing itself never copies a token. */
+#define TOKEN_SHOW_MAX 48
+
+struct keyword {
+	const char *word;
+	uint32_t value;
+};
+
+struct opt_desc {
+	const char *name;
+	size_t offset;         /* of a 32-bit field in struct options */
+	uint32_t def;
+	uint32_t min, max;     /* numeric range (unused with keywords) */
+	bool max_is_cpus;      /* max comes from the max_cpus argument */
+	const char *def_name;  /* how def is shown if it is out of range */
+	const struct keyword *keywords; /* NULL: numeric option */
+};
+
+static const struct keyword x2apic_words[] = {
+	{ "auto", X2APIC_AUTO }, { "on", X2APIC_ON }, { "off", X2APIC_OFF },
+	{ NULL, 0 },
+};
+
+static const struct keyword bsp_wait_words[] = {
+	{ "spin", BSP_WAIT_SPIN }, { "hlt", BSP_WAIT_HLT }, { NULL, 0 },
+};
+
+static const struct keyword selftest_words[] = {
+	{ "none", SELFTEST_NONE }, { "bsp-fault", SELFTEST_BSP_FAULT },
+	{ "ap-fault", SELFTEST_AP_FAULT }, { "ap-hang", SELFTEST_AP_HANG },
+	{ NULL, 0 },
+};
+
+static const struct keyword exit_words[] = {
+	{ "auto", EXIT_AUTO }, { "qemu", EXIT_QEMU }, { "halt", EXIT_HALT },
+	{ NULL, 0 },
+};
+
+/* Offset of a field that must be 32 bits wide (uint32_t or an enum, which
+ * gcc makes unsigned int; C11 6.5p7 allows access through uint32_t). The
+ * array size goes negative, a compile error, for any other width. */
+#define FIELD32(f)                                              \
+	(offsetof(struct options, f) +                          \
+	 0 * sizeof(char[sizeof(((struct options *)0)->f) == 4 ? 1 : -1]))
+
+#define OPT(f, d, ...) { .name = #f, .offset = FIELD32(f), .def = (d), __VA_ARGS__ }
+
+/* One row per option: name (= field), default, then range or keywords. */
+static const struct opt_desc opt_table[] = {
+	OPT(cycles, 10, .min = 1, .max = 100000),
+	OPT(maxcpus, 0, .min = 1, .max_is_cpus = true, .def_name = "all"),
+	OPT(x2apic, X2APIC_AUTO, .keywords = x2apic_words),
+	OPT(init_delay_us, INIT_DELAY_AUTO, .min = 0, .max = 10000000,
+	    .def_name = "auto"),
+	OPT(sipi_delay_us, 10, .min = 0, .max = 10000000),
+	OPT(ap_timeout_ms, 1000, .min = 1, .max = 600000),
+	OPT(exit, EXIT_AUTO, .keywords = exit_words),
+	OPT(bsp_wait, BSP_WAIT_SPIN, .keywords = bsp_wait_words),
+	OPT(selftest, SELFTEST_NONE, .keywords = selftest_words),
+};
+
+#define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
+
+static uint32_t *field(struct options *o, const struct opt_desc *d)
+{
+	return (uint32_t *)(void *)((char *)o + d->offset);
+}
+
+void options_set_defaults(struct options *o)
+{
+	for (size_t i = 0; i < OPT_COUNT; i++)
+		*field(o, &opt_table[i]) = opt_table[i].def;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static bool span_eq(const char *s, size_t n, const char *word)
+{
+	size_t i = 0;
+
+	for (; i < n; i++)
+		if (word[i] != s[i]) /* also stops at word's NUL */
+			return false;
+	return word[i] == '\0';
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+enum num_result { NUM_OK, NUM_BAD, NUM_TOO_BIG };
+
+/* Decimal, or hex with a 0x/0X prefix; the whole span must be digits. */
+static enum num_result parse_u32(const char *s, size_t n, uint32_t *out)
+{
+	unsigned base = 10;
+	uint64_t v = 0;
+	bool too_big = false;
+
+	if (n > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		s += 2;
+		n -= 2;
+	}
+	if (n == 0)
+		return NUM_BAD;
+	for (size_t i = 0; i < n; i++) {
+		int d = hex_digit(s[i]);
+		if (d < 0 || (unsigned)d >= base)
+			return NUM_BAD;
+		/* keep scanning after overflow so "99...9x" is still junk */
+		if (!too_big) {
+			v = v * base + (unsigned)d;
+			if (v > UINT32_MAX)
+				too_big = true;
+		}
+	}
+	if (too_big)
+		return NUM_TOO_BIG;
+	*out = (uint32_t)v;
+	return NUM_OK;
+}
+
+/* Printable copy of a token for messages, cut to fit buf. */
+static void show_token(char *buf, size_t size, const char *s, size_t n)
+{
+	size_t i = 0;
+	bool cut = n > size - 1;
+	size_t keep = cut ? size - 4 : n;
+
+	for (; i < keep; i++) {
+		char c = s[i];
+		buf[i] = (c >= 0x20 && c < 0x7f) ? c : '?';
+	}
+	if (cut)
+		for (int k = 0; k < 3; k++)
+			buf[i++] = '.';
+	buf[i] = '\0';
+}
+
+static void show_value(char *buf, size_t size, const struct opt_desc *d,
+		       uint32_t v)
+{
+	if (d->keywords) {
+		for (const struct keyword *k = d->keywords; k->word; k++)
+			if (k->value == v) {
+				fmt_snprintf(buf, size, "%s", k->word);
+				return;
+			}
+	}
+	if (d->def_name && v == d->def)
+		fmt_snprintf(buf, size, "%s", d->def_name);
+	else
+		fmt_snprintf(buf, size, "%u", v);
+}
+
+struct parser {
+	struct options *o;
+	uint32_t max_cpus;
+	diag_fn diag;
+	void *ctx;
+	int problems;
+};
+
+static void report(struct parser *p, const char *msg)
+{
+	p->problems++;
+	if (p->diag)
+		p->diag(p->ctx, msg);
+}
+
+static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
+		  size_t tok_len, const char *val, size_t val_len)
+{
+	uint32_t *f = field(p->o, d);
+	char shown[TOKEN_SHOW_MAX];
+	char cur[16];
+	char msg[160];
+	uint32_t v;
+
+	show_token(shown, sizeof(shown), tok, tok_len);
+	show_value(cur, sizeof(cur), d, *f);
+
+	if (val_len == 0) {
+		fmt_snprintf(msg, sizeof(msg),
+			     "cmdline: %s has no value, keeping %s", shown, cur);
+		report(p, msg);
+		return;
+	}
+	if (d->keywords) {
+		for (const struct keyword *k = d->keywords; k->word; k++)
+			if (span_eq(val, val_len, k->word)) {
+				*f = k->value;
+				return;
+			}
+		/* "auto|on|off", built from the table, cut to fit */
+		char words[48];
+		size_t w = 0;
+		for (const struct keyword *k = d->keywords; k->word; k++) {
+			if (k != d->keywords && w < sizeof(words) - 1)
+				words[w++] = '|';
+			for (const char *c = k->word;
+			     *c && w < sizeof(words) - 1; c++)
+				words[w++] = *c;
+		}
+		words[w] = '\0';
+		fmt_snprintf(msg, sizeof(msg),
+			     "cmdline: %s invalid, expected %s, keeping %s",
+			     shown, words, cur);
+		report(p, msg);
+		return;
+	}
+
+	uint32_t max = d->max_is_cpus ? p->max_cpus : d->max;
+	enum num_result r = parse_u32(val, val_len, &v);
+	if (r == NUM_BAD) {
+		fmt_snprintf(msg, sizeof(msg),
+			     "cmdline: %s is not a number, keeping %s", shown,
+			     cur);
+		report(p, msg);
+	} else if (r == NUM_TOO_BIG || v < d->min || v > max) {
+		fmt_snprintf(msg, sizeof(msg),
+			     "cmdline: %s out of range %u..%u, keeping %s",
+			     shown, d->min, max, cur);
+		report(p, msg);
+	} else {
+		*f = v;
+	}
+}
+
+int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,
+		  diag_fn diag, void *ctx)
+{
+	struct parser p = { o, max_cpus, diag, ctx, 0 };
+	bool leading = true; /* still before the first option */
+	const char *s = cmdline ? cmdline : "";
+
+	for (;;) {
+		while (is_space(*s))
+			s++;
+		if (!*s)
+			break;
+		const char *tok = s;
+		const char *eq = NULL;
+		bool slash = false;
+		while (*s && !is_space(*s)) {
+			if (*s == '=' && !eq)
+				eq = s;
+			if (*s == '/')
+				slash = true;
+			s++;
+		}
+		size_t tok_len = (size_t)(s - tok);
+
+		if (!eq && slash && leading)
+			continue; /* boot image path from the loader */
+		leading = false;
+
+		const struct opt_desc *d = NULL;
+		if (eq)
+			for (size_t i = 0; i < OPT_COUNT && !d; i++)
+				if (span_eq(tok, (size_t)(eq - tok),
+					    opt_table[i].name))
+					d = &opt_table[i];
+		if (!d) {
+			char shown[TOKEN_SHOW_MAX];
+			char msg[96];
+			show_token(shown, sizeof(shown), tok, tok_len);
+			fmt_snprintf(msg, sizeof(msg),
+				     "cmdline: unknown option '%s' ignored",
+				     shown);
+			report(&p, msg);
+			continue;
+		}
+		apply(&p, d, tok, tok_len, eq + 1, (size_t)(s - eq - 1));
+	}
+	return p.problems;
+}

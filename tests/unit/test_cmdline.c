@@ -1,0 +1,324 @@
+/* kernel/cmdline.c: options, ranges, junk input, messages. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "cmdline.h"
+#include "helpers.h"
+
+static struct diag_log dlog;
+
+static int parse(struct options *o, const char *s, uint32_t max_cpus)
+{
+	options_set_defaults(o);
+	diag_reset(&dlog);
+	return options_parse(o, s, max_cpus, diag_record, &dlog);
+}
+
+static bool is_default(const struct options *o)
+{
+	return o->cycles == 10 && o->maxcpus == 0 &&
+	       o->x2apic == X2APIC_AUTO && o->init_delay_us == INIT_DELAY_AUTO &&
+	       o->sipi_delay_us == 10 && o->ap_timeout_ms == 1000 &&
+	       o->exit == EXIT_AUTO && o->bsp_wait == BSP_WAIT_SPIN &&
+	       o->selftest == SELFTEST_NONE;
+}
+
+static void test_defaults_and_empty(void)
+{
+	struct options o;
+
+	memset(&o, 0xA5, sizeof(o));
+	options_set_defaults(&o);
+	CHECK(is_default(&o));
+
+	CHECK_EQ(parse(&o, "", 8), 0);
+	CHECK(is_default(&o));
+	CHECK_EQ(dlog.count, 0);
+	CHECK_EQ(parse(&o, NULL, 8), 0);
+	CHECK(is_default(&o));
+	CHECK_EQ(parse(&o, "   \t  \t", 8), 0);
+	CHECK(is_default(&o));
+	CHECK_EQ(dlog.count, 0);
+}
+
+static void test_all_valid(void)
+{
+	struct options o;
+
+	CHECK_EQ(parse(&o,
+		       "cycles=250 maxcpus=4 x2apic=off init_delay_us=0 "
+		       "sipi_delay_us=200\tap_timeout_ms=600000 exit=qemu",
+		       8),
+		 0);
+	CHECK_EQ(dlog.count, 0);
+	CHECK_EQ(o.cycles, 250);
+	CHECK_EQ(o.maxcpus, 4);
+	CHECK_EQ(o.x2apic, X2APIC_OFF);
+	CHECK_EQ(o.init_delay_us, 0);
+	CHECK_EQ(o.sipi_delay_us, 200);
+	CHECK_EQ(o.ap_timeout_ms, 600000);
+	CHECK_EQ(o.exit, EXIT_QEMU);
+
+	CHECK_EQ(parse(&o, "x2apic=on exit=halt", 8), 0);
+	CHECK_EQ(o.x2apic, X2APIC_ON);
+	CHECK_EQ(o.exit, EXIT_HALT);
+	CHECK_EQ(parse(&o, "x2apic=on x2apic=auto exit=halt exit=auto", 8), 0);
+	CHECK_EQ(o.x2apic, X2APIC_AUTO);
+	CHECK_EQ(o.exit, EXIT_AUTO);
+
+	CHECK_EQ(parse(&o, "bsp_wait=hlt selftest=ap-hang", 8), 0);
+	CHECK_EQ(o.bsp_wait, BSP_WAIT_HLT);
+	CHECK_EQ(o.selftest, SELFTEST_AP_HANG);
+	CHECK_EQ(parse(&o, "selftest=bsp-fault selftest=ap-fault", 8), 0);
+	CHECK_EQ(o.selftest, SELFTEST_AP_FAULT);
+	CHECK_EQ(parse(&o, "selftest=ap_hang bsp_wait=halt", 8), 2);
+	CHECK_EQ(o.selftest, SELFTEST_NONE);
+	CHECK_EQ(o.bsp_wait, BSP_WAIT_SPIN);
+	CHECK_STREQ(dlog.msg[0], "cmdline: selftest=ap_hang invalid, expected "
+				 "none|bsp-fault|ap-fault|ap-hang, keeping none");
+
+	/* Range edges are inclusive. */
+	CHECK_EQ(parse(&o, "cycles=1 ap_timeout_ms=1 init_delay_us=10000000 "
+			   "sipi_delay_us=0 maxcpus=8",
+		       8),
+		 0);
+	CHECK_EQ(o.cycles, 1);
+	CHECK_EQ(o.ap_timeout_ms, 1);
+	CHECK_EQ(o.init_delay_us, 10000000);
+	CHECK_EQ(o.sipi_delay_us, 0);
+	CHECK_EQ(o.maxcpus, 8);
+	CHECK_EQ(parse(&o, "cycles=100000", 8), 0);
+	CHECK_EQ(o.cycles, 100000);
+
+	/* Hex and leading zeros. */
+	CHECK_EQ(parse(&o, "cycles=0x10 sipi_delay_us=0XfF ap_timeout_ms=007",
+		       8),
+		 0);
+	CHECK_EQ(o.cycles, 16);
+	CHECK_EQ(o.sipi_delay_us, 255);
+	CHECK_EQ(o.ap_timeout_ms, 7);
+
+	/* Last one wins. */
+	CHECK_EQ(parse(&o, "cycles=3 cycles=4 cycles=5", 8), 0);
+	CHECK_EQ(o.cycles, 5);
+}
+
+static void test_bad_values(void)
+{
+	struct options o;
+
+	CHECK_EQ(parse(&o, "cycles=0", 8), 1);
+	CHECK_EQ(o.cycles, 10);
+	CHECK_EQ(dlog.count, 1);
+	CHECK_STREQ(dlog.msg[0],
+		    "cmdline: cycles=0 out of range 1..100000, keeping 10");
+
+	CHECK_EQ(parse(&o, "cycles=", 8), 1);
+	CHECK_EQ(o.cycles, 10);
+	CHECK_STREQ(dlog.msg[0], "cmdline: cycles= has no value, keeping 10");
+
+	CHECK_EQ(parse(&o, "cycles=abc", 8), 1);
+	CHECK_EQ(o.cycles, 10);
+	CHECK_STREQ(dlog.msg[0],
+		    "cmdline: cycles=abc is not a number, keeping 10");
+
+	CHECK_EQ(parse(&o, "cycles=99999999999999999999", 8), 1);
+	CHECK_EQ(o.cycles, 10);
+	CHECK_EQ(diag_count_with(&dlog, "out of range"), 1);
+	/* Just past 32 bits, and a hex overflow. */
+	CHECK_EQ(parse(&o, "cycles=4294967296 sipi_delay_us=0x100000000", 8),
+		 2);
+	CHECK_EQ(o.cycles, 10);
+	CHECK_EQ(o.sipi_delay_us, 10);
+
+	CHECK_EQ(parse(&o, "cycles=5x", 8), 1);
+	CHECK_EQ(o.cycles, 10);
+	CHECK_EQ(diag_count_with(&dlog, "not a number"), 1);
+	/* Overflowing digits followed by junk is still junk. */
+	CHECK_EQ(parse(&o, "cycles=99999999999999999999x", 8), 1);
+	CHECK_EQ(diag_count_with(&dlog, "not a number"), 1);
+
+	const char *junk[] = {
+		"cycles==5", "cycles=5=6", "cycles=-5", "cycles=+5",
+		"cycles=0x", "cycles=0xg", "cycles= 5", "cycles=1.5",
+		"cycles=5 ", /* the value is "5"; trailing space is fine */
+	};
+	for (size_t i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
+		int r = parse(&o, junk[i], 8);
+		if (i == sizeof(junk) / sizeof(junk[0]) - 1) {
+			CHECK_EQ(r, 0);
+			CHECK_EQ(o.cycles, 5);
+		} else if (i == 6) {
+			/* "cycles=" then an unknown bare word "5" */
+			CHECK_EQ(r, 2);
+			CHECK_EQ(o.cycles, 10);
+		} else {
+			CHECK_EQ(r, 1);
+			CHECK_EQ(o.cycles, 10);
+		}
+	}
+
+	/* Out of range keeps the previous valid value, and says so. */
+	CHECK_EQ(parse(&o, "cycles=7 cycles=200000", 8), 1);
+	CHECK_EQ(o.cycles, 7);
+	CHECK_STREQ(dlog.msg[0],
+		    "cmdline: cycles=200000 out of range 1..100000, keeping 7");
+
+	CHECK_EQ(parse(&o, "ap_timeout_ms=0 init_delay_us=10000001", 8), 2);
+	CHECK_EQ(o.ap_timeout_ms, 1000);
+	CHECK_EQ(o.init_delay_us, INIT_DELAY_AUTO);
+	CHECK_STREQ(dlog.msg[1],
+		    "cmdline: init_delay_us=10000001 out of range 0..10000000, "
+		    "keeping auto");
+
+	/* maxcpus is bounded by the max_cpus argument. */
+	CHECK_EQ(parse(&o, "maxcpus=9", 8), 1);
+	CHECK_EQ(o.maxcpus, 0);
+	CHECK_STREQ(dlog.msg[0],
+		    "cmdline: maxcpus=9 out of range 1..8, keeping all");
+	CHECK_EQ(parse(&o, "maxcpus=0", 8), 1);
+	CHECK_EQ(parse(&o, "maxcpus=9", 16), 0);
+	CHECK_EQ(o.maxcpus, 9);
+
+	CHECK_EQ(parse(&o, "x2apic=maybe exit=reboot x2apic=ON", 8), 3);
+	CHECK_EQ(o.x2apic, X2APIC_AUTO);
+	CHECK_EQ(o.exit, EXIT_AUTO);
+	CHECK_STREQ(dlog.msg[0], "cmdline: x2apic=maybe invalid, expected "
+				 "auto|on|off, keeping auto");
+	CHECK_STREQ(dlog.msg[1], "cmdline: exit=reboot invalid, expected "
+				 "auto|qemu|halt, keeping auto");
+	CHECK_EQ(parse(&o, "x2apic=", 8), 1);
+	CHECK_EQ(parse(&o, "x2apic=onn x2apic=o", 8), 2);
+	CHECK_EQ(o.x2apic, X2APIC_AUTO);
+
+	/* Bad values mixed with good ones: only the bad ones are dropped. */
+	CHECK_EQ(parse(&o, "cycles=x maxcpus=2 exit=?? ap_timeout_ms=50", 8), 2);
+	CHECK_EQ(o.cycles, 10);
+	CHECK_EQ(o.maxcpus, 2);
+	CHECK_EQ(o.exit, EXIT_AUTO);
+	CHECK_EQ(o.ap_timeout_ms, 50);
+}
+
+static void test_unknown_and_paths(void)
+{
+	struct options o;
+
+	CHECK_EQ(parse(&o, "foo=1", 8), 1);
+	CHECK_STREQ(dlog.msg[0], "cmdline: unknown option 'foo=1' ignored");
+	CHECK(is_default(&o));
+
+	CHECK_EQ(parse(&o, "=", 8), 1);
+	CHECK_STREQ(dlog.msg[0], "cmdline: unknown option '=' ignored");
+	CHECK_EQ(parse(&o, "=5 ==", 8), 2);
+	CHECK(is_default(&o));
+
+	/* Prefixes and case variants of a name are not the option. */
+	CHECK_EQ(parse(&o, "cycle=5 cyclesx=5 CYCLES=5 c=5", 8), 4);
+	CHECK_EQ(o.cycles, 10);
+
+	/* A bare word is an unknown option. */
+	CHECK_EQ(parse(&o, "quiet", 8), 1);
+	CHECK_STREQ(dlog.msg[0], "cmdline: unknown option 'quiet' ignored");
+
+	/* Leading path(s) from the loader are skipped silently. */
+	CHECK_EQ(parse(&o, "/boot/apstart.elf cycles=3", 8), 0);
+	CHECK_EQ(o.cycles, 3);
+	CHECK_EQ(dlog.count, 0);
+	CHECK_EQ(parse(&o, "  build/apstart.elf\tcycles=4  ", 8), 0);
+	CHECK_EQ(o.cycles, 4);
+	CHECK_EQ(parse(&o, "/boot/apstart.elf", 8), 0);
+	CHECK_EQ(dlog.count, 0);
+	CHECK_EQ(parse(&o, "(hd0,1)/boot/a b/c cycles=2", 8), 0);
+	CHECK_EQ(o.cycles, 2);
+	/* ...but only before the first option. */
+	CHECK_EQ(parse(&o, "cycles=3 /boot/apstart.elf", 8), 1);
+	CHECK_EQ(o.cycles, 3);
+	CHECK_EQ(diag_count_with(&dlog, "'/boot/apstart.elf'"), 1);
+	/* A word without '/' ends the leading part too. */
+	CHECK_EQ(parse(&o, "quiet /boot/x", 8), 2);
+	/* A path-looking token with '=' is an option token. */
+	CHECK_EQ(parse(&o, "a/b=1", 8), 1);
+
+	/* Non-printable bytes are not echoed raw. */
+	CHECK_EQ(parse(&o, "b\x01\x7f=1", 8), 1);
+	CHECK_STREQ(dlog.msg[0], "cmdline: unknown option 'b?" "?=1' ignored");
+	/* A newline is not a separator: the token is unknown. */
+	CHECK_EQ(parse(&o, "cycles=5\nexit=qemu", 8), 1);
+	CHECK_EQ(o.cycles, 10);
+	CHECK_EQ(o.exit, EXIT_AUTO);
+}
+
+static void test_huge_tokens(void)
+{
+	struct options o;
+	size_t n = 100000;
+	char *s = malloc(n + 32);
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	/* One enormous unknown token: reported once, cut short. */
+	memset(s, 'a', n);
+	s[n] = '\0';
+	CHECK_EQ(parse(&o, s, 8), 1);
+	CHECK(strlen(dlog.msg[0]) < 100);
+	CHECK(strstr(dlog.msg[0], "...' ignored") != NULL);
+
+	/* A huge numeric value: out of range, not a crash or a wrap. */
+	memcpy(s, "cycles=", 7);
+	memset(s + 7, '9', n - 7);
+	s[n] = '\0';
+	CHECK_EQ(parse(&o, s, 8), 1);
+	CHECK_EQ(o.cycles, 10);
+	CHECK_EQ(diag_count_with(&dlog, "out of range"), 1);
+
+	/* Huge value made of zeros then a valid number is still that number. */
+	memset(s + 7, '0', n - 7);
+	s[n - 1] = '7';
+	CHECK_EQ(parse(&o, s, 8), 0);
+	CHECK_EQ(o.cycles, 7);
+
+	/* Huge keyword value and huge path. */
+	memcpy(s, "exit=", 5);
+	memset(s + 5, 'q', n - 5);
+	s[n] = '\0';
+	CHECK_EQ(parse(&o, s, 8), 1);
+	CHECK_EQ(o.exit, EXIT_AUTO);
+	s[0] = '/';
+	memset(s + 1, 'p', n - 1);
+	strcpy(s + n, " cycles=9");
+	CHECK_EQ(parse(&o, s, 8), 0);
+	CHECK_EQ(o.cycles, 9);
+
+	/* Many tokens: each problem is counted. */
+	size_t pos = 0;
+	for (int i = 0; i < 1000; i++) {
+		memcpy(s + pos, "x=1 ", 4);
+		pos += 4;
+	}
+	s[pos] = '\0';
+	CHECK_EQ(parse(&o, s, 8), 1000);
+	CHECK_EQ(dlog.count, 1000);
+	free(s);
+}
+
+static void test_null_diag(void)
+{
+	struct options o;
+
+	options_set_defaults(&o);
+	CHECK_EQ(options_parse(&o, "bogus cycles=0 cycles=12", 8, NULL, NULL),
+		 2);
+	CHECK_EQ(o.cycles, 12);
+}
+
+void test_cmdline(void)
+{
+	test_defaults_and_empty();
+	test_all_valid();
+	test_bad_values();
+	test_unknown_and_paths();
+	test_huge_tokens();
+	test_null_diag();
+}

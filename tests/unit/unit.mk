@@ -1,0 +1,46 @@
+# Host unit tests for the kernel's pure parsers (format, cmdline, stats,
+# multiboot, acpi). Included from the top-level Makefile; paths are
+# relative to the repository root. Every variable is UNIT_-prefixed.
+#
+#   make unit-tests    build both binaries, run both, print one summary
+#                      line each; fails if any check fails or a run dies.
+
+UNIT_CC ?= gcc
+UNIT_DIR := build/host
+UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Ikernel \
+	-DAPSTART_MAX_CPUS=8
+UNIT_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+UNIT_KERNEL_SRCS := $(addprefix kernel/,format.c cmdline.c stats.c \
+	multiboot.c acpi.c)
+UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)
+UNIT_DEPS := $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(wildcard kernel/*.h) \
+	tests/unit/unit.mk
+UNIT_TIMEOUT := 300
+
+# Shell snippet: run binary $(1); if its last line is the summary, print
+# the rest then "$(2) <summary>", else everything and a failure line.
+# Leaves the exit status in unit_rc.
+UNIT_RUN = log=$(1).log; \
+	timeout $(UNIT_TIMEOUT) $(1) >$$log 2>&1; unit_rc=$$?; \
+	last=$$(tail -n 1 $$log); \
+	if printf '%s\n' "$$last" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$$'; \
+	then sed '$$d' $$log; echo "$(2) $$last"; \
+	else cat $$log; echo "$(2) did not finish (exit $$unit_rc)"; \
+	     [ $$unit_rc -ne 0 ] || unit_rc=1; fi
+
+.PHONY: unit-tests
+unit-tests: $(UNIT_DIR)/unit_tests $(UNIT_DIR)/unit_tests_asan
+	@rc=0; \
+	$(call UNIT_RUN,$(UNIT_DIR)/unit_tests,unit:); \
+	[ $$unit_rc -eq 0 ] || rc=1; \
+	$(call UNIT_RUN,$(UNIT_DIR)/unit_tests_asan,unit (asan+ubsan):); \
+	[ $$unit_rc -eq 0 ] || rc=1; \
+	exit $$rc
+
+$(UNIT_DIR)/unit_tests: $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -o $@ $(UNIT_SRCS)
+
+$(UNIT_DIR)/unit_tests_asan: $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_SANFLAGS) -o $@ $(UNIT_SRCS)
