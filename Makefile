@@ -57,7 +57,8 @@ build/apstart.elf: $(OUT)/apstart.elf
 	cp $< build/apstart-$(VARIANT).elf
 
 $(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld
-	$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS)
 
 $(OUT)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
@@ -97,6 +98,7 @@ run: deps kernel
 -include tests/unit/unit.mk
 -include tests/unit-fbcon/fbcon.mk
 -include tests/usb/usb.mk
+include tools/tools.mk
 
 trampoline-check:
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/trampoline.bin

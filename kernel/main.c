@@ -78,9 +78,9 @@ static void find_acpi(uint64_t ebda)
 		if (!rsdp_phys)
 			panic("no ACPI RSDP: cannot find the CPUs (MADT)");
 		rsdp = (const void *)(uintptr_t)rsdp_phys;
-		rsdp_len = 36;
-		if (!acpi_rsdp_valid(rsdp, rsdp_len))
-			rsdp_len = 20;
+		/* The scan found it valid within the BIOS area, which ends
+		 * at 1 MiB: that bounds every read of it. */
+		rsdp_len = (size_t)(LOW_MEMORY_LIMIT - rsdp_phys);
 	}
 	if (acpi_parse(rsdp, rsdp_len, rsdp_phys, identity_map, 0, &acpi,
 		       diag_print, 0) != 0)
@@ -200,6 +200,8 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		__asm__ volatile("ud2");
 	smp_bring_up(&wake);
 	smp_run_cycles(&wake, cycles);
+	if (run_aborted())
+		halt_forever();
 	bool complete = report_results(cycles);
 	smp_park_all(&wake);
 

@@ -75,7 +75,11 @@ static uint64_t wait_for_state(struct cpu *c, uint32_t want,
 			seen = rdtsc();
 			break;
 		}
-		if (tsc_passed(deadline) || run_aborted())
+		/* Another CPU ended the run (exception): it reports and
+		 * exits; the BSP must neither print nor INIT anyone. */
+		if (run_aborted())
+			halt_forever();
+		if (tsc_passed(deadline))
 			break;
 		if (halt)
 			sti_hlt();

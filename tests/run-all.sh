@@ -9,6 +9,7 @@ parts=(
 	"unit tests (host, plain + ASan/UBSan)|make --no-print-directory unit-tests"
 	"framebuffer console (host)|make --no-print-directory fbcon-tests"
 	"USB writer refusals (fake sysfs, loop device)|make --no-print-directory usb-tests"
+	"log analyzer aplog (plain + ASan/UBSan)|make --no-print-directory aplog-tests"
 	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
 	"QEMU matrix|make --no-print-directory qemu-tests"
 )

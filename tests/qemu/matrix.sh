@@ -42,5 +42,26 @@ done
 run_case "wbinvd0-smp4-maxcpus8" build/wbinvd0/apstart.elf 4,maxcpus=8 pass \
 	tests/qemu/check-log.sh 0 4 $cycles --
 
+# Options: bad ones are named and the default kept; good ones take effect.
+run_case "bad-cmdline-keeps-defaults" build/wbinvd0/apstart.elf 2 pass \
+	tests/qemu/expect.sh "unknown option 'frobnicate=1'" "cycles=0 out of range" \
+	"x2apic=maybe invalid" "maxcpus=9999 out of range" "@boot .* cycles=10( |$)" \
+	"@end status=pass online=2 failed=0" -- \
+	frobnicate=1 cycles=0 x2apic=maybe maxcpus=9999
+run_case "maxcpus2-of-4" build/wbinvd0/apstart.elf 4 pass \
+	tests/qemu/check-log.sh 0 2 3 -- maxcpus=2 cycles=3
+
+# Failure paths: each must end the run with a clear report, never hang.
+run_case "exception-on-bsp" build/wbinvd0/apstart.elf 2 fail \
+	tests/qemu/expect.sh "^EXCEPTION on CPU apic=0: vector 6 \(#UD" "rip=0x[0-9a-f]+ cr2=0x" \
+	"@fail what=exception apic=0 vector=6" "@end status=fail" -- selftest=bsp-fault
+run_case "exception-on-ap" build/wbinvd0/apstart.elf 4 fail \
+	tests/qemu/expect.sh "^EXCEPTION on CPU apic=1: vector 6 \(#UD" "rip=0x[0-9a-f]+ cr2=0x" \
+	"@fail what=exception apic=1 vector=6" "@end status=fail" -- selftest=ap-fault
+run_case "ap-never-answers" build/wbinvd0/apstart.elf 4 fail \
+	tests/qemu/expect.sh "APIC ID 1 did not come online within 200 ms; last stage: 6 " \
+	"@fail what=ap_timeout apic=1 stage=6" "@sample cpu=3 apic=3 cycle=2 op=online" \
+	"@end status=fail online=3 failed=1" -- selftest=ap-hang ap_timeout_ms=200 cycles=2
+
 echo "qemu: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,0 +1,411 @@
+#!/usr/bin/env bash
+# Tests for tools/aplog.c. Every case runs against the normal build and the
+# ASan/UBSan build; a sanitizer report or a death by signal is a failure.
+#   APLOG=build/host/aplog APLOG_ASAN=build/host/aplog_asan bash tests/aplog/run.sh
+# (make aplog-tests sets both.)
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+abspath() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
+APLOG=$(abspath "${APLOG:-build/host/aplog}")
+APLOG_ASAN=$(abspath "${APLOG_ASAN:-build/host/aplog_asan}")
+for b in "$APLOG" "$APLOG_ASAN"; do
+	if [ ! -x "$b" ]; then
+		echo "aplog tests: $b not built (run: make -f tools/tools.mk aplog-tests)" >&2
+		exit 1
+	fi
+done
+
+# Distinct exit codes for sanitizer deaths: aplog itself only uses 0, 1, 2.
+export ASAN_OPTIONS=detect_leaks=1:exitcode=86:abort_on_error=0
+export UBSAN_OPTIONS=print_stacktrace=1:exitcode=87
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$here" # fixture names in messages stay short and relative
+
+passed=0
+failed=0
+ok() { passed=$((passed + 1)); }
+bad() {
+	failed=$((failed + 1))
+	echo "FAIL [$label] $*"
+	echo "  command: aplog ${last_cmd[*]}"
+	sed 's/^/  stdout: /' "$tmp/out" | head -20
+	sed 's/^/  stderr: /' "$tmp/err" | head -20
+}
+
+# run ARGS...: runs the binary under test, keeps stdout/stderr/status, and
+# fails the case at once on a sanitizer report or a signal.
+run() {
+	last_cmd=("$@")
+	local path=$PATH
+	[ -n "${nopath:-}" ] && path=/nonexistent
+	if PATH=$path "$bin" "$@" >"$tmp/out" 2>"$tmp/err"; then rc=0; else rc=$?; fi
+	if [ "$rc" -ge 86 ] || grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/err"; then
+		bad "crashed or sanitizer report (status $rc)"
+	fi
+}
+expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "exit status $rc, expected $1"; fi; }
+# exact whole line on stdout / stderr
+line() { if grep -Fxq -- "$1" "$tmp/out"; then ok; else bad "no stdout line: '$1'"; fi; }
+errline() { if grep -Fxq -- "$1" "$tmp/err"; then ok; else bad "no stderr line: '$1'"; fi; }
+has() { if grep -Fq -- "$1" "$tmp/out"; then ok; else bad "stdout lacks '$1'"; fi; }
+errhas() { if grep -Fq -- "$1" "$tmp/err"; then ok; else bad "stderr lacks '$1'"; fi; }
+lacks() { if grep -Eq -- "$1" "$tmp/out"; then bad "stdout matches /$1/"; else ok; fi; }
+matches() { if grep -Eq -- "$1" "$tmp/out"; then ok; else bad "stdout does not match /$1/"; fi; }
+# some stdout row whose first field is $1 must read $2 (blanks squeezed)
+row() {
+	local got
+	got=$(awk -v k="$1" '$1 == k' "$tmp/out" | tr -s ' ' | sed 's/^ //')
+	if printf '%s\n' "$got" | grep -Fxq -- "$2"; then ok; else bad "rows '$1' are '$got', expected '$2'"; fi
+}
+
+# ---- inputs made here ------------------------------------------------------
+# One AP, 20 cycles, online ns = 20000 down to 1000: hand-computed stats are
+# mean 10.500 us, median 10.500, min 1.000, max 20.000, p95 (19th of 20) 19.000.
+{
+	echo "@boot kernel=apstart version=0.1 wbinvd=0 cpus=2 x2apic=0 tsc_khz=1000000 tsc_source=cpuid tramp=0x8000 firmware=bios cycles=20"
+	for k in $(seq 20 -1 1); do
+		echo "@sample cpu=1 apic=5 cycle=$((21 - k)) op=offline ns=700 ticks=700"
+		echo "@sample cpu=1 apic=5 cycle=$((21 - k)) op=online ns=$((k * 1000)) ticks=$((k * 1000))"
+	done
+	echo "@end status=pass online=2 failed=0"
+} >"$tmp/p95.log"
+
+# smp4 without apic=3 (a CPU that did not come up), and a baseline without it.
+grep -v 'apic=3 ' smp4.log >"$tmp/smp3.log"
+grep -v 'apic=3 ' smp4.baseline >"$tmp/smp3.baseline"
+
+# Junk: the tool's own binary (every byte value, NULs), gzip output, one
+# line of 100 KiB, an @sample whose value is 70 KiB long, an @boot followed
+# by 70 KiB of blanks, NUL bytes inside a record.
+cp "$APLOG" "$tmp/binary.log"
+gzip -n -c wbinvd1.log >"$tmp/gzip.log"
+head -c 102400 /dev/zero | tr '\0' 'x' >"$tmp/longline.txt"
+{ cat "$tmp/longline.txt"; echo; cat smp4.log; cat "$tmp/longline.txt"; } >"$tmp/long-ok.log"
+{ head -1 smp4.log; printf '@sample cpu=1 apic=1 cycle=1 op=online ns='; head -c 71680 /dev/zero | tr '\0' '7'; echo ' ticks=1'; } >"$tmp/long-num.log"
+{ head -1 smp4.log; printf '@sample cpu=1 apic=1 cycle=1 op=online ns='; cat "$tmp/longline.txt"; echo ' ticks=1'; } >"$tmp/long-val.log"
+{ printf '@boot'; head -c 71680 /dev/zero | tr '\0' ' '; echo; } >"$tmp/long-blank.log"
+{ head -1 smp4.log; printf '@sample cpu=1 apic=1 cycle=1 op=on\0line ns=5 ticks=5\n@end status=pass online=2 failed=0\n'; } >"$tmp/nul.log"
+{ head -1 smp4.log; printf '@sample '; for i in $(seq 1 200); do printf 'k%d=1 ' "$i"; done; echo; } >"$tmp/many-fields.log"
+head -13 wbinvd1.log >"$tmp/wbinvd1-cut.log" # cut off after cpu=2's first offline
+sed 's/^@boot/@sample/' smp4.log >"$tmp/all-samples.log"
+printf '@\n@@\n@ boot\n@bootx y=1\n@end\n' >"$tmp/at-junk.log"
+mkdir "$tmp/a-directory"
+
+# Two large sets for speed: 479 APs x 10 cycles each (9580 samples a side).
+big() { # wbinvd online_scale
+	awk -v wb="$1" -v sc="$2" 'BEGIN {
+		printf "@boot kernel=apstart version=0.1 wbinvd=%d cpus=480 x2apic=1 tsc_khz=2000000 tsc_source=cpuid tramp=0x8000 firmware=uefi cycles=10\n", wb
+		x = 12345
+		for (c = 1; c < 480; c++) for (k = 1; k <= 10; k++) {
+			x = (x * 1103515245 + 12345) % 2147483648
+			printf "@sample cpu=%d apic=%d cycle=%d op=offline ns=%d ticks=1\n", c, 2 * c, k, 84000000 + x % 1000000
+			x = (x * 1103515245 + 12345) % 2147483648
+			printf "@sample cpu=%d apic=%d cycle=%d op=online ns=%d ticks=1\n", c, 2 * c, k, sc * (22000000 + x % 1000000)
+		}
+		print "@end status=pass online=480 failed=0"
+	}'
+}
+big 1 6 >"$tmp/big1.log"
+big 0 1 >"$tmp/big0.log"
+
+# Deterministic mutations of the fixtures (bash's RANDOM with a fixed seed).
+RANDOM=4242
+chars=('=' ' ' '\n' '9' '@' '\0' '\r' 'x' '-' '\xff' '\t' '0')
+nfuzz=40
+for i in $(seq 1 $nfuzz); do
+	src=wbinvd1.log
+	[ $((i % 3)) -eq 0 ] && src=smp4.log
+	f="$tmp/fuzz$i.log"
+	cp "$src" "$f"
+	size=$(stat -c %s "$f")
+	for _ in 1 2 3 4; do
+		pos=$(((RANDOM * 32768 + RANDOM) % size))
+		printf '%b' "${chars[RANDOM % ${#chars[@]}]}" | dd of="$f" bs=1 seek="$pos" conv=notrunc status=none
+	done
+	if [ $((i % 4)) -eq 0 ]; then
+		truncate -s $(((RANDOM * 32768 + RANDOM) % size)) "$f"
+	fi
+done
+# Line-level: random sequences of real fixture lines exercise the run state
+# machine (@boot/@end order, duplicates, runs cut short, mixed runs).
+mapfile -t pool < <(cat wbinvd1.log smp4.log smp1.log fail-run.log bad/*.log)
+nlines=${#pool[@]}
+for i in $(seq $((nfuzz + 1)) $((nfuzz + 20))); do
+	for _ in $(seq 1 $((RANDOM % 40 + 1))); do
+		printf '%s\n' "${pool[RANDOM % nlines]}"
+	done >"$tmp/fuzz$i.log"
+done
+# Every third one starts with a good run so that some of them parse.
+for i in $(seq $((nfuzz + 1)) 3 $((nfuzz + 20))); do
+	cat smp4.log "$tmp/fuzz$i.log" >"$tmp/fz" && mv "$tmp/fz" "$tmp/fuzz$i.log"
+done
+nfuzz=$((nfuzz + 20))
+
+# ---- the cases, once per build ---------------------------------------------
+for bin in "$APLOG" "$APLOG_ASAN"; do
+	label=$(basename "$bin")
+
+	# compare: the reference form, from totals computed by hand
+	# (A runs 65.80+65.86 / 40.38+40.42, B runs 11.10+11.18 / 40.44+40.48).
+	run compare wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log
+	expect_rc 0
+	line "Offline:  40.40 s -> 40.46 s (+0.1%)"
+	line "Online:   65.83 s -> 11.14 s (-83.1%)"
+	line "Total:   106.23 s -> 51.60 s (-51.4%)"
+	# pooled medians 10.97 s and 1.86 s: 1.86/10.97 = 0.170, B faster
+	matches '^  online: +0\.170 \[0\.1[0-9]+, 0\.1[0-9]+\] +faster'
+	matches '^  offline: +1\.001 \['
+	# per-CPU: apic 2 medians 10.975 s and 1.86 s
+	row 2 "2 10975000.0 1860000.0 0.169"
+	row 4 "4 10980000.0 1855000.0 0.169"
+	cp "$tmp/out" "$tmp/compare1"
+	run compare wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log
+	if cmp -s "$tmp/out" "$tmp/compare1"; then ok; else bad "compare output not reproducible"; fi
+	run compare --label-a 'with wbinvd' --label-b without wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log
+	has "A: with wbinvd: 2 runs"
+	has "B: without: 2 runs"
+
+	# equal totals print no percentage; a failed run is left out with a warning
+	run compare fail-run.log -- smp4.log
+	expect_rc 0
+	line "Online:    0.01 s -> 0.01 s"
+	errhas "fail-run.log:1: warning: run 1 ended with status=fail (online=2 failed=1): excluded from the comparison"
+	# a side without samples
+	run compare smp1.log -- smp4.log
+	expect_rc 0
+	line "Online:    0.00 s -> 0.01 s"
+	line "  online:  n/a (A has 0 samples, B has 6)"
+
+	# stats
+	run stats smp4.log
+	expect_rc 0
+	row 2 "2 2 | 2 2000.00 2000.00 1000.00 3000.00 3000.00 | 2 500.000 500.000 500.000 500.000 500.000"
+	row 3 "3 3 | 2 2050.00 2050.00 2000.00 2100.00 2100.00 | 2 500.000 500.000 450.000 550.000 550.000"
+	line "Online: 0.01 s"
+	run stats wbinvd1.log
+	expect_rc 0
+	line "Mean of 2 runs:"
+	line "Online: 65.83 s"
+	line "Offline: 40.40 s"
+	line "Total: 106.23 s"
+	matches '^ +1 +1 +4 +2 +12 +65800\.000 +40380\.000 +106180\.000 +pass +wbinvd1\.log:4$'
+	matches '^ +2 +1 +4 +2 +12 +65860\.000 +40420\.000 +106280\.000 +pass +wbinvd1\.log:30$'
+	run stats "$tmp/p95.log"
+	expect_rc 0
+	row 1 "1 5 | 20 10.500 10.500 1.000 20.000 19.000 | 20 0.700 0.700 0.700 0.700 0.700"
+	run stats smp1.log
+	expect_rc 0
+	line "No AP samples: only the BSP was present (cpus=1)"
+	line "Online: 0.00 s"
+	line "Total: 0.00 s"
+	run stats fail-run.log
+	expect_rc 0
+	matches 'FAIL +fail-run\.log:1$'
+	line "Online: 0.01 s"
+	run stats summary-mismatch.log
+	expect_rc 0
+	errline "summary-mismatch.log:4: warning: @summary op=online total_ns=123 but the run's 1 online samples sum to 900000 (lost serial lines?)"
+
+	# check --baseline
+	run check --baseline smp4.baseline smp4.log
+	expect_rc 0
+	matches '^OK: 6 AP/op medians within 5% of baseline smp4.baseline'
+	run check --baseline smp4.baseline smp4-slow.log
+	expect_rc 1
+	line "REGRESSION apic=3 op=online median_ns=2665000 baseline=2050000 bound=2152500 (+30.0%)"
+	lacks 'apic=[12] '
+	run check --baseline smp4.baseline --tolerance 35 smp4-slow.log
+	expect_rc 0
+	run check --baseline smp4.baseline "$tmp/smp3.log"
+	expect_rc 1
+	line "MISSING apic=3 op=online: in the baseline (median_ns=2050000) but no samples in the logs"
+	run check --baseline "$tmp/smp3.baseline" smp4.log
+	expect_rc 1
+	line "EXTRA apic=3 op=online: median_ns=2050000 in the logs but not in the baseline"
+
+	# baseline: same entries as the hand-written file, and it round-trips
+	run baseline --tolerance 5 --mode icount --config '-smp 4' smp4.log
+	expect_rc 0
+	cp "$tmp/out" "$tmp/gen.baseline"
+	line "mode=icount"
+	line "tolerance_pct=5"
+	line "config=-smp 4"
+	if diff <(grep '^apic=' "$tmp/gen.baseline" | sed 's/ n=2$//') <(grep '^apic=' smp4.baseline) >/dev/null; then ok; else bad "generated baseline differs from smp4.baseline"; fi
+	run check --baseline "$tmp/gen.baseline" smp4.log
+	expect_rc 0
+	run baseline smp4-slow.log
+	cp "$tmp/out" "$tmp/slow.baseline"
+	line "tolerance_pct=5"
+	line "mode=unspecified"
+	# 23% faster than a baseline fails unless --allow-faster
+	run check --baseline "$tmp/slow.baseline" smp4.log
+	expect_rc 1
+	line "FASTER apic=3 op=online median_ns=2050000 baseline=2665000 bound=2531750 (-23.1%)"
+	run check --baseline "$tmp/slow.baseline" --allow-faster smp4.log
+	expect_rc 0
+	run diff-baseline smp4.baseline "$tmp/slow.baseline"
+	expect_rc 0
+	line "apic=3 op=online median_ns 2050000 -> 2665000 (+30.0%)"
+	line "diff-baseline: 1 changed, 0 added, 0 removed, 5 unchanged"
+	run diff-baseline "$tmp/smp3.baseline" smp4.baseline
+	line "apic=3 op=online added (median_ns=2050000)"
+	run diff-baseline smp4.baseline "$tmp/no-such.baseline"
+	expect_rc 1
+	printf 'tolerance_pct=5\napic=1 op=online median_ns=5\napic=1 op=online median_ns=6\nbogus line\n' >"$tmp/bad.baseline"
+	run check --baseline "$tmp/bad.baseline" smp4.log
+	expect_rc 1
+	errhas "bad.baseline:4: expected key=value or apic=A op=... median_ns=T, got 'bogus line'"
+	errhas "bad.baseline:3: duplicate entry apic=1 op=online"
+
+	# check --slower-than: B is ~5.9x slower -> fail; the reverse passes
+	run check --slower-than wbinvd0-run1.log wbinvd0-run2.log -- wbinvd1.log
+	expect_rc 1
+	matches '^REGRESSION op=online median B/A=5\.898 95% CI \[5\.[0-9]+, 5\.[0-9]+\] lower bound > max-ratio 1\.000'
+	run check --slower-than wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log --max-ratio 1.0
+	expect_rc 0
+	matches '^OK op=online median B/A=0\.170 '
+	run check --slower-than wbinvd0-run1.log wbinvd0-run2.log -- wbinvd1.log --max-ratio 7
+	expect_rc 0
+	# offline is the same in both: noise, so not slower
+	run check --slower-than --op offline wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log
+	expect_rc 0
+
+	# csv
+	run csv wbinvd1.log
+	expect_rc 0
+	if [ "$(head -1 "$tmp/out")" = "file,run,wbinvd,cpu,apic,cycle,op,ns,ticks" ]; then ok; else bad "csv header"; fi
+	if [ "$(wc -l <"$tmp/out")" -eq 25 ]; then ok; else bad "csv should have 1 + 24 rows"; fi
+	line "wbinvd1.log,2,1,3,6,2,online,10950000000,21900000000"
+	cp smp4.log "$tmp/we,i\"rd.log"
+	run csv "$tmp/we,i\"rd.log"
+	has "\"$tmp/we,i\"\"rd.log\",1,1,1,1,1,offline,400000,1200000"
+
+	# plot: without gnuplot on PATH it says so, writes the data, exits 0
+	rm -f "$tmp/p.dat"
+	run plot --out "$tmp/p.png" wbinvd1.log -- wbinvd0-run1.log
+	expect_rc 0
+	nopath=1 run plot --out "$tmp/np.png" wbinvd1.log
+	expect_rc 0
+	has "gnuplot is not on PATH"
+	if [ "$(grep -c '^[0-9]' "$tmp/np.dat")" -eq 3 ] && [ ! -e "$tmp/np.png" ]; then ok; else bad "no-gnuplot plot: want 3 data rows and no png"; fi
+	if command -v gnuplot >/dev/null; then
+		# a hostile output name (quotes, spaces, $(...), gnuplot's `...`)
+		# must stay a file name: nothing may create ./pwned*
+		out="$tmp/it's a \$(touch pwned1) \`touch pwned2\` @x.png"
+		run plot --out "$out" --label-a "a'b" wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log
+		expect_rc 0
+		if [ "$(head -c 4 "$out" | od -An -c | tr -d ' ')" = '211PNG' ] && ! ls pwned* >/dev/null 2>&1; then ok; else bad "plot: no PNG at '$out' or injection"; fi
+	else
+		echo "note [$label]: gnuplot not installed, PNG output not tested"
+	fi
+
+	# nothing to plot is not an error; neither is a set with offline only
+	run plot --out "$tmp/s1.png" smp1.log
+	expect_rc 0
+	has "no AP samples: nothing to plot"
+	grep -v 'op=online' smp4.log >"$tmp/offline-only.log"
+	run plot --out "$tmp/off.png" "$tmp/offline-only.log" -- smp4.log
+	expect_rc 0
+	# a -smp 1 baseline has no entries and passes for a -smp 1 log
+	run baseline smp1.log
+	cp "$tmp/out" "$tmp/smp1.baseline"
+	run check --baseline "$tmp/smp1.baseline" smp1.log
+	expect_rc 0
+	has "OK: 0 AP/op medians"
+
+	# malformed input: FILE:LINE: message, exit 1
+	run stats bad/bad-ns.log;           expect_rc 1; errline "bad/bad-ns.log:4: @sample: ns=12x4 is not a decimal number"
+	run stats bad/missing-key.log;      expect_rc 1; errline "bad/missing-key.log:3: @sample: missing key(s): ticks"
+	run stats bad/dup-key.log;          expect_rc 1; errline "bad/dup-key.log:3: @sample: duplicate key 'ns'"
+	run stats bad/bad-op.log;           expect_rc 1; errline "bad/bad-op.log:3: @sample: op=sideways must be online|offline"
+	run stats bad/sample-before-boot.log; expect_rc 1; errline "bad/sample-before-boot.log:2: @sample before @boot"
+	run stats bad/sample-after-end.log; expect_rc 1; errline "bad/sample-after-end.log:5: @sample after @end (line 4) and before the next @boot"
+	run stats bad/double-boot.log;      expect_rc 1; errline "bad/double-boot.log:1: run truncated: this @boot has no @end before the next @boot at line 3 (--allow-truncated uses it anyway)"
+	run stats bad/overflow.log;         expect_rc 1; errline "bad/overflow.log:3: @sample: ns=99999999999999999999999 out of range (0..1000000000000000)"
+	run stats bad/negative.log;         expect_rc 1; errline "bad/negative.log:3: @sample: ns=-900000 is not a decimal number"
+	run stats bad/dup-sample.log;       expect_rc 1; errline "bad/dup-sample.log:4: duplicate @sample cpu=1 op=online cycle=1 (also at line 3)"
+	run stats bad/bad-wbinvd.log;       expect_rc 1; errline "bad/bad-wbinvd.log:1: @boot: wbinvd=2 out of range (0..1)"
+	run stats bad/boot-missing-key.log; expect_rc 1; errline "bad/boot-missing-key.log:1: @boot: missing key(s): tramp"
+	run stats bad/apic-clash.log;       expect_rc 1; errline "bad/apic-clash.log:4: apic=1 belongs to cpu=2 here but to cpu=1 at line 3"
+	run stats bad/bare-token.log;       expect_rc 1; errline "bad/bare-token.log:5: @sample: malformed field 'junk' (expected key=value)"
+	run stats bad/empty.log;            expect_rc 1; errline "bad/empty.log: no apstart run in this file (no @boot record)"
+	run stats bad/no-records.log;       expect_rc 1; errline "bad/no-records.log: no apstart run in this file (no @boot record)"
+	# the double @boot file still fails in compare, and passes with --allow-truncated
+	run compare bad/double-boot.log -- smp4.log; expect_rc 1
+	run stats --allow-truncated bad/double-boot.log; expect_rc 0
+
+	# truncated runs
+	run stats truncated.log
+	expect_rc 1
+	errline "truncated.log:1: run truncated: this @boot has no @end before the end of the file at line 8 (--allow-truncated uses it anyway)"
+	run stats --allow-truncated truncated.log
+	expect_rc 0
+	errhas "truncated.log:1: warning: run 1 truncated"
+	line "Totals: n/a (no complete run)"
+	row 2 "2 2 | 1 1000.00 1000.00 1000.00 1000.00 1000.00 | 2 500.000 500.000 500.000 500.000 500.000"
+	# a truncated run adds samples but its partial total stays out of the mean
+	run stats --allow-truncated wbinvd1.log "$tmp/wbinvd1-cut.log"
+	expect_rc 0
+	line "Mean of 2 runs:"
+	line "Online: 65.83 s"
+	row 1 "1 2 | 6 10973333.3 10975000.0 10960000.0 10990000.0 10990000.0 | 6 6731666.7 6735000.0 6720000.0 6740000.0 6740000.0"
+
+	# junk never crashes: status 1 and a message
+	for j in binary gzip long-num long-val long-blank nul many-fields all-samples at-junk; do
+		run stats "$tmp/$j.log"
+		expect_rc 1
+		if [ -s "$tmp/err" ]; then ok; else bad "$j: no message"; fi
+		if [ "$(awk '{ if (length > m) m = length } END { print m + 0 }' "$tmp/err")" -lt 400 ]; then ok; else bad "$j: message line too long"; fi
+	done
+	run stats "$tmp/long-ok.log"         # 100 KiB console lines are just text
+	expect_rc 0
+	line "Online: 0.01 s"
+	run stats "$tmp/long-num.log";   errhas "out of range"
+	run stats "$tmp/long-val.log";   errhas "...(102400 bytes) is not a decimal number"
+	run stats "$tmp/many-fields.log"; errhas "more than 128 fields"
+	run stats "$tmp/nul.log";        errhas 'op=on\x00line must be online|offline'
+	run stats "$tmp/a-directory";    expect_rc 1; errhas "a-directory"
+	run stats "$tmp/missing.log";    expect_rc 1; errhas "No such file"
+	run stats - <smp4.log;           expect_rc 0; line "Online: 0.01 s"
+
+	# usage errors: status 2
+	run compare wbinvd1.log;                expect_rc 2
+	run stats --frobnicate smp4.log;        expect_rc 2
+	run check smp4.log;                     expect_rc 2
+	run check --baseline smp4.baseline --max-ratio 2 smp4.log; expect_rc 2
+	run compare --resamples 5 a -- b;       expect_rc 2
+	run baseline --config "$(printf 'a\nb')" smp4.log; expect_rc 2
+	run nonsense;                           expect_rc 2
+	run help;                               expect_rc 0; has "aplog COMMAND"
+
+	# mutated fixtures: any status but 0/1 (or a sanitizer report) fails
+	fuzz_bad=0
+	for i in $(seq 1 $nfuzz); do
+		f="$tmp/fuzz$i.log"
+		for args in "stats $f" "stats --allow-truncated $f" "csv $f" \
+			"compare $f -- wbinvd0-run1.log" "check --baseline smp4.baseline $f"; do
+			# shellcheck disable=SC2086
+			run $args
+			if [ "$rc" -gt 1 ]; then fuzz_bad=1; bad "fuzz: status $rc"; fi
+		done
+	done
+	[ $fuzz_bad -eq 0 ] && ok
+
+	# ~10k samples a side: the bootstrap stays fast (limit generous for ASan)
+	limit=10
+	[ "$bin" = "$APLOG_ASAN" ] && limit=60
+	start=$(date +%s)
+	run compare "$tmp/big1.log" -- "$tmp/big0.log"
+	expect_rc 0
+	elapsed=$(($(date +%s) - start))
+	if [ "$elapsed" -le "$limit" ]; then ok; else bad "big compare took ${elapsed}s (limit ${limit}s)"; fi
+	has "479 APs, 4790 online + 4790 offline samples"
+	matches '^  online: +0\.16[0-9] \[0\.16[0-9], 0\.16[0-9]\] +faster'
+done
+
+echo "aplog: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

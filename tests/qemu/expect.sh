@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Every extended regex given must match some line of the log.
+#   expect.sh REGEX... LOG
+set -uo pipefail
+log=${!#}
+bad=0
+for ((i = 1; i < $#; i++)); do
+	re=${!i}
+	if ! tr -d '\r' <"$log" | grep -Eq -- "$re"; then
+		echo "expect: no line matches /$re/"
+		bad=1
+	fi
+done
+exit $bad

@@ -1,0 +1,43 @@
+# aplog: host tool that reads apstart serial logs (tools/README-aplog.md).
+# Include from the top-level Makefile, or use alone:
+#   make -f tools/tools.mk aplog-tests
+#
+#   build/host/aplog        the tool
+#   build/host/aplog_asan   the same with ASan + UBSan, for the tests
+#   aplog-asan              builds build/host/aplog_asan
+#   aplog-tests             builds both and runs tests/aplog/run.sh
+
+# Defined before any rule here so including this file never changes the
+# includer's default goal.
+APLOG_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+APLOG_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
+APLOG_SRC := $(APLOG_DIR)/aplog.c
+APLOG_OUT := build/host
+APLOG := $(APLOG_OUT)/aplog
+APLOG_ASAN := $(APLOG_OUT)/aplog_asan
+# Host compiler: deliberately not $(CC), which may be set for the kernel.
+APLOG_CC ?= gcc
+APLOG_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
+APLOG_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror \
+	-fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+APLOG_LDLIBS := -lm
+
+.PHONY: aplog aplog-asan aplog-tests
+
+aplog: $(APLOG)
+aplog-asan: $(APLOG_ASAN)
+
+$(APLOG): $(APLOG_SRC) $(APLOG_DIR)/tools.mk
+	@mkdir -p $(dir $@)
+	$(APLOG_CC) $(APLOG_CFLAGS) -o $@ $< $(APLOG_LDLIBS)
+
+$(APLOG_ASAN): $(APLOG_SRC) $(APLOG_DIR)/tools.mk
+	@mkdir -p $(dir $@)
+	$(APLOG_CC) $(APLOG_ASAN_CFLAGS) -o $@ $< $(APLOG_LDLIBS)
+
+aplog-tests: $(APLOG) $(APLOG_ASAN)
+	APLOG=$(APLOG) APLOG_ASAN=$(APLOG_ASAN) bash tests/aplog/run.sh
+
+.DEFAULT_GOAL := $(APLOG_SAVED_GOAL)
