@@ -115,8 +115,17 @@ uint32_t cpu_llc_kib(void)
 {
 	if (cpu_is_intel() && cpuid(0, 0).eax >= 4)
 		return walk_cache_leaf(4);
-	if (cpu_is_amd() && cpuid(0x80000000, 0).eax >= 0x8000001D &&
+	uint32_t max_ext = cpuid(0x80000000, 0).eax;
+	if (cpu_is_amd() && max_ext >= 0x8000001D &&
 	    (cpuid(0x80000001, 0).ecx & (1u << 22))) /* TopologyExtensions */
 		return walk_cache_leaf(0x8000001D);
+	if (max_ext >= 0x80000006) {
+		/* L3: EDX[31:18] in 512 KiB units; else L2: ECX[31:16] KiB
+		 * (AMD APM Vol. 3, CPUID Fn8000_0006). */
+		struct cpuid_regs r = cpuid(0x80000006, 0);
+		if (r.edx >> 18)
+			return (r.edx >> 18) * 512;
+		return r.ecx >> 16;
+	}
 	return 0;
 }

@@ -87,6 +87,44 @@ static void find_acpi(uint64_t ebda)
 		panic("no usable MADT: cannot find the CPUs");
 }
 
+/* What a reader of bare-metal numbers needs to know about the machine:
+ * one human line and one @env record. Spaces in the brand string become
+ * '_' in the record so it stays key=value. */
+static void print_environment(uint64_t tramp)
+{
+	char vendor[13], brand[49], brand_rec[49], oem[7];
+	cpu_vendor(vendor);
+	cpu_brand(brand);
+	for (int i = 0; i < 49; i++)
+		brand_rec[i] = brand[i] == ' ' ? '_' : brand[i];
+	int n = 0;
+	for (; n < 6 && acpi.oem_id[n]; n++)
+		oem[n] = acpi.oem_id[n] == ' ' ? '_' : acpi.oem_id[n];
+	while (n > 0 && oem[n - 1] == '_')
+		n--; /* OEM IDs are space-padded to 6 */
+	oem[n] = '\0';
+	const struct lapic_status *ls = lapic_status();
+
+	kprintf("cpu: %s family 0x%x model 0x%x stepping %u \"%s\", LLC %u KiB, "
+		"%s, %s TSC, x2APIC %s at hand-over (%s)\n",
+		vendor, cpu_family(), cpu_model(), cpu_stepping(), brand,
+		cpu_llc_kib(), cpu_has_hypervisor() ? "hypervisor" : "bare metal",
+		tsc_info()->invariant ? "invariant" : "non-invariant",
+		ls->firmware_x2apic ? "on" : "off",
+		ls->x2apic_supported ? "supported" : "not supported");
+	kprintf("@env vendor=%s family=0x%x model=0x%x stepping=%u brand=%s "
+		"llc_kib=%u hypervisor=%d invariant_tsc=%d x2apic_handover=%d "
+		"x2apic_supported=%d firmware=%s protocol=mb%d tramp=0x%llx "
+		"acpi_oem=%s screen=%s\n",
+		vendor, cpu_family(), cpu_model(), cpu_stepping(),
+		brand_rec[0] ? brand_rec : "none", cpu_llc_kib(),
+		cpu_has_hypervisor(), tsc_info()->invariant, ls->firmware_x2apic,
+		ls->x2apic_supported,
+		boot.firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot.protocol,
+		(unsigned long long)tramp, oem[0] ? oem : "none",
+		console_screen_kind());
+}
+
 static uint64_t place_trampoline(uint64_t ebda)
 {
 	struct phys_range excluded[4] = {
@@ -134,6 +172,8 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	enum exit_mode exit_mode = opt.exit;
 	if (exit_mode == EXIT_AUTO)
 		exit_mode = memcmp(acpi.oem_id, "BOCHS ", 6) == 0 ? EXIT_QEMU : EXIT_HALT;
+	kprintf("exit: %s%s\n", exit_mode == EXIT_QEMU ? "qemu (isa-debug-exit)" : "halt",
+		opt.exit == EXIT_AUTO ? " (auto: from the ACPI OEM ID)" : "");
 	run_set_exit_mode(exit_mode);
 
 	tsc_init(&acpi);
@@ -196,6 +236,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		boot.firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot.protocol,
 		cycles);
 
+	print_environment(tramp);
 	if (opt.selftest == SELFTEST_BSP_FAULT)
 		__asm__ volatile("ud2");
 	smp_bring_up(&wake);

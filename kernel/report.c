@@ -65,6 +65,49 @@ static void op_summary(const char *op, bool online, uint32_t cycles,
 		(unsigned long long)s.min, (unsigned long long)s.max);
 }
 
+/* The few CPUs with the slowest median online time: on a big machine
+ * the per-CPU rows scroll by on serial, this stays on the screen. */
+static void print_slowest(uint32_t want)
+{
+	uint32_t idx[8];
+	uint64_t med[8];
+	uint32_t have = 0;
+
+	if (want > 8)
+		want = 8;
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		const struct cpu *c = &cpus[i];
+		if (c->bsp || !c->cycles_done)
+			continue;
+		struct stats st;
+		cpu_stats(c, c->online_ticks, &st);
+		/* insertion into a short list sorted slowest first */
+		uint32_t pos = have < want ? have : want;
+		while (pos > 0 && med[pos - 1] < st.median) {
+			if (pos < want) {
+				med[pos] = med[pos - 1];
+				idx[pos] = idx[pos - 1];
+			}
+			pos--;
+		}
+		if (pos < want) {
+			med[pos] = st.median;
+			idx[pos] = i;
+			if (have < want)
+				have++;
+		}
+	}
+	if (!have)
+		return;
+	kprintf("slowest online (median):");
+	for (uint32_t k = 0; k < have; k++) {
+		char us[24];
+		format_us(us, sizeof us, med[k]);
+		kprintf(" apic %u %s us%s", cpus[idx[k]].apic_id, us,
+			k + 1 < have ? "," : "\n");
+	}
+}
+
 bool report_results(uint32_t cycles)
 {
 	bool complete = true;
@@ -108,6 +151,8 @@ bool report_results(uint32_t cycles)
 			c->index, c->apic_id, b[0], b[1], b[2], b[3], b[4],
 			b[5], b[6], b[7]);
 	}
+
+	print_slowest(5);
 
 	uint64_t on_total, off_total;
 	op_summary("offline", false, cycles, &off_total);
