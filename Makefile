@@ -92,13 +92,21 @@ deps:
 	@tools/deps.sh
 
 run: deps kernel
+ifeq ($(strip $(FIRMWARE)),)
 	@tools/qemu-run.sh --kernel $(OUT)/apstart.elf --smp '$(SMP)' --accel $(ACCEL) \
-		--machine $(MACHINE) --timeout $(TIMEOUT) -- $(ARGS)
+		--machine $(MACHINE) --timeout $(TIMEOUT) -- '$(subst ','\'',$(ARGS))'
+else
+	@$(MAKE) --no-print-directory iso
+	@tools/iso-run.sh --firmware '$(FIRMWARE)' --media '$(or $(MEDIA),cdrom)' --smp '$(SMP)' \
+		--accel '$(ACCEL)' $(if $(filter-out file default,$(origin MACHINE)),--machine '$(MACHINE)') \
+		--timeout $(TIMEOUT) --wbinvd $(WBINVD) -- '$(subst ','\'',$(ARGS))'
+endif
 
 -include tests/unit/unit.mk
 -include tests/unit-fbcon/fbcon.mk
 -include tests/usb/usb.mk
 include tools/tools.mk
+include tools/iso.mk
 
 trampoline-check:
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/trampoline.bin

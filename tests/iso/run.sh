@@ -1,0 +1,265 @@
+#!/usr/bin/env bash
+# ISO tests (make iso-tests): what the image contains, the grub.cfg
+# generator, the screenshot checker, and QEMU boots of the test image four
+# ways: SeaBIOS and OVMF, each from a CD and from a USB stick.
+#
+# The boots use build/iso-test/*.iso (same menu as build/apstart.iso plus a
+# default entry with ISO_TEST_ARGS, no menu delay). Every way boots twice:
+#   exit  the kernel ends the run itself (isa-debug-exit): QEMU's exit
+#         status is the verdict (apstart-test.iso);
+#   shot  the kernel runs with exit=halt; once "@end" is on the serial line
+#         the screen is saved (QEMU monitor screendump), checked for text by
+#         ppmcheck, and QEMU is told to quit (apstart-test-halt.iso).
+# ISO_TESTS_QUICK=1: 4 boots, exit from the USB stick, shot from the CD.
+#
+# The BIOS and UEFI boots run as two parallel lanes (OVMF under TCG takes
+# ~5 s to start). Logs and screenshots: build/test-logs/iso-*.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+ISO=${ISO:-build/apstart.iso}
+TDIR=${ISO_TEST_DIR:-build/iso-test}
+TEST_ARGS=${ISO_TEST_ARGS:-cycles=2}
+PPMCHECK=${PPMCHECK:-build/host/ppmcheck}
+SMP=4
+BOOT_TIMEOUT=${ISO_BOOT_TIMEOUT:-120}
+out=build/test-logs
+mkdir -p "$out"
+work=$(mktemp -d "$out/iso-tmp.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); echo "  ok   $1"; }
+not_ok() {
+	fail=$((fail + 1)); echo "  FAIL $1: $2"
+	[ -n "${3:-}" ] && [ -f "$3" ] && tail -n 15 "$3" | sed 's/^/       | /'
+	return 0
+}
+# check NAME COMMAND...: pass when COMMAND succeeds; its output is the reason.
+check() {
+	local name=$1 why; shift
+	if why=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$(tail -n 3 <<<"$why")"; fi
+}
+
+for f in "$ISO" "$TDIR/apstart-test.iso" "$TDIR/apstart-test-halt.iso" "$PPMCHECK"; do
+	[ -f "$f" ] || { echo "iso: missing $f (run: make iso-tests)"; echo "iso: 0 passed, 1 failed"; exit 1; }
+done
+
+# ---------------------------------------------------------------- contents
+echo "iso: contents of $ISO"
+xorriso -indev "$ISO" -find / -type f 2>/dev/null | tr -d "'" >"$work/files"
+xorriso -osirrox on -indev "$ISO" -extract /boot "$work/boot" >/dev/null 2>&1
+xorriso -indev "$ISO" -report_el_torito plain -report_system_area plain 2>/dev/null >"$work/boot-report"
+
+has_kernels() {
+	local w bad=0
+	for w in 0 1; do
+		grep -qx "/boot/apstart-wbinvd$w.elf" "$work/files" || { echo "no /boot/apstart-wbinvd$w.elf"; bad=1; continue; }
+		cmp -s "$work/boot/apstart-wbinvd$w.elf" "build/wbinvd$w/apstart.elf" ||
+			{ echo "/boot/apstart-wbinvd$w.elf differs from build/wbinvd$w/apstart.elf (stale image?)"; bad=1; }
+	done
+	cmp -s "$work/boot/apstart-wbinvd0.elf" "$work/boot/apstart-wbinvd1.elf" &&
+		{ echo "the two variants are the same file"; bad=1; }
+	return $bad
+}
+check "both kernels in the image, identical to build/wbinvd{0,1}/apstart.elf" has_kernels
+
+cfg=$work/boot/grub/grub.cfg
+cfg_menu() {
+	local c=$1 want_timeout=$2 bad=0 t
+	[ -f "$c" ] || { echo "no /boot/grub/grub.cfg"; return 1; }
+	t=$(sed -n 's/^set timeout=\([0-9][0-9]*\)$/\1/p' "$c")
+	case "$want_timeout" in
+	short) [ -n "$t" ] && [ "$t" -ge 1 ] && [ "$t" -le 30 ] || { echo "want a short menu timeout (1..30 s), got '${t:-none}'"; bad=1; } ;;
+	*) [ "$t" = "$want_timeout" ] || { echo "want set timeout=$want_timeout, got '${t:-none}'"; bad=1; } ;;
+	esac
+	grep -qx 'set default=0' "$c" || { echo "no 'set default=0'"; bad=1; }
+	local line
+	for line in 'serial --unit=0 --speed=115200.*' 'terminal_input serial console' \
+		'terminal_output serial console' 'insmod all_video'; do
+		grep -qx "$line" "$c" || { echo "no line /$line/"; bad=1; }
+	done
+	local w name args
+	for w in 0 1; do
+		[ $w = 0 ] && name='WBINVD=0 (patched)' || name='WBINVD=1 (Linux before the patch)'
+		for args in 'cycles=10|10 cycles' 'cycles=1|1 cycle' 'maxcpus=1|maxcpus=1 (BSP only)' 'x2apic=off|x2apic=off'; do
+			grep -qxF "menuentry \"apstart $name, ${args#*|}\" {" "$c" ||
+				{ echo "no entry \"apstart $name, ${args#*|}\""; bad=1; }
+			grep -qxF "	multiboot2 /boot/apstart-wbinvd$w.elf ${args%%|*}" "$c" ||
+				{ echo "no 'multiboot2 /boot/apstart-wbinvd$w.elf ${args%%|*}'"; bad=1; }
+		done
+	done
+	# Each multiboot2 line is followed by the BIOS text-mode line.
+	awk '/^\tmultiboot2 / { want = NR + 1 }
+	     NR == want && $0 != "\tif [ \"$grub_platform\" = pc ]; then set gfxpayload=text; fi" {
+		print "line " NR ": no gfxpayload=text line after multiboot2"; bad = 1 }
+	     END { exit bad }' "$c" || bad=1
+	return $bad
+}
+first_entry() { # CFG TITLE-REGEX KERNEL-LINE: the first menuentry (= default 0)
+	local got
+	got=$(grep -m1 -A1 '^menuentry ' "$1")
+	grep -qE "^menuentry \"$2\" \{\$" <<<"$got" && grep -qxF "	$3" <<<"$got" ||
+		{ echo "first entry is: $got"; return 1; }
+}
+check "grub.cfg: short timeout, serial + screen, all 8 apstart entries" cfg_menu "$cfg" short
+check "grub.cfg: default entry WBINVD=0, 10 cycles" \
+	first_entry "$cfg" 'apstart WBINVD=0 \(patched\), 10 cycles' "multiboot2 /boot/apstart-wbinvd0.elf cycles=10"
+
+boot_images() {
+	local bad=0
+	grep -Eq '^El Torito boot img : +[0-9]+ +BIOS ' "$work/boot-report" || { echo "no BIOS El Torito image"; bad=1; }
+	grep -Eq '^El Torito boot img : +[0-9]+ +UEFI ' "$work/boot-report" || { echo "no UEFI El Torito image"; bad=1; }
+	grep -Eq '^System area summary: .*MBR.*GPT' "$work/boot-report" || { echo "no MBR + GPT (not bootable as a disk)"; bad=1; }
+	grep -Eq '^GPT partname local : +[0-9]+ +EFI boot partition' "$work/boot-report" || { echo "no EFI system partition in the GPT"; bad=1; }
+	[ "$(od -A n -t x1 -j 510 -N 2 "$ISO" | tr -d ' ')" = 55aa ] || { echo "no MBR boot signature"; bad=1; }
+	return $bad
+}
+check "hybrid: El Torito BIOS + UEFI, MBR + GPT with an EFI partition" boot_images
+
+test_cfg() { # ISO ARGS: the test image's default entry carries ARGS, no delay
+	local d=$work/$(basename "$1" .iso)
+	xorriso -osirrox on -indev "$1" -extract /boot/grub/grub.cfg "$d.cfg" >/dev/null 2>&1 || { echo "cannot extract grub.cfg"; return 1; }
+	cfg_menu "$d.cfg" 0 && first_entry "$d.cfg" "apstart WBINVD=0 \\(patched\\), $2 \\(default entry\\)" \
+		"multiboot2 /boot/apstart-wbinvd0.elf $2"
+}
+check "test image: default entry '$TEST_ARGS', timeout 0" test_cfg "$TDIR/apstart-test.iso" "$TEST_ARGS"
+check "test image (halt): default entry '$TEST_ARGS exit=halt'" test_cfg "$TDIR/apstart-test-halt.iso" "$TEST_ARGS exit=halt"
+
+# ---------------------------------------------------------------- generator
+echo "iso: grub.cfg generator (boot/mkgrubcfg.sh)"
+gen_refuses() {
+	local bad=0 a
+	for a in 'cycles=2;reboot' 'x=$y' "a'b" 'a"b' 'a{b' 'a\b' ''; do
+		if boot/mkgrubcfg.sh boot/grub.cfg.in 0 0 "$a" >/dev/null 2>&1; then echo "accepted '$a'"; bad=1; fi
+	done
+	boot/mkgrubcfg.sh boot/grub.cfg.in 5s >/dev/null 2>&1 && { echo "accepted timeout 5s"; bad=1; }
+	boot/mkgrubcfg.sh boot/grub.cfg.in 0 2 >/dev/null 2>&1 && { echo "accepted WBINVD=2"; bad=1; }
+	return $bad
+}
+check "refuses GRUB metacharacters, bad timeout or variant" gen_refuses
+gen_plain() { # no default-entry arguments: the template's own menu
+	boot/mkgrubcfg.sh boot/grub.cfg.in 7 >"$work/plain.cfg" && cfg_menu "$work/plain.cfg" 7 &&
+		! grep -q '@[A-Z_]*@' "$work/plain.cfg" && ! grep -q '(default entry)' "$work/plain.cfg"
+}
+check "plain menu: timeout substituted, no leftover placeholders" gen_plain
+gen_custom() {
+	boot/mkgrubcfg.sh boot/grub.cfg.in 0 1 >"$work/c1.cfg" &&
+		first_entry "$work/c1.cfg" 'apstart WBINVD=1 \(Linux before the patch\), default options \(default entry\)' \
+			"multiboot2 /boot/apstart-wbinvd1.elf"
+}
+check "custom default entry without arguments (WBINVD=1)" gen_custom
+
+# ---------------------------------------------------------------- ppmcheck
+echo "iso: screenshot checker ($PPMCHECK)"
+ppm() { # FILE W H MAXVAL: header; pixel bytes come from stdin
+	{ printf 'P6\n# made by tests/iso/run.sh\n%s %s\n%s\n' "$2" "$3" "$4"; cat; } >"$1"
+}
+# 64x32 black, with or without a block of grey "text" in the top rows
+head -c $((64 * 32 * 3)) /dev/zero | ppm "$work/black.ppm" 64 32 255
+head -c $((64 * 32 * 3)) /dev/zero | tr '\0' '\377' | ppm "$work/white.ppm" 64 32 255
+{ for ((y = 0; y < 32; y++)); do
+	if [ $y -ge 2 ] && [ $y -lt 14 ]; then
+		head -c $((8 * 3)) /dev/zero; head -c $((48 * 3)) /dev/zero | tr '\0' '\252'; head -c $((8 * 3)) /dev/zero
+	else head -c $((64 * 3)) /dev/zero; fi
+done; } | ppm "$work/text.ppm" 64 32 255
+head -c $((64 * 32 * 6)) /dev/zero | tr '\0' '\377' | ppm "$work/white16.ppm" 64 32 65535
+{ head -c $((64 * 16 * 6)) /dev/zero | tr '\0' '\001'; head -c $((64 * 16 * 6)) /dev/zero; } | ppm "$work/two16.ppm" 64 32 65535
+head -c 100 /dev/zero | ppm "$work/short.ppm" 64 32 255
+head -c $((64 * 32 * 3 + 1)) /dev/zero | ppm "$work/long.ppm" 64 32 255
+head -c 3 /dev/zero | ppm "$work/max0.ppm" 1 1 0
+head -c 3 /dev/zero | ppm "$work/huge.ppm" 100000 1 255
+head -c 3 /dev/zero | tr '\0' '\377' | ppm "$work/over.ppm" 1 1 100
+printf 'P3\n1 1\n255\n0 0 0\n' >"$work/p3.ppm"
+printf 'P6\n64' >"$work/hdr.ppm"
+expect_status() { # WANT ARGS...: ppmcheck exits with WANT
+	local want=$1 st; shift
+	"$PPMCHECK" "$@" >"$work/ppmcheck.out" 2>&1; st=$?
+	[ $st = "$want" ] || { echo "exit $st, want $want: $(cat "$work/ppmcheck.out")"; return 1; }
+}
+check "all-black image fails (exit 1)" expect_status 1 --min-pixels 1 "$work/black.ppm"
+check "all-white image fails (exit 1)" expect_status 1 --min-pixels 1 "$work/white.ppm"
+check "16-bit all-white image fails (exit 1)" expect_status 1 --min-pixels 1 "$work/white16.ppm"
+check "text in the top rows passes" expect_status 0 --rows 16 --min-pixels 400 "$work/text.ppm"
+check "too few text pixels fail (--min-pixels)" expect_status 1 --rows 16 --min-pixels 700 "$work/text.ppm"
+check "text below --rows is not counted" expect_status 1 --rows 2 --min-pixels 1 "$work/text.ppm"
+check "16-bit samples: two colours, one counted as text" expect_status 0 --min-pixels 1024 "$work/two16.ppm"
+for bad in short long max0 huge over p3 hdr; do
+	check "malformed $bad.ppm rejected (exit 2)" expect_status 2 "$work/$bad.ppm"
+done
+check "missing file rejected (exit 2)" expect_status 2 "$work/none.ppm"
+check "bad usage rejected (exit 2)" expect_status 2 --rows 0 "$work/text.ppm"
+
+# ---------------------------------------------------------------- boots
+# boot NAME FIRMWARE MEDIA MODE(exit|shot): one boot, its result in $work/NAME.result
+boot() {
+	local name=$1 fw=$2 media=$3 mode=$4 log=$out/iso-$1.log shot=$out/iso-$1.ppm t0=$SECONDS st
+	local why=() img=$TDIR/apstart-test.iso opts=()
+	if [ "$mode" = shot ]; then img=$TDIR/apstart-test-halt.iso opts=(--screendump "$shot"); fi
+	rm -f "$shot"
+	tools/iso-run.sh --iso "$img" --firmware "$fw" --media "$media" --smp $SMP \
+		--timeout "$BOOT_TIMEOUT" "${opts[@]}" >"$log" 2>&1
+	st=$?
+	[ $st = 0 ] || why+=("exit status $st, want 0 (pass)")
+	local fwre=$fw
+	tr -d '\r' <"$log" >"$log.txt"
+	grep -Eq "^@boot .* firmware=$fwre protocol=mb2( |$)" "$log.txt" ||
+		why+=("no '@boot ... firmware=$fw protocol=mb2'")
+	grep -Eq "^@end status=pass online=$SMP failed=0\$" "$log.txt" ||
+		why+=("no '@end status=pass online=$SMP failed=0'")
+	if [ "$(grep -c '^@end ' "$log.txt")" != 1 ]; then why+=("not exactly one @end line"); fi
+	local screen=vga-text
+	[ "$fw" = uefi ] && screen=framebuffer
+	grep -Eq "^boot: multiboot2 from \"GRUB[^\"]*\", firmware ${fw^^}, screen $screen\$" "$log.txt" ||
+		why+=("kernel boot line does not say firmware ${fw^^}, screen $screen")
+	grep -Eq "^cmdline: \"$TEST_ARGS( exit=halt)?\"\$" "$log.txt" ||
+		why+=("kernel did not get the test arguments '$TEST_ARGS'")
+	if [ "$mode" = exit ]; then
+		grep -q '^exit: qemu' "$log.txt" || why+=("kernel did not choose exit=qemu")
+	else
+		if [ ! -s "$shot" ]; then
+			why+=("no screendump")
+		elif ! "$PPMCHECK" "$shot" >>"$log.txt" 2>&1; then
+			why+=("screen shows no text: $(tail -n 1 "$log.txt")")
+		fi
+	fi
+	rm -f "$log.txt"
+	if [ ${#why[@]} = 0 ]; then
+		echo "ok|$name ($fw, $media, $([ $mode = exit ] && echo 'verdict from QEMU exit status' || echo 'exit=halt + screendump'), $((SECONDS - t0))s)"
+	else
+		local IFS=';'
+		echo "FAIL|$name ($fw, $media, $((SECONDS - t0))s)|${why[*]}|$log"
+	fi >"$work/$name.result"
+}
+lane() { # FIRMWARE: that firmware's boots, one after the other
+	local fw=$1 m mode
+	for m in usb cdrom; do
+		for mode in exit shot; do
+			if [ "${ISO_TESTS_QUICK:-0}" = 1 ]; then
+				[ $m = usb ] && [ $mode = shot ] && continue
+				[ $m = cdrom ] && [ $mode = exit ] && continue
+			fi
+			boot "$fw-$m-$mode" "$fw" "$m" "$mode"
+		done
+	done
+}
+
+echo "iso: QEMU boots of $TDIR/*.iso, -smp $SMP, '$TEST_ARGS' (BIOS and UEFI lanes in parallel)"
+t0=$SECONDS
+lane bios &
+bios_lane=$!
+lane uefi
+wait $bios_lane
+for r in "$work"/*.result; do
+	[ -f "$r" ] || continue
+	IFS='|' read -r res what why log <"$r"
+	if [ "$res" = ok ]; then ok "$what"; else not_ok "$what" "$why" "$log"; fi
+done
+n=$(ls "$work"/*.result 2>/dev/null | wc -l)
+want=8
+[ "${ISO_TESTS_QUICK:-0}" = 1 ] && want=4
+[ "$n" = $want ] || not_ok "boots" "$n of $want boots reported a result"
+echo "iso: boots took $((SECONDS - t0))s"
+
+echo "iso: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# Boot the apstart ISO under QEMU through real firmware and GRUB, with the
+# serial console on stdout.
+#
+#   iso-run.sh --firmware bios|uefi [--media cdrom|usb] [--smp N]
+#              [--accel auto|kvm|tcg] [--machine pc|q35] [--timeout S]
+#              [--iso FILE] [--kernels DIR] [--wbinvd 0|1] [--mem MB]
+#              [--log FILE] [--screendump FILE.ppm] -- [kernel args...]
+#
+# firmware  bios: SeaBIOS, machine pc. uefi: OVMF (OVMF_CODE_4M.fd read-only,
+#           OVMF_VARS_4M.fd with snapshot=on so no run changes it), machine
+#           q35. --machine overrides the machine type.
+# media     cdrom: the image as a CD (-cdrom, read-only). usb: a copy of the
+#           image as a USB stick on an xHCI controller (never the original).
+# accel     auto: KVM only when /dev/kvm is backed by kvm_intel/kvm_amd, else
+#           TCG. UEFI always uses TCG unless --accel kvm is given AND KVM is
+#           hardware-backed (OVMF cannot run on the paravirtual KVM here).
+# kernel args / --wbinvd
+#           With kernel arguments, or --wbinvd 1, a per-run image is made from
+#           --iso's kernels (--kernels DIR, default build/iso/kernels) whose
+#           default menu entry boots that variant with those arguments
+#           (boot/mkgrubcfg.sh; grub-mkrescue, ~0.4 s) and no menu delay.
+#           Otherwise the image is booted as it is (menu, then its default).
+# screendump
+#           Waits for the kernel's "@end" line, saves the screen as a PPM,
+#           then quits QEMU through its monitor. The kernel must stay up
+#           after @end: boot it with exit=halt. Verdict from the @end line.
+#
+# Exit status (as tools/qemu-run.sh): 0 = the kernel reported pass,
+# 1 = it reported fail, 2 = no verdict (timeout, QEMU error, bad usage).
+set -uo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+iso=$root/build/apstart.iso kernels=$root/build/iso/kernels
+firmware= media=cdrom smp=4 accel=auto machine= timeout_s=120 wbinvd=0 mem=512
+log= shot=
+usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; }
+die() { echo "iso-run: $*" >&2; exit 2; }
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--firmware) firmware=${2-}; shift 2 ;;
+	--media) media=${2-}; shift 2 ;;
+	--smp) smp=${2-}; shift 2 ;;
+	--accel) accel=${2:-auto}; shift 2 ;;
+	--machine) machine=${2-}; shift 2 ;;
+	--timeout) timeout_s=${2-}; shift 2 ;;
+	--iso) iso=${2-}; shift 2 ;;
+	--kernels) kernels=${2-}; shift 2 ;;
+	--wbinvd) wbinvd=${2-}; shift 2 ;;
+	--mem) mem=${2-}; shift 2 ;;
+	--log) log=${2-}; shift 2 ;;
+	--screendump) shot=${2-}; shift 2 ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
+	*) usage; die "unknown option '$1'" ;;
+	esac
+done
+# Kernel arguments: one word each, or all in one word (make run passes
+# ARGS quoted as a whole so the shell never interprets it); split on blanks.
+args=()
+[ $# -gt 0 ] && read -r -a args <<<"$*"
+
+case "$firmware" in bios|uefi) ;; *) die "--firmware must be bios or uefi, not '$firmware'" ;; esac
+case "$media" in cdrom|usb) ;; *) die "--media must be cdrom or usb, not '$media'" ;; esac
+[ -n "$machine" ] || machine=$([ "$firmware" = bios ] && echo pc || echo q35)
+case "$machine" in pc|q35) ;; *) die "--machine must be pc or q35" ;; esac
+case "$wbinvd" in 0|1) ;; *) die "--wbinvd must be 0 or 1" ;; esac
+[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive number of seconds (never infinite)"
+[[ $smp =~ ^[1-9][0-9]*(,.*)?$ ]] || die "--smp must be a CPU count (QEMU -smp syntax), not '$smp'"
+[ -f "$iso" ] || die "no image at '$iso' (run make iso first)"
+
+OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
+OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
+if [ "$firmware" = uefi ]; then
+	[ -r "$OVMF_CODE" ] && [ -r "$OVMF_VARS" ] ||
+		die "OVMF not found ($OVMF_CODE, $OVMF_VARS): apt-get install ovmf"
+fi
+
+# KVM counts as usable only with hardware virtualisation behind it (see
+# qemu-run.sh): the paravirtual kvm_pvm module cannot run OVMF at all.
+kvm_usable() {
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	[ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]
+}
+case "$accel" in
+auto)
+	if [ "$firmware" = uefi ]; then accel=tcg; why="UEFI: TCG unless ACCEL=kvm is given"
+	elif kvm_usable; then accel=kvm; why="/dev/kvm with kvm_intel/kvm_amd"
+	else accel=tcg; why="no hardware-backed KVM (/dev/kvm missing, not accessible, or not kvm_intel/kvm_amd)"; fi ;;
+kvm)
+	if kvm_usable; then why="forced"
+	elif [ "$firmware" = uefi ]; then
+		accel=tcg; why="ACCEL=kvm refused: OVMF cannot run without hardware-backed KVM (kvm_intel/kvm_amd)"
+	else why="forced (no hardware-backed KVM: expect a very slow run)"; fi ;;
+tcg) why="forced" ;;
+*) die "--accel must be auto, kvm or tcg" ;;
+esac
+if [ "$accel" = kvm ]; then
+	accel_opts=(-accel kvm -cpu host,-arch-capabilities)
+else
+	accel_opts=(-accel tcg -cpu max)
+fi
+
+case "$shot" in *[[:space:]]*) die "--screendump: the QEMU monitor cannot take a file name with blanks" ;; esac
+# QEMU option values: a comma is written as two.
+q() { printf '%s' "${1//,/,,}"; }
+
+tmp=$(mktemp -d "$root/build/iso-run.XXXXXX") || die "cannot make a temporary directory in $root/build"
+qpid=
+cleanup() {
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	[ -n "${catpid:-}" ] && kill "$catpid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'echo "iso-run: interrupted" >&2; exit 2' INT TERM HUP
+
+# Per-run image: the same kernels, a menu whose default entry has ARGS.
+image=$iso
+if [ ${#args[@]} -gt 0 ] || [ "$wbinvd" != 0 ]; then
+	for w in 0 1; do
+		[ -f "$kernels/boot/apstart-wbinvd$w.elf" ] ||
+			die "no $kernels/boot/apstart-wbinvd$w.elf (run make iso first)"
+	done
+	mkdir -p "$tmp/menu/boot/grub"
+	"$root/boot/mkgrubcfg.sh" "$root/boot/grub.cfg.in" 0 "$wbinvd" "${args[@]}" \
+		>"$tmp/menu/boot/grub/grub.cfg" || exit 2
+	image=$tmp/run.iso
+	if ! grub-mkrescue -o "$image" "$kernels" "$tmp/menu" >"$tmp/mkrescue.log" 2>&1; then
+		cat "$tmp/mkrescue.log" >&2
+		die "grub-mkrescue failed"
+	fi
+	echo "iso-run: per-run image, default entry: apstart-wbinvd$wbinvd.elf ${args[*]:-(no arguments)}" >&2
+fi
+
+if [ "$media" = usb ]; then
+	cp --sparse=always "$image" "$tmp/stick.img" || die "cannot copy the image for the USB stick"
+	media_opts=(-drive "if=none,id=stick,format=raw,file=$(q "$tmp/stick.img")"
+		-device qemu-xhci,id=xhci -device usb-storage,bus=xhci.0,drive=stick,bootindex=0)
+else
+	media_opts=(-drive "if=ide,index=2,media=cdrom,format=raw,readonly=on,file=$(q "$image")")  # = -cdrom
+fi
+fw_opts=()
+if [ "$firmware" = uefi ]; then
+	fw_opts=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$(q "$OVMF_CODE")"
+		-drive "if=pflash,format=raw,unit=1,snapshot=on,file=$(q "$OVMF_VARS")")
+fi
+
+serial_log=${log:-$tmp/serial.log}
+: >"$serial_log" || die "cannot write the log '$serial_log'"
+mon_opts=(-monitor none)
+if [ -n "$shot" ]; then
+	mkfifo "$tmp/mon.in" "$tmp/mon.out" || die "mkfifo failed"
+	mon_opts=(-chardev "pipe,id=mon,path=$(q "$tmp/mon")" -mon chardev=mon,mode=readline)
+	rm -f "$shot"
+fi
+
+echo "iso-run: accel=$accel ($why) firmware=$firmware machine=$machine media=$media smp=$smp timeout=${timeout_s}s image=${image#"$root/"}" >&2
+
+cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$mem"
+	"${fw_opts[@]}" "${media_opts[@]}" -nic none
+	-display none -no-reboot -chardev "stdio,id=ser,logfile=$(q "$serial_log")" -serial chardev:ser
+	"${mon_opts[@]}" -device isa-debug-exit,iobase=0xf4,iosize=4)
+timeout -k 5 "$timeout_s" "${cmd[@]}" </dev/null &
+qpid=$!
+
+# --screendump: once @end is on the serial line, save the screen and quit.
+shot_state=
+if [ -n "$shot" ]; then
+	exec 3<>"$tmp/mon.in" 4<>"$tmp/mon.out"
+	cat <&4 >"$tmp/monitor.log" &
+	catpid=$!
+	while kill -0 "$qpid" 2>/dev/null; do
+		if grep -aq '^@end ' "$serial_log"; then
+			printf 'screendump %s\ninfo status\n' "$shot" >&3
+			for _ in $(seq 100); do
+				grep -aq 'VM status' "$tmp/monitor.log" && break
+				kill -0 "$qpid" 2>/dev/null || break
+				sleep 0.1
+			done
+			if grep -aq 'VM status' "$tmp/monitor.log" && [ -s "$shot" ]; then
+				shot_state=taken
+			else
+				shot_state=failed
+			fi
+			printf 'quit\n' >&3
+			break
+		fi
+		sleep 0.1
+	done
+fi
+
+wait "$qpid"
+status=$?
+qpid=
+
+verdict_from_end() {
+	local end
+	end=$(tr -d '\r' <"$serial_log" | grep -a '^@end ' | tail -n 1)
+	case "$end" in
+	*'status=pass'*) return 0 ;;
+	*'status=fail'*) return 1 ;;
+	*) return 2 ;;
+	esac
+}
+
+if [ -n "$shot" ]; then
+	case "$shot_state" in
+	taken)
+		echo "iso-run: screen saved to $shot" >&2
+		verdict_from_end
+		exit $? ;;
+	failed)
+		echo "iso-run: screendump to $shot failed (monitor said: $(tr -d '\r' <"$tmp/monitor.log" | tail -c 300))" >&2
+		exit 2 ;;
+	esac
+	# QEMU ended before @end was seen, or the kernel left QEMU itself.
+	case $status in
+	1|3) echo "iso-run: the kernel exited QEMU before the screendump (boot it with exit=halt)" >&2 ;;
+	esac
+fi
+case $status in
+1) exit 0 ;;
+3) exit 1 ;;
+124|137) echo "iso-run: TIMEOUT after ${timeout_s}s (no verdict from the kernel)" >&2; exit 2 ;;
+*) echo "iso-run: QEMU exited with status $status (no verdict from the kernel)" >&2; exit 2 ;;
+esac

@@ -1,0 +1,103 @@
+# Bootable image: both kernel variants behind a GRUB menu, for BIOS and UEFI,
+# as a CD or a USB stick (grub-mkrescue: El Torito BIOS + UEFI, MBR + GPT).
+# Include from the top-level Makefile (paths relative to the repo root).
+#
+#   make iso                    build/apstart.iso (menu: boot/grub.cfg.in)
+#   make usb DEV=/dev/sdX       write it to a USB disk (tools/usb-write.sh;
+#                               FORCE=1, YES=1 as there)
+#   make iso-test-images        build/iso-test/*.iso: same menu plus a default
+#                               entry with test arguments, no menu delay
+#   make iso-tests              tests/iso/run.sh (contents, checker, 8 QEMU boots)
+#   make run FIRMWARE=bios|uefi [MEDIA=cdrom|usb] ...   tools/iso-run.sh
+#
+# Variables: ISO_TIMEOUT (menu seconds, default 5), ISO_TEST_ARGS.
+ifndef ISO_MK_INCLUDED
+ISO_MK_INCLUDED := 1
+
+# Rules here never change the includer's default goal.
+ISO_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+ISO := build/apstart.iso
+ISO_TIMEOUT ?= 5
+ISO_TEST_ARGS ?= cycles=2
+ISO_TEST_DIR := build/iso-test
+# The kernels as they go into every image (copied only when changed).
+ISO_KDIR := build/iso/kernels
+ISO_KERNELS := $(ISO_KDIR)/boot/apstart-wbinvd0.elf $(ISO_KDIR)/boot/apstart-wbinvd1.elf
+ISO_TEMPLATE := boot/grub.cfg.in
+ISO_MKCFG := boot/mkgrubcfg.sh
+GRUB_MKRESCUE ?= grub-mkrescue
+ISO_HOSTCC ?= gcc
+ISO_HOSTCFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
+PPMCHECK := build/host/ppmcheck
+ISO_TESTS_TIMEOUT ?= 600
+ISO_Q := $(if $(filter 1,$(V)),,@)
+
+.PHONY: iso iso-kernels iso-force iso-test-images iso-tests usb ppmcheck
+iso-force:
+
+iso: $(ISO)
+
+# Each variant is built by its own make: WBINVD selects the build
+# directory and flags. Always runs; the sub-makes decide what is stale.
+iso-kernels:
+	$(ISO_Q)$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
+	$(ISO_Q)$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
+
+# Copy-if-changed: the recipe always runs, the file (and so its mtime)
+# changes only with the kernel, and make then rebuilds only stale images.
+$(ISO_KDIR)/boot/apstart-wbinvd%.elf: iso-kernels
+	@mkdir -p $(@D)
+	@if ! cmp -s build/wbinvd$*/apstart.elf $@; then \
+		echo "  KERNEL  $@"; cp build/wbinvd$*/apstart.elf $@.new && mv -f $@.new $@; fi
+
+# $(call ISO_IMAGE,image,menu dir,timeout[,default wbinvd,default args])
+# Rules for one image: its grub.cfg (regenerated every time, replaced only
+# when the text differs, so changed parameters also rebuild the image) and
+# the ISO made from the shared kernel tree plus that menu.
+define ISO_IMAGE
+$(2)/boot/grub/grub.cfg: iso-force
+	@mkdir -p $$(@D)
+	$(ISO_Q)$(ISO_MKCFG) $(ISO_TEMPLATE) $(3) $(4) $(5) >$$@.new
+	@if cmp -s $$@.new $$@; then rm -f $$@.new; else \
+		echo "  GRUBCFG $$@"; mv -f $$@.new $$@; fi
+
+$(1): $(ISO_KERNELS) $(2)/boot/grub/grub.cfg tools/iso.mk
+	@mkdir -p $$(@D)
+	@echo "  ISO     $$@"
+	$(ISO_Q)if ! $(GRUB_MKRESCUE) -o $$@.new $(ISO_KDIR) $(2) >$$@.log 2>&1; then \
+		cat $$@.log; rm -f $$@.new; echo "grub-mkrescue failed (log above)"; exit 1; fi
+	@mv -f $$@.new $$@
+endef
+
+$(eval $(call ISO_IMAGE,$(ISO),build/iso/menu,$(ISO_TIMEOUT)))
+# Test images: default entry WBINVD=0 with ISO_TEST_ARGS; the -halt one
+# keeps the machine up after @end for a screendump.
+ISO_TEST_IMAGES := $(ISO_TEST_DIR)/apstart-test.iso $(ISO_TEST_DIR)/apstart-test-halt.iso
+$(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test.iso,$(ISO_TEST_DIR)/menu,0,0,$(ISO_TEST_ARGS)))
+$(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test-halt.iso,$(ISO_TEST_DIR)/menu-halt,0,0,$(ISO_TEST_ARGS) exit=halt))
+
+iso-test-images: $(ISO_TEST_IMAGES)
+
+ppmcheck: $(PPMCHECK)
+$(PPMCHECK): tests/iso/ppmcheck.c tools/iso.mk
+	@mkdir -p $(@D)
+	$(ISO_HOSTCC) $(ISO_HOSTCFLAGS) -o $@ $<
+
+iso-tests: $(ISO) $(ISO_TEST_IMAGES) $(PPMCHECK)
+	$(ISO_Q)ISO=$(ISO) ISO_TEST_DIR=$(ISO_TEST_DIR) ISO_TEST_ARGS='$(ISO_TEST_ARGS)' \
+		PPMCHECK=$(PPMCHECK) timeout $(ISO_TESTS_TIMEOUT) bash tests/iso/run.sh
+
+# make usb: refuse before building anything when no device is named.
+ifneq ($(filter usb,$(MAKECMDGOALS)),)
+ifeq ($(strip $(DEV)),)
+$(error make usb needs the whole USB disk: make usb DEV=/dev/sdX [FORCE=1] [YES=1] (everything on it is lost))
+endif
+endif
+usb: $(ISO)
+	@if [ -z '$(strip $(DEV))' ]; then \
+		echo "make usb: no device: make usb DEV=/dev/sdX [FORCE=1] [YES=1]" >&2; exit 2; fi
+	@FORCE='$(FORCE)' YES='$(YES)' tools/usb-write.sh $(ISO) '$(DEV)'
+
+.DEFAULT_GOAL := $(ISO_SAVED_GOAL)
+endif
