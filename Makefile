@@ -45,7 +45,7 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
 
-.PHONY: all kernel run test clean deps unit-tests trampoline-check qemu-tests
+.PHONY: all kernel run test clean deps unit-tests trampoline-check qemu-tests timing-tests baseline
 all: kernel
 
 include tools/font.mk
@@ -118,6 +118,13 @@ qemu-tests:
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
 	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
 	@tests/qemu/matrix.sh
+
+timing-tests: deps
+	@tests/timing/run.sh
+
+# Rewrite tests/baselines/ from fresh runs and show what changed.
+baseline: deps
+	@tests/timing/run.sh --update
 
 test: deps
 	@tests/run-all.sh

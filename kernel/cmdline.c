@@ -34,6 +34,10 @@ static const struct keyword bsp_wait_words[] = {
 	{ "spin", BSP_WAIT_SPIN }, { "hlt", BSP_WAIT_HLT }, { NULL, 0 },
 };
 
+static const struct keyword icount_words[] = {
+	{ "off", ICOUNT_OFF }, { "on", ICOUNT_ON }, { NULL, 0 },
+};
+
 static const struct keyword selftest_words[] = {
 	{ "none", SELFTEST_NONE }, { "bsp-fault", SELFTEST_BSP_FAULT },
 	{ "ap-fault", SELFTEST_AP_FAULT }, { "ap-hang", SELFTEST_AP_HANG },
@@ -65,6 +69,7 @@ static const struct opt_desc opt_table[] = {
 	OPT(ap_timeout_ms, 1000, .min = 1, .max = 600000),
 	OPT(exit, EXIT_AUTO, .keywords = exit_words),
 	OPT(bsp_wait, BSP_WAIT_SPIN, .keywords = bsp_wait_words),
+	OPT(icount, ICOUNT_OFF, .keywords = icount_words),
 	OPT(selftest, SELFTEST_NONE, .keywords = selftest_words),
 };
 

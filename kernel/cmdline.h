@@ -14,6 +14,10 @@ enum x2apic_pref { X2APIC_AUTO, X2APIC_ON, X2APIC_OFF };
  * until the AP's IPI, which lets an instruction-counting emulator run the
  * AP at once (deterministic timing mode). */
 enum bsp_wait { BSP_WAIT_SPIN, BSP_WAIT_HLT };
+/* icount=on: we run under an instruction-counting emulator (QEMU -icount,
+ * round-robin TCG) and ap_start() keeps a LAPIC timer deadline armed until
+ * the AP has taken its INIT; see smp/wakeup.c. Off on real hardware. */
+enum icount_mode { ICOUNT_OFF, ICOUNT_ON };
 /* Failure-path checks: make something go wrong on purpose. */
 enum selftest { SELFTEST_NONE, SELFTEST_BSP_FAULT, SELFTEST_AP_FAULT,
 		SELFTEST_AP_HANG };
@@ -30,6 +34,7 @@ struct options {
 	uint32_t ap_timeout_ms; /* default 1000 */
 	enum exit_mode exit;
 	enum bsp_wait bsp_wait;  /* default spin */
+	enum icount_mode icount; /* default off */
 	enum selftest selftest;  /* default none */
 };
 

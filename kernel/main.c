@@ -214,6 +214,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		.sipi_delay_us = opt.sipi_delay_us,
 		.ap_timeout_ms = opt.ap_timeout_ms,
 		.bsp_wait = opt.bsp_wait,
+		.icount_fence = opt.icount == ICOUNT_ON,
 	};
 	kprintf("cpus: %u in MADT (%u enabled), %u APs to start, BSP APIC ID %u, %s\n",
 		acpi.cpu_count, acpi.enabled_count, aps, lapic_id(),
@@ -223,9 +224,10 @@ void kmain(uint32_t magic, uint64_t info_phys)
 			kprintf("cpu: APIC ID %u skipped: %s\n", cpus[i].apic_id,
 				cpus[i].skip_reason);
 	kprintf("wake: init_delay_us=%u sipi_delay_us=%u ap_timeout_ms=%u cycles=%u "
-		"bsp_wait=%s lapic_timer_khz=%u\n", wake.init_delay_us, wake.sipi_delay_us,
-		wake.ap_timeout_ms, cycles,
-		wake.bsp_wait == BSP_WAIT_HLT ? "hlt" : "spin", lapic_timer_khz());
+		"bsp_wait=%s icount=%s lapic_timer_khz=%u\n", wake.init_delay_us,
+		wake.sipi_delay_us, wake.ap_timeout_ms, cycles,
+		wake.bsp_wait == BSP_WAIT_HLT ? "hlt" : "spin",
+		wake.icount_fence ? "on" : "off", lapic_timer_khz());
 	kprintf("@boot kernel=apstart version=%s wbinvd=%d slow_tramp_ns=%u cpus=%u "
 		"x2apic=%d tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
 		"protocol=mb%d cycles=%u\n",

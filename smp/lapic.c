@@ -149,7 +149,9 @@ static bool wait_icr_idle(void)
 	return true;
 }
 
-bool lapic_send_ipi(uint32_t dest, uint32_t icr_low)
+/* stop_timer: PAUSE, then stop the LAPIC timer, right behind the ICR
+ * write (lapic_send_ipi_stop_timer). */
+static bool send_ipi(uint32_t dest, uint32_t icr_low, bool stop_timer)
 {
 	if (st.x2apic) {
 		/* WRMSR to the x2APIC ICR is not ordered with earlier stores
@@ -157,13 +159,34 @@ bool lapic_send_ipi(uint32_t dest, uint32_t icr_low)
 		 * mailbox write before the interrupt. */
 		__asm__ volatile("mfence; lfence" ::: "memory");
 		wrmsr(X2APIC_MSR(REG_ICR_LO), ((uint64_t)dest << 32) | icr_low);
+		if (stop_timer) {
+			cpu_relax();
+			lapic_timer_stop();
+		}
 		return true;
 	}
-	if (!wait_icr_idle())
+	if (!wait_icr_idle()) {
+		if (stop_timer)
+			lapic_timer_stop();
 		return false;
+	}
 	wr(REG_ICR_HI, dest << 24);
 	wr(REG_ICR_LO, icr_low);
+	if (stop_timer) {
+		cpu_relax();
+		lapic_timer_stop();
+	}
 	return wait_icr_idle();
+}
+
+bool lapic_send_ipi(uint32_t dest, uint32_t icr_low)
+{
+	return send_ipi(dest, icr_low, false);
+}
+
+bool lapic_send_ipi_stop_timer(uint32_t dest, uint32_t icr_low)
+{
+	return send_ipi(dest, icr_low, true);
 }
 
 void lapic_clear_esr(void)
@@ -201,9 +224,14 @@ void lapic_timer_periodic_us(uint32_t us)
 		count = 1;
 	if (count > 0xFFFFFFFFu)
 		count = 0xFFFFFFFFu;
+	lapic_timer_periodic_ticks((uint32_t)count);
+}
+
+void lapic_timer_periodic_ticks(uint32_t ticks)
+{
 	wr(REG_TIMER_DIV, TIMER_DIV_1);
 	wr(REG_LVT_TIMER, LVT_PERIODIC | VEC_TIMER);
-	wr(REG_TIMER_INIT, (uint32_t)count);
+	wr(REG_TIMER_INIT, ticks ? ticks : 1);
 }
 
 void lapic_timer_stop(void)

@@ -41,6 +41,9 @@ void lapic_eoi(void);
 /* Send one IPI to a physical destination. Waits (bounded) for the ICR to
  * go idle before and after in xAPIC mode; false if it never did. */
 bool lapic_send_ipi(uint32_t dest, uint32_t icr_low);
+/* The same, then PAUSE and lapic_timer_stop() right behind the ICR write,
+ * before the wait for the ICR to go idle (icount=on, smp/wakeup.c). */
+bool lapic_send_ipi_stop_timer(uint32_t dest, uint32_t icr_low);
 /* Clear, then read the Error Status Register: the write arms it (SDM Vol.
  * 3A §11.5.3: "write before read"). */
 uint32_t lapic_read_esr(void);
@@ -52,6 +55,8 @@ void lapic_clear_esr(void);
 void lapic_timer_calibrate(void);
 uint32_t lapic_timer_khz(void);
 void lapic_timer_periodic_us(uint32_t us);
+/* Periodic, `ticks` timer input clocks per period (0 is taken as 1). */
+void lapic_timer_periodic_ticks(uint32_t ticks);
 void lapic_timer_stop(void);
 
 #endif

@@ -57,6 +57,7 @@ struct wake_config {
 	uint32_t sipi_delay_us;
 	uint32_t ap_timeout_ms;
 	enum bsp_wait bsp_wait;
+	bool icount_fence;      /* icount=on: see ap_start() */
 };
 
 /* Read by APs: set once by the BSP before any AP starts. */

@@ -22,6 +22,16 @@ static bool send_or_report(struct cpu *c, uint32_t icr, const char *what)
 	return false;
 }
 
+/* send_or_report, stopping the icount fence timer right behind the ICR
+ * write (see ap_start). */
+static bool send_or_report_stop_fence(struct cpu *c, uint32_t icr, const char *what)
+{
+	if (lapic_send_ipi_stop_timer(c->apic_id, icr))
+		return true;
+	kprintf("smp: APIC ID %u: ICR stayed busy sending %s\n", c->apic_id, what);
+	return false;
+}
+
 void ap_send_init(struct cpu *c, const struct wake_config *w)
 {
 	send_or_report(c, ICR_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL,
@@ -105,11 +115,33 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
 	lapic_clear_esr();
 
+	/* icount=on, for QEMU -icount (round-robin TCG, seen with QEMU 7.2):
+	 * the AP carries out INIT inside its own time slice, and INIT's CPU
+	 * reset zeroes the slice's instruction counters, so QEMU books the
+	 * whole slice as executed and virtual time (every TSC) jumps to the
+	 * next timer deadline, up to 100 ms away. A halted AP takes INIT
+	 * only together with the first SIPI, at our first yield after it.
+	 * So a LAPIC timer at its shortest period keeps that deadline a few
+	 * ns away until just after the first SIPI; it stops right behind
+	 * that ICR write (after one PAUSE, the yield), or it would slice the
+	 * AP's trampoline run into ns pieces interleaved with ours.
+	 * Interrupts are off: it only leaves VEC_TIMER pending. Armed before
+	 * t0, costing the measurement nothing, unless an INIT delay would
+	 * keep it ticking for ms (slow on the host): then after the INIT. */
+	bool fence_early = w->icount_fence && w->init_delay_us == 0;
+	if (fence_early)
+		lapic_timer_periodic_ticks(1);
+
 	uint64_t t0 = rdtsc();
 	ap_send_init(c, w);
+	if (w->icount_fence && !fence_early)
+		lapic_timer_periodic_ticks(1);
 	for (int i = 0; i < SIPI_COUNT; i++) {
 		lapic_clear_esr();
-		send_or_report(c, ICR_STARTUP | vector, "STARTUP");
+		if (w->icount_fence && i == 0)
+			send_or_report_stop_fence(c, ICR_STARTUP | vector, "STARTUP");
+		else
+			send_or_report(c, ICR_STARTUP | vector, "STARTUP");
 		udelay(w->sipi_delay_us);
 		uint32_t esr = lapic_read_esr() & ESR_REPORT_MASK;
 		if (esr) {

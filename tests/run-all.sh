@@ -12,6 +12,7 @@ parts=(
 	"log analyzer aplog (plain + ASan/UBSan)|make --no-print-directory aplog-tests"
 	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
 	"QEMU matrix|make --no-print-directory qemu-tests"
+	"timing regression (icount baselines, wall-clock A/B, slowed build)|make --no-print-directory timing-tests"
 	"ISO image + BIOS/UEFI x CD/USB boots|make --no-print-directory iso-tests"
 )
 total_pass=0 total_fail=0 t_all=$SECONDS

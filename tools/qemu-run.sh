@@ -3,10 +3,13 @@
 # Exit status: 0 = the kernel reported pass, 1 = it reported fail,
 # 2 = no verdict (timeout, QEMU error, crash).
 #   qemu-run.sh --kernel ELF --smp N [--accel auto|kvm|tcg] [--machine pc|q35]
-#               [--timeout S] [--icount] [--log FILE] -- [kernel args...]
+#               [--timeout S] [--icount] [--tcg-single] [--log FILE] -- [kernel args...]
+# --tcg-single: one host thread runs every vCPU in turn (-accel
+# tcg,thread=single): run-to-run spread of the timings drops from ~+-40%
+# (multi-threaded TCG on 2 host cores) to ~+-2%, used for wall-clock checks.
 set -uo pipefail
 
-kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512
+kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512 tcg_single=0
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -15,6 +18,7 @@ while [ $# -gt 0 ]; do
 	--machine) machine=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	--icount) icount=1; shift ;;
+	--tcg-single) tcg_single=1; shift ;;
 	--log) log=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--) shift; break ;;
@@ -45,12 +49,20 @@ esac
 if [ "$accel" = kvm ]; then
 	accel_opts=(-accel kvm -cpu host,-arch-capabilities)
 elif [ "$icount" = 1 ]; then
-	# Deterministic virtual time: one instruction = 1 ns of TSC.
+	# Deterministic virtual time: one instruction = 1 ns of TSC. The
+	# kernel's icount=on keeps INIT from warping it (smp/wakeup.c);
+	# it goes first so an explicit icount=off in the args still wins.
 	accel_opts=(-accel tcg -cpu max -icount shift=0,sleep=off)
+	args="icount=on${args:+ $args}"
+elif [ "$tcg_single" = 1 ]; then
+	accel_opts=(-accel tcg,thread=single -cpu max)
 else
 	accel_opts=(-accel tcg -cpu max)
 fi
-echo "qemu-run: accel=$accel ($why) machine=$machine smp=$smp$([ "$icount" = 1 ] && echo ' icount=1') timeout=${timeout_s}s" >&2
+mode=
+[ "$icount" = 1 ] && mode=" icount=1"
+[ "$accel" = tcg ] && [ "$icount" = 0 ] && [ "$tcg_single" = 1 ] && mode=" thread=single"
+echo "qemu-run: accel=$accel ($why) machine=$machine smp=$smp$mode timeout=${timeout_s}s" >&2
 
 cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$mem"
 	-display none -no-reboot -serial stdio -monitor none

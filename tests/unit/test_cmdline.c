@@ -21,7 +21,7 @@ static bool is_default(const struct options *o)
 	       o->x2apic == X2APIC_AUTO && o->init_delay_us == INIT_DELAY_AUTO &&
 	       o->sipi_delay_us == 10 && o->ap_timeout_ms == 1000 &&
 	       o->exit == EXIT_AUTO && o->bsp_wait == BSP_WAIT_SPIN &&
-	       o->selftest == SELFTEST_NONE;
+	       o->icount == ICOUNT_OFF && o->selftest == SELFTEST_NONE;
 }
 
 static void test_defaults_and_empty(void)
@@ -70,6 +70,10 @@ static void test_all_valid(void)
 	CHECK_EQ(parse(&o, "bsp_wait=hlt selftest=ap-hang", 8), 0);
 	CHECK_EQ(o.bsp_wait, BSP_WAIT_HLT);
 	CHECK_EQ(o.selftest, SELFTEST_AP_HANG);
+	CHECK_EQ(parse(&o, "icount=on", 8), 0);
+	CHECK_EQ(o.icount, ICOUNT_ON);
+	CHECK_EQ(parse(&o, "icount=on icount=off", 8), 0);
+	CHECK_EQ(o.icount, ICOUNT_OFF);
 	CHECK_EQ(parse(&o, "selftest=bsp-fault selftest=ap-fault", 8), 0);
 	CHECK_EQ(o.selftest, SELFTEST_AP_FAULT);
 	CHECK_EQ(parse(&o, "selftest=ap_hang bsp_wait=halt", 8), 2);

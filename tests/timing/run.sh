@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# Trampoline timing regression check, two ways:
+#
+# 1. Deterministic: QEMU counts instructions (-icount shift=0,sleep=off:
+#    1 instruction = 1 ns of virtual time, TSC at 1 GHz), so a build gives the
+#    same per-AP figures every run. Each variant is checked against its
+#    committed baseline (tests/baselines/, tolerance stated in the file).
+# 2. Wall clock: TCG (or hardware KVM), judged only by ratios between builds
+#    run interleaved in this same test (A B C A B C ...), with a bootstrap CI.
+#
+# Proof that the check can fail: a build with a test-only spin where WBINVD
+# sits (make SLOW_TRAMP_NS=N) must be flagged in both modes; if it is not,
+# this test fails.
+#
+#   run.sh            run the checks
+#   run.sh --update   rewrite the baselines from fresh runs, show what changed
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+APLOG=build/host/aplog
+OUT=build/timing
+BASE=tests/baselines
+SMP=4
+CYCLES=10
+# sipi_delay_us=0: with the default 2 x 10 us SIPI delays the BSP waits
+# longer than the whole AP path takes under QEMU (~0.6 us), which would
+# hide a slower trampoline behind the delays.
+DET_ARGS="cycles=$CYCLES bsp_wait=hlt sipi_delay_us=0"
+DET_SLOW_NS=${DET_SLOW_NS:-2000}     # deterministic mode: 2 us spin
+WALL_SLOW_NS=${WALL_SLOW_NS:-5000}   # wall clock: 5 us spin
+WALL_ROUNDS=${WALL_ROUNDS:-6}
+WALL_CYCLES=20
+# Same reason for sipi_delay_us=0; single-threaded TCG keeps the run-to-run
+# spread at ~2% (multi-threaded TCG on 2 host cores: ~40%).
+WALL_ARGS="cycles=$WALL_CYCLES sipi_delay_us=0"
+update=0
+[ "${1:-}" = --update ] && update=1
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "  ok   $*"; }
+bad() { fail=$((fail + 1)); echo "  FAIL $*"; }
+mkdir -p "$OUT"
+
+build() { # variant-args...
+	make --no-print-directory "$@" >/dev/null 2>&1 || { echo "timing: build failed: make $*"; exit 1; }
+}
+t0=$SECONDS
+build WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
+build WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
+build WBINVD=0 SLOW_TRAMP_NS=$DET_SLOW_NS build/wbinvd0-slow$DET_SLOW_NS/apstart.elf
+build WBINVD=0 SLOW_TRAMP_NS=$WALL_SLOW_NS build/wbinvd0-slow$WALL_SLOW_NS/apstart.elf
+make --no-print-directory $APLOG >/dev/null || exit 1
+echo "timing: builds ready ($((SECONDS - t0))s)"
+
+run() { # variant log accel-opts... -- kernel args
+	local v=$1 log=$2; shift 2
+	local opts=()
+	while [ "$1" != -- ]; do opts+=("$1"); shift; done
+	shift
+	tools/qemu-run.sh --kernel build/$v/apstart.elf --smp $SMP --timeout 300 \
+		"${opts[@]}" -- "$@" >"$log" 2>&1
+}
+
+# ---------------------------------------------------------------- deterministic
+t0=$SECONDS
+echo "timing: deterministic mode (TCG, -icount shift=0,sleep=off, -smp $SMP, $DET_ARGS)"
+for v in wbinvd0 wbinvd1; do
+	run $v "$OUT/icount-$v-a.log" --icount -- $DET_ARGS
+	run $v "$OUT/icount-$v-b.log" --icount -- $DET_ARGS
+	# Spread between two runs of the same build: the sample records must
+	# be identical, figure for figure.
+	if diff <(grep '^@sample' "$OUT/icount-$v-a.log") <(grep '^@sample' "$OUT/icount-$v-b.log") >/dev/null &&
+	   [ "$(grep -c '^@sample' "$OUT/icount-$v-a.log")" -gt 0 ]; then
+		ok "icount $v: two runs gave identical samples (spread 0 ns)"
+	else
+		bad "icount $v: two runs differ (or no samples); see $OUT/icount-$v-[ab].log"
+		$APLOG compare "$OUT/icount-$v-a.log" -- "$OUT/icount-$v-b.log" 2>&1 | sed -n '1,12p'
+	fi
+	bl=$BASE/icount-pc-smp$SMP-$v.baseline
+	if [ $update = 1 ]; then
+		new=$(mktemp)
+		$APLOG baseline --mode icount --tolerance 5 \
+			--config "qemu -machine pc -accel tcg -cpu max -icount shift=0,sleep=off -smp $SMP; kernel: $DET_ARGS" \
+			"$OUT/icount-$v-a.log" >"$new" || { bad "baseline $v"; continue; }
+		[ -f "$bl" ] && { echo "  what changed in $bl:"; $APLOG diff-baseline "$bl" "$new" | sed 's/^/    /'; }
+		mv "$new" "$bl"
+		ok "baseline written: $bl"
+	elif [ ! -f "$bl" ]; then
+		bad "no baseline $bl (run: make baseline)"
+	elif $APLOG check --baseline "$bl" "$OUT/icount-$v-a.log" >"$OUT/check-$v.txt" 2>&1; then
+		ok "icount $v within baseline: $(tail -n1 "$OUT/check-$v.txt")"
+	else
+		bad "icount $v outside its baseline:"; sed 's/^/       /' "$OUT/check-$v.txt"
+	fi
+done
+if [ $update = 0 ]; then
+	slow=wbinvd0-slow$DET_SLOW_NS
+	run $slow "$OUT/icount-$slow.log" --icount -- $DET_ARGS
+	if $APLOG check --baseline $BASE/icount-pc-smp$SMP-wbinvd0.baseline "$OUT/icount-$slow.log" >"$OUT/check-$slow.txt" 2>&1; then
+		bad "icount: the slowed trampoline (+$DET_SLOW_NS ns spin) PASSED the baseline check: the check cannot catch it"
+		sed 's/^/       /' "$OUT/check-$slow.txt"
+	elif grep -q '^REGRESSION apic=' "$OUT/check-$slow.txt"; then
+		ok "icount: slowed trampoline (+$DET_SLOW_NS ns) flagged:"
+		grep '^REGRESSION' "$OUT/check-$slow.txt" | sed 's/^/       /'
+	else
+		bad "icount: slowed trampoline check failed without naming a CPU:"; sed 's/^/       /' "$OUT/check-$slow.txt"
+	fi
+fi
+echo "timing: deterministic mode took $((SECONDS - t0))s"
+
+# ------------------------------------------------------------------ wall clock
+# Each run's figure is the median of its online samples; each build's figure
+# is the lowest of those over the rounds: interference from the host only
+# ever adds time, so the lowest is the least disturbed run. The noise
+# is measured, not assumed: the WBINVD=0 build runs twice per round, and the
+# ratio of its two copies' figures sets the band (at least 5%) inside which a
+# difference is called noise.
+t0=$SECONDS
+accel_line=$(tools/qemu-run.sh --kernel /dev/null 2>&1 | head -1)
+accel=$(grep -o 'accel=[a-z]*' <<<"$accel_line" || echo accel=tcg)
+echo "timing: wall-clock mode ($accel, -smp $SMP, $WALL_ARGS, $WALL_ROUNDS interleaved rounds)"
+slow=wbinvd0-slow$WALL_SLOW_NS
+rm -f "$OUT"/wall-*.log
+for r in $(seq 1 $WALL_ROUNDS); do
+	run wbinvd1 "$OUT/wall-wbinvd1-r$r.log" --tcg-single -- $WALL_ARGS
+	run wbinvd0 "$OUT/wall-wbinvd0-r$r.log" --tcg-single -- $WALL_ARGS
+	run $slow "$OUT/wall-slow-r$r.log" --tcg-single -- $WALL_ARGS
+	run wbinvd0 "$OUT/wall-wbinvd0copy-r$r.log" --tcg-single -- $WALL_ARGS
+done
+figure() { # build -> lowest over rounds of each run's online median (ns)
+	for f in "$OUT"/wall-"$1"-r*.log; do
+		tr -d '\r' <"$f" | awk '/^@summary op=online/ { for (i = 2; i <= NF; i++) if ($i ~ /^median_ns=/) print substr($i, 11) }'
+	done | sort -n | awk 'NR == 1 { print; found = 1 } END { if (!found) print 0 }'
+}
+w1=$(figure wbinvd1) w0=$(figure wbinvd0) w0c=$(figure wbinvd0copy) ws=$(figure slow)
+echo "  per-build figure (lowest over rounds of each run's median online ns):"
+echo "    WBINVD=1 $w1, WBINVD=0 $w0, WBINVD=0 again $w0c, slowed (+$WALL_SLOW_NS ns) $ws"
+verdict=$(awk -v a1="$w1" -v a0="$w0" -v c="$w0c" -v s="$ws" 'BEGIN {
+	if (a1 <= 0 || a0 <= 0 || c <= 0 || s <= 0) { print "nodata"; exit }
+	noise = c / a0 - 1; if (noise < 0) noise = -noise
+	band = 2 * noise; if (band < 0.05) band = 0.05
+	printf "%.4f %.4f %.4f %.4f\n", noise, 1 + band, a0 / a1, s / a0 }')
+if [ "$verdict" = nodata ]; then
+	bad "wall clock: runs produced no online samples (see $OUT/wall-*.log)"
+else
+	read -r noise bound r01 rslow <<<"$verdict"
+	echo "  noise (WBINVD=0 vs its second copy): $(awk -v n="$noise" 'BEGIN { printf "%.1f%%", 100 * n }'), so a ratio above $bound counts as slower"
+	if awk -v r="$r01" -v b="$bound" 'BEGIN { exit !(r <= b) }'; then
+		ok "wall clock: WBINVD=0 not slower than WBINVD=1 (ratio $r01, bound $bound)"
+	else
+		bad "wall clock: WBINVD=0 slower than WBINVD=1 beyond noise: median online $w0 ns vs $w1 ns, ratio $r01 > bound $bound"
+	fi
+	if awk -v r="$rslow" -v b="$bound" 'BEGIN { exit !(r > b) }'; then
+		ok "wall clock: slowed trampoline (+$WALL_SLOW_NS ns) flagged: median online $ws ns vs $w0 ns, ratio $rslow > bound $bound"
+	else
+		bad "wall clock: the slowed trampoline (+$WALL_SLOW_NS ns) was NOT flagged: ratio $rslow <= bound $bound"
+	fi
+fi
+# A loose per-AP baseline for this accelerator mode: wall-clock figures
+# move with the host, so it only catches gross slowdowns (tolerance in the
+# file); faster is fine.
+for v in wbinvd0 wbinvd1; do
+	bl=$BASE/tcg-single-pc-smp$SMP-$v.baseline
+	if [ $update = 1 ]; then
+		new=$(mktemp)
+		$APLOG baseline --mode tcg-single-wallclock --tolerance 100 \
+			--config "qemu -machine pc -accel tcg,thread=single -cpu max -smp $SMP; kernel: $WALL_ARGS; host-dependent" \
+			"$OUT"/wall-$v-r*.log >"$new" || { bad "baseline $v (wall clock)"; continue; }
+		[ -f "$bl" ] && { echo "  what changed in $bl:"; $APLOG diff-baseline "$bl" "$new" | sed 's/^/    /'; }
+		mv "$new" "$bl"
+		ok "baseline written: $bl"
+	elif [ ! -f "$bl" ]; then
+		bad "no baseline $bl (run: make baseline)"
+	elif [ "$accel" != accel=tcg ]; then
+		echo "  (skipping $bl: it is for TCG, this run used $accel)"
+	elif $APLOG check --allow-faster --baseline "$bl" "$OUT"/wall-$v-r*.log >"$OUT/check-wall-$v.txt" 2>&1; then
+		ok "wall clock $v within its loose baseline: $(tail -n1 "$OUT/check-wall-$v.txt")"
+	else
+		bad "wall clock $v outside its baseline:"; sed 's/^/       /' "$OUT/check-wall-$v.txt"
+	fi
+done
+echo "  the same runs through aplog (pooled samples, bootstrap CI):"
+$APLOG compare --label-a WBINVD=1 --label-b WBINVD=0 "$OUT"/wall-wbinvd1-r*.log -- "$OUT"/wall-wbinvd0-r*.log 2>&1 |
+	sed -n '3,10p' | sed 's/^/    /'
+echo "timing: wall-clock mode took $((SECONDS - t0))s"
+
+echo "timing: $pass passed, $fail failed"
+[ $fail -eq 0 ]
