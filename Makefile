@@ -19,11 +19,14 @@ Q := $(if $(filter 1,$(V)),,@)
 ifneq ($(filter-out 0 1,$(WBINVD)),)
 $(error WBINVD must be 0 or 1, not '$(WBINVD)')
 endif
+ifeq ($(shell echo '$(MAX_CPUS)' | grep -Ex '[1-9][0-9]*'),)
+$(error MAX_CPUS must be a positive number, not '$(MAX_CPUS)')
+endif
 ifeq ($(shell echo '$(SLOW_TRAMP_NS)' | grep -Ex '[0-9]+'),)
 $(error SLOW_TRAMP_NS must be a number of nanoseconds, not '$(SLOW_TRAMP_NS)')
 endif
 
-VARIANT := wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))
+VARIANT := wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))
 OUT := build/$(VARIANT)
 SLOW_SPIN := $(if $(filter-out 0,$(SLOW_TRAMP_NS)),1,0)
 
@@ -117,6 +120,7 @@ trampoline-check:
 qemu-tests:
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
 	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 MAX_CPUS=4 build/wbinvd0-max4/apstart.elf
 	@tests/qemu/matrix.sh
 
 timing-tests: deps

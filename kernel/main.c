@@ -219,10 +219,16 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	kprintf("cpus: %u in MADT (%u enabled), %u APs to start, BSP APIC ID %u, %s\n",
 		acpi.cpu_count, acpi.enabled_count, aps, lapic_id(),
 		lapic_status()->x2apic ? "x2APIC" : "xAPIC");
+	/* Hundreds of skipped CPUs (maxcpus=1 on a big box) would fill the
+	 * screen: list them on serial, count them on the screen. */
+	uint32_t skipped = smp_count_state(CPU_SKIPPED);
 	for (uint32_t i = 0; i < cpu_count; i++)
 		if (cpus[i].state == CPU_SKIPPED)
-			kprintf("cpu: APIC ID %u skipped: %s\n", cpus[i].apic_id,
+			cprintf(skipped <= 8 ? CON_ALL : CON_SERIAL,
+				"cpu: APIC ID %u skipped: %s\n", cpus[i].apic_id,
 				cpus[i].skip_reason);
+	if (skipped > 8)
+		cprintf(CON_SCREEN, "cpu: %u CPUs skipped (list on serial)\n", skipped);
 	kprintf("wake: init_delay_us=%u sipi_delay_us=%u ap_timeout_ms=%u cycles=%u "
 		"bsp_wait=%s icount=%s lapic_timer_khz=%u\n", wake.init_delay_us,
 		wake.sipi_delay_us, wake.ap_timeout_ms, cycles,

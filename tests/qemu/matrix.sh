@@ -51,6 +51,10 @@ run_case "bad-cmdline-keeps-defaults" build/wbinvd0/apstart.elf 2 pass \
 run_case "maxcpus2-of-4" build/wbinvd0/apstart.elf 4 pass \
 	tests/qemu/check-log.sh 0 2 3 -- maxcpus=2 cycles=3
 
+run_case "more-cpus-than-build-max" build/wbinvd0-max4/apstart.elf 8 pass \
+	tests/qemu/expect.sh "MADT lists 4 more usable CPUs than APSTART_MAX_CPUS=4" \
+	"@end status=pass online=4 failed=0" -- cycles=2
+
 # Failure paths: each must end the run with a clear report, never hang.
 run_case "exception-on-bsp" build/wbinvd0/apstart.elf 2 fail \
 	tests/qemu/expect.sh "^EXCEPTION on CPU apic=0: vector 6 \(#UD" "rip=0x[0-9a-f]+ cr2=0x" \

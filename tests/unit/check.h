@@ -26,5 +26,6 @@ void test_cmdline(void);
 void test_stats(void);
 void test_multiboot(void);
 void test_acpi(void);
+void test_memmap(void);
 
 #endif

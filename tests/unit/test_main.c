@@ -52,6 +52,7 @@ int main(void)
 	test_stats();
 	test_multiboot();
 	test_acpi();
+	test_memmap();
 	printf("%lu passed, %lu failed\n", check_passed, check_failed);
 	return check_failed ? 1 : 0;
 }

@@ -11,7 +11,7 @@ UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Ikernel \
 	-DAPSTART_MAX_CPUS=8
 UNIT_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 UNIT_KERNEL_SRCS := $(addprefix kernel/,format.c cmdline.c stats.c \
-	multiboot.c acpi.c)
+	multiboot.c acpi.c memmap.c)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)
 UNIT_DEPS := $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(wildcard kernel/*.h) \
 	tests/unit/unit.mk
