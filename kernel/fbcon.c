@@ -13,7 +13,20 @@ static const uint8_t box_glyph[FBCON_CELL_H] = {
 	0x42, 0x42, 0x42, 0x42, 0x42, 0x7e, 0x00, 0x00,
 };
 
-static const uint8_t blank_glyph[FBCON_CELL_H];
+/* A copy of the screen as character cells. Scrolling then rewrites only
+ * the cells that change, with stores alone: reading back a real
+ * framebuffer (uncached or write-combined) is orders of magnitude slower
+ * than writing it. Screens with more cells than this fall back to copying
+ * pixel rows. */
+#define SHADOW_MAX_CELLS (480u * 135u) /* 3840x2160 in 8x16 cells */
+#define MAX_PAIRS 16
+#define CODE_BOX 0xFF
+
+static uint8_t shadow_code[SHADOW_MAX_CELLS];
+static uint8_t shadow_pair[SHADOW_MAX_CELLS];
+static struct { uint32_t fg, bg; } pairs[MAX_PAIRS];
+static uint32_t npairs, cur_pair;
+static bool shadow;
 
 static struct {
 	bool ready;
@@ -71,14 +84,37 @@ static void fill_rows(uint32_t y0, uint32_t y1, uint32_t v)
 	}
 }
 
-static void draw_glyph(const uint8_t *glyph, uint32_t col, uint32_t row)
+static const uint8_t *glyph_for(uint8_t code)
 {
+	if (code >= FIRST_GLYPH && code <= LAST_GLYPH)
+		return fbcon_font8x16[code - FIRST_GLYPH];
+	return box_glyph;
+}
+
+static void draw_cell(uint8_t code, uint32_t fg, uint32_t bg, uint32_t col,
+		      uint32_t row)
+{
+	const uint8_t *glyph = glyph_for(code);
 	for (uint32_t y = 0; y < FBCON_CELL_H; y++) {
 		volatile uint8_t *p = pixel_at(col * FBCON_CELL_W, row * FBCON_CELL_H + y);
 		uint8_t bits = glyph[y];
 		for (uint32_t x = 0; x < FBCON_CELL_W; x++, p += con.bytes)
-			put_pixel(p, (bits & (0x80u >> x)) ? con.fg : con.bg);
+			put_pixel(p, (bits & (0x80u >> x)) ? fg : bg);
 	}
+}
+
+/* Put code in a cell with the current colours, drawing only if the cell
+ * shows something else. */
+static void set_cell(uint8_t code, uint32_t col, uint32_t row)
+{
+	if (shadow) {
+		size_t i = (size_t)row * con.cols + col;
+		if (shadow_code[i] == code && shadow_pair[i] == cur_pair)
+			return;
+		shadow_code[i] = code;
+		shadow_pair[i] = (uint8_t)cur_pair;
+	}
+	draw_cell(code, con.fg, con.bg, col, row);
 }
 
 /* dst and src are 16 pitches apart, so they share their alignment mod 8
@@ -104,6 +140,31 @@ static void scroll(void)
 	uint32_t text_h = con.rows * FBCON_CELL_H;
 	size_t line = (size_t)con.width * con.bytes;
 
+	if (shadow) {
+		for (uint32_t row = 0; row + 1 < con.rows; row++) {
+			for (uint32_t col = 0; col < con.cols; col++) {
+				size_t to = (size_t)row * con.cols + col;
+				size_t from = to + con.cols;
+				if (shadow_code[to] == shadow_code[from] &&
+				    shadow_pair[to] == shadow_pair[from])
+					continue;
+				shadow_code[to] = shadow_code[from];
+				shadow_pair[to] = shadow_pair[from];
+				draw_cell(shadow_code[to], pairs[shadow_pair[to]].fg,
+					  pairs[shadow_pair[to]].bg, col, row);
+			}
+		}
+		/* The new last line: blank in the current colours, margin
+		 * included, as the pixel-copy path leaves it. */
+		for (uint32_t col = 0; col < con.cols; col++) {
+			size_t i = (size_t)(con.rows - 1) * con.cols + col;
+			shadow_code[i] = ' ';
+			shadow_pair[i] = (uint8_t)cur_pair;
+		}
+		fill_rows(text_h - FBCON_CELL_H, text_h, con.bg);
+		return;
+	}
+
 	for (uint32_t y = 0; y + FBCON_CELL_H < text_h; y++)
 		copy_bytes(pixel_at(0, y), pixel_at(0, y + FBCON_CELL_H), line);
 	fill_rows(text_h - FBCON_CELL_H, text_h, con.bg);
@@ -118,12 +179,25 @@ static void newline(void)
 		scroll();
 }
 
-static void put_glyph(const uint8_t *glyph)
+static void put_code(uint8_t code)
 {
 	if (con.cx >= con.cols)
 		newline();
-	draw_glyph(glyph, con.cx, con.cy);
+	set_cell(code, con.cx, con.cy);
 	con.cx++;
+}
+
+/* Index of a colour pair in pairs[], added if new; when the table is full
+ * the last slot is reused (only matters for scrolled-up text's colours). */
+static uint32_t pair_index(uint32_t fg, uint32_t bg)
+{
+	for (uint32_t i = 0; i < npairs; i++)
+		if (pairs[i].fg == fg && pairs[i].bg == bg)
+			return i;
+	uint32_t i = npairs < MAX_PAIRS ? npairs++ : MAX_PAIRS - 1;
+	pairs[i].fg = fg;
+	pairs[i].bg = bg;
+	return i;
 }
 
 static bool field_ok(uint8_t pos, uint8_t size, uint32_t bpp)
@@ -164,6 +238,14 @@ bool fbcon_init(const struct framebuffer *fb, uint8_t *pixels)
 	con.bg = encode(0x000000);
 	/* Whatever the loader left on screen would show between our lines. */
 	fill_rows(0, con.height, con.bg);
+	shadow = (uint64_t)con.cols * con.rows <= SHADOW_MAX_CELLS;
+	npairs = 0;
+	cur_pair = pair_index(con.fg, con.bg);
+	if (shadow)
+		for (size_t i = 0; i < (size_t)con.cols * con.rows; i++) {
+			shadow_code[i] = ' ';
+			shadow_pair[i] = (uint8_t)cur_pair;
+		}
 	con.ready = true;
 	return true;
 }
@@ -183,14 +265,11 @@ void fbcon_putc(char c)
 	case '\t':
 		/* Spaces, so a tab over old text clears it; stops at the edge. */
 		do
-			put_glyph(blank_glyph);
+			put_code(' ');
 		while (con.cx % TAB_STOP != 0 && con.cx < con.cols);
 		break;
 	default:
-		if (ch >= FIRST_GLYPH && ch <= LAST_GLYPH)
-			put_glyph(fbcon_font8x16[ch - FIRST_GLYPH]);
-		else
-			put_glyph(box_glyph);
+		put_code(ch >= FIRST_GLYPH && ch <= LAST_GLYPH ? ch : CODE_BOX);
 		break;
 	}
 }
@@ -201,6 +280,7 @@ void fbcon_set_color(uint32_t fg_rgb, uint32_t bg_rgb)
 		return;
 	con.fg = encode(fg_rgb);
 	con.bg = encode(bg_rgb);
+	cur_pair = pair_index(con.fg, con.bg);
 }
 
 uint32_t fbcon_columns(void)
