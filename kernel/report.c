@@ -26,6 +26,16 @@ void format_us(char *buf, uint32_t size, uint64_t ns)
 		     (unsigned long long)(tenths % 10));
 }
 
+/* At most 7 characters up to 10 s: 0.1 us resolution below 1 ms, whole
+ * microseconds above (WBINVD on a big machine costs ~100000 us). */
+static void format_us_cell(char *buf, uint32_t size, uint64_t ns)
+{
+	if (ns < 999950)
+		format_us(buf, size, ns);
+	else
+		fmt_snprintf(buf, size, "%llu", (unsigned long long)((ns + 500) / 1000));
+}
+
 static void format_ms(char *buf, uint32_t size, uint64_t ns)
 {
 	uint64_t us = (ns + 500) / 1000;
@@ -122,8 +132,9 @@ bool report_results(uint32_t cycles)
 	if (rows_to == CON_SERIAL)
 		cprintf(CON_SCREEN, "(%u per-CPU rows on the serial console)\n", aps);
 
-	cprintf(rows_to, "\n cpu   apic | online us: mean   median      min      max"
-		" | offline us: mean   median      min      max\n");
+	/* 78 columns: fits the 80x25 VGA text screen. */
+	cprintf(rows_to, "\n              online (us)                      | offline (us)\n"
+		" cpu   apic    mean  median     min     max |    mean  median     min     max\n");
 	for (uint32_t i = 0; i < cpu_count; i++) {
 		const struct cpu *c = &cpus[i];
 		if (c->bsp || c->state == CPU_SKIPPED)
@@ -131,23 +142,23 @@ bool report_results(uint32_t cycles)
 		if (c->cycles_done < cycles)
 			complete = false;
 		if (!c->cycles_done) {
-			cprintf(rows_to, "%4u %6u | no samples (state %u)\n", c->index,
+			cprintf(rows_to, "%4u %6u  no samples (state %u)\n", c->index,
 				c->apic_id, c->state);
 			continue;
 		}
 		struct stats on, off;
 		cpu_stats(c, c->online_ticks, &on);
 		cpu_stats(c, c->offline_ticks, &off);
-		format_us(b[0], 24, on.mean);
-		format_us(b[1], 24, on.median);
-		format_us(b[2], 24, on.min);
-		format_us(b[3], 24, on.max);
-		format_us(b[4], 24, off.mean);
-		format_us(b[5], 24, off.median);
-		format_us(b[6], 24, off.min);
-		format_us(b[7], 24, off.max);
+		format_us_cell(b[0], 24, on.mean);
+		format_us_cell(b[1], 24, on.median);
+		format_us_cell(b[2], 24, on.min);
+		format_us_cell(b[3], 24, on.max);
+		format_us_cell(b[4], 24, off.mean);
+		format_us_cell(b[5], 24, off.median);
+		format_us_cell(b[6], 24, off.min);
+		format_us_cell(b[7], 24, off.max);
 		cprintf(rows_to,
-			"%4u %6u | %14s %8s %8s %8s | %15s %8s %8s %8s\n",
+			"%4u %6u%8s%8s%8s%8s |%8s%8s%8s%8s\n",
 			c->index, c->apic_id, b[0], b[1], b[2], b[3], b[4],
 			b[5], b[6], b[7]);
 	}
