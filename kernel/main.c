@@ -139,6 +139,9 @@ static uint64_t place_trampoline(uint64_t ebda)
 void kmain(uint32_t magic, uint64_t info_phys)
 {
 	console_init_serial();
+	/* Exceptions get reported from here on, even in the parsers. */
+	idt_init();
+	idt_load();
 	kprintf("\napstart %s: x86_64, trampoline %s WBINVD%s\n", APSTART_VERSION,
 		APSTART_WBINVD ? "WITH" : "without",
 		APSTART_SLOW_TRAMP_NS ? " + test-only slow spin" : "");
@@ -151,8 +154,6 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	}
 	console_init_screen(&boot);
 	console_set_self_id(cpu_apic_id);
-	idt_init();
-	idt_load();
 	outb(0x21, 0xFF); /* mask the legacy PICs: we use only the LAPIC */
 	outb(0xA1, 0xFF);
 	outb(0x43, 0x30); /* PIT channel 0: one-shot (mode 0), no periodic tick */
