@@ -123,7 +123,7 @@ no_long_mode:
 .next:
 	lodsb
 	test al, al
-	jz .halt
+	jz .printed
 	mov ah, al
 	mov dx, COM1 + 5                ; line status: wait for THR empty
 .wait:
@@ -134,6 +134,25 @@ no_long_mode:
 	mov dx, COM1
 	out dx, al
 	jmp .next
+	; Under QEMU (fw_cfg signature "QEMU" at selector 0, QEMU docs
+	; specs/fw_cfg) leave through isa-debug-exit with the failure status
+	; instead of hanging; on anything else, halt.
+.printed:
+	mov dx, 0x510                   ; fw_cfg selector: FW_CFG_SIGNATURE
+	xor ax, ax
+	out dx, ax
+	mov dx, 0x511                   ; fw_cfg data, one byte per read
+	mov esi, fw_cfg_signature
+	mov ecx, 4
+.sig:
+	in al, dx
+	cmp al, [esi]
+	jne .halt
+	inc esi
+	loop .sig
+	mov dx, 0xF4                    ; isa-debug-exit: status (1 << 1) | 1
+	mov eax, 1
+	out dx, eax
 .halt:
 	hlt
 	jmp .halt
@@ -174,6 +193,7 @@ gdt_reload:
 	retfq
 
 section .rodata
+fw_cfg_signature: db "QEMU"
 msg_no_long_mode: db "apstart: this CPU has no long mode (x86_64); stopping", 13, 10, 0
 
 section .data

@@ -3,13 +3,14 @@
 # Exit status: 0 = the kernel reported pass, 1 = it reported fail,
 # 2 = no verdict (timeout, QEMU error, crash).
 #   qemu-run.sh --kernel ELF --smp N [--accel auto|kvm|tcg] [--machine pc|q35]
-#               [--timeout S] [--icount] [--tcg-single] [--log FILE] -- [kernel args...]
+#               [--timeout S] [--icount] [--tcg-single] [--cpu MODEL] [--log FILE]
+#               -- [kernel args...]
 # --tcg-single: one host thread runs every vCPU in turn (-accel
 # tcg,thread=single): run-to-run spread of the timings drops from ~+-40%
 # (multi-threaded TCG on 2 host cores) to ~+-2%, used for wall-clock checks.
 set -uo pipefail
 
-kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512 tcg_single=0
+kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512 tcg_single=0 cpu_model=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -19,6 +20,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--icount) icount=1; shift ;;
 	--tcg-single) tcg_single=1; shift ;;
+	--cpu) cpu_model=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--) shift; break ;;
@@ -58,6 +60,12 @@ elif [ "$tcg_single" = 1 ]; then
 	accel_opts=(-accel tcg,thread=single -cpu max)
 else
 	accel_opts=(-accel tcg -cpu max)
+fi
+# --cpu: another CPU model (TCG), e.g. to test a CPU without long mode.
+if [ -n "$cpu_model" ]; then
+	for i in "${!accel_opts[@]}"; do
+		[ "${accel_opts[$i]}" = "-cpu" ] && accel_opts[$((i + 1))]=$cpu_model
+	done
 fi
 mode=
 [ "$icount" = 1 ] && mode=" icount=1"

@@ -9,6 +9,7 @@ out=build/test-logs
 mkdir -p "$out"
 pass=0 fail=0
 cycles=10
+extra=()   # more qemu-run.sh options for the next case
 
 run_case() { # name kernel smp expect(pass|fail) checker... -- kernel args
 	local name=$1 kernel=$2 smp=$3 expect=$4; shift 4
@@ -17,7 +18,7 @@ run_case() { # name kernel smp expect(pass|fail) checker... -- kernel args
 	[ $# -gt 0 ] && shift
 	args=("$@")
 	local log=$out/$name.log t0=$SECONDS
-	tools/qemu-run.sh --kernel "$kernel" --smp "$smp" --timeout 120 -- "${args[@]}" >"$log" 2>&1
+	tools/qemu-run.sh --kernel "$kernel" --smp "$smp" --timeout 120 "${extra[@]}" -- "${args[@]}" >"$log" 2>&1
 	local st=$?
 	local ok=1 why=
 	if [ "$expect" = pass ] && [ $st -ne 0 ]; then ok=0; why="exit status $st, want 0"; fi
@@ -66,6 +67,11 @@ run_case "ap-never-answers" build/wbinvd0/apstart.elf 4 fail \
 	tests/qemu/expect.sh "APIC ID 1 did not come online within 200 ms; last stage: 6 " \
 	"@fail what=ap_timeout apic=1 stage=6" "@sample cpu=3 apic=3 cycle=2 op=online" \
 	"@end status=fail online=3 failed=1" -- selftest=ap-hang ap_timeout_ms=200 cycles=2
+
+extra=(--accel tcg --cpu pentium3)
+run_case "cpu-without-long-mode" build/wbinvd0/apstart.elf 2 fail \
+	tests/qemu/expect.sh "this CPU has no long mode" -- cycles=1
+extra=()
 
 echo "qemu: $pass passed, $fail failed"
 [ $fail -eq 0 ]
