@@ -46,9 +46,13 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 	c->stage = AP_STAGE_TABLES;
 
 	if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != CPU_STARTING) {
-		/* We were given up on (timed out) and arrived late. */
+		/* We were given up on (timed out) and arrived late: stop
+		 * without touching the state the BSP reported. */
 		c->late_arrivals++;
-		park(c);
+		for (;;) {
+			cli();
+			hlt();
+		}
 	}
 	if (smp_selftest != SELFTEST_NONE && apic_id == smp_selftest_apic &&
 	    !c->boot_ticks) {
