@@ -255,6 +255,10 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	bool complete = report_results(cycles);
 	smp_park_all(&wake);
 
+	for (uint32_t i = 0; i < cpu_count; i++)
+		if (cpus[i].late_arrivals)
+			kprintf("smp: APIC ID %u reached C %u time(s) after it was "
+				"given up on\n", cpus[i].apic_id, cpus[i].late_arrivals);
 	uint32_t failed = smp_count_state(CPU_FAILED);
 	uint32_t online = 0;
 	for (uint32_t i = 0; i < cpu_count; i++)
