@@ -20,7 +20,7 @@ enum bsp_wait { BSP_WAIT_SPIN, BSP_WAIT_HLT };
 enum icount_mode { ICOUNT_OFF, ICOUNT_ON };
 /* Failure-path checks: make something go wrong on purpose. */
 enum selftest { SELFTEST_NONE, SELFTEST_BSP_FAULT, SELFTEST_AP_FAULT,
-		SELFTEST_AP_HANG };
+		SELFTEST_AP_HANG, SELFTEST_DOUBLE_START };
 
 /* init_delay_us takes this value until set: pick by CPU family. */
 #define INIT_DELAY_AUTO UINT32_MAX

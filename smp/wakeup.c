@@ -101,6 +101,31 @@ static uint64_t wait_for_state(struct cpu *c, uint32_t want,
 	return seen;
 }
 
+/* selftest=double-start: once the AP is running the trampoline, stop it
+ * with INIT and start it again, so the blob is entered a second time
+ * after the first run wrote its stage and timestamps into it. */
+static void restart_in_trampoline(struct cpu *c, const struct wake_config *w,
+				  uint8_t vector)
+{
+	struct tramp_header *h = trampoline_header();
+	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
+
+	while (h->stage == TRAMP_STAGE_NONE && !tsc_passed(deadline))
+		cpu_relax();
+	uint32_t seen = h->stage;
+	ap_send_init(c, w);
+	c->stage = 0;
+	h->stage = TRAMP_STAGE_NONE;
+	h->stage_apic = 0xFFFFFFFFu;
+	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
+	for (int i = 0; i < SIPI_COUNT; i++) {
+		send_or_report(c, ICR_STARTUP | vector, "STARTUP");
+		udelay(w->sipi_delay_us);
+	}
+	kprintf("selftest: APIC ID %u stopped with INIT at stage %u (%s) and "
+		"started again\n", c->apic_id, seen, ap_stage_name(seen));
+}
+
 bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph)
 {
 	struct tramp_header *h = trampoline_header();
@@ -150,6 +175,10 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 				c->apic_id, esr, i + 1);
 		}
 	}
+
+	if (smp_selftest == SELFTEST_DOUBLE_START && c->apic_id == smp_selftest_apic &&
+	    !c->boot_ticks)
+		restart_in_trampoline(c, w, vector);
 
 	uint64_t t1 = wait_for_state(c, CPU_ONLINE, w);
 	if (t1) {

@@ -68,6 +68,11 @@ run_case "ap-never-answers" build/wbinvd0/apstart.elf 4 fail \
 	"@fail what=ap_timeout apic=1 stage=6" "@sample cpu=3 apic=3 cycle=2 op=online" \
 	"@end status=fail online=3 failed=1" -- selftest=ap-hang ap_timeout_ms=200 cycles=2
 
+# The trampoline entered a second time (INIT mid-way, then SIPIs again).
+run_case "trampoline-entered-twice" build/wbinvd0/apstart.elf 4 pass \
+	tests/qemu/expect.sh "selftest: APIC ID 1 stopped with INIT at stage [1-8] .* started again" \
+	"@end status=pass online=4 failed=0" -- selftest=double-start cycles=2
+
 # x2APIC: TCG in QEMU 7.2 has none, so this needs KVM (any /dev/kvm that
 # opens, even a slow paravirtual one: the run is short).
 kvm_starts() { # can QEMU create a KVM guest at all here?

@@ -76,6 +76,8 @@ static void test_all_valid(void)
 	CHECK_EQ(o.icount, ICOUNT_OFF);
 	CHECK_EQ(parse(&o, "selftest=bsp-fault selftest=ap-fault", 8), 0);
 	CHECK_EQ(o.selftest, SELFTEST_AP_FAULT);
+	CHECK_EQ(parse(&o, "selftest=double-start", 8), 0);
+	CHECK_EQ(o.selftest, SELFTEST_DOUBLE_START);
 	CHECK_EQ(parse(&o, "selftest=ap_hang bsp_wait=halt", 8), 2);
 	CHECK_EQ(o.selftest, SELFTEST_NONE);
 	CHECK_EQ(o.bsp_wait, BSP_WAIT_SPIN);
