@@ -43,7 +43,13 @@ auto)
 	if [ "$icount" = 1 ]; then accel=tcg; why="instruction counting needs TCG"
 	elif kvm_usable; then accel=kvm; why="/dev/kvm with kvm_intel/kvm_amd"
 	else accel=tcg; why="no hardware-backed KVM (/dev/kvm missing, not accessible, or not kvm_intel/kvm_amd)"; fi ;;
-kvm) why="forced"; [ "$icount" = 1 ] && { echo "qemu-run: --icount needs tcg" >&2; exit 2; } ;;
+kvm)
+	why="forced"
+	[ "$icount" = 1 ] && { echo "qemu-run: --icount needs tcg" >&2; exit 2; }
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || {
+		echo "qemu-run: ACCEL=kvm, but /dev/kvm is missing or not accessible (use ACCEL=tcg or auto)" >&2
+		exit 2
+	} ;;
 tcg) why="forced" ;;
 *) echo "qemu-run: accel must be auto, kvm or tcg" >&2; exit 2 ;;
 esac
