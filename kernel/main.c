@@ -235,15 +235,16 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		wake.sipi_delay_us, wake.ap_timeout_ms, cycles,
 		wake.bsp_wait == BSP_WAIT_HLT ? "hlt" : "spin",
 		wake.icount_fence ? "on" : "off", lapic_timer_khz());
-	kprintf("@boot kernel=apstart version=%s wbinvd=%d slow_tramp_ns=%u cpus=%u "
-		"x2apic=%d tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
-		"protocol=mb%d cycles=%u\n",
-		APSTART_VERSION, APSTART_WBINVD, (unsigned)APSTART_SLOW_TRAMP_NS,
-		aps + 1, lapic_status()->x2apic ? 1 : 0,
+	/* The keys the issue lists come first, in its order; ours follow. */
+	kprintf("@boot kernel=apstart version=%s wbinvd=%d cpus=%u x2apic=%d "
+		"tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
+		"protocol=mb%d cycles=%u slow_tramp_ns=%u\n",
+		APSTART_VERSION, APSTART_WBINVD, aps + 1,
+		lapic_status()->x2apic ? 1 : 0,
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
 		(unsigned long long)tramp,
 		boot.firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot.protocol,
-		cycles);
+		cycles, (unsigned)APSTART_SLOW_TRAMP_NS);
 
 	print_environment(tramp);
 	if (opt.selftest == SELFTEST_BSP_FAULT)
