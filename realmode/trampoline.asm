@@ -32,9 +32,9 @@
 					; CD/NW bits INIT leaves set (SDM Vol. 3A
 					; §10.1.1 Table 10-1, CR0 after INIT)
 %define CR0_LONG         0x80010033     ; + WP | PG
-%define CR4_PAE          (1 << 5)
-%define EFER_MSR         0xC0000080
-%define EFER_LME         (1 << 8)
+%define CR4_PAE          (1 << 5)       ; SDM Vol. 3A §2.5, control registers
+%define EFER_MSR         0xC0000080     ; IA32_EFER, SDM Vol. 4 (MSR list)
+%define EFER_LME         (1 << 8)       ; long mode enable, SDM Vol. 3A §2.2.1
 
 	org 0
 
