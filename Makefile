@@ -112,10 +112,10 @@ include tools/tools.mk
 include tools/iso.mk
 
 trampoline-check:
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/trampoline.bin
-	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/trampoline.bin
-	@tests/trampoline/check.sh build/wbinvd0/trampoline.bin 0
-	@tests/trampoline/check.sh build/wbinvd1/trampoline.bin 1
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
+	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
+	@tests/trampoline/check.sh build/wbinvd0/trampoline.bin 0 build/wbinvd0/apstart.elf
+	@tests/trampoline/check.sh build/wbinvd1/trampoline.bin 1 build/wbinvd1/apstart.elf
 
 qemu-tests:
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf

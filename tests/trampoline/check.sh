@@ -4,10 +4,12 @@
 # as delimited by the offsets the blob records in its header) and count
 # WBINVD/INVD. WBINVD=1 must have exactly one WBINVD, as the first
 # instruction after CLI; WBINVD=0 must have neither.
-#   check.sh TRAMPOLINE.bin EXPECTED_WBINVD(0|1)
+# With a kernel ELF as third argument, also check that the kernel embeds
+# exactly these bytes (what runs is what was disassembled).
+#   check.sh TRAMPOLINE.bin EXPECTED_WBINVD(0|1) [KERNEL.elf]
 set -euo pipefail
 
-bin=$1 want=$2
+bin=$1 want=$2 elf=${3:-}
 [ -f "$bin" ] || { echo "trampoline-check: missing $bin" >&2; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
@@ -60,7 +62,26 @@ else
 fi
 [ "$inv" = 0 ] || { echo "trampoline-check: $bin has $inv INVD, want none"; fail=1; }
 
+if [ -n "$elf" ]; then
+	# Virtual address of trampoline_blob -> file offset through the one
+	# PT_LOAD segment (linker.ld lays the file out as memory).
+	addr=$(nm "$elf" | awk '$3 == "trampoline_blob" { print $1 }')
+	read -r off vaddr < <(readelf -lW "$elf" | awk '$1 == "LOAD" { print $2, $3; exit }')
+	if [ -z "$addr" ] || [ -z "$off" ]; then
+		echo "trampoline-check: $elf: no trampoline_blob symbol or LOAD segment"; fail=1
+	else
+		foff=$(( 0x$addr - vaddr + off ))
+		size=$(stat -c %s "$bin")
+		dd if="$elf" of="$tmp/embedded" bs=1 skip=$foff count="$size" status=none
+		if cmp -s "$tmp/embedded" "$bin"; then
+			embedded=", embedded in $elf"
+		else
+			echo "trampoline-check: $elf does not embed $bin"; fail=1
+		fi
+	fi
+fi
+
 if [ $fail = 0 ]; then
-	echo "trampoline-check: $bin: WBINVD=$want ok ($wb wbinvd, $inv invd; 16-bit $((code32 - hdr_size))B, 32-bit $((code64 - code32))B, 64-bit $((code_end - code64))B)"
+	echo "trampoline-check: $bin: WBINVD=$want ok ($wb wbinvd, $inv invd; 16-bit $((code32 - hdr_size))B, 32-bit $((code64 - code32))B, 64-bit $((code_end - code64))B${embedded:-})"
 fi
 exit $fail
