@@ -113,32 +113,41 @@ echo "timing: deterministic mode took $((SECONDS - t0))s"
 # is the lowest of those over the rounds: interference from the host only
 # ever adds time, so the lowest is the least disturbed run. The noise
 # is measured, not assumed: the WBINVD=0 build runs twice per round, and the
-# ratio of its two copies' figures sets the band (at least 5%) inside which a
-# difference is called noise.
+# ratio of its two copies' figures sets the band (twice the noise, at least
+# 10%) inside which a difference is called noise. A batch noisier than 5%
+# (the host was busy) is measured again, up to twice.
 t0=$SECONDS
 accel_line=$(tools/qemu-run.sh --kernel /dev/null 2>&1 | head -1)
 accel=$(grep -o 'accel=[a-z]*' <<<"$accel_line" || echo accel=tcg)
 echo "timing: wall-clock mode ($accel, -smp $SMP, $WALL_ARGS, $WALL_ROUNDS interleaved rounds)"
 slow=wbinvd0-slow$WALL_SLOW_NS
-rm -f "$OUT"/wall-*.log
-for r in $(seq 1 $WALL_ROUNDS); do
-	run wbinvd1 "$OUT/wall-wbinvd1-r$r.log" --tcg-single -- $WALL_ARGS
-	run wbinvd0 "$OUT/wall-wbinvd0-r$r.log" --tcg-single -- $WALL_ARGS
-	run $slow "$OUT/wall-slow-r$r.log" --tcg-single -- $WALL_ARGS
-	run wbinvd0 "$OUT/wall-wbinvd0copy-r$r.log" --tcg-single -- $WALL_ARGS
-done
 figure() { # build -> lowest over rounds of each run's online median (ns)
 	for f in "$OUT"/wall-"$1"-r*.log; do
 		tr -d '\r' <"$f" | awk '/^@summary op=online/ { for (i = 2; i <= NF; i++) if ($i ~ /^median_ns=/) print substr($i, 11) }'
 	done | sort -n | awk 'NR == 1 { print; found = 1 } END { if (!found) print 0 }'
 }
-w1=$(figure wbinvd1) w0=$(figure wbinvd0) w0c=$(figure wbinvd0copy) ws=$(figure slow)
+for attempt in 1 2 3; do
+	rm -f "$OUT"/wall-*.log
+	for r in $(seq 1 $WALL_ROUNDS); do
+		run wbinvd1 "$OUT/wall-wbinvd1-r$r.log" --tcg-single -- $WALL_ARGS
+		run wbinvd0 "$OUT/wall-wbinvd0-r$r.log" --tcg-single -- $WALL_ARGS
+		run $slow "$OUT/wall-slow-r$r.log" --tcg-single -- $WALL_ARGS
+		run wbinvd0 "$OUT/wall-wbinvd0copy-r$r.log" --tcg-single -- $WALL_ARGS
+	done
+	w1=$(figure wbinvd1) w0=$(figure wbinvd0) w0c=$(figure wbinvd0copy) ws=$(figure slow)
+	if [ $attempt -lt 3 ] && awk -v a="$w0" -v c="$w0c" 'BEGIN {
+		n = (a > 0) ? c / a - 1 : 1; if (n < 0) n = -n; exit !(n > 0.05) }'; then
+		echo "  noise between the two WBINVD=0 copies above 5% ($w0 vs $w0c ns): measuring again"
+		continue
+	fi
+	break
+done
 echo "  per-build figure (lowest over rounds of each run's median online ns):"
 echo "    WBINVD=1 $w1, WBINVD=0 $w0, WBINVD=0 again $w0c, slowed (+$WALL_SLOW_NS ns) $ws"
 verdict=$(awk -v a1="$w1" -v a0="$w0" -v c="$w0c" -v s="$ws" 'BEGIN {
 	if (a1 <= 0 || a0 <= 0 || c <= 0 || s <= 0) { print "nodata"; exit }
 	noise = c / a0 - 1; if (noise < 0) noise = -noise
-	band = 2 * noise; if (band < 0.05) band = 0.05
+	band = 2 * noise; if (band < 0.10) band = 0.10
 	printf "%.4f %.4f %.4f %.4f\n", noise, 1 + band, a0 / a1, s / a0 }')
 if [ "$verdict" = nodata ]; then
 	bad "wall clock: runs produced no online samples (see $OUT/wall-*.log)"
