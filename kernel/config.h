@@ -10,7 +10,10 @@
 #define APSTART_VERSION "0.1"
 #endif
 
-/* Entries kept from the boot loader's memory map. */
-#define APSTART_MAX_MEM_RANGES 128
+/* Entries kept from the boot loader's memory map: UEFI maps of large
+ * servers run to a few hundred entries. */
+#ifndef APSTART_MAX_MEM_RANGES
+#define APSTART_MAX_MEM_RANGES 512
+#endif
 
 #endif

@@ -8,7 +8,7 @@
 UNIT_CC ?= gcc
 UNIT_DIR := build/host
 UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Ikernel \
-	-DAPSTART_MAX_CPUS=8
+	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128
 UNIT_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 UNIT_KERNEL_SRCS := $(addprefix kernel/,format.c cmdline.c stats.c \
 	multiboot.c acpi.c memmap.c)
