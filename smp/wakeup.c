@@ -37,11 +37,11 @@ void ap_send_init(struct cpu *c, const struct wake_config *w)
 	send_or_report(c, ICR_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL,
 		       "INIT assert");
 	udelay(w->init_delay_us);
-	/* INIT level de-assert: needed by the original 82489DX protocol and
-	 * harmless since; not supported in x2APIC mode (SDM Vol. 3A §11.12.9,
-	 * the ICR in x2APIC mode), so only sent in xAPIC mode. */
-	if (!lapic_status()->x2apic)
-		send_or_report(c, ICR_INIT | ICR_TRIGGER_LEVEL, "INIT de-assert");
+	/* INIT level de-assert: needed by the 82489DX; the SDM says Pentium 4
+	 * and later do not support it (Vol. 3A §11.6.1, ICR delivery mode
+	 * 101), i.e. they ignore it. Sent anyway, in both APIC modes, as
+	 * Linux does: the sequence timed is the one Linux sends. */
+	send_or_report(c, ICR_INIT | ICR_TRIGGER_LEVEL, "INIT de-assert");
 }
 
 static uint32_t last_stage(const struct cpu *c)
