@@ -168,14 +168,22 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	options_set_defaults(&opt);
 	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, 0);
 
+	/* Decided before anything can panic, so that a failure under QEMU
+	 * ends QEMU instead of halting it until a timeout. */
+	enum exit_mode exit_mode = opt.exit;
+	bool qemu = run_under_qemu();
+	if (exit_mode == EXIT_AUTO)
+		exit_mode = qemu ? EXIT_QEMU : EXIT_HALT;
+	run_set_exit_mode(exit_mode);
+
 	uint64_t ebda = boot.firmware == FIRMWARE_BIOS ? bios_ebda() : 0;
 	find_acpi(ebda);
-	enum exit_mode exit_mode = opt.exit;
-	if (exit_mode == EXIT_AUTO)
-		exit_mode = memcmp(acpi.oem_id, "BOCHS ", 6) == 0 ? EXIT_QEMU : EXIT_HALT;
+	if (opt.exit == EXIT_AUTO && !qemu && memcmp(acpi.oem_id, "BOCHS ", 6) == 0) {
+		exit_mode = EXIT_QEMU; /* QEMU's ACPI tables, no hypervisor bit */
+		run_set_exit_mode(exit_mode);
+	}
 	kprintf("exit: %s%s\n", exit_mode == EXIT_QEMU ? "qemu (isa-debug-exit)" : "halt",
-		opt.exit == EXIT_AUTO ? " (auto: from the ACPI OEM ID)" : "");
-	run_set_exit_mode(exit_mode);
+		opt.exit == EXIT_AUTO ? " (auto)" : "");
 
 	tsc_init(&acpi);
 	kprintf("tsc: %llu kHz from %s%s\n", (unsigned long long)tsc_info()->khz,

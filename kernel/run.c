@@ -6,13 +6,29 @@
 #include <stdint.h>
 
 #include "console.h"
+#include "cpu.h"
 #include "smp.h"
 #include "x86.h"
 
 #define QEMU_DEBUG_EXIT_PORT 0xF4
+#define FW_CFG_SELECTOR 0x510
+#define FW_CFG_DATA 0x511
+#define FW_CFG_SIGNATURE 0x0000
 
 static enum exit_mode exit_mode = EXIT_HALT;
 static volatile uint32_t ended;
+
+bool run_under_qemu(void)
+{
+	if (!cpu_has_hypervisor())
+		return false;
+	outw(FW_CFG_SELECTOR, FW_CFG_SIGNATURE);
+	static const char want[4] = { 'Q', 'E', 'M', 'U' };
+	for (int i = 0; i < 4; i++)
+		if (inb(FW_CFG_DATA) != (uint8_t)want[i])
+			return false;
+	return true;
+}
 
 void run_set_exit_mode(enum exit_mode mode)
 {

@@ -6,7 +6,11 @@
 
 #include "cmdline.h"
 
-/* exit=auto resolves to qemu when the ACPI tables are QEMU's. */
+/* True under QEMU: only asked when CPUID says we run under a hypervisor,
+ * then QEMU's fw_cfg device must answer with its "QEMU" signature (QEMU
+ * docs, specs/fw_cfg). Bare metal never sees a port access. */
+bool run_under_qemu(void);
+/* exit=auto resolves to qemu under QEMU (fw_cfg, or QEMU's ACPI OEM ID). */
 void run_set_exit_mode(enum exit_mode mode);
 bool run_aborted(void);
 /* Print "@end status=fail ...", then exit or halt. Safe from any CPU and

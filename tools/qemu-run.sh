@@ -30,7 +30,7 @@ done
 args="$*"
 
 [ -f "$kernel" ] || { echo "qemu-run: no kernel at '$kernel' (run make first)" >&2; exit 2; }
-case "$machine" in pc|q35) ;; *) echo "qemu-run: machine must be pc or q35" >&2; exit 2 ;; esac
+case "$machine" in pc|q35|pc,*|q35,*) ;; *) echo "qemu-run: machine must be pc or q35 (options after a comma)" >&2; exit 2 ;; esac
 
 # KVM counts as usable only with hardware virtualisation behind it: the
 # paravirtual kvm_pvm module here emulates ring 0 ~200x slower than TCG.

@@ -90,6 +90,10 @@ else
 	echo "  skip kvm-x2apic-on: QEMU cannot start a KVM guest here (TCG has no x2APIC)"
 fi
 
+extra=(--machine pc,acpi=off)
+run_case "no-acpi-tables" build/wbinvd0/apstart.elf 2 fail \
+	tests/qemu/expect.sh "PANIC: no ACPI RSDP: cannot find the CPUs" "@end status=fail" -- cycles=1
+
 extra=(--accel tcg --cpu pentium3)
 run_case "cpu-without-long-mode" build/wbinvd0/apstart.elf 2 fail \
 	tests/qemu/expect.sh "this CPU has no long mode" -- cycles=1
