@@ -67,6 +67,7 @@ static const struct opt_desc opt_table[] = {
 	OPT(init_delay_us, INIT_DELAY_AUTO, .min = 0, .max = 10000000,
 	    .def_name = "auto"),
 	OPT(sipi_delay_us, 10, .min = 0, .max = 10000000),
+	OPT(sipi_count, 2, .min = 1, .max = 2),
 	OPT(ap_timeout_ms, 1000, .min = 1, .max = 600000),
 	OPT(exit, EXIT_AUTO, .keywords = exit_words),
 	OPT(bsp_wait, BSP_WAIT_SPIN, .keywords = bsp_wait_words),

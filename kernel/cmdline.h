@@ -31,6 +31,7 @@ struct options {
 	enum x2apic_pref x2apic;
 	uint32_t init_delay_us; /* INIT_DELAY_AUTO by default */
 	uint32_t sipi_delay_us; /* default 10 */
+	uint32_t sipi_count;    /* STARTUP IPIs per wake-up, default 2 */
 	uint32_t ap_timeout_ms; /* default 1000 */
 	enum exit_mode exit;
 	enum bsp_wait bsp_wait;  /* default spin */

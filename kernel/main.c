@@ -221,6 +221,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 					 ? smp_default_init_delay_us()
 					 : opt.init_delay_us,
 		.sipi_delay_us = opt.sipi_delay_us,
+		.sipi_count = opt.sipi_count,
 		.ap_timeout_ms = opt.ap_timeout_ms,
 		.bsp_wait = opt.bsp_wait,
 		.icount_fence = opt.icount == ICOUNT_ON,
@@ -238,9 +239,9 @@ void kmain(uint32_t magic, uint64_t info_phys)
 				cpus[i].skip_reason);
 	if (skipped > 8)
 		cprintf(CON_SCREEN, "cpu: %u CPUs skipped (list on serial)\n", skipped);
-	kprintf("wake: init_delay_us=%u sipi_delay_us=%u ap_timeout_ms=%u cycles=%u "
-		"bsp_wait=%s icount=%s lapic_timer_khz=%u\n", wake.init_delay_us,
-		wake.sipi_delay_us, wake.ap_timeout_ms, cycles,
+	kprintf("wake: init_delay_us=%u sipi_delay_us=%u sipi_count=%u ap_timeout_ms=%u "
+		"cycles=%u bsp_wait=%s icount=%s lapic_timer_khz=%u\n", wake.init_delay_us,
+		wake.sipi_delay_us, wake.sipi_count, wake.ap_timeout_ms, cycles,
 		wake.bsp_wait == BSP_WAIT_HLT ? "hlt" : "spin",
 		wake.icount_fence ? "on" : "off", lapic_timer_khz());
 	/* The keys the issue lists come first, in its order; ours follow. */

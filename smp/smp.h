@@ -55,6 +55,7 @@ struct cpu {
 struct wake_config {
 	uint32_t init_delay_us;
 	uint32_t sipi_delay_us;
+	uint32_t sipi_count;    /* 2 as the SDM and Linux; 1 to try without */
 	uint32_t ap_timeout_ms;
 	enum bsp_wait bsp_wait;
 	bool icount_fence;      /* icount=on: see ap_start() */

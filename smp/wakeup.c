@@ -12,7 +12,6 @@
 /* ESR bits worth reporting after a SIPI: all but bit 4 (reserved on
  * P6-family APICs, "redirectable IPI" elsewhere), as Linux masks 0xEF. */
 #define ESR_REPORT_MASK 0xEF
-#define SIPI_COUNT 2
 
 static bool send_or_report(struct cpu *c, uint32_t icr, const char *what)
 {
@@ -118,7 +117,7 @@ static void restart_in_trampoline(struct cpu *c, const struct wake_config *w,
 	h->stage = TRAMP_STAGE_NONE;
 	h->stage_apic = 0xFFFFFFFFu;
 	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
-	for (int i = 0; i < SIPI_COUNT; i++) {
+	for (uint32_t i = 0; i < w->sipi_count; i++) {
 		send_or_report(c, ICR_STARTUP | vector, "STARTUP");
 		udelay(w->sipi_delay_us);
 	}
@@ -161,7 +160,7 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 	ap_send_init(c, w);
 	if (w->icount_fence && !fence_early)
 		lapic_timer_periodic_ticks(1);
-	for (int i = 0; i < SIPI_COUNT; i++) {
+	for (uint32_t i = 0; i < w->sipi_count; i++) {
 		lapic_clear_esr();
 		if (w->icount_fence && i == 0)
 			send_or_report_stop_fence(c, ICR_STARTUP | vector, "STARTUP");
@@ -171,7 +170,7 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 		uint32_t esr = lapic_read_esr() & ESR_REPORT_MASK;
 		if (esr) {
 			c->esr |= esr;
-			kprintf("smp: APIC ID %u: APIC error status 0x%x after SIPI %d\n",
+			kprintf("smp: APIC ID %u: APIC error status 0x%x after SIPI %u\n",
 				c->apic_id, esr, i + 1);
 		}
 	}

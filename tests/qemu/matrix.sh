@@ -49,6 +49,8 @@ run_case "bad-cmdline-keeps-defaults" build/wbinvd0/apstart.elf 2 pass \
 	"x2apic=maybe invalid" "maxcpus=9999 out of range" "@boot .* cycles=10( |$)" \
 	"@end status=pass online=2 failed=0" -- \
 	frobnicate=1 cycles=0 x2apic=maybe maxcpus=9999
+run_case "one-sipi" build/wbinvd0/apstart.elf 4 pass \
+	tests/qemu/check-log.sh 0 4 3 -- sipi_count=1 cycles=3
 run_case "maxcpus2-of-4" build/wbinvd0/apstart.elf 4 pass \
 	tests/qemu/check-log.sh 0 2 3 -- maxcpus=2 cycles=3
 

@@ -76,6 +76,10 @@ static void test_all_valid(void)
 	CHECK_EQ(o.icount, ICOUNT_OFF);
 	CHECK_EQ(parse(&o, "selftest=bsp-fault selftest=ap-fault", 8), 0);
 	CHECK_EQ(o.selftest, SELFTEST_AP_FAULT);
+	CHECK_EQ(parse(&o, "sipi_count=1", 8), 0);
+	CHECK_EQ(o.sipi_count, 1);
+	CHECK_EQ(parse(&o, "sipi_count=3 sipi_count=0", 8), 2);
+	CHECK_EQ(o.sipi_count, 2);
 	CHECK_EQ(parse(&o, "selftest=double-start", 8), 0);
 	CHECK_EQ(o.selftest, SELFTEST_DOUBLE_START);
 	CHECK_EQ(parse(&o, "selftest=ap_hang bsp_wait=halt", 8), 2);
