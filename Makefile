@@ -49,7 +49,7 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
 
 .PHONY: all kernel run test clean deps unit-tests trampoline-check qemu-tests timing-tests baseline
-all: kernel
+all: deps kernel
 
 include tools/font.mk
 
