@@ -53,11 +53,12 @@ all: deps kernel
 
 include tools/font.mk
 
-kernel: build/apstart.elf
-
-build/apstart.elf: $(OUT)/apstart.elf
-	cp $< $@
-	cp $< build/apstart-$(VARIANT).elf
+# build/apstart.elf is always the variant just asked for, so it is copied
+# every time (a timestamp rule would keep the other variant's newer copy).
+kernel: $(OUT)/apstart.elf
+	@cp $< build/apstart.elf
+	@cp $< build/apstart-$(VARIANT).elf
+	@echo "  built   build/apstart.elf = $< ($(if $(filter 1,$(WBINVD)),WITH,without) WBINVD)"
 
 $(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld
 	@echo "  LD      $@"
