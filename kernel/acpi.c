@@ -303,9 +303,13 @@ static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len,
 			else
 				report(w, "acpi: MADT LAPIC override at offset %zu length %u != 12, skipped",
 				       off, elen);
-		} else if (decode_cpu(e, &c, &why) == ENTRY_BAD) {
-			report(w, "acpi: MADT entry type %u at offset %zu: %s, skipped",
-			       type, off, why);
+		} else {
+			enum cpu_entry k = decode_cpu(e, &c, &why);
+			if (k == ENTRY_BAD)
+				report(w, "acpi: MADT entry type %u at offset %zu: %s, skipped",
+				       type, off, why);
+			else if (k == ENTRY_CPU && !usable(&c))
+				o->cpus_unusable++; /* e.g. QEMU's not-plugged CPUs */
 		}
 		off += elen;
 		end = off;

@@ -38,6 +38,7 @@ struct acpi_info {
 	uint32_t cpu_count;       /* entries stored in cpus[] */
 	uint32_t enabled_count;   /* of those, with MADT_CPU_ENABLED */
 	uint32_t cpus_dropped;    /* usable entries that did not fit */
+	uint32_t cpus_unusable;   /* entries neither enabled nor online-capable */
 
 	bool have_hpet;
 	uint64_t hpet_phys;

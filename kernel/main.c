@@ -229,6 +229,10 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	kprintf("cpus: %u in MADT (%u enabled), %u APs to start, BSP APIC ID %u, %s\n",
 		acpi.cpu_count, acpi.enabled_count, aps, lapic_id(),
 		lapic_status()->x2apic ? "x2APIC" : "xAPIC");
+	if (acpi.cpus_unusable)
+		kprintf("cpus: %u more MADT entries are neither enabled nor "
+			"online-capable: ignored (ACPI 6.5 Table 5.37)\n",
+			acpi.cpus_unusable);
 	/* Hundreds of skipped CPUs (maxcpus=1 on a big box) would fill the
 	 * screen: list them on serial, count them on the screen. */
 	uint32_t skipped = smp_count_state(CPU_SKIPPED);

@@ -42,6 +42,8 @@ for w in 0 1; do
 done
 run_case "wbinvd0-smp4-maxcpus8" build/wbinvd0/apstart.elf 4,maxcpus=8 pass \
 	tests/qemu/check-log.sh 0 4 $cycles --
+run_case "maxcpus8-reports-absent-cpus" build/wbinvd0/apstart.elf 4,maxcpus=8 pass \
+	tests/qemu/expect.sh "cpus: 4 more MADT entries are neither enabled nor online-capable" -- cycles=1
 
 # Options: bad ones are named and the default kept; good ones take effect.
 run_case "bad-cmdline-keeps-defaults" build/wbinvd0/apstart.elf 2 pass \

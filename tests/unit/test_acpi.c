@@ -232,6 +232,7 @@ static void test_valid(void)
 	CHECK(cpu_is(0, 0, 0, MADT_CPU_ENABLED, 0));
 	CHECK(cpu_is(1, 1, 1, MADT_CPU_ENABLED, 0));
 	CHECK(cpu_is(2, 300, 2, MADT_CPU_ENABLED, 9));
+	CHECK_EQ(ai.cpus_unusable, 0);
 	CHECK(ai.have_hpet);
 	CHECK_EQ(ai.hpet_phys, 0xfed00000);
 	CHECK(ai.have_pm_timer);
@@ -295,6 +296,7 @@ static void test_flags_and_duplicates(void)
 	CHECK(cpu_is(2, 4, 4, E | O, 9));
 	CHECK(cpu_is(3, 7, 107, E, 9));
 	CHECK(cpu_is(4, 2, 2, O, 0));   /* not-enabled ones last */
+	CHECK_EQ(ai.cpus_unusable, 2);  /* entries, counted as listed */
 
 	/* Only unusable entries: a MADT, but no CPU. */
 	m.len = 0;
