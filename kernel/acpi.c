@@ -3,6 +3,8 @@
  * XSDT entries are only 4-byte aligned. */
 #include "acpi.h"
 
+#include "bytes.h"
+
 #include <stdarg.h>
 
 /* System description table header (§5.2.6): Signature 4 @0, Length u32
@@ -22,17 +24,6 @@
 #define MADT_LAPIC 0
 #define MADT_LAPIC_OVERRIDE 5
 #define MADT_X2APIC 9
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
 
 static uint8_t sum8(const uint8_t *p, size_t n)
 {
@@ -124,16 +115,12 @@ struct walk {
 __attribute__((format(printf, 2, 3)))
 static void report(struct walk *w, const char *fmt, ...)
 {
-	char msg[160];
 	va_list ap;
 
 	w->out->problems++;
-	if (!w->diag)
-		return;
 	va_start(ap, fmt);
-	fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
+	diag_vprintf(w->diag, w->diag_ctx, fmt, ap);
 	va_end(ap);
-	w->diag(w->diag_ctx, msg);
 }
 
 static void sig_text(char out[5], const uint8_t *p)

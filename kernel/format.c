@@ -175,3 +175,13 @@ int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+void diag_vprintf(diag_fn diag, void *ctx, const char *fmt, va_list ap)
+{
+	char msg[160];
+
+	if (!diag)
+		return;
+	fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
+	diag(ctx, msg);
+}

@@ -16,4 +16,8 @@ int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
 /* Callback used by the parsers to report a problem in their input. */
 typedef void (*diag_fn)(void *ctx, const char *msg);
 
+/* Format a message (at most 159 characters) and hand it to diag; nothing
+ * happens when diag is NULL. */
+void diag_vprintf(diag_fn diag, void *ctx, const char *fmt, va_list ap);
+
 #endif

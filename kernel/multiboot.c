@@ -3,6 +3,8 @@
  * because nothing guarantees their alignment in a corrupt block. */
 #include "multiboot.h"
 
+#include "bytes.h"
+
 #include <stdarg.h>
 
 /* Multiboot2 tag types (Multiboot2 spec §3.6). */
@@ -32,17 +34,6 @@ enum {
 
 static uint32_t rd8(const uint8_t *p) { return p[0]; }
 
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
-
-static uint64_t rd64(const uint8_t *p)
-{
-	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
-}
-
 struct mb {
 	struct boot_info *out;
 	diag_fn diag;
@@ -53,15 +44,11 @@ struct mb {
 __attribute__((format(printf, 2, 3)))
 static void report(struct mb *m, const char *fmt, ...)
 {
-	char msg[160];
 	va_list ap;
 
-	if (!m->diag)
-		return;
 	va_start(ap, fmt);
-	fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
+	diag_vprintf(m->diag, m->diag_ctx, fmt, ap);
 	va_end(ap);
-	m->diag(m->diag_ctx, msg);
 }
 
 /* Types 1..5 mean the same in MB1, MB2 and enum mem_type; both specs say

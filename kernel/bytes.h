@@ -1,0 +1,19 @@
+/* Little-endian loads from byte buffers of any alignment (firmware tables,
+ * boot loader info). */
+#ifndef APSTART_BYTES_H
+#define APSTART_BYTES_H
+
+#include <stdint.h>
+
+static inline uint32_t rd32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static inline uint64_t rd64(const uint8_t *p)
+{
+	return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32;
+}
+
+#endif
