@@ -277,8 +277,6 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	uint32_t online = 0;
 	for (uint32_t i = 0; i < cpu_count; i++)
 		online += cpus[i].bsp || cpus[i].cycles_done == cycles;
-	if (cycles == 0)
-		online = 1 + smp_count_state(CPU_PARKED);
 	bool pass = failed == 0 && complete;
 	kprintf("@end status=%s online=%u failed=%u\n", pass ? "pass" : "fail",
 		online, failed);

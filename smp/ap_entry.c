@@ -4,6 +4,7 @@
 
 #include "gdt.h"
 #include "lapic.h"
+#include "run.h"
 #include "smp.h"
 #include "trap.h"
 #include "x86.h"
@@ -24,8 +25,7 @@ static void park(struct cpu *c)
 	notify_bsp();
 	/* Only INIT (or NMI/SMI) leaves this; INIT puts the CPU back in
 	 * wait-for-SIPI and the next bring-up starts from the trampoline. */
-	for (;;)
-		hlt();
+	halt_forever();
 }
 
 void ap_entry(uint32_t apic_id, uint32_t index)
@@ -35,10 +35,7 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 	if (!c || c->apic_id != apic_id) {
 		/* The table handed to the trampoline and cpus[] disagree:
 		 * cannot happen unless memory was corrupted. Stop here. */
-		for (;;) {
-			cli();
-			hlt();
-		}
+		halt_forever();
 	}
 	c->stage = AP_STAGE_C_ENTRY;
 	gdt_reload();
@@ -49,20 +46,14 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 		/* We were given up on (timed out) and arrived late: stop
 		 * without touching the state the BSP reported. */
 		c->late_arrivals++;
-		for (;;) {
-			cli();
-			hlt();
-		}
+		halt_forever();
 	}
 	if (smp_selftest != SELFTEST_NONE && apic_id == smp_selftest_apic &&
 	    !c->boot_ticks) {
 		if (smp_selftest == SELFTEST_AP_FAULT)
 			__asm__ volatile("ud2");
 		if (smp_selftest == SELFTEST_AP_HANG)
-			for (;;) {
-				cli();
-				hlt();
-			}
+			halt_forever();
 	}
 	lapic_init_ap();
 	c->stage = AP_STAGE_LAPIC;

@@ -13,22 +13,22 @@
  * P6-family APICs, "redirectable IPI" elsewhere), as Linux masks 0xEF. */
 #define ESR_REPORT_MASK 0xEF
 
-static bool send_or_report(struct cpu *c, uint32_t icr, const char *what)
+/* stop_fence: stop the icount fence timer right behind the ICR write
+ * (see ap_start). */
+static bool send_ipi_or_report(struct cpu *c, uint32_t icr, const char *what,
+			       bool stop_fence)
 {
-	if (lapic_send_ipi(c->apic_id, icr))
-		return true;
-	kprintf("smp: APIC ID %u: ICR stayed busy sending %s\n", c->apic_id, what);
-	return false;
+	bool sent = stop_fence ? lapic_send_ipi_stop_timer(c->apic_id, icr)
+			       : lapic_send_ipi(c->apic_id, icr);
+	if (!sent)
+		kprintf("smp: APIC ID %u: ICR stayed busy sending %s\n",
+			c->apic_id, what);
+	return sent;
 }
 
-/* send_or_report, stopping the icount fence timer right behind the ICR
- * write (see ap_start). */
-static bool send_or_report_stop_fence(struct cpu *c, uint32_t icr, const char *what)
+static bool send_or_report(struct cpu *c, uint32_t icr, const char *what)
 {
-	if (lapic_send_ipi_stop_timer(c->apic_id, icr))
-		return true;
-	kprintf("smp: APIC ID %u: ICR stayed busy sending %s\n", c->apic_id, what);
-	return false;
+	return send_ipi_or_report(c, icr, what, false);
 }
 
 void ap_send_init(struct cpu *c, const struct wake_config *w)
@@ -162,10 +162,8 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 		lapic_timer_periodic_ticks(1);
 	for (uint32_t i = 0; i < w->sipi_count; i++) {
 		lapic_clear_esr();
-		if (w->icount_fence && i == 0)
-			send_or_report_stop_fence(c, ICR_STARTUP | vector, "STARTUP");
-		else
-			send_or_report(c, ICR_STARTUP | vector, "STARTUP");
+		send_ipi_or_report(c, ICR_STARTUP | vector, "STARTUP",
+				   w->icount_fence && i == 0);
 		udelay(w->sipi_delay_us);
 		uint32_t esr = lapic_read_esr() & ESR_REPORT_MASK;
 		if (esr) {
