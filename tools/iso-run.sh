@@ -76,12 +76,9 @@ if [ "$firmware" = uefi ]; then
 		die "OVMF not found ($OVMF_CODE, $OVMF_VARS): apt-get install ovmf"
 fi
 
-# KVM counts as usable only with hardware virtualisation behind it (see
-# qemu-run.sh): the paravirtual kvm_pvm module cannot run OVMF at all.
-kvm_usable() {
-	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
-	[ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]
-}
+# kvm_usable: KVM with hardware virtualisation behind it (the paravirtual
+# kvm_pvm module cannot run OVMF at all).
+. "$(dirname "${BASH_SOURCE[0]}")/kvm-usable.sh"
 case "$accel" in
 auto)
 	if [ "$firmware" = uefi ]; then accel=tcg; why="UEFI: TCG unless ACCEL=kvm is given"

@@ -32,12 +32,8 @@ args="$*"
 [ -f "$kernel" ] || { echo "qemu-run: no kernel at '$kernel' (run make first)" >&2; exit 2; }
 case "$machine" in pc|q35|pc,*|q35,*) ;; *) echo "qemu-run: machine must be pc or q35 (options after a comma)" >&2; exit 2 ;; esac
 
-# KVM counts as usable only with hardware virtualisation behind it: the
-# paravirtual kvm_pvm module here emulates ring 0 ~200x slower than TCG.
-kvm_usable() {
-	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
-	[ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]
-}
+# kvm_usable: KVM with hardware virtualisation behind it.
+. "$(dirname "${BASH_SOURCE[0]}")/kvm-usable.sh"
 case "$accel" in
 auto)
 	if [ "$icount" = 1 ]; then accel=tcg; why="instruction counting needs TCG"

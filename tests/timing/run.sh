@@ -202,7 +202,7 @@ for v in wbinvd0 wbinvd1; do
 	fi
 done
 
-if [ -r /dev/kvm ] && [ -w /dev/kvm ] && { [ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]; }; then
+if tools/kvm-usable.sh; then
 	wall_clock kvm 0 --accel kvm
 else
 	echo "timing: wall-clock mode kvm skipped: no hardware-backed KVM here (kvm_intel/kvm_amd)"

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Exit 0 when KVM has hardware virtualisation behind it (kvm_intel or
+# kvm_amd loaded, /dev/kvm readable and writable). A paravirtual KVM such
+# as kvm_pvm emulates ring-0 code ~200x slower than TCG and cannot run
+# OVMF, so it does not count. Run it, or source it for kvm_usable().
+kvm_usable() {
+	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
+	[ -d /sys/module/kvm_intel ] || [ -d /sys/module/kvm_amd ]
+}
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+	kvm_usable
+fi
