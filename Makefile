@@ -37,12 +37,12 @@ LD := ld
 KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-builtin \
 	-mno-red-zone -mgeneral-regs-only -mcmodel=small -m64 \
-	-Ikernel -Ismp -MMD -MP \
+	-Iapp -Ismp -Ikernel -MMD -MP \
 	-DAPSTART_WBINVD=$(WBINVD) -DAPSTART_SLOW_TRAMP_NS=$(SLOW_TRAMP_NS) \
 	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_VERSION='"$(VERSION)"'
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack -T linker.ld
 
-KERNEL_C := $(wildcard kernel/*.c) $(wildcard smp/*.c)
+KERNEL_C := $(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c)
 KERNEL_ASM := boot/multiboot_header.asm boot/start.asm kernel/isr.asm
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \

@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "acpi.h"
-#include "cmdline.h"
+#include "options.h"
 #include "config.h"
 
 enum cpu_state {

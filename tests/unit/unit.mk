@@ -7,13 +7,13 @@
 
 UNIT_CC ?= gcc
 UNIT_DIR := build/host
-UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Ikernel \
+UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Iapp -Ikernel \
 	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128
 UNIT_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
-UNIT_KERNEL_SRCS := $(addprefix kernel/,format.c cmdline.c stats.c \
+UNIT_KERNEL_SRCS := app/options.c $(addprefix kernel/,format.c stats.c \
 	multiboot.c acpi.c memmap.c)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)
-UNIT_DEPS := $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(wildcard kernel/*.h) \
+UNIT_DEPS := $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(wildcard app/*.h) $(wildcard kernel/*.h) \
 	tests/unit/unit.mk
 UNIT_TIMEOUT := 300
 

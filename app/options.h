@@ -1,8 +1,8 @@
 /* Kernel command line: key=value options, each validated and range-checked.
  * Unknown options and bad values are reported through diag and leave the
  * default in place. */
-#ifndef APSTART_CMDLINE_H
-#define APSTART_CMDLINE_H
+#ifndef APSTART_OPTIONS_H
+#define APSTART_OPTIONS_H
 
 #include <stdint.h>
 

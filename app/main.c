@@ -3,7 +3,7 @@
 #include <stdint.h>
 
 #include "acpi.h"
-#include "cmdline.h"
+#include "options.h"
 #include "config.h"
 #include "console.h"
 #include "cpu.h"
