@@ -1,6 +1,6 @@
 /* Kernel command line parser. Every option is one row of opt_table; the
  * parser itself knows nothing about individual options. */
-#include "options.h"
+#include "app/options.h"
 
 #include <stdbool.h>
 #include <stddef.h>

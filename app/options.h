@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "format.h"
+#include "kernel/format.h"
 
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT };
 enum x2apic_pref { X2APIC_AUTO, X2APIC_ON, X2APIC_OFF };

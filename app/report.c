@@ -1,12 +1,12 @@
 /* Results: one row per CPU, totals in the form of the reference
  * measurement ("Online: 65.83 s"), and @summary records. */
-#include "report.h"
+#include "app/report.h"
 
-#include "console.h"
-#include "format.h"
-#include "smp.h"
-#include "stats.h"
-#include "tsc.h"
+#include "smp/smp.h"
+#include "kernel/console.h"
+#include "kernel/format.h"
+#include "kernel/stats.h"
+#include "kernel/tsc.h"
 
 #define MAX_SAMPLES (1u << 17)
 

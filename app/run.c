@@ -1,14 +1,14 @@
 /* Leaving the kernel. Under QEMU the isa-debug-exit device (port 0xF4)
  * turns our value v into the process status (v << 1) | 1: 1 = pass,
  * 3 = fail. On real hardware every CPU halts with interrupts off. */
-#include "run.h"
+#include "app/run.h"
 
 #include <stdint.h>
 
-#include "console.h"
-#include "cpu.h"
-#include "smp.h"
-#include "x86.h"
+#include "smp/smp.h"
+#include "kernel/console.h"
+#include "kernel/cpu.h"
+#include "kernel/x86.h"
 
 #define QEMU_DEBUG_EXIT_PORT 0xF4
 #define FW_CFG_SELECTOR 0x510

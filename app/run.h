@@ -4,7 +4,7 @@
 
 #include <stdbool.h>
 
-#include "options.h"
+#include "app/options.h"
 
 /* True under QEMU: only asked when CPUID says we run under a hypervisor,
  * then QEMU's fw_cfg device must answer with its "QEMU" signature (QEMU

@@ -1,9 +1,9 @@
 /* ACPI table walker: RSDP -> RSDT/XSDT -> MADT, HPET, FADT (ACPI 6.5
  * chapter 5.2). Fields are read byte-wise: tables are byte-packed and
  * XSDT entries are only 4-byte aligned. */
-#include "acpi.h"
+#include "kernel/acpi.h"
 
-#include "bytes.h"
+#include "kernel/bytes.h"
 
 #include <stdarg.h>
 

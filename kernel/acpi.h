@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config.h"
-#include "format.h"
-#include "multiboot.h"
+#include "kernel/config.h"
+#include "kernel/format.h"
+#include "kernel/multiboot.h"
 
 /* MADT Local APIC / Local x2APIC flags (ACPI 6.5, Table 5.37). */
 #define MADT_CPU_ENABLED        (1u << 0)

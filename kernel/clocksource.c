@@ -1,13 +1,13 @@
 /* TSC calibration against the HPET, the ACPI PM timer or the PIT. Each
  * takes the median of three 10 ms windows, so one window disturbed by an
  * SMI or a host preemption does not set the frequency. */
-#include "clocksource.h"
+#include "kernel/clocksource.h"
 
 #include <stdbool.h>
 
-#include "paging.h"
-#include "stats.h"
-#include "x86.h"
+#include "kernel/paging.h"
+#include "kernel/stats.h"
+#include "kernel/x86.h"
 
 #define WINDOW_NS 10000000ull /* 10 ms */
 #define WINDOWS 3

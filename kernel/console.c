@@ -1,16 +1,16 @@
 /* Console fan-out and locking. Output is formatted into a line buffer
  * first, so a record line is never interleaved with another CPU's. */
-#include "console.h"
+#include "kernel/console.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 
-#include "fbcon.h"
-#include "format.h"
-#include "paging.h"
-#include "serial.h"
-#include "vga_text.h"
-#include "x86.h"
+#include "kernel/fbcon.h"
+#include "kernel/format.h"
+#include "kernel/paging.h"
+#include "kernel/serial.h"
+#include "kernel/vga_text.h"
+#include "kernel/x86.h"
 
 #define NO_OWNER 0xFFFFFFFFu
 #define LINE_MAX 512

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "multiboot.h"
+#include "kernel/multiboot.h"
 
 #define CON_SERIAL 1u
 #define CON_SCREEN 2u

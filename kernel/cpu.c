@@ -1,7 +1,7 @@
 /* CPUID decoding. */
-#include "cpu.h"
+#include "kernel/cpu.h"
 
-#include "x86.h"
+#include "kernel/x86.h"
 
 uint32_t cpu_apic_id(void)
 {

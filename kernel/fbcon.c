@@ -1,5 +1,5 @@
 /* Framebuffer text console: 8x16 glyphs on a 16/24/32 bpp RGB framebuffer. */
-#include "fbcon.h"
+#include "kernel/fbcon.h"
 
 #include <stddef.h>
 

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "multiboot.h"
+#include "kernel/multiboot.h"
 
 #define FBCON_CELL_W 8
 #define FBCON_CELL_H 16

@@ -1,5 +1,5 @@
 /* Minimal vsnprintf: enough for the kernel's diagnostics and records. */
-#include "format.h"
+#include "kernel/format.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -2,7 +2,7 @@
  * firmware's map with what we know is in use. Overlapping map entries are
  * common on real firmware, so a page must be available in one entry and
  * claimed by no other. */
-#include "memmap.h"
+#include "kernel/memmap.h"
 
 #include <stdbool.h>
 

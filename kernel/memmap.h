@@ -4,7 +4,7 @@
 
 #include <stdint.h>
 
-#include "multiboot.h"
+#include "kernel/multiboot.h"
 
 struct phys_range {
 	uint64_t start; /* inclusive */

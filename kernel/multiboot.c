@@ -1,9 +1,9 @@
 /* Multiboot1 / Multiboot2 boot information parser. Every read is bounded
  * by the block's validated size; multi-byte fields are read byte-wise
  * because nothing guarantees their alignment in a corrupt block. */
-#include "multiboot.h"
+#include "kernel/multiboot.h"
 
-#include "bytes.h"
+#include "kernel/bytes.h"
 
 #include <stdarg.h>
 

@@ -1,12 +1,12 @@
 /* Page-table edits for the identity map built in boot/start.asm.
  * Above 4 GiB, 2 MiB pages are added with tables from a small static pool;
  * the first 2 MiB keep their 4 KiB page table. */
-#include "paging.h"
+#include "kernel/paging.h"
 
 #include <stdbool.h>
 
-#include "kstring.h"
-#include "x86.h"
+#include "kernel/kstring.h"
+#include "kernel/x86.h"
 
 #define PTE_P   (1ull << 0)
 #define PTE_W   (1ull << 1)

@@ -1,10 +1,10 @@
 /* COM1 16550 driver: polled output only, every wait bounded so that a
  * missing or stuck UART can never hang the kernel. */
-#include "serial.h"
+#include "kernel/serial.h"
 
 #include <stdint.h>
 
-#include "x86.h"
+#include "kernel/x86.h"
 
 #define COM1 0x3F8
 /* 16550 register offsets (PC16550D data sheet, Table 2). */

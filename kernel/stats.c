@@ -1,5 +1,5 @@
 /* Order statistics for timing samples. */
-#include "stats.h"
+#include "kernel/stats.h"
 
 static void swap_u64(uint64_t *a, uint64_t *b)
 {

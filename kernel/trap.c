@@ -1,12 +1,12 @@
 /* One IDT shared by all CPUs. Exceptions are fatal to the run: print
  * everything needed to find the fault, then end with a failure status. */
-#include "trap.h"
+#include "kernel/trap.h"
 
-#include "console.h"
-#include "cpu.h"
-#include "lapic.h"
-#include "run.h"
-#include "x86.h"
+#include "app/run.h"
+#include "smp/lapic.h"
+#include "kernel/console.h"
+#include "kernel/cpu.h"
+#include "kernel/x86.h"
 
 struct idt_entry {
 	uint16_t offset_lo;

@@ -1,10 +1,10 @@
 /* TSC frequency discovery and TSC-based delays. */
-#include "tsc.h"
+#include "kernel/tsc.h"
 
-#include "clocksource.h"
-#include "console.h"
-#include "cpu.h"
-#include "x86.h"
+#include "kernel/clocksource.h"
+#include "kernel/console.h"
+#include "kernel/cpu.h"
+#include "kernel/x86.h"
 
 static struct tsc_info info;
 

@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "acpi.h"
+#include "kernel/acpi.h"
 
 struct tsc_info {
 	uint64_t khz;

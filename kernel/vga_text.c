@@ -1,5 +1,5 @@
 /* Text-mode screen: character + attribute cells, scrolled in place. */
-#include "vga_text.h"
+#include "kernel/vga_text.h"
 
 #include <stdbool.h>
 

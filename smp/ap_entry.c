@@ -1,13 +1,13 @@
 /* The AP side: arrive in C, report online, idle until asked to go
  * offline, then park the way Linux's hlt_play_dead() does. */
-#include "ap_entry.h"
+#include "smp/ap_entry.h"
 
-#include "gdt.h"
-#include "lapic.h"
-#include "run.h"
-#include "smp.h"
-#include "trap.h"
-#include "x86.h"
+#include "app/run.h"
+#include "smp/lapic.h"
+#include "smp/smp.h"
+#include "kernel/gdt.h"
+#include "kernel/trap.h"
+#include "kernel/x86.h"
 
 static void park(struct cpu *c) __attribute__((noreturn));
 

@@ -1,10 +1,10 @@
 /* The measurement: first bring-up of every AP, then for each AP `cycles`
  * rounds of offline (request -> parked) and online (first INIT -> online
  * mark in C), both timed on the BSP's TSC. */
-#include "console.h"
-#include "run.h"
-#include "smp.h"
-#include "tsc.h"
+#include "app/run.h"
+#include "smp/smp.h"
+#include "kernel/console.h"
+#include "kernel/tsc.h"
 
 /* Samples for all APs and cycles, per direction: 2 x 1 MiB. */
 #define SAMPLE_POOL (1u << 17)

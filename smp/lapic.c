@@ -1,12 +1,12 @@
 /* xAPIC / x2APIC register access (SDM Vol. 3A §11.4-11.6 xAPIC, §11.12
  * x2APIC: MSR 0x800 + (MMIO offset >> 4); the ICR becomes one 64-bit MSR
  * with a 32-bit destination and no delivery-status bit). */
-#include "lapic.h"
+#include "smp/lapic.h"
 
-#include "console.h"
-#include "paging.h"
-#include "tsc.h"
-#include "x86.h"
+#include "kernel/console.h"
+#include "kernel/paging.h"
+#include "kernel/tsc.h"
+#include "kernel/x86.h"
 
 #define APIC_BASE_BSP   (1ull << 8)
 #define APIC_BASE_EXTD  (1ull << 10)

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "options.h"
+#include "app/options.h"
 
 /* Vectors we own. 0xFF for spurious: SDM Vol. 3A §11.9 recommends the low
  * nibble all ones for older APICs. */

@@ -1,10 +1,10 @@
 /* CPU table: built from the MADT, indexed in MADT order, searched by
  * APIC ID. Each CPU gets its own stack and trampoline table slot. */
-#include "smp.h"
+#include "smp/smp.h"
 
-#include "console.h"
-#include "cpu.h"
-#include "trampoline.h"
+#include "smp/trampoline.h"
+#include "kernel/console.h"
+#include "kernel/cpu.h"
 
 #define AP_STACK_SIZE 8192
 

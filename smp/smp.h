@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "acpi.h"
-#include "options.h"
-#include "config.h"
+#include "app/options.h"
+#include "kernel/acpi.h"
+#include "kernel/config.h"
 
 enum cpu_state {
 	CPU_ABSENT = 0,   /* listed, never started */

@@ -1,12 +1,12 @@
 /* Installing the trampoline blob (realmode/trampoline.asm) in low memory.
  * The blob is position independent; the only absolute addresses are
  * relocated here by adding the page's physical address. */
-#include "trampoline.h"
+#include "smp/trampoline.h"
 
-#include "ap_entry.h"
-#include "console.h"
-#include "kstring.h"
-#include "x86.h"
+#include "smp/ap_entry.h"
+#include "kernel/console.h"
+#include "kernel/kstring.h"
+#include "kernel/x86.h"
 
 extern const uint8_t trampoline_blob[], trampoline_blob_end[];
 

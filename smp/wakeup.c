@@ -1,13 +1,13 @@
 /* INIT-SIPI-SIPI, following the SDM's MP initialization sequence (Vol. 3A
  * §9.4.4.1, "Typical BSP Initialization Sequence") with the delays of
  * modern processors that Linux also uses (wakeup_secondary_cpu_via_init). */
-#include "console.h"
-#include "lapic.h"
-#include "run.h"
-#include "smp.h"
-#include "trampoline.h"
-#include "tsc.h"
-#include "x86.h"
+#include "app/run.h"
+#include "smp/lapic.h"
+#include "smp/smp.h"
+#include "smp/trampoline.h"
+#include "kernel/console.h"
+#include "kernel/tsc.h"
+#include "kernel/x86.h"
 
 /* ESR bits worth reporting after a SIPI: all but bit 4 (reserved on
  * P6-family APICs, "redirectable IPI" elsewhere), as Linux masks 0xEF. */

@@ -14,7 +14,7 @@ FBT_TIMEOUT ?= 300
 
 $(FBT_BIN): $(FBT_SRCS) kernel/fbcon.h kernel/multiboot.h tests/unit-fbcon/fbcon.mk
 	@mkdir -p $(dir $@)
-	$(FBT_CC) $(FBT_CFLAGS) -Ikernel -o $@ $(FBT_SRCS)
+	$(FBT_CC) $(FBT_CFLAGS) -I. -o $@ $(FBT_SRCS)
 
 .PHONY: fbcon-tests
 fbcon-tests: $(FBT_BIN) $(FONT_TOOL)

@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fbcon.h"
+#include "kernel/fbcon.h"
 
 #define SENTINEL 0xA5
 #define GUARD 64

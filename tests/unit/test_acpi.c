@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acpi.h"
+#include "kernel/acpi.h"
 #include "check.h"
 #include "helpers.h"
 

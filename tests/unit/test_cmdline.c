@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "options.h"
+#include "app/options.h"
 #include "helpers.h"
 
 static struct diag_log dlog;

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "format.h"
+#include "kernel/format.h"
 
 /* Same format and arguments through both; output and return must match. */
 #define SAME_AS_LIBC(...)                                                 \

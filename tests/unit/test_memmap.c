@@ -1,6 +1,6 @@
 /* Trampoline page choice from a memory map (kernel/memmap.c). */
 #include "check.h"
-#include "memmap.h"
+#include "kernel/memmap.h"
 
 #define R(b, l, t) { (b), (l), (t) }
 

@@ -5,7 +5,7 @@
 
 #include "check.h"
 #include "helpers.h"
-#include "multiboot.h"
+#include "kernel/multiboot.h"
 
 static struct diag_log dlog;
 static struct boot_info bi;

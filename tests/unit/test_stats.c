@@ -2,7 +2,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "stats.h"
+#include "kernel/stats.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -7,7 +7,7 @@
 
 UNIT_CC ?= gcc
 UNIT_DIR := build/host
-UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -Iapp -Ikernel \
+UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -I. \
 	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128
 UNIT_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 UNIT_KERNEL_SRCS := app/options.c $(addprefix kernel/,format.c stats.c \
