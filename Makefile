@@ -109,6 +109,7 @@ endif
 -include tests/unit/unit.mk
 -include tests/unit-fbcon/fbcon.mk
 -include tests/usb/usb.mk
+-include tests/layers/layers.mk
 include tools/tools.mk
 include tools/iso.mk
 

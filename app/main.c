@@ -8,6 +8,7 @@
 #include "smp/lapic.h"
 #include "smp/smp.h"
 #include "smp/trampoline.h"
+#include "kernel/abort.h"
 #include "kernel/acpi.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
@@ -16,6 +17,7 @@
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
 #include "kernel/paging.h"
+#include "kernel/qemu.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
@@ -55,7 +57,7 @@ static void panic(const char *what)
 {
 	kprintf("PANIC: %s\n", what);
 	kprintf("@fail what=panic\n");
-	run_abort(what);
+	abort_run(what);
 }
 
 static uint64_t bios_ebda(void)
@@ -138,6 +140,7 @@ static uint64_t place_trampoline(uint64_t ebda)
 
 void kmain(uint32_t magic, uint64_t info_phys)
 {
+	run_init();
 	console_init_serial();
 	/* Exceptions get reported from here on, even in the parsers. */
 	idt_init();
@@ -171,7 +174,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	/* Decided before anything can panic, so that a failure under QEMU
 	 * ends QEMU instead of halting it until a timeout. */
 	enum exit_mode exit_mode = opt.exit;
-	bool qemu = run_under_qemu();
+	bool qemu = qemu_detect();
 	if (exit_mode == EXIT_AUTO)
 		exit_mode = qemu ? EXIT_QEMU : EXIT_HALT;
 	run_set_exit_mode(exit_mode);
@@ -264,7 +267,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		__asm__ volatile("ud2");
 	smp_bring_up(&wake);
 	smp_run_cycles(&wake, cycles);
-	if (run_aborted())
+	if (run_ended())
 		halt_forever();
 	bool complete = report_results(cycles);
 	smp_park_all(&wake);

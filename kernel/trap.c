@@ -2,8 +2,8 @@
  * everything needed to find the fault, then end with a failure status. */
 #include "kernel/trap.h"
 
-#include "app/run.h"
 #include "smp/lapic.h"
+#include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/x86.h"
@@ -93,5 +93,5 @@ void trap_dispatch(struct trap_frame *f)
 	kprintf("@fail what=exception apic=%u vector=%llu error=0x%llx rip=0x%llx cr2=0x%llx\n",
 		apic, (unsigned long long)f->vector, (unsigned long long)f->error,
 		(unsigned long long)f->rip, (unsigned long long)read_cr2());
-	run_abort("CPU exception");
+	abort_run("CPU exception");
 }

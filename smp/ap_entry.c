@@ -2,9 +2,9 @@
  * offline, then park the way Linux's hlt_play_dead() does. */
 #include "smp/ap_entry.h"
 
-#include "app/run.h"
 #include "smp/lapic.h"
 #include "smp/smp.h"
+#include "kernel/abort.h"
 #include "kernel/gdt.h"
 #include "kernel/trap.h"
 #include "kernel/x86.h"

@@ -1,8 +1,8 @@
 /* The measurement: first bring-up of every AP, then for each AP `cycles`
  * rounds of offline (request -> parked) and online (first INIT -> online
  * mark in C), both timed on the BSP's TSC. */
-#include "app/run.h"
 #include "smp/smp.h"
+#include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/tsc.h"
 
@@ -49,7 +49,7 @@ void smp_bring_up(const struct wake_config *w)
 		if (cpus[i].state == CPU_ABSENT)
 			ap_send_init(&cpus[i], w);
 
-	for (uint32_t i = 0; i < cpu_count && !run_aborted(); i++) {
+	for (uint32_t i = 0; i < cpu_count && !run_ended(); i++) {
 		struct cpu *c = &cpus[i];
 		if (c->state != CPU_ABSENT)
 			continue;
@@ -67,14 +67,14 @@ void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
 {
 	uint32_t slot = 0;
 
-	for (uint32_t i = 0; i < cpu_count && !run_aborted(); i++) {
+	for (uint32_t i = 0; i < cpu_count && !run_ended(); i++) {
 		struct cpu *c = &cpus[i];
 		if (c->bsp || c->state != CPU_ONLINE)
 			continue;
 		c->online_ticks = &online_pool[slot * cycles];
 		c->offline_ticks = &offline_pool[slot * cycles];
 		slot++;
-		for (uint32_t k = 0; k < cycles && !run_aborted(); k++) {
+		for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
 			uint64_t t;
 			struct start_phases ph;
 			if (!ap_offline(c, w, &t))

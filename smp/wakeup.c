@@ -1,10 +1,10 @@
 /* INIT-SIPI-SIPI, following the SDM's MP initialization sequence (Vol. 3A
  * §9.4.4.1, "Typical BSP Initialization Sequence") with the delays of
  * modern processors that Linux also uses (wakeup_secondary_cpu_via_init). */
-#include "app/run.h"
 #include "smp/lapic.h"
 #include "smp/smp.h"
 #include "smp/trampoline.h"
+#include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
@@ -86,7 +86,7 @@ static uint64_t wait_for_state(struct cpu *c, uint32_t want,
 		}
 		/* Another CPU ended the run (exception): it reports and
 		 * exits; the BSP must neither print nor INIT anyone. */
-		if (run_aborted())
+		if (run_ended())
 			halt_forever();
 		if (tsc_passed(deadline))
 			break;
