@@ -8,6 +8,7 @@
 #include "smp/lapic.h"
 #include "smp/smp.h"
 #include "smp/trampoline.h"
+#include "smp/wakeup.h"
 #include "kernel/abort.h"
 #include "kernel/acpi.h"
 #include "kernel/config.h"
@@ -197,7 +198,8 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		need_x2apic |= acpi.cpus[i].apic_id >= 0xFF;
 	if (!lapic_init_bsp(opt.x2apic, need_x2apic))
 		panic("local APIC unusable");
-	if (!smp_setup(&acpi, &opt))
+	smp_selftest = opt.selftest;
+	if (!smp_setup(&acpi, opt.maxcpus))
 		panic("no CPUs in the MADT");
 
 	uint32_t aps = 0;

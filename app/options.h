@@ -1,26 +1,22 @@
 /* Kernel command line: key=value options, each validated and range-checked.
  * Unknown options and bad values are reported through diag and leave the
- * default in place. */
+ * default in place. Options that choose how smp/ works take that layer's
+ * own values (enum x2apic_pref, bsp_wait, selftest). */
 #ifndef APSTART_OPTIONS_H
 #define APSTART_OPTIONS_H
 
 #include <stdint.h>
 
+#include "smp/lapic.h"
+#include "smp/test_hooks.h"
+#include "smp/wakeup.h"
 #include "kernel/format.h"
 
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT };
-enum x2apic_pref { X2APIC_AUTO, X2APIC_ON, X2APIC_OFF };
-/* How the BSP waits for an AP: spinning on its state (default), or halted
- * until the AP's IPI, which lets an instruction-counting emulator run the
- * AP at once (deterministic timing mode). */
-enum bsp_wait { BSP_WAIT_SPIN, BSP_WAIT_HLT };
 /* icount=on: we run under an instruction-counting emulator (QEMU -icount,
  * round-robin TCG) and ap_start() keeps a LAPIC timer deadline armed until
  * the AP has taken its INIT; see smp/wakeup.c. Off on real hardware. */
 enum icount_mode { ICOUNT_OFF, ICOUNT_ON };
-/* Failure-path checks: make something go wrong on purpose. */
-enum selftest { SELFTEST_NONE, SELFTEST_BSP_FAULT, SELFTEST_AP_FAULT,
-		SELFTEST_AP_HANG, SELFTEST_DOUBLE_START };
 
 /* init_delay_us takes this value until set: pick by CPU family. */
 #define INIT_DELAY_AUTO UINT32_MAX

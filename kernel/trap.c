@@ -2,7 +2,6 @@
  * everything needed to find the fault, then end with a failure status. */
 #include "kernel/trap.h"
 
-#include "smp/lapic.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
@@ -24,6 +23,18 @@ struct idt_entry {
 extern const uint64_t isr_table[35];
 
 static struct idt_entry idt[256] __attribute__((aligned(16)));
+
+static void eoi_none(void)
+{
+}
+
+/* Never NULL: the dispatch calls it without a test. */
+static void (*eoi)(void) = eoi_none;
+
+void trap_set_eoi(void (*fn)(void))
+{
+	eoi = fn ? fn : eoi_none;
+}
 
 static const char *const exception_names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
@@ -72,7 +83,7 @@ void trap_dispatch(struct trap_frame *f);
 void trap_dispatch(struct trap_frame *f)
 {
 	if (f->vector == VEC_WAKE || f->vector == VEC_TIMER) {
-		lapic_eoi();
+		eoi();
 		return;
 	}
 	if (f->vector == VEC_SPURIOUS)

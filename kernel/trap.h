@@ -11,7 +11,17 @@ struct trap_frame {
 	uint64_t rip, cs, rflags, rsp, ss; /* pushed by the CPU */
 };
 
+/* The interrupt vectors in use besides the exceptions (isr.asm has a stub
+ * for each). 0xFF for spurious: SDM Vol. 3A §11.9 recommends the low
+ * nibble all ones for older APICs. */
+#define VEC_WAKE     0xF0
+#define VEC_TIMER    0xF1
+#define VEC_SPURIOUS 0xFF
+
 void idt_init(void);  /* once, on the BSP */
 void idt_load(void);  /* on every CPU */
+/* VEC_WAKE and VEC_TIMER are acknowledged through the interrupt
+ * controller's end-of-interrupt, which its driver registers here. */
+void trap_set_eoi(void (*eoi)(void));
 
 #endif

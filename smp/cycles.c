@@ -2,6 +2,7 @@
  * rounds of offline (request -> parked) and online (first INIT -> online
  * mark in C), both timed on the BSP's TSC. */
 #include "smp/smp.h"
+#include "smp/wakeup.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/tsc.h"
@@ -42,6 +43,7 @@ static void online_line(const struct cpu *c, uint32_t cycle,
 
 void smp_bring_up(const struct wake_config *w)
 {
+	smp_bsp_wait = w->bsp_wait; /* read by the APs */
 	/* Firmware may leave APs running (OVMF's spin after
 	 * ExitBootServices): put every one into wait-for-SIPI before
 	 * anything is timed. */

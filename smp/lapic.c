@@ -5,6 +5,7 @@
 
 #include "kernel/console.h"
 #include "kernel/paging.h"
+#include "kernel/trap.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
 
@@ -110,6 +111,7 @@ bool lapic_init_bsp(enum x2apic_pref pref, bool need_x2apic)
 		}
 	}
 	software_enable();
+	trap_set_eoi(lapic_eoi);
 	return true;
 }
 

@@ -6,14 +6,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "app/options.h"
-
-/* Vectors we own. 0xFF for spurious: SDM Vol. 3A §11.9 recommends the low
- * nibble all ones for older APICs. */
-#define VEC_WAKE     0xF0
-#define VEC_TIMER    0xF1
-#define VEC_SPURIOUS 0xFF
-
 struct lapic_status {
 	bool x2apic;            /* mode in use */
 	bool x2apic_supported;  /* CPUID.1:ECX[21] */
@@ -21,8 +13,12 @@ struct lapic_status {
 	uint64_t mmio_phys;     /* xAPIC base from IA32_APIC_BASE */
 };
 
+/* x2apic=auto|on|off: auto keeps the firmware's mode and switches to
+ * x2APIC only when an APIC ID needs it. */
+enum x2apic_pref { X2APIC_AUTO, X2APIC_ON, X2APIC_OFF };
+
 /* need_x2apic: some CPU has an APIC ID above 254. Returns false if the
- * LAPIC cannot be used at all. */
+ * LAPIC cannot be used at all. Registers lapic_eoi() with the IDT. */
 bool lapic_init_bsp(enum x2apic_pref pref, bool need_x2apic);
 void lapic_init_ap(void);  /* same mode as the BSP, software-enable */
 const struct lapic_status *lapic_status(void);

@@ -49,10 +49,10 @@ uint32_t smp_default_init_delay_us(void)
 	return 10000;
 }
 
-bool smp_setup(const struct acpi_info *acpi, const struct options *opt)
+bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus)
 {
 	uint32_t self = cpu_apic_id();
-	uint32_t limit = opt->maxcpus ? opt->maxcpus : APSTART_MAX_CPUS;
+	uint32_t limit = maxcpus ? maxcpus : APSTART_MAX_CPUS;
 	uint32_t started = 0;
 	bool bsp_found = false;
 
@@ -101,7 +101,5 @@ bool smp_setup(const struct acpi_info *acpi, const struct options *opt)
 		}
 	}
 	smp_bsp_apic = self;
-	smp_selftest = opt->selftest;
-	smp_bsp_wait = opt->bsp_wait;
 	return cpu_count > 0;
 }

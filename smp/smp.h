@@ -5,7 +5,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "app/options.h"
+#include "smp/test_hooks.h"
+#include "smp/wakeup.h"
 #include "kernel/acpi.h"
 #include "kernel/config.h"
 
@@ -52,15 +53,6 @@ struct cpu {
 	uint32_t cycles_done;
 };
 
-struct wake_config {
-	uint32_t init_delay_us;
-	uint32_t sipi_delay_us;
-	uint32_t sipi_count;    /* 2 as the SDM and Linux; 1 to try without */
-	uint32_t ap_timeout_ms;
-	enum bsp_wait bsp_wait;
-	bool icount_fence;      /* icount=on: see ap_start() */
-};
-
 /* Read by APs: set once by the BSP before any AP starts. */
 extern enum bsp_wait smp_bsp_wait;
 extern uint32_t smp_bsp_apic;
@@ -72,33 +64,17 @@ extern uint32_t cpu_count;
 
 struct cpu *cpu_by_apic(uint32_t apic_id);
 
-/* Fill cpus[] from the MADT, apply maxcpus; the BSP is the CPU we run on. */
-bool smp_setup(const struct acpi_info *acpi, const struct options *opt);
+/* Fill cpus[] from the MADT, apply maxcpus (0: all); the BSP is the CPU
+ * we run on. */
+bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus);
 /* The default INIT delay for this CPU (SDM Vol. 3A §9.4.4.1). */
 uint32_t smp_default_init_delay_us(void);
 
-/* Where the time of one bring-up went, from the AP's own TSC readings
- * (meaningful where TSCs are synchronised: invariant TSC, QEMU). */
-struct start_phases {
-	uint64_t total;      /* BSP: first INIT -> saw the online mark */
-	uint64_t to_real;    /* first INIT -> AP in real mode after cli[/wbinvd] */
-	uint64_t to_long;    /* real mode -> long mode */
-	uint64_t to_online;  /* long mode -> online mark in C */
-};
-
-/* INIT, then STARTUP IPIs, then wait for the AP to report online. */
-bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph);
-/* INIT only: put the AP into wait-for-SIPI (firmware may leave APs
- * spinning, OVMF does). */
-void ap_send_init(struct cpu *c, const struct wake_config *w);
-/* Ask an online AP to park; wait for it. */
-bool ap_offline(struct cpu *c, const struct wake_config *w, uint64_t *ticks);
-
 uint32_t smp_count_state(enum cpu_state s);
-const char *ap_stage_name(uint32_t stage);
 
 /* Bring every usable AP online once (timed as its boot), then run the
- * offline/online cycles. Samples are kept in each struct cpu. */
+ * offline/online cycles. Samples are kept in each struct cpu. The wake
+ * configuration of smp_bring_up() holds for the whole run. */
 void smp_bring_up(const struct wake_config *w);
 void smp_run_cycles(const struct wake_config *w, uint32_t cycles);
 /* Park every online AP (end of run); not timed. */

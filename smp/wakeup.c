@@ -1,11 +1,14 @@
 /* INIT-SIPI-SIPI, following the SDM's MP initialization sequence (Vol. 3A
  * §9.4.4.1, "Typical BSP Initialization Sequence") with the delays of
  * modern processors that Linux also uses (wakeup_secondary_cpu_via_init). */
+#include "smp/wakeup.h"
+
 #include "smp/lapic.h"
 #include "smp/smp.h"
 #include "smp/trampoline.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
+#include "kernel/trap.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
 

@@ -1,0 +1,44 @@
+/* Waking one AP and putting it back to sleep: INIT-SIPI-SIPI and the
+ * offline request, each timed on the BSP's TSC. */
+#ifndef APSTART_WAKEUP_H
+#define APSTART_WAKEUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpu;
+
+/* How the BSP waits for an AP: spinning on its state (default), or halted
+ * until the AP's IPI, which lets an instruction-counting emulator run the
+ * AP at once (deterministic timing mode). */
+enum bsp_wait { BSP_WAIT_SPIN, BSP_WAIT_HLT };
+
+struct wake_config {
+	uint32_t init_delay_us;
+	uint32_t sipi_delay_us;
+	uint32_t sipi_count;    /* 2 as the SDM and Linux; 1 to try without */
+	uint32_t ap_timeout_ms;
+	enum bsp_wait bsp_wait;
+	bool icount_fence;      /* icount=on: see ap_start() */
+};
+
+/* Where the time of one bring-up went, from the AP's own TSC readings
+ * (meaningful where TSCs are synchronised: invariant TSC, QEMU). */
+struct start_phases {
+	uint64_t total;      /* BSP: first INIT -> saw the online mark */
+	uint64_t to_real;    /* first INIT -> AP in real mode after cli[/wbinvd] */
+	uint64_t to_long;    /* real mode -> long mode */
+	uint64_t to_online;  /* long mode -> online mark in C */
+};
+
+/* INIT, then STARTUP IPIs, then wait for the AP to report online. */
+bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph);
+/* INIT only: put the AP into wait-for-SIPI (firmware may leave APs
+ * spinning, OVMF does). */
+void ap_send_init(struct cpu *c, const struct wake_config *w);
+/* Ask an online AP to park; wait for it. */
+bool ap_offline(struct cpu *c, const struct wake_config *w, uint64_t *ticks);
+
+const char *ap_stage_name(uint32_t stage);
+
+#endif
