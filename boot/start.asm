@@ -23,7 +23,6 @@ extern kmain
 extern __bss_start, __bss_end
 
 global _start32
-global boot_pml4, boot_pd
 global gdt64, gdt64_ptr
 global gdt_reload
 

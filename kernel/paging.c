@@ -1,4 +1,5 @@
-/* Page-table edits for the identity map built in boot/start.asm.
+/* Page-table edits for the identity map the boot code built (found
+ * through CR3, so the platform needs no symbol of the boot layer).
  * Above 4 GiB, 2 MiB pages are added with tables from a small static pool;
  * the first 2 MiB keep their 4 KiB page table. */
 #include "kernel/paging.h"
@@ -19,8 +20,6 @@
 #define CANONICAL_LIMIT (1ull << 47)
 
 #define POOL_PAGES 64
-
-extern uint64_t boot_pml4[512];
 
 static uint64_t pool[POOL_PAGES][512] __attribute__((aligned(4096)));
 static unsigned pool_used;
@@ -48,7 +47,8 @@ static uint64_t *next_table(uint64_t *entry)
 
 static bool map_2m(uint64_t addr, enum map_type type)
 {
-	uint64_t *pdpt = next_table(&boot_pml4[(addr >> 39) & 511]);
+	uint64_t *pml4 = (uint64_t *)(uintptr_t)(read_cr3() & PTE_ADDR);
+	uint64_t *pdpt = next_table(&pml4[(addr >> 39) & 511]);
 	if (!pdpt)
 		return false;
 	uint64_t *pd = next_table(&pdpt[(addr >> 30) & 511]);
