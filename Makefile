@@ -42,8 +42,8 @@ KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pi
 	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_VERSION='"$(VERSION)"'
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack -T linker.ld
 
-KERNEL_C := $(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c)
-KERNEL_ASM := boot/multiboot_header.asm boot/start.asm kernel/isr.asm
+KERNEL_C := $(filter-out %/asm_defs.c,$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c))
+KERNEL_ASM := boot/multiboot_header.asm boot/start.asm kernel/gdt.asm kernel/isr.asm
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
@@ -73,15 +73,35 @@ $(OUT)/gen/font8x16.o: $(FONT_GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -c -o $@ $<
 
-$(OUT)/%.o: %.asm
+# Constants the assembly takes from C, so that each has one definition:
+# <layer>/asm_defs.c is compiled to assembly and its markers become NASM
+# %defines in $(OUT)/gen/<layer>/asm_defs.inc (see kernel/asm_defs.h).
+ASM_DEFS := $(OUT)/gen/kernel/asm_defs.inc
+NASMFLAGS := -I./ -I$(OUT)/gen/
+
+$(OUT)/gen/%/asm_defs.inc: %/asm_defs.c Makefile
+	@mkdir -p $(dir $@)
+	@echo "  GEN     $@"
+	$(Q)$(CC) $(KCFLAGS) -MT $@ -MF $(@:.inc=.d) -S -o $(@:.inc=.s) $<
+	$(Q){ echo "; generated from $< by the Makefile: edit the C headers it includes"; \
+	  sed -n 's/^[[:space:]]*\.ascii[[:space:]]*"->\([A-Za-z0-9_]*\) \$$\{0,1\}\(-\{0,1\}[0-9][0-9]*\)"$$/%define \1 \2/p' \
+		$(@:.inc=.s); } >$@.tmp
+	$(Q)grep -q '^%define' $@.tmp || { echo "$<: no constants found in $(@:.inc=.s)"; exit 1; }
+	$(Q)mv $@.tmp $@
+
+$(OUT)/%.o: %.asm Makefile | $(ASM_DEFS)
 	@mkdir -p $(dir $@)
 	@echo "  NASM    $@"
-	$(Q)$(NASM) -f elf64 -o $@ $<
+	$(Q)$(NASM) $(NASMFLAGS) -M -MF $(@:.o=.d) -MT $@ -MP $<
+	$(Q)$(NASM) -f elf64 $(NASMFLAGS) -o $@ $<
 
 # The trampoline: a flat binary, one per variant, embedded with incbin.
-$(OUT)/trampoline.bin: realmode/trampoline.asm realmode/trampoline.inc Makefile
+# (NASM 2.16's -MD leaves out the included files: dependencies come from
+# a separate -M pass.)
+$(OUT)/trampoline.bin: realmode/trampoline.asm Makefile | $(ASM_DEFS)
 	@mkdir -p $(dir $@)
-	$(NASM) -f bin -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
+	$(Q)$(NASM) $(NASMFLAGS) -M -MF $(OUT)/trampoline.d -MT $@ -MP $<
+	$(NASM) -f bin $(NASMFLAGS) -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
 		-l $(OUT)/trampoline.lst -o $@ $<
 	@size=$$(stat -c %s $@); if [ $$size -gt 4096 ]; then \
 		echo "trampoline is $$size bytes: must fit in one 4 KiB page"; rm -f $@; exit 1; fi
@@ -90,7 +110,7 @@ $(OUT)/realmode/blob.o: realmode/blob.asm $(OUT)/trampoline.bin
 	@mkdir -p $(dir $@)
 	$(NASM) -f elf64 -DTRAMPOLINE_BIN='"$(OUT)/trampoline.bin"' -o $@ $<
 
--include $(KERNEL_OBJS:.o=.d)
+-include $(KERNEL_OBJS:.o=.d) $(ASM_DEFS:.inc=.d) $(OUT)/trampoline.d
 
 deps:
 	@tools/deps.sh

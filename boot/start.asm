@@ -12,19 +12,16 @@
 %define PTE_W    (1 << 1)
 %define PTE_PS   (1 << 7)           ; 2 MiB page in a page directory entry
 
-%define SEL_CODE32 0x08
-%define SEL_DATA   0x10
-%define SEL_CODE64 0x18
-
 %define BOOT_STACK_SIZE 16384
 %define COM1 0x3F8
 
+%include "kernel/asm_defs.inc"        ; SEL_* (kernel/gdt.h)
+
 extern kmain
+extern gdt64_ptr                        ; kernel/gdt.asm
 extern __bss_start, __bss_end
 
 global _start32
-global gdt64, gdt64_ptr
-global gdt_reload
 
 section .text
 bits 32
@@ -175,38 +172,9 @@ long_entry:
 	hlt
 	jmp .halt
 
-; void gdt_reload(void): load the kernel GDT and reload every segment
-; register (used by APs to leave the trampoline's GDT).
-gdt_reload:
-	lgdt [gdt64_ptr]
-	mov ax, SEL_DATA
-	mov ds, ax
-	mov es, ax
-	mov ss, ax
-	xor eax, eax
-	mov fs, ax
-	mov gs, ax
-	pop rax                         ; return address
-	push SEL_CODE64
-	push rax
-	retfq
-
 section .rodata
 fw_cfg_signature: db "QEMU"
 msg_no_long_mode: db "apstart: this CPU has no long mode (x86_64); stopping", 13, 10, 0
-
-section .data
-align 16
-gdt64:
-	dq 0                            ; null
-	dq 0x00CF9A000000FFFF           ; 0x08: 32-bit code, flat
-	dq 0x00CF92000000FFFF           ; 0x10: data, flat
-	dq 0x00AF9A000000FFFF           ; 0x18: 64-bit code (L=1)
-gdt64_end:
-align 16
-gdt64_ptr:
-	dw gdt64_end - gdt64 - 1
-	dq gdt64                        ; 32-bit lgdt reads only the low 4 bytes
 
 section .bss
 align 4096

@@ -1,6 +1,8 @@
 ; Interrupt entry stubs: normalise the stack to one trap_frame layout
 ; (vector, error code, then the CPU's frame) and call trap_dispatch().
 
+%include "kernel/asm_defs.inc"        ; VEC_* (kernel/trap.h)
+
 extern trap_dispatch
 global isr_table
 
@@ -53,9 +55,9 @@ ISR_NOERR 28
 ISR_ERR   29
 ISR_ERR   30
 ISR_NOERR 31
-ISR_NOERR 240                           ; VEC_WAKE
-ISR_NOERR 241                           ; VEC_TIMER
-ISR_NOERR 255                           ; VEC_SPURIOUS
+ISR_NOERR VEC_WAKE
+ISR_NOERR VEC_TIMER
+ISR_NOERR VEC_SPURIOUS
 
 isr_common:
 	push rax
@@ -96,12 +98,12 @@ isr_common:
 
 section .rodata
 align 8
-isr_table:                              ; 0..31, then 240, 241, 255
+isr_table:                              ; 0..31, VEC_WAKE, VEC_TIMER, VEC_SPURIOUS
 %assign i 0
 %rep 32
 	dq isr_ %+ i
 %assign i i+1
 %endrep
-	dq isr_240
-	dq isr_241
-	dq isr_255
+	dq isr_ %+ VEC_WAKE
+	dq isr_ %+ VEC_TIMER
+	dq isr_ %+ VEC_SPURIOUS

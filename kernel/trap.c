@@ -5,6 +5,7 @@
 #include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/gdt.h"
 #include "kernel/x86.h"
 
 struct idt_entry {
@@ -17,7 +18,6 @@ struct idt_entry {
 	uint32_t zero;
 } __attribute__((packed));
 
-#define SEL_CODE64 0x18
 #define GATE_INTERRUPT 0x8E /* present, DPL 0, 64-bit interrupt gate */
 
 extern const uint64_t isr_table[35];

@@ -23,10 +23,7 @@
 %endif
 
 %include "realmode/trampoline.inc"
-
-%define SEL_CODE32 0x08
-%define SEL_DATA   0x10
-%define SEL_CODE64 0x18
+%include "kernel/gdt.inc"               ; GDT_TABLE, SEL_*
 
 %define CR0_REAL_TO_PROT 0x00000033     ; PE | MP | ET | NE: also clears the
 					; CD/NW bits INIT leaves set (SDM Vol. 3A
@@ -199,11 +196,8 @@ code_end:
 
 ; ---------------------------------------------------------------------------
 align 8
-gdt:                                    ; same selectors as the kernel's GDT
-	dq 0
-	dq 0x00CF9A000000FFFF           ; 0x08 32-bit code, base 0, 4 GiB
-	dq 0x00CF92000000FFFF           ; 0x10 data, base 0, 4 GiB
-	dq 0x00AF9A000000FFFF           ; 0x18 64-bit code
+gdt:                                    ; the kernel's layout (kernel/gdt.h)
+	GDT_TABLE
 gdt_end:
 zero_idt:
 	dw 0
