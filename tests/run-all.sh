@@ -10,6 +10,7 @@ parts=(
 	"framebuffer console (host)|make --no-print-directory fbcon-tests"
 	"USB writer refusals (fake sysfs, loop device)|make --no-print-directory usb-tests"
 	"log analyzer aplog (plain + ASan/UBSan)|make --no-print-directory aplog-tests"
+	"kernel layers point down (includes, symbols)|make --no-print-directory layers-check"
 	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
 	"QEMU matrix|make --no-print-directory qemu-tests"
 	"timing regression (icount baselines, wall-clock A/B, slowed build)|make --no-print-directory timing-tests"
