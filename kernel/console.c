@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
+#include "kernel/cpu.h"
 #include "kernel/fbcon.h"
 #include "kernel/format.h"
 #include "kernel/paging.h"
@@ -12,7 +13,7 @@
 #include "kernel/vga_text.h"
 #include "kernel/x86.h"
 
-#define NO_OWNER 0xFFFFFFFFu
+#define NO_OWNER APIC_ID_NONE /* lock owners are APIC IDs */
 #define LINE_MAX 512
 
 enum screen { SCREEN_NONE, SCREEN_VGA_TEXT, SCREEN_FB };

@@ -5,6 +5,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* No CPU has this APIC ID: it is the x2APIC broadcast destination (SDM
+ * Vol. 3A §11.12.9). Stands for "no CPU" wherever an APIC ID is kept. */
+#define APIC_ID_NONE 0xFFFFFFFFu
+
 /* This CPU's APIC ID, all 32 bits: CPUID 0xB EDX if the leaf exists,
  * else CPUID 1 EBX[31:24] (SDM Vol. 2A, CPUID). Works before the LAPIC
  * is set up, so the console and exception handler can use it. */

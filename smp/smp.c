@@ -13,7 +13,7 @@ uint32_t cpu_count;
 enum bsp_wait smp_bsp_wait;
 uint32_t smp_bsp_apic;
 enum selftest smp_selftest;
-uint32_t smp_selftest_apic = 0xFFFFFFFFu;
+uint32_t smp_selftest_apic = APIC_ID_NONE;
 
 struct tramp_cpu tramp_cpus[APSTART_MAX_CPUS];
 static uint8_t ap_stacks[APSTART_MAX_CPUS][AP_STACK_SIZE] __attribute__((aligned(16)));
@@ -95,7 +95,7 @@ bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus)
 			c->state = CPU_SKIPPED;
 			c->skip_reason = "beyond maxcpus";
 		} else {
-			if (smp_selftest_apic == 0xFFFFFFFFu)
+			if (smp_selftest_apic == APIC_ID_NONE)
 				smp_selftest_apic = c->apic_id;
 			started++;
 		}

@@ -5,6 +5,7 @@
 
 #include "smp/ap_entry.h"
 #include "kernel/console.h"
+#include "kernel/cpu.h"
 #include "kernel/kstring.h"
 #include "kernel/x86.h"
 
@@ -70,7 +71,7 @@ bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
 	h->cpu_table = (uint64_t)(uintptr_t)table;
 	h->cpu_count = count;
 	h->stage = TRAMP_STAGE_NONE;
-	h->stage_apic = 0xFFFFFFFFu;
+	h->stage_apic = APIC_ID_NONE;
 	return true;
 }
 

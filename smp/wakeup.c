@@ -8,6 +8,7 @@
 #include "smp/trampoline.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
+#include "kernel/cpu.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
@@ -53,7 +54,7 @@ static uint32_t last_stage(const struct cpu *c)
 	const struct tramp_header *h = trampoline_header();
 	/* Bring-up is serial: the trampoline's stage belongs to this AP
 	 * (stage_apic is only known from long mode on). */
-	if (h->stage_apic == 0xFFFFFFFFu || h->stage_apic == c->apic_id)
+	if (h->stage_apic == APIC_ID_NONE || h->stage_apic == c->apic_id)
 		return h->stage;
 	return 0;
 }
@@ -118,7 +119,7 @@ static void restart_in_trampoline(struct cpu *c, const struct wake_config *w,
 	ap_send_init(c, w);
 	c->stage = 0;
 	h->stage = TRAMP_STAGE_NONE;
-	h->stage_apic = 0xFFFFFFFFu;
+	h->stage_apic = APIC_ID_NONE;
 	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
 	for (uint32_t i = 0; i < w->sipi_count; i++) {
 		send_or_report(c, ICR_STARTUP | vector, "STARTUP");
@@ -134,7 +135,7 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 	uint8_t vector = (uint8_t)(trampoline_phys() >> 12);
 
 	h->stage = TRAMP_STAGE_NONE;
-	h->stage_apic = 0xFFFFFFFFu;
+	h->stage_apic = APIC_ID_NONE;
 	h->tsc_real = 0;
 	h->tsc_long = 0;
 	c->stage = 0;
