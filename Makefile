@@ -76,7 +76,7 @@ $(OUT)/gen/font8x16.o: $(FONT_GEN)
 # Constants the assembly takes from C, so that each has one definition:
 # <layer>/asm_defs.c is compiled to assembly and its markers become NASM
 # %defines in $(OUT)/gen/<layer>/asm_defs.inc (see kernel/asm_defs.h).
-ASM_DEFS := $(OUT)/gen/kernel/asm_defs.inc
+ASM_DEFS := $(OUT)/gen/kernel/asm_defs.inc $(OUT)/gen/realmode/asm_defs.inc
 NASMFLAGS := -I./ -I$(OUT)/gen/
 
 $(OUT)/gen/%/asm_defs.inc: %/asm_defs.c Makefile

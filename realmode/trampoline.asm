@@ -22,7 +22,7 @@
 %define SLOW_SPIN 0
 %endif
 
-%include "realmode/trampoline.inc"
+%include "realmode/asm_defs.inc"      ; layout: realmode/trampoline_abi.h
 %include "kernel/gdt.inc"               ; GDT_TABLE, SEL_*
 
 %define CR0_REAL_TO_PROT 0x00000033     ; PE | MP | ET | NE: also clears the
@@ -59,35 +59,59 @@ trampoline_start:
 	times TRAMP_HDR - ($ - $$) db 0xCC      ; error here = prologue too long
 
 ; ---------------------------------------------------------------------------
-; Header, patched by the BSP (smp/trampoline.c mirrors this layout).
+; Header, patched by the BSP: struct tramp_header (realmode/trampoline_abi.h).
+; FIELD NAME, value writes field HDR_NAME with its width in C, and stops
+; the build unless it starts exactly at its offset in C: this list and
+; the struct cannot drift apart.
+
+; EXPECT_EQUAL a, b: emits nothing; fails ("TIMES value ... is negative")
+; unless a == b.
+%macro EXPECT_EQUAL 2
+	times -(((%1) - (%2)) * ((%1) - (%2))) db 0
+%endmacro
+
+%macro FIELD 2
+	EXPECT_EQUAL $ - header, HDR_%1
+%if HDR_%1_SIZE == 2
+	dw %2
+%elif HDR_%1_SIZE == 4
+	dd %2
+%elif HDR_%1_SIZE == 8
+	dq %2
+%else
+%error "header field %1: width HDR_%1_SIZE"
+%endif
+%endmacro
+
 header:
-	dd TRAMP_MAGIC                  ; HDR_MAGIC
-	dw TRAMP_VERSION                ; HDR_VERSION
-	dw header_end - header          ; HDR_SIZE
-	dd 0                            ; HDR_CR3: kernel PML4, below 4 GiB
-	dd 0                            ; HDR_SLOW_TICKS
-	dw gdt_end - gdt - 1            ; HDR_GDT_DESC: limit
-	dd gdt                          ;   base (relative; BSP adds P)
-	dw 0
-	dd protected_mode_entry         ; HDR_FAR32: offset (BSP adds P)
-	dw SEL_CODE32
-	dw 0
-	dd long_mode_entry              ; HDR_FAR64: offset (BSP adds P)
-	dw SEL_CODE64
-	dw 0
-	dq 0                            ; HDR_ENTRY64: void ap_entry(apic_id, index)
-	dq 0                            ; HDR_CPU_TABLE: struct tramp_cpu[]
-	dd 0                            ; HDR_CPU_COUNT
-	dd 0                            ; HDR_STAGE: last stage reached
-	dd 0xFFFFFFFF                   ; HDR_STAGE_APIC: who wrote it (from 64-bit)
-	dd (WBINVD << 0) | (SLOW_SPIN << 1)      ; HDR_FLAGS
-	dd code32_start                 ; HDR_OFF_CODE32 (for the content test)
-	dd code64_start                 ; HDR_OFF_CODE64
-	dd code_end                     ; HDR_OFF_CODE_END
-	dd 0
-	dq 0                            ; HDR_TSC_REAL: TSC on entering real_mode_entry
-	dq 0                            ; HDR_TSC_LONG: TSC on reaching long mode
+	FIELD MAGIC,          TRAMP_MAGIC
+	FIELD VERSION,        TRAMP_VERSION
+	FIELD SIZE,           header_end - header
+	FIELD CR3,            0                 ; kernel PML4, below 4 GiB
+	FIELD SLOW_TICKS,     0
+	FIELD GDT_LIMIT,      gdt_end - gdt - 1
+	FIELD GDT_BASE,       gdt               ; relative: the BSP adds P
+	FIELD PAD0,           0
+	FIELD FAR32_OFFSET,   protected_mode_entry      ; BSP adds P
+	FIELD FAR32_SELECTOR, SEL_CODE32
+	FIELD PAD1,           0
+	FIELD FAR64_OFFSET,   long_mode_entry   ; BSP adds P
+	FIELD FAR64_SELECTOR, SEL_CODE64
+	FIELD PAD2,           0
+	FIELD ENTRY64,        0                 ; void ap_entry(apic_id, index)
+	FIELD CPU_TABLE,      0                 ; struct tramp_cpu[]
+	FIELD CPU_COUNT,      0
+	FIELD STAGE,          0                 ; last stage reached
+	FIELD STAGE_APIC,     APIC_ID_NONE      ; who wrote it (from 64-bit)
+	FIELD FLAGS,          (WBINVD * TRAMP_FLAG_WBINVD) | (SLOW_SPIN * TRAMP_FLAG_SLOW)
+	FIELD OFF_CODE32,     code32_start      ; for the content test
+	FIELD OFF_CODE64,     code64_start
+	FIELD OFF_CODE_END,   code_end
+	FIELD RESERVED,       0
+	FIELD TSC_REAL,       0                 ; TSC on entering real_mode_entry
+	FIELD TSC_LONG,       0                 ; TSC on reaching long mode
 header_end:
+	EXPECT_EQUAL header_end - header, TRAMP_HDR_SIZE
 
 ; ---------------------------------------------------------------------------
 real_mode_entry:
@@ -104,14 +128,14 @@ real_mode_entry:
 	; not vector through the real-mode IVT: a zero-limit IDT turns it into
 	; a shutdown the BSP sees as a timeout, not into random code.
 	lidt [zero_idt]
-	o32 lgdt [TRAMP_HDR + HDR_GDT_DESC]
+	o32 lgdt [TRAMP_HDR + HDR_GDT_LIMIT]
 
 	movzx esi, ax                   ; esi = physical base of this page
 	shl esi, 4
 
 	mov eax, CR0_REAL_TO_PROT
 	mov cr0, eax
-	jmp dword far [TRAMP_HDR + HDR_FAR32]
+	jmp dword far [TRAMP_HDR + HDR_FAR32_OFFSET]
 
 [bits 32]
 code32_start:
@@ -135,7 +159,7 @@ protected_mode_entry:
 	wrmsr
 	mov eax, CR0_LONG
 	mov cr0, eax                    ; paging on: now in compatibility mode
-	jmp far [esi + TRAMP_HDR + HDR_FAR64]
+	jmp far [esi + TRAMP_HDR + HDR_FAR64_OFFSET]
 
 [bits 64]
 code64_start:
@@ -167,22 +191,22 @@ long_mode_entry:
 .have_id:
 	mov [rbp + TRAMP_HDR + HDR_STAGE_APIC], r8d
 
-	; Find our slot: struct tramp_cpu { u32 apic_id; u32 index; u64 stack_top; }
+	; Find our slot in the table of struct tramp_cpu.
 	mov rsi, [rbp + TRAMP_HDR + HDR_CPU_TABLE]
 	mov ecx, [rbp + TRAMP_HDR + HDR_CPU_COUNT]
 .search:
 	test ecx, ecx
 	jz .no_slot
-	cmp [rsi], r8d
+	cmp [rsi + TRAMP_CPU_APIC_ID], r8d
 	je .found
-	add rsi, 16
+	add rsi, TRAMP_CPU_SIZE
 	dec ecx
 	jmp .search
 .found:
-	mov rsp, [rsi + 8]
+	mov rsp, [rsi + TRAMP_CPU_STACK_TOP]
 	mov dword [rbp + TRAMP_HDR + HDR_STAGE], TRAMP_STAGE_STACK
 	mov edi, r8d                    ; ap_entry(apic_id, index)
-	mov esi, [rsi + 4]
+	mov esi, [rsi + TRAMP_CPU_INDEX]
 	xor ebp, ebp
 	mov rax, [rel trampoline_start + TRAMP_HDR + HDR_ENTRY64]
 	call rax                        ; does not return

@@ -6,6 +6,9 @@
 # instruction after CLI; WBINVD=0 must have neither.
 # With a kernel ELF as third argument, also check that the kernel embeds
 # exactly these bytes (what runs is what was disassembled).
+# The header's offsets and widths come from the build that made the blob
+# (gen/realmode/asm_defs.inc next to it, generated from
+# realmode/trampoline_abi.h), never from constants here.
 #   check.sh TRAMPOLINE.bin EXPECTED_WBINVD(0|1) [KERNEL.elf]
 set -euo pipefail
 
@@ -13,16 +16,27 @@ bin=$1 want=$2 elf=${3:-}
 [ -f "$bin" ] || { echo "trampoline-check: missing $bin" >&2; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-u32() { od -An -tu4 -j "$1" -N4 "$bin" | tr -d ' '; }
-u16() { od -An -tu2 -j "$1" -N2 "$bin" | tr -d ' '; }
+defs=$(dirname "$bin")/gen/realmode/asm_defs.inc
+[ -f "$defs" ] || { echo "trampoline-check: missing $defs (built with $bin)" >&2; exit 1; }
+def() { # NAME -> its value in the build's %defines
+	local v
+	v=$(awk -v n="$1" '$1 == "%define" && $2 == n { print $3 }' "$defs")
+	[ -n "$v" ] || { echo "trampoline-check: $defs defines no $1" >&2; exit 1; }
+	echo "$v"
+}
+HDR=$(def TRAMP_HDR)
+field() { # header field NAME -> its value in the blob, read with its width
+	local off size
+	off=$(def "HDR_$1") size=$(def "HDR_$1_SIZE") || exit 1
+	od -An -tu"$size" -j $((HDR + off)) -N"$size" "$bin" | tr -d ' '
+}
 
-HDR=$((0x40))
-magic=$(u32 $HDR)
-[ "$magic" = $((0x54535041)) ] || { echo "trampoline-check: $bin: no APST header at 0x40" >&2; exit 1; }
-hdr_size=$(u16 $((HDR + 6)))
-code32=$(u32 $((HDR + 0x48)))
-code64=$(u32 $((HDR + 0x4C)))
-code_end=$(u32 $((HDR + 0x50)))
+magic=$(field MAGIC)
+[ "$magic" = "$(def TRAMP_MAGIC)" ] || { echo "trampoline-check: $bin: no APST header at $HDR" >&2; exit 1; }
+hdr_size=$(field SIZE)
+code32=$(field OFF_CODE32)
+code64=$(field OFF_CODE64)
+code_end=$(field OFF_CODE_END)
 
 cut() { dd if="$bin" of="$tmp/$3" bs=1 skip="$1" count=$(($2 - $1)) status=none; }
 cut 0 $HDR r16a

@@ -1,0 +1,108 @@
+/* The trampoline's interface: the header the BSP patches and the AP
+ * reports through, and the per-CPU table the AP searches for its stack.
+ * This is the one definition: the assembly (realmode/trampoline.asm)
+ * takes every offset, width and value below from the generated
+ * realmode/asm_defs.inc, and the C that installs and watches the
+ * trampoline (smp/trampoline.c, smp/wakeup.c) uses these structs. */
+#ifndef APSTART_TRAMPOLINE_ABI_H
+#define APSTART_TRAMPOLINE_ABI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernel/cpu.h"
+
+#define TRAMP_MAGIC   0x54535041u /* "APST" */
+#define TRAMP_VERSION 1
+#define TRAMP_HDR     0x40        /* header offset in the page, after the entry code */
+
+/* Stages the AP writes into the header (smp/smp.h continues them in C). */
+enum tramp_stage {
+	TRAMP_STAGE_NONE = 0,
+	TRAMP_STAGE_REAL = 1,
+	TRAMP_STAGE_PROTECTED = 2,
+	TRAMP_STAGE_LONG = 3,
+	TRAMP_STAGE_STACK = 4,
+	TRAMP_STAGE_NO_SLOT = 0xE,
+};
+
+/* Header flags: the build knobs the blob was assembled with. */
+#define TRAMP_FLAG_WBINVD 1u
+#define TRAMP_FLAG_SLOW   2u
+
+/* Packed to rule out padding the assembly does not know about; every
+ * field is still at its natural alignment (asserted below), so each
+ * load and store of one is a single access, atomic for the fields the
+ * BSP reads while the AP writes them (SDM Vol. 3A §9.1.1). */
+struct tramp_header {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t size;
+	uint32_t cr3;                 /* kernel PML4, below 4 GiB */
+	uint32_t slow_ticks;          /* SLOW_TRAMP_NS builds: spin this long */
+	uint16_t gdt_limit;           /* lgdt operand: limit, then base */
+	uint32_t gdt_base;
+	uint16_t pad0;
+	uint32_t far32_offset;        /* jmp far m16:32: offset, then selector */
+	uint16_t far32_selector;
+	uint16_t pad1;
+	uint32_t far64_offset;
+	uint16_t far64_selector;
+	uint16_t pad2;
+	uint64_t entry64;             /* void ap_entry(apic_id, index) */
+	uint64_t cpu_table;           /* struct tramp_cpu[cpu_count] */
+	uint32_t cpu_count;
+	volatile uint32_t stage;      /* enum tramp_stage, last reached */
+	volatile uint32_t stage_apic; /* who wrote it (known from long mode) */
+	uint32_t flags;               /* TRAMP_FLAG_* */
+	uint32_t off_code32;          /* where each mode's code starts, for */
+	uint32_t off_code64;          /* the content test */
+	uint32_t off_code_end;
+	uint32_t reserved;
+	volatile uint64_t tsc_real;   /* AP's TSC in real mode, after cli/wbinvd */
+	volatile uint64_t tsc_long;   /* AP's TSC on reaching long mode */
+} __attribute__((packed));
+
+/* One entry per CPU the trampoline may start: it looks itself up by APIC
+ * ID to find its stack (never through a shared "next stack" variable). */
+struct tramp_cpu {
+	uint32_t apic_id;
+	uint32_t index;
+	uint64_t stack_top;
+};
+
+#define TRAMP_ALIGNED(type, member) \
+	_Static_assert(offsetof(type, member) % sizeof(((type *)0)->member) == 0, \
+		       #type "." #member " is not naturally aligned")
+TRAMP_ALIGNED(struct tramp_header, magic);
+TRAMP_ALIGNED(struct tramp_header, version);
+TRAMP_ALIGNED(struct tramp_header, size);
+TRAMP_ALIGNED(struct tramp_header, cr3);
+TRAMP_ALIGNED(struct tramp_header, slow_ticks);
+TRAMP_ALIGNED(struct tramp_header, gdt_limit);
+TRAMP_ALIGNED(struct tramp_header, far32_offset);
+TRAMP_ALIGNED(struct tramp_header, far32_selector);
+TRAMP_ALIGNED(struct tramp_header, far64_offset);
+TRAMP_ALIGNED(struct tramp_header, far64_selector);
+TRAMP_ALIGNED(struct tramp_header, entry64);
+TRAMP_ALIGNED(struct tramp_header, cpu_table);
+TRAMP_ALIGNED(struct tramp_header, cpu_count);
+TRAMP_ALIGNED(struct tramp_header, stage);
+TRAMP_ALIGNED(struct tramp_header, stage_apic);
+TRAMP_ALIGNED(struct tramp_header, flags);
+TRAMP_ALIGNED(struct tramp_header, tsc_real);
+TRAMP_ALIGNED(struct tramp_header, tsc_long);
+TRAMP_ALIGNED(struct tramp_cpu, apic_id);
+TRAMP_ALIGNED(struct tramp_cpu, stack_top);
+/* Operand layouts the instructions dictate (SDM Vol. 2A, LGDT: 16-bit
+ * limit then 32-bit base; JMP: m16:32 is the offset then the selector). */
+_Static_assert(offsetof(struct tramp_header, gdt_base) ==
+	       offsetof(struct tramp_header, gdt_limit) + 2, "lgdt operand");
+_Static_assert(offsetof(struct tramp_header, far32_selector) ==
+	       offsetof(struct tramp_header, far32_offset) + 4, "far32 pointer");
+_Static_assert(offsetof(struct tramp_header, far64_selector) ==
+	       offsetof(struct tramp_header, far64_offset) + 4, "far64 pointer");
+/* Real mode addresses the header through CS with 16-bit offsets. */
+_Static_assert(TRAMP_HDR + sizeof(struct tramp_header) < 0x1000, "header within the page");
+
+#endif
