@@ -7,7 +7,7 @@
 #include "app/run.h"
 #include "smp/lapic.h"
 #include "smp/smp.h"
-#include "smp/trampoline.h"
+#include "smp/test_hooks.h"
 #include "smp/wakeup.h"
 #include "kernel/abort.h"
 #include "kernel/acpi.h"
@@ -33,7 +33,6 @@
 #define BDA_EBDA_SEGMENT 0x40E /* BIOS data area: EBDA segment (word) */
 
 extern uint8_t __kernel_start[], __kernel_end[];
-extern struct tramp_cpu tramp_cpus[];
 
 void kmain(uint32_t magic, uint64_t info_phys);
 
@@ -198,9 +197,9 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		need_x2apic |= acpi.cpus[i].apic_id >= 0xFF;
 	if (!lapic_init_bsp(opt.x2apic, need_x2apic))
 		panic("local APIC unusable");
-	smp_selftest = opt.selftest;
 	if (!smp_setup(&acpi, opt.maxcpus))
 		panic("no CPUs in the MADT");
+	test_hooks_setup(opt.selftest);
 
 	uint32_t aps = 0;
 	for (uint32_t i = 0; i < cpu_count; i++)
@@ -215,9 +214,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	uint64_t tramp = place_trampoline(ebda);
 	if (!tramp)
 		panic("no free 4 KiB page below 1 MiB for the AP trampoline");
-	uint32_t slow_ticks = (uint32_t)((uint64_t)APSTART_SLOW_TRAMP_NS *
-					 tsc_info()->khz / 1000000);
-	if (!trampoline_install(tramp, tramp_cpus, cpu_count, slow_ticks))
+	if (!smp_install_trampoline(tramp))
 		panic("trampoline blob rejected");
 
 	lapic_timer_calibrate();
@@ -265,8 +262,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		cycles, (unsigned)APSTART_SLOW_TRAMP_NS);
 
 	print_environment(tramp);
-	if (opt.selftest == SELFTEST_BSP_FAULT)
-		__asm__ volatile("ud2");
+	test_hook_before_bring_up();
 	smp_bring_up(&wake);
 	smp_run_cycles(&wake, cycles);
 	if (run_ended())

@@ -4,6 +4,7 @@
 
 #include "smp/lapic.h"
 #include "smp/smp.h"
+#include "smp/test_hooks.h"
 #include "kernel/abort.h"
 #include "kernel/gdt.h"
 #include "kernel/trap.h"
@@ -48,13 +49,7 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 		c->late_arrivals++;
 		halt_forever();
 	}
-	if (smp_selftest != SELFTEST_NONE && apic_id == smp_selftest_apic &&
-	    !c->boot_ticks) {
-		if (smp_selftest == SELFTEST_AP_FAULT)
-			__asm__ volatile("ud2");
-		if (smp_selftest == SELFTEST_AP_HANG)
-			halt_forever();
-	}
+	test_hook_ap_arrived(c);
 	lapic_init_ap();
 	c->stage = AP_STAGE_LAPIC;
 	c->request = REQ_NONE;

@@ -155,9 +155,7 @@ static bool wait_icr_idle(void)
 	return true;
 }
 
-/* stop_timer: PAUSE, then stop the LAPIC timer, right behind the ICR
- * write (lapic_send_ipi_stop_timer). */
-static bool send_ipi(uint32_t dest, uint32_t icr_low, bool stop_timer)
+static bool send_ipi(uint32_t dest, uint32_t icr_low, void (*after_write)(void))
 {
 	if (st.x2apic) {
 		/* WRMSR to the x2APIC ICR is not ordered with earlier stores
@@ -165,34 +163,32 @@ static bool send_ipi(uint32_t dest, uint32_t icr_low, bool stop_timer)
 		 * mailbox write before the interrupt. */
 		__asm__ volatile("mfence; lfence" ::: "memory");
 		wrmsr(X2APIC_MSR(REG_ICR_LO), ((uint64_t)dest << 32) | icr_low);
-		if (stop_timer) {
-			cpu_relax();
-			lapic_timer_stop();
-		}
+		if (after_write)
+			after_write();
 		return true;
 	}
 	if (!wait_icr_idle()) {
-		if (stop_timer)
-			lapic_timer_stop();
+		if (after_write)
+			after_write();
 		return false;
 	}
 	wr(REG_ICR_HI, dest << 24);
 	wr(REG_ICR_LO, icr_low);
-	if (stop_timer) {
-		cpu_relax();
-		lapic_timer_stop();
-	}
+	if (after_write)
+		after_write();
 	return wait_icr_idle();
 }
 
+/* Two entry points: without a hook (every IPI but one) the compiler
+ * specialises send_ipi() and keeps the hook test out of the fast path. */
 bool lapic_send_ipi(uint32_t dest, uint32_t icr_low)
 {
-	return send_ipi(dest, icr_low, false);
+	return send_ipi(dest, icr_low, NULL);
 }
 
-bool lapic_send_ipi_stop_timer(uint32_t dest, uint32_t icr_low)
+bool lapic_send_ipi_then(uint32_t dest, uint32_t icr_low, void (*after_write)(void))
 {
-	return send_ipi(dest, icr_low, true);
+	return send_ipi(dest, icr_low, after_write);
 }
 
 void lapic_clear_esr(void)

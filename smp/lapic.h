@@ -37,9 +37,10 @@ void lapic_eoi(void);
 /* Send one IPI to a physical destination. Waits (bounded) for the ICR to
  * go idle before and after in xAPIC mode; false if it never did. */
 bool lapic_send_ipi(uint32_t dest, uint32_t icr_low);
-/* The same, then PAUSE and lapic_timer_stop() right behind the ICR write,
- * before the wait for the ICR to go idle (icount=on, smp/wakeup.c). */
-bool lapic_send_ipi_stop_timer(uint32_t dest, uint32_t icr_low);
+/* The same, running after_write right behind the ICR write, before the
+ * wait for it to go idle (or instead of the write when the ICR stayed
+ * busy): the point the icount fence needs (smp/test_hooks.h). */
+bool lapic_send_ipi_then(uint32_t dest, uint32_t icr_low, void (*after_write)(void));
 /* Clear, then read the Error Status Register: the write arms it (SDM Vol.
  * 3A §11.5.3: "write before read"). */
 uint32_t lapic_read_esr(void);

@@ -12,10 +12,8 @@ struct cpu cpus[APSTART_MAX_CPUS];
 uint32_t cpu_count;
 enum bsp_wait smp_bsp_wait;
 uint32_t smp_bsp_apic;
-enum selftest smp_selftest;
-uint32_t smp_selftest_apic = APIC_ID_NONE;
 
-struct tramp_cpu tramp_cpus[APSTART_MAX_CPUS];
+static struct tramp_cpu tramp_cpus[APSTART_MAX_CPUS];
 static uint8_t ap_stacks[APSTART_MAX_CPUS][AP_STACK_SIZE] __attribute__((aligned(16)));
 
 struct cpu *cpu_by_apic(uint32_t apic_id)
@@ -47,6 +45,11 @@ uint32_t smp_default_init_delay_us(void)
 	if (cpu_is_amd() && family >= 0xF)
 		return 0;
 	return 10000;
+}
+
+bool smp_install_trampoline(uint64_t phys)
+{
+	return trampoline_install(phys, tramp_cpus, cpu_count);
 }
 
 bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus)
@@ -95,8 +98,6 @@ bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus)
 			c->state = CPU_SKIPPED;
 			c->skip_reason = "beyond maxcpus";
 		} else {
-			if (smp_selftest_apic == APIC_ID_NONE)
-				smp_selftest_apic = c->apic_id;
 			started++;
 		}
 	}

@@ -5,7 +5,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "smp/test_hooks.h"
 #include "smp/wakeup.h"
 #include "kernel/acpi.h"
 #include "kernel/config.h"
@@ -56,8 +55,6 @@ struct cpu {
 /* Read by APs: set once by the BSP before any AP starts. */
 extern enum bsp_wait smp_bsp_wait;
 extern uint32_t smp_bsp_apic;
-extern enum selftest smp_selftest;
-extern uint32_t smp_selftest_apic;   /* the AP the selftest acts on */
 
 extern struct cpu cpus[APSTART_MAX_CPUS];
 extern uint32_t cpu_count;
@@ -67,6 +64,9 @@ struct cpu *cpu_by_apic(uint32_t apic_id);
 /* Fill cpus[] from the MADT, apply maxcpus (0: all); the BSP is the CPU
  * we run on. */
 bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus);
+/* Install the trampoline in the free low page phys, with a stack for
+ * every CPU in cpus[] (after smp_setup). */
+bool smp_install_trampoline(uint64_t phys);
 /* The default INIT delay for this CPU (SDM Vol. 3A §9.4.4.1). */
 uint32_t smp_default_init_delay_us(void);
 

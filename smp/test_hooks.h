@@ -1,9 +1,106 @@
-/* Test and experiment hooks: the failure-path self-tests. */
+/* Test and experiment hooks, kept in one module so that the bring-up code
+ * reads without them: the failure-path self-tests (selftest=), the icount
+ * fence that keeps QEMU -icount timing exact (icount=on), and the C side
+ * of the SLOW_TRAMP_NS build knob. Compiled into every build; each is
+ * called from one named point and does nothing unless asked for. The
+ * checks on the measured path are inline, so that a run without hooks
+ * costs what it did when they were written into the code. */
 #ifndef APSTART_TEST_HOOKS_H
 #define APSTART_TEST_HOOKS_H
 
-/* selftest=: make something go wrong on purpose. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "smp/lapic.h"
+#include "smp/smp.h"
+#include "smp/wakeup.h"
+
+/* ------------------------------------------------------------ selftest= */
+
+/* Make something go wrong on purpose, once, on the first AP to be
+ * started (the BSP for bsp-fault). */
 enum selftest { SELFTEST_NONE, SELFTEST_BSP_FAULT, SELFTEST_AP_FAULT,
 		SELFTEST_AP_HANG, SELFTEST_DOUBLE_START };
+
+/* Set by test_hooks_setup() before any AP starts; read by the APs. */
+extern enum selftest test_selftest;
+
+/* After smp_setup(): arm selftest s and pick the AP it acts on. */
+void test_hooks_setup(enum selftest s);
+
+/* BSP, just before the bring-up: selftest=bsp-fault takes an exception. */
+void test_hook_before_bring_up(void);
+
+void test_hooks_ap_selftest(const struct cpu *c);
+/* AP, in ap_entry() before it enables its LAPIC: selftest=ap-fault takes
+ * an exception, selftest=ap-hang never comes online. */
+static inline void test_hook_ap_arrived(const struct cpu *c)
+{
+	if (test_selftest != SELFTEST_NONE)
+		test_hooks_ap_selftest(c);
+}
+
+void test_hooks_double_start(struct cpu *c, const struct wake_config *w,
+			     uint8_t vector);
+/* BSP, in ap_start() after the STARTUP IPIs: selftest=double-start stops
+ * the AP with INIT once it runs the trampoline and starts it again, so
+ * the blob is entered a second time after the first run wrote into it. */
+static inline void test_hook_sipis_sent(struct cpu *c, const struct wake_config *w,
+					uint8_t vector)
+{
+	if (test_selftest == SELFTEST_DOUBLE_START)
+		test_hooks_double_start(c, w, vector);
+}
+
+/* ----------------------------------------------------------- icount=on */
+
+/* For QEMU -icount (round-robin TCG, seen with QEMU 7.2): the AP carries
+ * out INIT inside its own time slice, and INIT's CPU reset zeroes the
+ * slice's instruction counters, so QEMU books the whole slice as executed
+ * and virtual time (every TSC) jumps to the next timer deadline, up to
+ * 100 ms away. A halted AP takes INIT only together with the first SIPI,
+ * at the BSP's first yield after it. So a LAPIC timer at its shortest
+ * period keeps that deadline a few ns away until just after the first
+ * SIPI; it stops right behind that ICR write (after one PAUSE, the
+ * yield), or it would slice the AP's trampoline run into ns pieces
+ * interleaved with the BSP's. Interrupts are off: it only leaves
+ * VEC_TIMER pending. Armed before t0, costing the measurement nothing,
+ * unless an INIT delay would keep it ticking for ms (slow on the host):
+ * then after the INIT. Off on real hardware. */
+
+/* Before t0: arm the fence if it goes before the INIT; true if armed. */
+static inline bool icount_fence_arm_early(const struct wake_config *w)
+{
+	bool early = w->icount_fence && w->init_delay_us == 0;
+	if (early)
+		lapic_timer_periodic_ticks(1);
+	return early;
+}
+
+/* Right after the INIT: arm the fence if it was not armed early. */
+static inline void icount_fence_arm_late(const struct wake_config *w, bool armed)
+{
+	if (w->icount_fence && !armed)
+		lapic_timer_periodic_ticks(1);
+}
+
+/* PAUSE (the yield), then stop the fence timer. */
+void icount_fence_stop(void);
+
+/* What the send of STARTUP IPI number `sipi` (from 0) does right behind
+ * its ICR write: stop the fence after the first one. */
+static inline void (*icount_fence_after_sipi(const struct wake_config *w,
+					     uint32_t sipi))(void)
+{
+	return w->icount_fence && sipi == 0 ? icount_fence_stop : NULL;
+}
+
+/* ------------------------------------------------------- SLOW_TRAMP_NS */
+
+/* TSC ticks the trampoline of a SLOW_TRAMP_NS=N build spins where WBINVD
+ * sits (the regression tests' proof that a slower trampoline is caught);
+ * 0 in every other build. */
+uint32_t test_hooks_slow_spin_ticks(void);
 
 #endif

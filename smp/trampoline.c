@@ -4,6 +4,7 @@
 #include "smp/trampoline.h"
 
 #include "smp/ap_entry.h"
+#include "smp/test_hooks.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/kstring.h"
@@ -29,7 +30,7 @@ uint64_t trampoline_phys(void)
 }
 
 bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
-			uint32_t count, uint32_t slow_ticks)
+			uint32_t count)
 {
 	uint32_t size = trampoline_size();
 	const struct tramp_header *src =
@@ -63,7 +64,7 @@ bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
 
 	struct tramp_header *h = trampoline_header();
 	h->cr3 = (uint32_t)cr3;
-	h->slow_ticks = slow_ticks;
+	h->slow_ticks = test_hooks_slow_spin_ticks();
 	h->gdt_base += (uint32_t)phys;
 	h->far32_offset += (uint32_t)phys;
 	h->far64_offset += (uint32_t)phys;

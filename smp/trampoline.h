@@ -11,7 +11,7 @@
 /* Copy the blob to page `phys` (below 1 MiB) and patch it. Returns false
  * (with a message) if the blob is not what this kernel expects. */
 bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
-			uint32_t count, uint32_t slow_ticks);
+			uint32_t count);
 struct tramp_header *trampoline_header(void);
 uint64_t trampoline_phys(void);
 uint32_t trampoline_size(void);

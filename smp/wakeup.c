@@ -5,6 +5,7 @@
 
 #include "smp/lapic.h"
 #include "smp/smp.h"
+#include "smp/test_hooks.h"
 #include "smp/trampoline.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
@@ -17,34 +18,27 @@
  * P6-family APICs, "redirectable IPI" elsewhere), as Linux masks 0xEF. */
 #define ESR_REPORT_MASK 0xEF
 
-/* stop_fence: stop the icount fence timer right behind the ICR write
- * (see ap_start). */
-static bool send_ipi_or_report(struct cpu *c, uint32_t icr, const char *what,
-			       bool stop_fence)
+bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what,
+		 void (*after_write)(void))
 {
-	bool sent = stop_fence ? lapic_send_ipi_stop_timer(c->apic_id, icr)
-			       : lapic_send_ipi(c->apic_id, icr);
+	bool sent = after_write ? lapic_send_ipi_then(c->apic_id, icr, after_write)
+				: lapic_send_ipi(c->apic_id, icr);
 	if (!sent)
 		kprintf("smp: APIC ID %u: ICR stayed busy sending %s\n",
 			c->apic_id, what);
 	return sent;
 }
 
-static bool send_or_report(struct cpu *c, uint32_t icr, const char *what)
-{
-	return send_ipi_or_report(c, icr, what, false);
-}
-
 void ap_send_init(struct cpu *c, const struct wake_config *w)
 {
-	send_or_report(c, ICR_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL,
-		       "INIT assert");
+	ap_send_ipi(c, ICR_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL,
+		    "INIT assert", NULL);
 	udelay(w->init_delay_us);
 	/* INIT level de-assert: needed by the 82489DX; the SDM says Pentium 4
 	 * and later do not support it (Vol. 3A §11.6.1, ICR delivery mode
 	 * 101), i.e. they ignore it. Sent anyway, in both APIC modes, as
 	 * Linux does: the sequence timed is the one Linux sends. */
-	send_or_report(c, ICR_INIT | ICR_TRIGGER_LEVEL, "INIT de-assert");
+	ap_send_ipi(c, ICR_INIT | ICR_TRIGGER_LEVEL, "INIT de-assert", NULL);
 }
 
 static uint32_t last_stage(const struct cpu *c)
@@ -104,31 +98,6 @@ static uint64_t wait_for_state(struct cpu *c, uint32_t want,
 	return seen;
 }
 
-/* selftest=double-start: once the AP is running the trampoline, stop it
- * with INIT and start it again, so the blob is entered a second time
- * after the first run wrote its stage and timestamps into it. */
-static void restart_in_trampoline(struct cpu *c, const struct wake_config *w,
-				  uint8_t vector)
-{
-	struct tramp_header *h = trampoline_header();
-	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
-
-	while (h->stage == TRAMP_STAGE_NONE && !tsc_passed(deadline))
-		cpu_relax();
-	uint32_t seen = h->stage;
-	ap_send_init(c, w);
-	c->stage = 0;
-	h->stage = TRAMP_STAGE_NONE;
-	h->stage_apic = APIC_ID_NONE;
-	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
-	for (uint32_t i = 0; i < w->sipi_count; i++) {
-		send_or_report(c, ICR_STARTUP | vector, "STARTUP");
-		udelay(w->sipi_delay_us);
-	}
-	kprintf("selftest: APIC ID %u stopped with INIT at stage %u (%s) and "
-		"started again\n", c->apic_id, seen, ap_stage_name(seen));
-}
-
 bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph)
 {
 	struct tramp_header *h = trampoline_header();
@@ -143,31 +112,16 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
 	lapic_clear_esr();
 
-	/* icount=on, for QEMU -icount (round-robin TCG, seen with QEMU 7.2):
-	 * the AP carries out INIT inside its own time slice, and INIT's CPU
-	 * reset zeroes the slice's instruction counters, so QEMU books the
-	 * whole slice as executed and virtual time (every TSC) jumps to the
-	 * next timer deadline, up to 100 ms away. A halted AP takes INIT
-	 * only together with the first SIPI, at our first yield after it.
-	 * So a LAPIC timer at its shortest period keeps that deadline a few
-	 * ns away until just after the first SIPI; it stops right behind
-	 * that ICR write (after one PAUSE, the yield), or it would slice the
-	 * AP's trampoline run into ns pieces interleaved with ours.
-	 * Interrupts are off: it only leaves VEC_TIMER pending. Armed before
-	 * t0, costing the measurement nothing, unless an INIT delay would
-	 * keep it ticking for ms (slow on the host): then after the INIT. */
-	bool fence_early = w->icount_fence && w->init_delay_us == 0;
-	if (fence_early)
-		lapic_timer_periodic_ticks(1);
+	/* icount=on only: see smp/test_hooks.h. */
+	bool fence_armed = icount_fence_arm_early(w);
 
 	uint64_t t0 = rdtsc();
 	ap_send_init(c, w);
-	if (w->icount_fence && !fence_early)
-		lapic_timer_periodic_ticks(1);
+	icount_fence_arm_late(w, fence_armed);
 	for (uint32_t i = 0; i < w->sipi_count; i++) {
 		lapic_clear_esr();
-		send_ipi_or_report(c, ICR_STARTUP | vector, "STARTUP",
-				   w->icount_fence && i == 0);
+		ap_send_ipi(c, ICR_STARTUP | vector, "STARTUP",
+			    icount_fence_after_sipi(w, i));
 		udelay(w->sipi_delay_us);
 		uint32_t esr = lapic_read_esr() & ESR_REPORT_MASK;
 		if (esr) {
@@ -177,9 +131,7 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 		}
 	}
 
-	if (smp_selftest == SELFTEST_DOUBLE_START && c->apic_id == smp_selftest_apic &&
-	    !c->boot_ticks)
-		restart_in_trampoline(c, w, vector);
+	test_hook_sipis_sent(c, w, vector);
 
 	uint64_t t1 = wait_for_state(c, CPU_ONLINE, w);
 	if (t1) {
@@ -205,7 +157,7 @@ bool ap_offline(struct cpu *c, const struct wake_config *w, uint64_t *ticks)
 {
 	uint64_t t0 = rdtsc();
 	__atomic_store_n(&c->request, REQ_OFFLINE, __ATOMIC_RELEASE);
-	send_or_report(c, ICR_FIXED | VEC_WAKE, "wake-up IPI");
+	ap_send_ipi(c, ICR_FIXED | VEC_WAKE, "wake-up IPI", NULL);
 
 	uint64_t t1 = wait_for_state(c, CPU_PARKED, w);
 	if (t1) {

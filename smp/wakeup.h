@@ -19,7 +19,7 @@ struct wake_config {
 	uint32_t sipi_count;    /* 2 as the SDM and Linux; 1 to try without */
 	uint32_t ap_timeout_ms;
 	enum bsp_wait bsp_wait;
-	bool icount_fence;      /* icount=on: see ap_start() */
+	bool icount_fence;      /* icount=on: see smp/test_hooks.h */
 };
 
 /* Where the time of one bring-up went, from the AP's own TSC readings
@@ -31,6 +31,10 @@ struct start_phases {
 	uint64_t to_online;  /* long mode -> online mark in C */
 };
 
+/* Send one IPI to c; an ICR that stays busy is reported. after_write
+ * (NULL for none): see lapic_send_ipi_then(). */
+bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what,
+		 void (*after_write)(void));
 /* INIT, then STARTUP IPIs, then wait for the AP to report online. */
 bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph);
 /* INIT only: put the AP into wait-for-SIPI (firmware may leave APs
