@@ -34,7 +34,7 @@
 
 extern uint8_t __kernel_start[], __kernel_end[];
 
-void kmain(uint32_t magic, uint64_t info_phys);
+void kmain(uint32_t magic, uint64_t info_phys) __attribute__((noreturn));
 
 static struct boot_info boot;
 static struct acpi_info acpi;
@@ -250,7 +250,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		wake.sipi_delay_us, wake.sipi_count, wake.ap_timeout_ms, cycles,
 		wake.bsp_wait == BSP_WAIT_HLT ? "hlt" : "spin",
 		wake.icount_fence ? "on" : "off", lapic_timer_khz());
-	/* The keys the issue lists come first, in its order; ours follow. */
+	/* Keys in the order of README "Output"; new keys go at the end. */
 	kprintf("@boot kernel=apstart version=%s wbinvd=%d cpus=%u x2apic=%d "
 		"tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
 		"protocol=mb%d cycles=%u slow_tramp_ns=%u\n",

@@ -15,7 +15,7 @@
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT };
 /* icount=on: we run under an instruction-counting emulator (QEMU -icount,
  * round-robin TCG) and ap_start() keeps a LAPIC timer deadline armed until
- * the AP has taken its INIT; see smp/wakeup.c. Off on real hardware. */
+ * the AP has taken its INIT; see smp/test_hooks.h. Off on real hardware. */
 enum icount_mode { ICOUNT_OFF, ICOUNT_ON };
 
 /* init_delay_us takes this value until set: pick by CPU family. */

@@ -8,9 +8,8 @@
 #include "kernel/stats.h"
 #include "kernel/tsc.h"
 
-#define MAX_SAMPLES (1u << 17)
-
-static uint64_t scratch[MAX_SAMPLES];
+/* Room for every sample of one direction (the pools in smp/cycles.c). */
+static uint64_t scratch[SMP_SAMPLES_MAX];
 
 void format_seconds(char *buf, uint32_t size, uint64_t ns)
 {
@@ -62,7 +61,7 @@ static void op_summary(const char *op, bool online, uint32_t cycles,
 			continue;
 		ncpu++;
 		const uint64_t *t = online ? c->online_ticks : c->offline_ticks;
-		for (uint32_t k = 0; k < c->cycles_done && n < MAX_SAMPLES; k++)
+		for (uint32_t k = 0; k < c->cycles_done && n < SMP_SAMPLES_MAX; k++)
 			scratch[n++] = tsc_ticks_to_ns(t[k]);
 	}
 	struct stats s;

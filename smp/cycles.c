@@ -7,15 +7,12 @@
 #include "kernel/console.h"
 #include "kernel/tsc.h"
 
-/* Samples for all APs and cycles, per direction: 2 x 1 MiB. */
-#define SAMPLE_POOL (1u << 17)
-
-static uint64_t online_pool[SAMPLE_POOL];
-static uint64_t offline_pool[SAMPLE_POOL];
+static uint64_t online_pool[SMP_SAMPLES_MAX];
+static uint64_t offline_pool[SMP_SAMPLES_MAX];
 
 uint32_t smp_max_cycles(uint32_t aps)
 {
-	return aps ? SAMPLE_POOL / aps : SAMPLE_POOL;
+	return aps ? SMP_SAMPLES_MAX / aps : SMP_SAMPLES_MAX;
 }
 
 /* Records go to serial only: thousands of lines would bury the screen;

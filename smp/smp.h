@@ -19,7 +19,8 @@ enum cpu_state {
 	CPU_SKIPPED,      /* not started: disabled, beyond maxcpus, unreachable */
 };
 
-/* Stages an AP reports, continuing the trampoline's (smp/trampoline.h). */
+/* Stages an AP reports, continuing the trampoline's (enum tramp_stage in
+ * realmode/trampoline_abi.h). */
 enum ap_stage {
 	AP_STAGE_C_ENTRY = 5,  /* in ap_entry() on its own stack */
 	AP_STAGE_TABLES = 6,   /* kernel GDT and IDT loaded */
@@ -79,6 +80,9 @@ void smp_bring_up(const struct wake_config *w);
 void smp_run_cycles(const struct wake_config *w, uint32_t cycles);
 /* Park every online AP (end of run); not timed. */
 void smp_park_all(const struct wake_config *w);
+/* Samples kept per direction (online, offline) for all APs and cycles
+ * together: 2 x 1 MiB. */
+#define SMP_SAMPLES_MAX (1u << 17)
 /* Cycles that fit the sample pool for this many APs. */
 uint32_t smp_max_cycles(uint32_t aps);
 
