@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* apstart: boot, find the CPUs, wake every AP through the real-mode
  * trampoline, cycle each one offline/online, report the timings. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel command line parser. Every option is one row of opt_table; the
  * parser itself knows nothing about individual options. */
 #include "app/options.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel command line: key=value options, each validated and range-checked.
  * Unknown options and bad values are reported through diag and leave the
  * default in place. Options that choose how smp/ works take that layer's

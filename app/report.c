@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Results: one row per CPU, totals in the form of the reference
  * measurement ("Online: 65.83 s"), and @summary records. */
 #include "app/report.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Human table and machine-readable records of a finished run. */
 #ifndef APSTART_REPORT_H
 #define APSTART_REPORT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Leaving the kernel: under QEMU through isa-debug-exit with the verdict
  * as the process status; on real hardware every CPU halts with
  * interrupts off and the results stay on the screen. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* End of a run: the verdict record, the exit status, and how the machine
  * is left (leave QEMU, or halt every CPU on real hardware). */
 #ifndef APSTART_RUN_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Write a grub.cfg for the apstart ISO from the template.
 #
 #   mkgrubcfg.sh TEMPLATE TIMEOUT                 the plain menu

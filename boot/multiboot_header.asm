@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; Multiboot headers: Multiboot2 for GRUB2 (BIOS and UEFI), Multiboot1 with
 ; the address fields for QEMU's -kernel loader, which loads only Multiboot1
 ; and refuses ELF64 images unless flags bit 16 supplies the load addresses

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; 32-bit entry from Multiboot1/2 -> identity-mapped long mode -> kmain().
 ; In:  EAX = boot loader magic, EBX = physical address of the info block,
 ;      protected mode, paging off, interrupts off (Multiboot2 §3.3).

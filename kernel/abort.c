@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "kernel/abort.h"
 
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Ending the run from anywhere: an exception on any CPU, a panic, or the
  * normal finish. The platform keeps only the fact that the run has ended
  * and lets the first CPU to get there act; what ending means (print the

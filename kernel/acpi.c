@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ACPI table walker: RSDP -> RSDT/XSDT -> MADT, HPET, FADT (ACPI 6.5
  * chapter 5.2). Fields are read byte-wise: tables are byte-packed and
  * XSDT entries are only 4-byte aligned. */

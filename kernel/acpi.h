@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ACPI tables apstart needs: RSDP -> RSDT/XSDT -> MADT (CPUs), HPET, FADT
  * (PM timer). Every length and checksum is validated before use; a bad
  * table is reported and skipped, never followed. */

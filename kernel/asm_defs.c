@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Constants of the platform that its assembly uses: GDT selectors and
  * descriptors (boot/start.asm, kernel/gdt.asm, realmode/trampoline.asm
  * through kernel/gdt.inc) and the interrupt vectors (kernel/isr.asm). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* How a layer hands C constants to its assembly, so that each has one
  * definition: the layer's asm_defs.c (compiled with -S only, never linked)
  * lists them with ASM_DEFINE, each leaving a "->NAME value" marker in the

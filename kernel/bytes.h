@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Little-endian loads from byte buffers of any alignment (firmware tables,
  * boot loader info). */
 #ifndef APSTART_BYTES_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TSC calibration against the HPET, the ACPI PM timer or the PIT. Each
  * takes the median of three 10 ms windows, so one window disturbed by an
  * SMI or a host preemption does not set the frequency. */

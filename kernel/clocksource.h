@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Reference timers used to calibrate the TSC. Each measures how many TSC
  * ticks elapse over a known interval and returns the TSC rate in kHz, or 0
  * if the timer is unusable. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Build-time limits. Override with make MAX_CPUS=N. */
 #ifndef APSTART_CONFIG_H
 #define APSTART_CONFIG_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Console fan-out and locking. Output is formatted into a line buffer
  * first, so a record line is never interleaved with another CPU's. */
 #include "kernel/console.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Kernel console: every line goes to the serial port and to the screen
  * (VGA text or framebuffer) unless a caller restricts it. */
 #ifndef APSTART_CONSOLE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPUID decoding. */
 #include "kernel/cpu.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Facts about the CPU we run on, from CPUID. */
 #ifndef APSTART_CPU_H
 #define APSTART_CPU_H

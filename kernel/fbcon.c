@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Framebuffer text console: 8x16 glyphs on a 16/24/32 bpp RGB framebuffer. */
 #include "kernel/fbcon.h"
 

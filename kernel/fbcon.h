@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Text console on a linear RGB framebuffer (8x16 cells, build-time font).
  * Not locked: callers that print from several CPUs serialise themselves.
  * Every function is a no-op (sizes 0) until fbcon_init has succeeded. */

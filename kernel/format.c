@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Minimal vsnprintf: enough for the kernel's diagnostics and records. */
 #include "kernel/format.h"
 

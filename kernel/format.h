@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Freestanding formatted output into a buffer (kernel and host tests).
  * Supports %d %i %u %x %X %c %s %p %% with flags '-', '0', width, precision
  * (strings only) and the length modifiers l, ll, z. */

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; The kernel's GDT (loaded by boot/start.asm on the way to long mode) and
 ; gdt_reload(), with which every AP leaves the trampoline's copy.
 

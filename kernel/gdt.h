@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The one GDT layout, for the kernel (kernel/gdt.asm) and the AP
  * trampoline (realmode/trampoline.asm), both laid out by GDT_TABLE in
  * kernel/gdt.inc from these values: flat segments, base 0, limit 4 GiB

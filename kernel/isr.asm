@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; Interrupt entry stubs: normalise the stack to one trap_frame layout
 ; (vector, error code, then the CPU's frame) and call trap_dispatch().
 

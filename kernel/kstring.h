@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Declarations for kernel/string.c. */
 #ifndef APSTART_KSTRING_H
 #define APSTART_KSTRING_H

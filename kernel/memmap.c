@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Choosing the trampoline page: a conservative intersection of the
  * firmware's map with what we know is in use. Overlapping map entries are
  * common on real firmware, so a page must be available in one entry and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Physical memory bookkeeping from the boot loader's map. */
 #ifndef APSTART_MEMMAP_H
 #define APSTART_MEMMAP_H

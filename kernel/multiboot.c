@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Multiboot1 / Multiboot2 boot information parser. Every read is bounded
  * by the block's validated size; multi-byte fields are read byte-wise
  * because nothing guarantees their alignment in a corrupt block. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What the boot loader handed us, from Multiboot1 or Multiboot2 info. */
 #ifndef APSTART_MULTIBOOT_H
 #define APSTART_MULTIBOOT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Page-table edits for the identity map the boot code built (found
  * through CR3, so the platform needs no symbol of the boot layer).
  * Above 4 GiB, 2 MiB pages are added with tables from a small static pool;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Identity mapping of physical ranges. The boot code maps 0-4 GiB
  * write-back; this adds mappings above 4 GiB and makes MMIO uncached.
  * Only the BSP changes mappings, and only before any AP runs. */

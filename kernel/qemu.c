@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 #include "kernel/qemu.h"
 
 #include <stdint.h>

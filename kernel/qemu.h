@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* QEMU's own devices: how the kernel knows it runs under QEMU and how it
  * leaves QEMU with a verdict. */
 #ifndef APSTART_QEMU_H

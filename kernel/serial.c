@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* COM1 16550 driver: polled output only, every wait bounded so that a
  * missing or stuck UART can never hang the kernel. */
 #include "kernel/serial.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* 16550 UART on COM1, 115200 8N1, polled. */
 #ifndef APSTART_SERIAL_H
 #define APSTART_SERIAL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Order statistics for timing samples. */
 #include "kernel/stats.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Order statistics over timing samples (integer nanoseconds or ticks). */
 #ifndef APSTART_STATS_H
 #define APSTART_STATS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The four functions gcc may emit calls to even in freestanding code
  * (GCC manual, "Standards": memcpy, memmove, memset, memcmp). */
 #include <stddef.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* One IDT shared by all CPUs. Exceptions are fatal to the run: print
  * everything needed to find the fault, then end with a failure status. */
 #include "kernel/trap.h"

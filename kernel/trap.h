@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* IDT and CPU exceptions. */
 #ifndef APSTART_TRAP_H
 #define APSTART_TRAP_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* TSC frequency discovery and TSC-based delays. */
 #include "kernel/tsc.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Time: the TSC, its frequency and where that came from. */
 #ifndef APSTART_TSC_H
 #define APSTART_TSC_H

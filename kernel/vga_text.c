@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Text-mode screen: character + attribute cells, scrolled in place. */
 #include "kernel/vga_text.h"
 

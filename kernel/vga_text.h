@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* VGA text mode console (80x25 at 0xB8000 in BIOS text mode). */
 #ifndef APSTART_VGA_TEXT_H
 #define APSTART_VGA_TEXT_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Thin wrappers around x86 instructions (SDM Vol. 2). */
 #ifndef APSTART_X86_H
 #define APSTART_X86_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* What realmode/trampoline.asm takes from C: the header and per-CPU table
  * layout (offset and width of every field), the values it writes, and
  * the stage numbers, all from realmode/trampoline_abi.h. */

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; Embeds the assembled trampoline (a flat 16/32/64-bit binary) in the kernel.
 ; TRAMPOLINE_BIN is passed by the Makefile (one per WBINVD variant).
 section .rodata

@@ -1,3 +1,4 @@
+; SPDX-License-Identifier: MIT
 ; AP start-up trampoline: 16-bit real mode -> 32-bit protected mode ->
 ; 64-bit long mode -> the kernel's C entry.
 ;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The trampoline's interface: the header the BSP patches and the AP
  * reports through, and the per-CPU table the AP searches for its stack.
  * This is the one definition: the assembly (realmode/trampoline.asm)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The AP side: arrive in C, report online, idle until asked to go
  * offline, then park the way Linux's hlt_play_dead() does. */
 #include "smp/ap_entry.h"

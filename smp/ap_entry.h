@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Where the trampoline lands in C. */
 #ifndef APSTART_AP_ENTRY_H
 #define APSTART_AP_ENTRY_H

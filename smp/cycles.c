@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The measurement: first bring-up of every AP, then for each AP `cycles`
  * rounds of offline (request -> parked) and online (first INIT -> online
  * mark in C), both timed on the BSP's TSC. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* xAPIC / x2APIC register access (SDM Vol. 3A §11.4-11.6 xAPIC, §11.12
  * x2APIC: MSR 0x800 + (MMIO offset >> 4); the ICR becomes one 64-bit MSR
  * with a 32-bit destination and no delivery-status bit). */

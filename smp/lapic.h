@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Local APIC access in xAPIC (MMIO) or x2APIC (MSR) mode, chosen once on
  * the BSP and applied on every AP. */
 #ifndef APSTART_LAPIC_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* CPU table: built from the MADT, indexed in MADT order, searched by
  * APIC ID. Each CPU gets its own stack and trampoline table slot. */
 #include "smp/smp.h"

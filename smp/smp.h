@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Per-CPU records, keyed by APIC ID, and the bring-up entry points. */
 #ifndef APSTART_SMP_H
 #define APSTART_SMP_H

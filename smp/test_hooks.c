@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The out-of-line parts of the test hooks (smp/test_hooks.h). */
 #include "smp/test_hooks.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Test and experiment hooks, kept in one module so that the bring-up code
  * reads without them: the failure-path self-tests (selftest=), the icount
  * fence that keeps QEMU -icount timing exact (icount=on), and the C side

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Installing the trampoline blob (realmode/trampoline.asm) in low memory.
  * The blob is position independent; the only absolute addresses are
  * relocated here by adding the page's physical address. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Installing the real-mode trampoline and reading what the AP reported
  * in its header (layout: realmode/trampoline_abi.h). */
 #ifndef APSTART_TRAMPOLINE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* INIT-SIPI-SIPI, following the SDM's MP initialization sequence (Vol. 3A
  * §9.4.4.1, "Typical BSP Initialization Sequence") with the delays of
  * modern processors that Linux also uses (wakeup_secondary_cpu_via_init). */

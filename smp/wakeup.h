@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Waking one AP and putting it back to sleep: INIT-SIPI-SIPI and the
  * offline request, each timed on the BSP's TSC. */
 #ifndef APSTART_WAKEUP_H
