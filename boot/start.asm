@@ -16,7 +16,7 @@
 %define BOOT_STACK_SIZE 16384
 %define COM1 0x3F8
 
-%include "kernel/asm_defs.inc"        ; SEL_* (kernel/gdt.h)
+%include "kernel/gdt.inc"               ; SEL_*, LOAD_DATA_SEGMENTS
 
 extern kmain
 extern gdt64_ptr                        ; kernel/gdt.asm
@@ -156,13 +156,7 @@ no_long_mode:
 
 bits 64
 long_entry:
-	mov ax, SEL_DATA
-	mov ds, ax
-	mov es, ax
-	mov ss, ax
-	xor eax, eax
-	mov fs, ax
-	mov gs, ax
+	LOAD_DATA_SEGMENTS
 	mov rsp, boot_stack + BOOT_STACK_SIZE
 	mov edi, edi                    ; upper halves are undefined after the
 	mov esi, esi                    ; switch: zero-extend magic and info

@@ -14,13 +14,7 @@ bits 64
 ; register.
 gdt_reload:
 	lgdt [gdt64_ptr]
-	mov ax, SEL_DATA
-	mov ds, ax
-	mov es, ax
-	mov ss, ax
-	xor eax, eax
-	mov fs, ax
-	mov gs, ax
+	LOAD_DATA_SEGMENTS
 	pop rax                         ; return address
 	push SEL_CODE64
 	push rax
