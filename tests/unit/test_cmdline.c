@@ -1,4 +1,4 @@
-/* kernel/cmdline.c: options, ranges, junk input, messages. */
+/* app/options.c: options, ranges, junk input, messages. */
 #include <stdlib.h>
 #include <string.h>
 
