@@ -131,6 +131,7 @@ endif
 -include tests/usb/usb.mk
 -include tests/layers/layers.mk
 include tools/tools.mk
+include tools/linux-hotplug/linux-hotplug.mk
 include tools/iso.mk
 
 trampoline-check:

@@ -1,0 +1,44 @@
+# SPDX-License-Identifier: MIT
+# tools/linux-hotplug: times Linux's own CPU hotplug (README, "Compare with
+# Linux on your machine"). Included from the top-level Makefile.
+#   build/host/linux-hotplug        static: copy it into any initramfs
+#   build/host/linux-hotplug_asan   ASan + UBSan (dynamic), for the tests
+#   build/host/failwrite.so         test shim: write errors on chosen files
+
+# Defined before any rule here so including this file never changes the
+# includer's default goal.
+LH_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+LH_DIR := tools/linux-hotplug
+LH_SRC := $(wildcard $(LH_DIR)/*.c)
+LH_HDR := $(wildcard $(LH_DIR)/*.h)
+LH := build/host/linux-hotplug
+LH_ASAN := build/host/linux-hotplug_asan
+LH_SHIM := build/host/failwrite.so
+# Host compiler: deliberately not $(CC), which may be set for the kernel.
+LH_CC ?= gcc
+LH_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
+LH_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+.PHONY: linux-hotplug linux-hotplug-tests
+
+linux-hotplug: $(LH)
+
+$(LH): $(LH_SRC) $(LH_HDR) $(LH_DIR)/linux-hotplug.mk
+	@mkdir -p $(dir $@)
+	$(LH_CC) $(LH_CFLAGS) -static -o $@ $(LH_SRC)
+
+$(LH_ASAN): $(LH_SRC) $(LH_HDR) $(LH_DIR)/linux-hotplug.mk
+	@mkdir -p $(dir $@)
+	$(LH_CC) $(LH_ASAN_CFLAGS) -o $@ $(LH_SRC)
+
+$(LH_SHIM): tests/linux-hotplug/failwrite.c $(LH_DIR)/linux-hotplug.mk
+	@mkdir -p $(dir $@)
+	$(LH_CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
+
+linux-hotplug-tests: $(LH) $(LH_ASAN) $(LH_SHIM) aplog
+	LH=$(LH) LH_ASAN=$(LH_ASAN) LH_SHIM=$(LH_SHIM) APLOG=$(APLOG) \
+		timeout 900 bash tests/linux-hotplug/run.sh
+
+.DEFAULT_GOAL := $(LH_SAVED_GOAL)
