@@ -4,13 +4,15 @@
 # 2 = no verdict (timeout, QEMU error, crash).
 #   qemu-run.sh --kernel ELF --smp N [--accel auto|kvm|tcg] [--machine pc|q35]
 #               [--timeout S] [--icount] [--tcg-single] [--cpu MODEL] [--log FILE]
-#               -- [kernel args...]
+#               [--initrd FILE] -- [kernel args...]
+# --initrd: boots a Linux bzImage given as --kernel with that initramfs
+# (make bench-linux), under the same configuration.
 # --tcg-single: one host thread runs every vCPU in turn (-accel
 # tcg,thread=single): run-to-run spread of the timings drops from ~+-40%
 # (multi-threaded TCG on 2 host cores) to ~+-2%, used for wall-clock checks.
 set -uo pipefail
 
-kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512 tcg_single=0 cpu_model=
+kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512 tcg_single=0 cpu_model= initrd=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -23,6 +25,7 @@ while [ $# -gt 0 ]; do
 	--cpu) cpu_model=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
+	--initrd) initrd=$2; shift 2 ;;
 	--) shift; break ;;
 	*) echo "qemu-run: unknown option '$1'" >&2; exit 2 ;;
 	esac
@@ -78,6 +81,7 @@ cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$
 	-display none -no-reboot -serial stdio -monitor none
 	-device isa-debug-exit,iobase=0xf4,iosize=4
 	-kernel "$kernel")
+[ -n "$initrd" ] && cmd+=(-initrd "$initrd")
 [ -n "$args" ] && cmd+=(-append "$args")
 
 if [ -n "$log" ]; then
