@@ -69,12 +69,14 @@ unsigned lh_restore(const struct lh_cpus *cs)
 			continue;
 		bool want = c->online_at_start;
 		int state = -1, err = 0;
+		bool wrote = false;
 		for (int t = 0; t < RESTORE_TRIES; t++) {
 			state = lh_read_online(cs, c->id);
 			if (state == (int)want)
 				break;
 			uint64_t ns;
 			err = lh_write_online(cs, c->id, want, &ns);
+			wrote |= !err;
 			if (!err)
 				continue; /* read back at the top */
 			fprintf(stderr, "linux-hotplug: cpu%u: restoring it %s: %s%s\n",
@@ -84,8 +86,12 @@ unsigned lh_restore(const struct lh_cpus *cs)
 		}
 		if (state != (int)want)
 			state = lh_read_online(cs, c->id);
-		if (state == (int)want)
+		if (state == (int)want) {
+			if (wrote)
+				fprintf(stderr, "linux-hotplug: cpu%u put back %s\n", c->id,
+					want ? "online" : "offline");
 			continue;
+		}
 		char path[4200];
 		lh_online_path(cs, c->id, path, sizeof(path));
 		fprintf(stderr, "linux-hotplug: ERROR: cpu%u is %s, not %s as it was at the "
