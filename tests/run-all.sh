@@ -11,6 +11,7 @@ parts=(
 	"USB writer refusals (fake sysfs, loop device)|make --no-print-directory usb-tests"
 	"log analyzer aplog (plain + ASan/UBSan)|make --no-print-directory aplog-tests"
 	"kernel layers point down (includes, symbols)|make --no-print-directory layers-check"
+	"linux-hotplug (fake sysfs, failing writes, signals, Linux VM)|make --no-print-directory linux-hotplug-tests"
 	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
 	"QEMU matrix|make --no-print-directory qemu-tests"
 	"timing regression (icount baselines, wall-clock A/B, slowed build)|make --no-print-directory timing-tests"

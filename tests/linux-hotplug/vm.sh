@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# One short real run of linux-hotplug inside a VM: Debian's kernel with a
+# busybox initramfs under QEMU TCG, -smp 4, 1 cycle. Prints one line,
+# "ok   ...", "FAIL ...: why" or "skip ...: reason" (no kernel package).
+#   vm.sh LINUX_HOTPLUG APLOG OUTDIR
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+lh=$1 aplog=$2 out=$3
+name="VM run (Debian kernel, QEMU TCG -smp 4, 1 cycle)"
+mkdir -p "$out"
+
+if ! dir=$("$root/tools/linux-vm/fetch.sh" 2>"$out/fetch.err"); then
+	echo "skip $name: Debian's kernel/busybox-static not available: $(tail -2 "$out/fetch.err" | tr '\n' ' ')"
+	exit 0
+fi
+dir=$root/$dir
+if ! "$root/tools/linux-vm/mkinitramfs.sh" "$dir/busybox" "$lh" "$out/initramfs.cpio" 2>"$out/mk.err"; then
+	echo "FAIL $name: initramfs: $(cat "$out/mk.err")"
+	exit 1
+fi
+"$root/tools/qemu-run.sh" --kernel "$dir/vmlinuz" --initrd "$out/initramfs.cpio" \
+	--smp 4 --accel tcg --timeout 240 -- "console=ttyS0 loglevel=4 panic=-1 lh_cycles=1" \
+	>"$out/vm.log" 2>&1
+rc=$?
+tr -d '\r' <"$out/vm.log" >"$out/vm.txt"
+n_off=$(grep -c '^@sample cpu=[1-3] apic=[1-3] cycle=1 op=offline ' "$out/vm.txt")
+n_on=$(grep -c '^@sample cpu=[1-3] apic=[1-3] cycle=1 op=online ' "$out/vm.txt")
+why=
+[ $rc = 0 ] || why="qemu-run exit $rc (0 = the guest reported pass)"
+[ -z "$why" ] && ! grep -q '^@end status=pass online=4 failed=0 restored=yes' "$out/vm.txt" && why="no '@end status=pass online=4 failed=0 restored=yes'"
+[ -z "$why" ] && { [ "$n_off" = 3 ] && [ "$n_on" = 3 ]; } || why=${why:-"samples: $n_off offline, $n_on online, want 3 each"}
+[ -z "$why" ] && ! grep -q '^@boot kernel=linux version=6\.' "$out/vm.txt" && why="no @boot kernel=linux"
+[ -z "$why" ] && ! grep -q '^@linux_bringup cpus=4 ns=[1-9]' "$out/vm.txt" && why="no @linux_bringup cpus=4 from the kernel log"
+[ -z "$why" ] && ! "$aplog" stats "$out/vm.txt" >"$out/aplog.txt" 2>&1 && why="aplog stats: $(head -2 "$out/aplog.txt")"
+if [ -n "$why" ]; then
+	echo "FAIL $name: $why (log: $out/vm.txt)"
+	tail -25 "$out/vm.txt"
+	exit 1
+fi
+med=$(sed -n 's/^@summary op=online .*median_ns=\([0-9]*\).*/\1/p' "$out/vm.txt")
+echo "ok   $name: $(sed -n 's/^@boot kernel=linux version=\([^ ]*\).*/\1/p' "$out/vm.txt"), 3 APs offline+online, median online $((med / 1000)) us, restored"
