@@ -41,4 +41,15 @@ linux-hotplug-tests: $(LH) $(LH_ASAN) $(LH_SHIM) aplog
 	LH=$(LH) LH_ASAN=$(LH_ASAN) LH_SHIM=$(LH_SHIM) APLOG=$(APLOG) \
 		timeout 900 bash tests/linux-hotplug/run.sh
 
+
+# make bench-linux [SMP=8] [CYCLES=10]: Linux's hotplug (Debian's kernel
+# under QEMU) and apstart on the same configuration, compared by aplog.
+CYCLES ?= 10
+LINUX_TIMEOUT ?= 900
+.PHONY: bench-linux
+bench-linux: deps $(LH) aplog
+	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
+	@tools/linux-vm/bench.sh --smp '$(SMP)' --cycles '$(CYCLES)' --accel '$(ACCEL)' \
+		--machine '$(MACHINE)' --timeout '$(LINUX_TIMEOUT)' --wbinvd 1
+
 .DEFAULT_GOAL := $(LH_SAVED_GOAL)
