@@ -226,6 +226,8 @@ else
 fi
 if [ ${#as_user[@]} = 0 ]; then
 	skip "not root: permission refusal" "running as root without setpriv (util-linux) to drop to nobody"
+elif ! "${as_user[@]}" test -x "$tmp/lh-static"; then
+	skip "not root: permission refusal" "user nobody cannot reach $tmp (TMPDIR not traversable)"
 else
 	"${as_user[@]}" "$tmp/lh-static" --sysfs-root "$T/sys" --proc-root "$T/proc" \
 		--cycles 1 >"$tmp/out" 2>"$tmp/err"
