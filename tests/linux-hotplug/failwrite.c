@@ -85,29 +85,27 @@ static int decide(int fd, const void *data, size_t len)
 	return -1;
 }
 
+/* The result of an intercepted write, or -2: pass it on. */
+static ssize_t intercept(int fd, const void *buf, size_t len)
+{
+	int d = decide(fd, buf, len);
+	return d == 0 ? -2 : d > 0 ? (ssize_t)len : -1;
+}
+
 ssize_t write(int fd, const void *buf, size_t len)
 {
-	write_fn real = (write_fn)dlsym(RTLD_NEXT, "write");
-	int d = decide(fd, buf, len);
-	if (d)
-		return d > 0 ? (ssize_t)len : -1;
-	return real(fd, buf, len);
+	ssize_t r = intercept(fd, buf, len);
+	return r != -2 ? r : ((write_fn)dlsym(RTLD_NEXT, "write"))(fd, buf, len);
 }
 
 ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {
-	pwrite_fn real = (pwrite_fn)dlsym(RTLD_NEXT, "pwrite");
-	int d = decide(fd, buf, len);
-	if (d)
-		return d > 0 ? (ssize_t)len : -1;
-	return real(fd, buf, len, off);
+	ssize_t r = intercept(fd, buf, len);
+	return r != -2 ? r : ((pwrite_fn)dlsym(RTLD_NEXT, "pwrite"))(fd, buf, len, off);
 }
 
 ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
 {
-	pwrite_fn real = (pwrite_fn)dlsym(RTLD_NEXT, "pwrite64");
-	int d = decide(fd, buf, len);
-	if (d)
-		return d > 0 ? (ssize_t)len : -1;
-	return real(fd, buf, len, off);
+	ssize_t r = intercept(fd, buf, len);
+	return r != -2 ? r : ((pwrite_fn)dlsym(RTLD_NEXT, "pwrite64"))(fd, buf, len, off);
 }

@@ -239,15 +239,22 @@ else
 fi
 
 # The shim works only with the dynamic (ASan) build.
-shim() { env LD_PRELOAD="$LH_SHIM" "$@"; }
 B=$LH_ASAN
+# shim_run VAR=VALUE... -- ARGS...: that build on a fresh tree, with the
+# shim configured by the FAILWRITE_* variables given.
+shim_run() {
+	local envs=()
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	make_tree "$T"
+	env "${envs[@]}" LD_PRELOAD="$LH_SHIM" "$B" --sysfs-root "$T/sys" --proc-root "$T/proc" \
+		"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
 
 # 8. cpu2 refuses to go offline (write fails with EBUSY): reported, left
 #    out, the others complete, every CPU restored, status 1.
-make_tree "$T"
-FAILWRITE_MATCH=/cpu2/online FAILWRITE_VALUE=0 FAILWRITE_ERRNO=16 shim \
-	"$B" --sysfs-root "$T/sys" --proc-root "$T/proc" --cycles 3 >"$tmp/out" 2>"$tmp/err"
-rc=$?
+shim_run FAILWRITE_MATCH=/cpu2/online FAILWRITE_VALUE=0 FAILWRITE_ERRNO=16 -- --cycles 3
 if [ $rc = 1 ] && sanitizer_clean &&
 	grep -q '^@fail what=offline_refused cpu=2 apic=2 cycle=1 errno=16' "$tmp/out" &&
 	grep -q 'cpu2 refused to go offline (cycle 1): Device or resource busy' "$tmp/err" &&
@@ -263,10 +270,7 @@ else bad "aplog on a failed run" "$(head -3 "$tmp/aplog")"; fi
 
 # 9. cpu3 refuses once to come back online (cycle 2): left offline by the
 #    run, put back online by the restore.
-make_tree "$T"
-FAILWRITE_MATCH=/cpu3/online FAILWRITE_VALUE=1 FAILWRITE_AFTER=1 FAILWRITE_COUNT=1 shim \
-	"$B" --sysfs-root "$T/sys" --proc-root "$T/proc" --cycles 3 >"$tmp/out" 2>"$tmp/err"
-rc=$?
+shim_run FAILWRITE_MATCH=/cpu3/online FAILWRITE_VALUE=1 FAILWRITE_AFTER=1 FAILWRITE_COUNT=1 -- --cycles 3
 if [ $rc = 1 ] && sanitizer_clean &&
 	grep -q '^@fail what=online_refused cpu=3 apic=3 cycle=2 errno=16' "$tmp/out" &&
 	grep -q 'cpu3 put back online' "$tmp/err" && [ "$(states "$T")" = -1110 ]; then
@@ -275,10 +279,7 @@ else bad "EBUSY on online, restored" "rc=$rc states=$(states "$T")"; fi
 
 # 10. cpu3 never comes back online: the tool cannot restore it and says
 #     so loudly, with the command, and exits 3.
-make_tree "$T"
-FAILWRITE_MATCH=/cpu3/online FAILWRITE_VALUE=1 shim \
-	"$B" --sysfs-root "$T/sys" --proc-root "$T/proc" --cycles 2 >"$tmp/out" 2>"$tmp/err"
-rc=$?
+shim_run FAILWRITE_MATCH=/cpu3/online FAILWRITE_VALUE=1 -- --cycles 2
 if [ $rc = 3 ] && sanitizer_clean &&
 	grep -q "ERROR: cpu3 is offline, not online as it was at the start; restore it by hand: echo 1 > $T/sys/devices/system/cpu/cpu3/online" "$tmp/err" &&
 	grep -q '^@end status=fail .* restored=no' "$tmp/out" && [ "$(states "$T")" = -1100 ]; then
@@ -286,10 +287,7 @@ if [ $rc = 3 ] && sanitizer_clean &&
 else bad "unrestorable CPU" "rc=$rc states=$(states "$T")"; fi
 
 # 11. A write that 'succeeds' without effect is caught by the read-back.
-make_tree "$T"
-FAILWRITE_MATCH=/cpu1/online FAILWRITE_VALUE=0 FAILWRITE_ERRNO=ignore shim \
-	"$B" --sysfs-root "$T/sys" --proc-root "$T/proc" --cycles 2 >"$tmp/out" 2>"$tmp/err"
-rc=$?
+shim_run FAILWRITE_MATCH=/cpu1/online FAILWRITE_VALUE=0 FAILWRITE_ERRNO=ignore -- --cycles 2
 if [ $rc = 1 ] && grep -q '^@fail what=offline_not_taken cpu=1' "$tmp/out" &&
 	[ "$(states "$T")" = -1110 ]; then
 	ok "a write without effect is detected by reading the state back"
@@ -297,10 +295,7 @@ else bad "write without effect" "rc=$rc"; fi
 
 # 12. A CPU offline at the start that cannot be brought online: the run
 #     fails, nothing is measured on it, it stays offline.
-make_tree "$T"
-FAILWRITE_MATCH=/cpu4/online FAILWRITE_VALUE=1 shim \
-	"$B" --sysfs-root "$T/sys" --proc-root "$T/proc" --cycles 1 >"$tmp/out" 2>"$tmp/err"
-rc=$?
+shim_run FAILWRITE_MATCH=/cpu4/online FAILWRITE_VALUE=1 -- --cycles 1
 if [ $rc = 1 ] && grep -q '^@fail what=prepare_online cpu=4 errno=16' "$tmp/out" &&
 	[ "$(count '^@sample cpu=4 ')" = 0 ] && [ "$(states "$T")" = -1110 ]; then
 	ok "an offline CPU that cannot be brought online is left out and left offline"
