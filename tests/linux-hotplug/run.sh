@@ -155,6 +155,7 @@ for bin in "$LH" "$LH_ASAN"; do
 	refused "a malformed --cpus" "bad range" --cpus 3-1
 	refused "--cycles 0" "expected 1..100000" --cycles 0
 	refused "an unknown option" "unknown option" --bogus
+	refused "--cpus without a value" "its value is missing" --cpus
 	refused "--wbinvd 2" "expected 0 or 1" --wbinvd 2
 	mkdir -p "$tmp/nohp/sys/devices/system/cpu/cpu0"
 	run "$bin" "$tmp/nohp" --cycles 1

@@ -106,12 +106,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'h': usage(stdout); exit(0);
 		default:
-			if (optopt)
-				fprintf(stderr, "linux-hotplug: option -%c: unknown or missing its value\n",
-					optopt);
-			else
-				fprintf(stderr, "linux-hotplug: unknown option '%s' or missing value\n",
-					argv[optind - 1]);
+			fprintf(stderr, "linux-hotplug: '%s': unknown option, or its value is missing\n",
+				argv[optind - 1]);
 			usage(stderr);
 			return 2;
 		}
