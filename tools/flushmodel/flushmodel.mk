@@ -1,0 +1,61 @@
+# SPDX-License-Identifier: MIT
+# flushmodel: QEMU TCG plugin that charges WBINVD/INVD a modelled cost
+# (tools/flushmodel/README.md). Included from the top-level Makefile;
+# paths are relative to the repository root. Variables are FLUSHMODEL_-prefixed.
+#
+#   flushmodel          build/host/flushmodel.so + build/host/flushmodel-args
+#   flushmodel-tests    the test lane (tests/flushmodel/run.sh)
+#   seed-table          the reference table in emulation: both variants,
+#                       interleaved, under the model (SMP=, FLUSH=, CYCLES=, ROUNDS=)
+
+FLUSHMODEL_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+FLUSHMODEL_DIR := tools/flushmodel
+FLUSHMODEL_SO := build/host/flushmodel.so
+FLUSHMODEL_ARGS := build/host/flushmodel-args
+FLUSHMODEL_TEST := build/host/flushmodel_test
+FLUSHMODEL_TEST_ASAN := build/host/flushmodel_test_asan
+# Host compiler: not $(CC), which may be set for the kernel.
+FLUSHMODEL_CC ?= gcc
+FLUSHMODEL_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
+FLUSHMODEL_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror \
+	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FLUSHMODEL_DEPS := $(FLUSHMODEL_DIR)/model.c $(FLUSHMODEL_DIR)/model.h \
+	$(FLUSHMODEL_DIR)/flushmodel.mk
+
+.PHONY: flushmodel flushmodel-tests seed-table
+
+flushmodel: $(FLUSHMODEL_SO) $(FLUSHMODEL_ARGS)
+
+# A shared object QEMU dlopen()s: the qemu_plugin_* functions it calls are
+# left undefined here and resolved from the QEMU binary at load time.
+$(FLUSHMODEL_SO): $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/plugin-api.h $(FLUSHMODEL_DEPS)
+	@mkdir -p $(dir $@)
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -fPIC -fvisibility=hidden -pthread -shared \
+		-o $@ $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/model.c -lm
+
+$(FLUSHMODEL_ARGS): $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DEPS)
+	@mkdir -p $(dir $@)
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DIR)/model.c -lm
+
+$(FLUSHMODEL_TEST): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DEPS)
+	@mkdir -p $(dir $@)
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DIR)/model.c -lm
+
+$(FLUSHMODEL_TEST_ASAN): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DEPS)
+	@mkdir -p $(dir $@)
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_ASAN_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DIR)/model.c -lm
+
+flushmodel-tests: deps flushmodel $(FLUSHMODEL_TEST) $(FLUSHMODEL_TEST_ASAN) aplog
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf >/dev/null
+	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf >/dev/null
+	@tests/flushmodel/run.sh
+
+seed-table: deps flushmodel aplog
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf >/dev/null
+	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf >/dev/null
+	@$(FLUSHMODEL_DIR)/seed-table.sh --smp '$(SMP)' --flush '$(or $(strip $(FLUSH)),xeon6985p)' \
+		$(if $(CYCLES),--cycles '$(CYCLES)') $(if $(ROUNDS),--rounds '$(ROUNDS)') \
+		--timeout $(TIMEOUT) -- '$(subst ','\'',$(ARGS))'
+
+.DEFAULT_GOAL := $(FLUSHMODEL_SAVED_GOAL)
