@@ -1,6 +1,8 @@
 # apstart: build, run under QEMU, test.
 #   make [WBINVD=0|1]            kernel -> build/apstart.elf (+ per-variant copy)
 #   make run SMP=N ARGS="..."    boot it under QEMU (KVM if usable, else TCG)
+#   make run FLUSH=xeon6985p     ... with WBINVD/INVD charged a modelled cost
+#                                (TCG plugin, tools/flushmodel; or FLUSH=us=2000)
 #   make test                    unit tests, trampoline content, QEMU matrix
 # Variants build side by side in build/wbinvd0/ and build/wbinvd1/.
 
@@ -12,6 +14,8 @@ ACCEL ?= auto
 MACHINE ?= pc
 ARGS ?=
 TIMEOUT ?= 120
+FLUSH ?=
+FLUSH_OPT = $(if $(strip $(FLUSH)),--flush '$(subst ','\'',$(strip $(FLUSH)))')
 VERSION := 0.1
 # make V=1 shows full command lines.
 Q := $(if $(filter 1,$(V)),,@)
@@ -115,15 +119,15 @@ $(OUT)/realmode/blob.o: realmode/blob.asm $(OUT)/trampoline.bin
 deps:
 	@tools/deps.sh
 
-run: deps kernel
+run: deps kernel $(if $(strip $(FLUSH)),flushmodel)
 ifeq ($(strip $(FIRMWARE)),)
 	@tools/qemu-run.sh --kernel $(OUT)/apstart.elf --smp '$(SMP)' --accel $(ACCEL) \
-		--machine $(MACHINE) --timeout $(TIMEOUT) -- '$(subst ','\'',$(ARGS))'
+		--machine $(MACHINE) --timeout $(TIMEOUT) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
 else
 	@$(MAKE) --no-print-directory iso
 	@tools/iso-run.sh --firmware '$(FIRMWARE)' --media '$(or $(MEDIA),cdrom)' --smp '$(SMP)' \
 		--accel '$(ACCEL)' $(if $(filter-out file default,$(origin MACHINE)),--machine '$(MACHINE)') \
-		--timeout $(TIMEOUT) --wbinvd $(WBINVD) -- '$(subst ','\'',$(ARGS))'
+		--timeout $(TIMEOUT) --wbinvd $(WBINVD) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
 endif
 
 -include tests/unit/unit.mk
@@ -133,6 +137,7 @@ endif
 include tools/tools.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include tools/iso.mk
+include tools/flushmodel/flushmodel.mk
 
 trampoline-check:
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf

@@ -5,7 +5,7 @@
 #   iso-run.sh --firmware bios|uefi [--media cdrom|usb] [--smp N]
 #              [--accel auto|kvm|tcg] [--machine pc|q35] [--timeout S]
 #              [--iso FILE] [--kernels DIR] [--wbinvd 0|1] [--mem MB]
-#              [--log FILE] [--screendump FILE.ppm] -- [kernel args...]
+#              [--log FILE] [--screendump FILE.ppm] [--flush SPEC] -- [kernel args...]
 #
 # firmware  bios: SeaBIOS, machine pc. uefi: OVMF (OVMF_CODE_4M.fd read-only,
 #           OVMF_VARS_4M.fd with snapshot=on so no run changes it), machine
@@ -25,6 +25,10 @@
 #           Waits for the kernel's "@end" line, saves the screen as a PPM,
 #           then quits QEMU through its monitor. The kernel must stay up
 #           after @end: boot it with exit=halt. Verdict from the @end line.
+# flush     charge every WBINVD/INVD a modelled cost (tools/flushmodel
+#           plugin, e.g. us=2000 or xeon6985p): TCG only; the log starts
+#           with "@host flush_model=SPEC". The firmware's own flushes are
+#           charged too.
 #
 # Exit status (as tools/qemu-run.sh): 0 = the kernel reported pass,
 # 1 = it reported fail, 2 = no verdict (timeout, QEMU error, bad usage).
@@ -33,7 +37,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 iso=$root/build/apstart.iso kernels=$root/build/iso/kernels
 firmware= media=cdrom smp=4 accel=auto machine= timeout_s=120 wbinvd=0 mem=512
-log= shot=
+log= shot= flush=
 usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; }
 die() { echo "iso-run: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
@@ -50,6 +54,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=${2-}; shift 2 ;;
 	--log) log=${2-}; shift 2 ;;
 	--screendump) shot=${2-}; shift 2 ;;
+	--flush) flush=${2-}; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage; die "unknown option '$1'" ;;
@@ -79,6 +84,11 @@ fi
 # kvm_usable: KVM with hardware virtualisation behind it (the paravirtual
 # kvm_pvm module cannot run OVMF at all).
 . "$(dirname "${BASH_SOURCE[0]}")/kvm-usable.sh"
+if [ -n "$flush" ]; then
+	. "$root/tools/flushmodel/flush-opts.sh"
+	accel=$(flush_accel "$accel" 0) || exit 2
+	flush_plugin "$root" "$flush" "${smp%%[!0-9]*}" || exit 2
+fi
 case "$accel" in
 auto)
 	if [ "$firmware" = uefi ]; then accel=tcg; why="UEFI: TCG unless ACCEL=kvm is given"
@@ -97,6 +107,7 @@ if [ "$accel" = kvm ]; then
 else
 	accel_opts=(-accel tcg -cpu max)
 fi
+[ -n "$flush" ] && accel_opts+=(-plugin "$flush_arg") && why="the flush model is a TCG plugin"
 
 case "$shot" in *[[:space:]]*) die "--screendump: the QEMU monitor cannot take a file name with blanks" ;; esac
 # QEMU option values: a comma is written as two.
@@ -145,6 +156,10 @@ fi
 
 serial_log=${log:-$tmp/serial.log}
 : >"$serial_log" || die "cannot write the log '$serial_log'"
+if [ -n "$flush" ]; then
+	echo "iso-run: flush model $flush (TCG plugin): $flush_what" >&2
+	echo "@host flush_model=$flush" | tee "$serial_log"
+fi
 mon_opts=(-monitor none)
 if [ -n "$shot" ]; then
 	mkfifo "$tmp/mon.in" "$tmp/mon.out" || die "mkfifo failed"
@@ -156,7 +171,7 @@ echo "iso-run: accel=$accel ($why) firmware=$firmware machine=$machine media=$me
 
 cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$mem"
 	"${fw_opts[@]}" "${media_opts[@]}" -nic none
-	-display none -no-reboot -chardev "stdio,id=ser,logfile=$(q "$serial_log")" -serial chardev:ser
+	-display none -no-reboot -chardev "stdio,id=ser,logfile=$(q "$serial_log"),logappend=on" -serial chardev:ser
 	"${mon_opts[@]}" -device isa-debug-exit,iobase=0xf4,iosize=4)
 timeout -k 5 "$timeout_s" "${cmd[@]}" </dev/null &
 qpid=$!
@@ -215,6 +230,14 @@ if [ -n "$shot" ]; then
 	case $status in
 	1|3) echo "iso-run: the kernel exited QEMU before the screendump (boot it with exit=halt)" >&2 ;;
 	esac
+fi
+# A refused plugin also ends QEMU with status 1.
+if [ -n "$flush" ] && { [ $status = 1 ] || [ $status = 3 ]; }; then
+	verdict_from_end
+	if [ $? = 2 ]; then
+		echo "iso-run: QEMU exited with status $status before the kernel's @end (plugin refused? see above)" >&2
+		exit 2
+	fi
 fi
 case $status in
 1) exit 0 ;;

@@ -4,15 +4,19 @@
 # 2 = no verdict (timeout, QEMU error, crash).
 #   qemu-run.sh --kernel ELF --smp N [--accel auto|kvm|tcg] [--machine pc|q35]
 #               [--timeout S] [--icount] [--tcg-single] [--cpu MODEL] [--log FILE]
-#               [--initrd FILE] -- [kernel args...]
+#               [--initrd FILE] [--flush SPEC] -- [kernel args...]
 # --initrd: boots a Linux bzImage given as --kernel with that initramfs
 # (make bench-linux), under the same configuration.
 # --tcg-single: one host thread runs every vCPU in turn (-accel
 # tcg,thread=single): run-to-run spread of the timings drops from ~+-40%
 # (multi-threaded TCG on 2 host cores) to ~+-2%, used for wall-clock checks.
+# --flush: charge every WBINVD/INVD a modelled cost (tools/flushmodel
+# plugin; SPEC e.g. us=2000 or xeon6985p). Forces TCG, prints
+# "@host flush_model=SPEC" before the kernel's output, and needs the
+# kernel's @end for a verdict (QEMU also exits 1 if the plugin refuses).
 set -uo pipefail
 
-kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512 tcg_single=0 cpu_model= initrd=
+kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512 tcg_single=0 cpu_model= initrd= flush=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) kernel=$2; shift 2 ;;
@@ -24,6 +28,7 @@ while [ $# -gt 0 ]; do
 	--tcg-single) tcg_single=1; shift ;;
 	--cpu) cpu_model=$2; shift 2 ;;
 	--log) log=$2; shift 2 ;;
+	--flush) flush=$2; shift 2 ;;
 	--mem) mem=$2; shift 2 ;;
 	--initrd) initrd=$2; shift 2 ;;
 	--) shift; break ;;
@@ -37,6 +42,11 @@ case "$machine" in pc|q35|pc,*|q35,*) ;; *) echo "qemu-run: machine must be pc o
 
 # kvm_usable: KVM with hardware virtualisation behind it.
 . "$(dirname "${BASH_SOURCE[0]}")/kvm-usable.sh"
+if [ -n "$flush" ]; then
+	. "$(dirname "${BASH_SOURCE[0]}")/flushmodel/flush-opts.sh"
+	accel=$(flush_accel "$accel" "$icount") || exit 2
+	flush_plugin "$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)" "$flush" "${smp%%[!0-9]*}" || exit 2
+fi
 case "$accel" in
 auto)
 	if [ "$icount" = 1 ]; then accel=tcg; why="instruction counting needs TCG"
@@ -52,6 +62,7 @@ kvm)
 tcg) why="forced" ;;
 *) echo "qemu-run: accel must be auto, kvm or tcg" >&2; exit 2 ;;
 esac
+[ -n "$flush" ] && why="the flush model is a TCG plugin"
 
 if [ "$accel" = kvm ]; then
 	accel_opts=(-accel kvm -cpu host,-arch-capabilities)
@@ -76,6 +87,7 @@ mode=
 [ "$icount" = 1 ] && mode=" icount=1"
 [ "$accel" = tcg ] && [ "$icount" = 0 ] && [ "$tcg_single" = 1 ] && mode=" thread=single"
 echo "qemu-run: accel=$accel ($why) machine=$machine smp=$smp$mode timeout=${timeout_s}s" >&2
+[ -n "$flush" ] && echo "qemu-run: flush model $flush (TCG plugin): $flush_what" >&2
 
 cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$mem"
 	-display none -no-reboot -serial stdio -monitor none
@@ -84,12 +96,26 @@ cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$
 [ -n "$initrd" ] && cmd+=(-initrd "$initrd")
 [ -n "$args" ] && cmd+=(-append "$args")
 
-if [ -n "$log" ]; then
+if [ -n "$flush" ]; then
+	cmd+=(-plugin "$flush_arg")
+	# The record goes first, so even a cut-short log says it was modelled.
+	out=${log:-$(mktemp)}
+	{ echo "@host flush_model=$flush"; timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null; } | tee "$out"
+	status=${PIPESTATUS[0]}
+	seen_end=0
+	tr -d '\r' <"$out" | grep -aq '^@end ' && seen_end=1
+	[ -n "$log" ] || rm -f "$out"
+	if { [ "$status" = 1 ] || [ "$status" = 3 ]; } && [ $seen_end = 0 ]; then
+		echo "qemu-run: QEMU exited with status $status before the kernel's @end (plugin refused? see above)" >&2
+		exit 2
+	fi
+elif [ -n "$log" ]; then
 	timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null | tee "$log"
+	status=${PIPESTATUS[0]}
 else
 	timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null
+	status=$?
 fi
-status=${PIPESTATUS[0]}
 case $status in
 1) exit 0 ;;
 3) exit 1 ;;
