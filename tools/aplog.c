@@ -32,6 +32,7 @@ static const char *const op_name[OP_COUNT] = { "online", "offline" };
 #define MAX_FIELDS 128
 #define MAX_ERRORS_PER_FILE 20
 #define STR_MAX 64
+#define HOST_STR_MAX 128 /* @host flush_model= value */
 
 /* ------------------------------------------------------------------ */
 /* Small utilities                                                     */
@@ -238,6 +239,10 @@ struct run {
 	unsigned wbinvd, x2apic;
 	uint32_t cpus, cycles;
 	uint64_t tsc_khz, tramp;
+	/* @host flush_model=SPEC before this run's @boot (or inside it): the
+	 * QEMU flushmodel plugin charged each WBINVD/INVD a modelled cost.
+	 * "" = not modelled. */
+	char flush_model[HOST_STR_MAX];
 	bool ended, passed;
 	uint32_t end_online, end_failed;
 	struct sample *s;
@@ -296,6 +301,7 @@ struct loader {
 	long cur;           /* index of the open run, -1 if none */
 	size_t last_end;    /* line of the last @end, 0 if none */
 	unsigned runs_in_file;
+	char host_flush[HOST_STR_MAX]; /* @host flush_model= for the next run */
 };
 
 static void lmsg(struct loader *ld, size_t line, bool warning,
@@ -592,6 +598,8 @@ static struct run *open_run(struct loader *ld, size_t line)
 	r->file = ld->file;
 	r->index = ++ld->runs_in_file;
 	r->boot_line = line;
+	memcpy(r->flush_model, ld->host_flush, sizeof(r->flush_model));
+	ld->host_flush[0] = '\0';
 	ld->cur = (long)s->n++;
 	return r;
 }
@@ -727,15 +735,38 @@ static void on_end(struct loader *ld, size_t line, const struct record *rec)
 	close_run(ld, line, "");
 }
 
+/* @host: facts from the host side of a run (tools/qemu-run.sh writes it
+ * before QEMU starts). flush_model= marks the run that follows, or the
+ * open one, as run under a modelled flush cost. Other keys are ignored. */
+static void on_host(struct loader *ld, size_t line, const struct record *rec)
+{
+	char b[256];
+	const struct field *f = rec_get(rec, "flush_model");
+	if (!f)
+		return;
+	bool ok = f->vl > 0 && f->vl < HOST_STR_MAX;
+	for (size_t i = 0; ok && i < f->vl; i++)
+		ok = f->v[i] > 0x20 && f->v[i] < 0x7f;
+	if (!ok) {
+		lerr(ld, line, "@host: flush_model=%s must be 1..%d printable "
+		     "characters", show(b, sizeof(b), f->v, f->vl), HOST_STR_MAX - 1);
+		return;
+	}
+	char *dst = ld->cur >= 0 ? ld->set->runs[ld->cur].flush_model
+				 : ld->host_flush;
+	memcpy(dst, f->v, f->vl);
+	dst[f->vl] = '\0';
+}
+
 static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 {
 	static const char *const words[] = { "@boot", "@sample", "@summary",
-					     "@end" };
+					     "@end", "@host" };
 	size_t w = 1;
 	while (w < n && p[w] != ' ' && p[w] != '\t')
 		w++;
 	int kind = -1;
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		if (strlen(words[i]) == w && memcmp(p, words[i], w) == 0)
 			kind = i;
 	if (kind < 0)
@@ -751,7 +782,8 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 	case 0: on_boot(ld, line, &rec); break;
 	case 1: on_sample(ld, line, &rec); break;
 	case 2: on_summary(ld, line, &rec); break;
-	default: on_end(ld, line, &rec); break;
+	case 3: on_end(ld, line, &rec); break;
+	default: on_host(ld, line, &rec); break;
 	}
 }
 
@@ -1250,6 +1282,8 @@ struct side {
 	double mean_total[OP_COUNT];
 	int wbinvd;          /* 0 or 1; -1 mixed */
 	long cpus, cycles;   /* -1 mixed */
+	size_t modelled;     /* usable runs with @host flush_model= */
+	const char *flush_model; /* their common model, NULL if they differ */
 };
 
 static int side_load(struct side *sd, const char *const *files, size_t n,
@@ -1281,6 +1315,12 @@ static int side_load(struct side *sd, const char *const *files, size_t n,
 			   (long)r->cpus : -1;
 		sd->cycles = sd->cycles == -2 || sd->cycles == (long)r->cycles ?
 			     (long)r->cycles : -1;
+		if (r->flush_model[0]) {
+			sd->flush_model = !sd->modelled ||
+				(sd->flush_model && !strcmp(sd->flush_model, r->flush_model)) ?
+				r->flush_model : NULL;
+			sd->modelled++;
+		}
 		if (u != USE_FULL)
 			continue;
 		double tot[OP_COUNT];
@@ -1329,6 +1369,17 @@ static void side_labels(struct side s[2])
 	}
 }
 
+/* Every table made from modelled runs says so (prefix: "" or "# "). */
+static void print_flush_note(const struct side *s, const char *prefix)
+{
+	if (!s->modelled)
+		return;
+	printf("%sMODELLED: %zu of %zu runs had each WBINVD/INVD charged a modelled "
+	       "cost by the QEMU flushmodel plugin (flush_model=%s): not hardware\n",
+	       prefix, s->modelled, s->usable,
+	       s->flush_model ? s->flush_model : "(differs between runs)");
+}
+
 static void side_describe(const struct side *s, char letter)
 {
 	printf("%c: %s: %zu run%s", letter, s->label, s->usable,
@@ -1337,6 +1388,7 @@ static void side_describe(const struct side *s, char letter)
 		printf(" (%zu complete)", s->complete);
 	printf(", %zu APs, %zu online + %zu offline samples\n", s->t.nrows,
 	       s->t.npool[OP_ONLINE], s->t.npool[OP_OFFLINE]);
+	print_flush_note(s, "   ");
 }
 
 static void print_boot(const char *name, const struct boot *b, double max_ratio)
@@ -1409,6 +1461,7 @@ static int cmd_stats(void)
 	if (sd.usable != sd.set.n)
 		printf("(FAIL runs are left out of everything below; truncated runs "
 		       "give samples but no totals)\n");
+	print_flush_note(&sd, "");
 	putchar('\n');
 
 	if (sd.t.nrows == 0) {
@@ -1584,6 +1637,8 @@ static int cmd_check_slower(void)
 	int rc = load_two(s, "the check");
 	if (rc)
 		goto out;
+	print_flush_note(&s[0], "A: ");
+	print_flush_note(&s[1], "B: ");
 	struct boot bt;
 	bootstrap(s[0].t.pool[cli.op], s[0].t.npool[cli.op], s[1].t.pool[cli.op],
 		  s[1].t.npool[cli.op], cli.resamples, cli.seed, &bt);
@@ -1774,12 +1829,15 @@ static int cmd_baseline(void)
 		printf(" %s", show(b, sizeof(b), f, strlen(f)));
 	}
 	printf("\n# check: aplog check --baseline THIS_FILE LOG...\n");
+	print_flush_note(&sd, "# ");
 	printf("mode=%s\n", cli.mode ? cli.mode : "unspecified");
 	printf("tolerance_pct=%g\n", tol);
 	if (cli.config)
 		printf("config=%s\n", cli.config);
 	if (sd.wbinvd >= 0)
 		printf("wbinvd=%d\n", sd.wbinvd);
+	if (sd.modelled)
+		printf("flush_model=%s\n", sd.flush_model ? sd.flush_model : "mixed");
 	printf("runs=%zu\n", sd.usable);
 	for (size_t i = 0; i < sd.t.nrows; i++) {
 		const struct cpu_row *r = &sd.t.rows[i];
@@ -1818,6 +1876,7 @@ static int cmd_check_baseline(void)
 	if (bl.wbinvd >= 0 && sd.wbinvd >= 0 && bl.wbinvd != sd.wbinvd)
 		fprintf(stderr, "aplog: warning: baseline has wbinvd=%d but the logs "
 			"have wbinvd=%d\n", bl.wbinvd, sd.wbinvd);
+	print_flush_note(&sd, "");
 
 	/* Measured medians in the same (apic, op) order as the entries. */
 	size_t nm = 0, bad = 0, checked = 0;
@@ -1996,7 +2055,7 @@ static int cmd_csv(void)
 		set_free(&set);
 		return 1;
 	}
-	printf("file,run,wbinvd,cpu,apic,cycle,op,ns,ticks\n");
+	printf("file,run,wbinvd,cpu,apic,cycle,op,ns,ticks,flush_model\n");
 	for (size_t i = 0; i < set.n; i++) {
 		const struct run *r = &set.runs[i];
 		if (run_use(r) == USE_NONE)
@@ -2007,8 +2066,10 @@ static int cmd_csv(void)
 			const struct sample *s = &r->s[j];
 			csv_field(r->file);
 			printf(",%u,%u,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%s,%" PRIu64
-			       ",%" PRIu64 "\n", r->index, r->wbinvd, s->cpu, s->apic,
+			       ",%" PRIu64 ",", r->index, r->wbinvd, s->cpu, s->apic,
 			       s->cycle, op_name[s->op], s->ns, s->ticks);
+			csv_field(r->flush_model);
+			putchar('\n');
 		}
 	}
 	set_free(&set);
@@ -2169,6 +2230,8 @@ static int cmd_plot(void)
 		goto out;
 	}
 	printf("data: %s\n", dat);
+	for (int i = 0; i < nsides; i++)
+		print_flush_note(&s[i], i ? "B: " : "A: ");
 
 	/* gnuplot rejects a plot without points: draw only what has data */
 	bool has[2][OP_COUNT] = { { false } };
@@ -2201,8 +2264,9 @@ static int cmd_plot(void)
 	for (int op = 0; op < OP_COUNT; op++) {
 		if (!has[0][op] && !has[1][op])
 			continue;
-		sb_printf(&sc, "set title 'AP %s, median per CPU'\nplot ",
-			  op_name[op]);
+		sb_printf(&sc, "set title 'AP %s, median per CPU%s'\nplot ",
+			  op_name[op], s[0].modelled || s[1].modelled ?
+			  " (MODELLED flush cost, QEMU plugin: not hardware)" : "");
 		for (int i = 0, first = 1; i < nsides; i++) {
 			if (!has[i][op])
 				continue;

@@ -277,9 +277,9 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	# csv
 	run csv wbinvd1.log
 	expect_rc 0
-	if [ "$(head -1 "$tmp/out")" = "file,run,wbinvd,cpu,apic,cycle,op,ns,ticks" ]; then ok; else bad "csv header"; fi
+	if [ "$(head -1 "$tmp/out")" = "file,run,wbinvd,cpu,apic,cycle,op,ns,ticks,flush_model" ]; then ok; else bad "csv header"; fi
 	if [ "$(wc -l <"$tmp/out")" -eq 25 ]; then ok; else bad "csv should have 1 + 24 rows"; fi
-	line "wbinvd1.log,2,1,3,6,2,online,10950000000,21900000000"
+	line "wbinvd1.log,2,1,3,6,2,online,10950000000,21900000000,"
 	cp smp4.log "$tmp/we,i\"rd.log"
 	run csv "$tmp/we,i\"rd.log"
 	has "\"$tmp/we,i\"\"rd.log\",1,1,1,1,1,offline,400000,1200000"
