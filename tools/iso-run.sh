@@ -205,6 +205,7 @@ fi
 wait "$qpid"
 status=$?
 qpid=
+[ -n "$flush" ] && flush_report_show
 
 verdict_from_end() {
 	local end

@@ -102,6 +102,7 @@ if [ -n "$flush" ]; then
 	out=${log:-$(mktemp)}
 	{ echo "@host flush_model=$flush"; timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null; } | tee "$out"
 	status=${PIPESTATUS[0]}
+	flush_report_show
 	seen_end=0
 	tr -d '\r' <"$out" | grep -aq '^@end ' && seen_end=1
 	[ -n "$log" ] || rm -f "$out"

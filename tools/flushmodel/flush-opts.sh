@@ -9,6 +9,9 @@
 #     returns 1. The arguments are checked by the plugin's own parser here,
 #     before QEMU starts: QEMU exits with status 1 when a plugin refuses
 #     them, the same status as a kernel that reported pass.
+#     Unless SPEC names out=, the plugin's exit report goes to a temporary
+#     file (flush_report); flush_report_show prints it to stderr once QEMU
+#     and the runner's tee are done, so it never lands inside a serial line.
 #   flush_accel ACCEL ICOUNT
 #     The accelerator a modelled run uses: TCG (plugins exist only there;
 #     and -icount's virtual clock does not see a host-side wait). Prints
@@ -16,7 +19,7 @@
 flush_plugin() {
 	local root=$1 spec=$2 vcpus=$3 tok
 	local so=$root/build/host/flushmodel.so chk=$root/build/host/flushmodel-args
-	local items=() args=()
+	local items=() args=() out=0
 	if [ ! -f "$so" ] || [ ! -x "$chk" ]; then
 		echo "no flush model plugin at $so (run: make flushmodel)" >&2
 		return 1
@@ -29,12 +32,24 @@ flush_plugin() {
 	for tok in "${items[@]}"; do
 		case "$tok" in
 		'') echo "FLUSH='$spec': an empty item" >&2; return 1 ;;
+		out=*) args+=("$tok"); out=1 ;;
 		*=*) args+=("$tok") ;;
 		*) args+=("preset=$tok") ;;
 		esac
 	done
 	flush_what=$("$chk" --vcpus "$vcpus" "${args[@]}") || return 1
+	flush_report=
+	if [ $out = 0 ]; then
+		flush_report=$(mktemp) || return 1
+		args+=("out=$flush_report")
+	fi
 	flush_arg="file=${so//,/,,},$(IFS=,; echo "${args[*]}")"
+}
+
+flush_report_show() {
+	[ -n "${flush_report:-}" ] || return 0
+	cat "$flush_report" >&2
+	rm -f "$flush_report"
 }
 
 flush_accel() {
