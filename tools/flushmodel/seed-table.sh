@@ -93,6 +93,12 @@ echo
 build/host/aplog compare --label-a WBINVD=1 --label-b WBINVD=0 "$out"/wbinvd1-r*.log -- "$out"/wbinvd0-r*.log \
 	>"$out/compare.txt" 2>"$out/compare.err" || { cat "$out/compare.err" >&2; exit 1; }
 sed -n '1,/^Total:/p' "$out/compare.txt"
+per_ap() { # w op -> median of that op's samples, in ms
+	cat "$out"/wbinvd$1-r*.log | tr -d '\r' | awk -v op="$2" '/^@sample / && $0 ~ (" op=" op " ") {
+		for (i = 2; i <= NF; i++) if ($i ~ /^ns=/) print substr($i, 4) }' |
+		sort -n | awk '{ v[NR] = $1 } END { printf "%.3f ms", NR ? v[int((NR + 1) / 2)] / 1e6 : 0 }'
+}
+echo "Per AP (median of all samples): offline $(per_ap 1 offline) -> $(per_ap 0 offline), online $(per_ap 1 online) -> $(per_ap 0 online)"
 echo
 naps=$((smp - 1))
 if [ -n "$park" ]; then
