@@ -132,6 +132,7 @@ endif
 
 -include tests/unit/unit.mk
 -include tests/unit-fbcon/fbcon.mk
+-include tests/qr/qr.mk
 -include tests/usb/usb.mk
 -include tests/layers/layers.mk
 include tools/tools.mk

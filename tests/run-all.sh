@@ -12,6 +12,7 @@ parts=(
 	"log analyzer aplog (plain + ASan/UBSan)|make --no-print-directory aplog-tests"
 	"kernel layers point down (includes, symbols)|make --no-print-directory layers-check"
 	"linux-hotplug (fake sysfs, failing writes, signals, Linux VM)|make --no-print-directory linux-hotplug-tests"
+	"QR encoder (host; python3-qrcode, zbarimg)|make --no-print-directory qr-tests"
 	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
 	"QEMU matrix|make --no-print-directory qemu-tests"
 	"timing regression (icount baselines, wall-clock A/B, slowed build)|make --no-print-directory timing-tests"

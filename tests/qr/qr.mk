@@ -1,0 +1,38 @@
+# Host tests for kernel/qr.c (QR encoder and renderers): make qr-tests.
+# Included from the top-level Makefile; paths are relative to the repo root.
+#
+#   build/host/test_qr[_asan]   unit tests of the internals (plain, ASan+UBSan)
+#   build/host/qrtool[_asan]    driver for tests/qr/check.py (python3-qrcode
+#                               and zbarimg comparisons)
+ifndef QRT_MK_INCLUDED
+QRT_MK_INCLUDED := 1
+
+QRT_CC ?= gcc
+QRT_DIR := build/host
+QRT_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -Ikernel
+QRT_SANFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+QRT_BINS := $(addprefix $(QRT_DIR)/,test_qr test_qr_asan qrtool qrtool_asan)
+QRT_DEPS := kernel/qr.c kernel/qr.h tests/qr/qr.mk
+
+$(QRT_DIR)/test_qr: tests/qr/test_qr.c $(QRT_DEPS)
+	@mkdir -p $(@D)
+	$(QRT_CC) $(QRT_CFLAGS) -o $@ $<
+
+$(QRT_DIR)/test_qr_asan: tests/qr/test_qr.c $(QRT_DEPS)
+	@mkdir -p $(@D)
+	$(QRT_CC) $(QRT_CFLAGS) $(QRT_SANFLAGS) -o $@ $<
+
+$(QRT_DIR)/qrtool: tests/qr/qrtool.c $(QRT_DEPS)
+	@mkdir -p $(@D)
+	$(QRT_CC) $(QRT_CFLAGS) -o $@ $< kernel/qr.c
+
+$(QRT_DIR)/qrtool_asan: tests/qr/qrtool.c $(QRT_DEPS)
+	@mkdir -p $(@D)
+	$(QRT_CC) $(QRT_CFLAGS) $(QRT_SANFLAGS) -o $@ $< kernel/qr.c
+
+.PHONY: qr-tests
+qr-tests: $(QRT_BINS)
+	@QRT_DIR=$(QRT_DIR) bash tests/qr/run.sh
+
+endif
