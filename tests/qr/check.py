@@ -184,19 +184,19 @@ def main():
                         why = f"{len(data)} bytes (capacity + 1) gave {r}"
                     continue
                 if "error" in r:
-                    why = f"{kind} mask {m}: error {r['error']}"
+                    why = f"{kind} payload, mask {m}: error {r['error']}"
                     continue
                 if kind == "auto":
                     auto = r
                     continue
                 q = reference(data, lv, v, m)
                 if r["version"] != v or r["mask"] != m:
-                    why = f"{kind}: version/mask {r['version']}/{r['mask']}, asked {v}/{m}"
+                    why = f"{kind} payload: version/mask {r['version']}/{r['mask']}, asked {v}/{m}"
                 elif r["bits"] != bits_of(q):
                     diff = sum(x != y for x, y in zip(r["bits"], bits_of(q)))
-                    why = f"{kind} mask {m} ({len(data)} bytes): {diff} modules differ"
+                    why = f"{kind} payload, mask {m} ({len(data)} bytes): {diff} modules differ"
                 elif r["penalty"] != qrcode.util.lost_point(q.modules):
-                    why = (f"{kind} mask {m}: penalty {r['penalty']}, python3-qrcode "
+                    why = (f"{kind} payload, mask {m}: penalty {r['penalty']}, python3-qrcode "
                            f"lost_point {qrcode.util.lost_point(q.modules)}")
                 if kind == "mask":
                     penalties[m] = r["penalty"]
