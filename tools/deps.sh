@@ -9,6 +9,7 @@ declare -A need=(
 	[gcc]=gcc [make]=make [ld]=binutils [nasm]=nasm [ndisasm]=nasm
 	[qemu-system-x86_64]=qemu-system-x86 [grub-mkrescue]=grub-common
 	[xorriso]=xorriso [mformat]=mtools [timeout]=coreutils
+	[zbarimg]=zbar-tools # tests/qr only
 )
 # files -> package
 declare -A need_files=(
@@ -16,6 +17,9 @@ declare -A need_files=(
 	[/usr/lib/grub/x86_64-efi/modinfo.sh]=grub-efi-amd64-bin
 	[/usr/share/OVMF/OVMF_CODE_4M.fd]=ovmf
 	[/usr/share/grub/unicode.pf2]=grub-common
+	# tests/qr only: reference encoder, VGA BIOS font for the text rendering
+	[/usr/lib/python3/dist-packages/qrcode/__init__.py]=python3-qrcode
+	[/usr/share/seabios/vgabios-stdvga.bin]=seabios
 )
 missing=()
 for cmd in "${!need[@]}"; do
