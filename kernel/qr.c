@@ -653,9 +653,12 @@ void qr_render_text(const struct qr_code *qr, int quiet, enum qr_ink ink,
 	static const uint8_t glyph[4] = {
 		QR_CP437_EMPTY, QR_CP437_LOWER, QR_CP437_UPPER, QR_CP437_FULL,
 	};
-	int cols = qr_text_cols(qr, quiet), rows = qr_text_rows(qr, quiet);
-	int col, row;
+	int cols, rows, col, row;
 
+	if (!qr || !qr->modules || !put || quiet < 0)
+		return;
+	cols = qr_text_cols(qr, quiet);
+	rows = qr_text_rows(qr, quiet);
 	for (row = 0; row < rows; row++)
 		for (col = 0; col < cols; col++) {
 			int x = col - quiet, y = 2 * row - quiet;
@@ -675,8 +678,11 @@ void qr_render_pixels(const struct qr_code *qr, int quiet, int scale,
 		      void (*rect)(void *ctx, int x, int y, int w, int h, bool dark),
 		      void *ctx)
 {
-	int span = qr->size + 2 * quiet, x, y;
+	int span, x, y;
 
+	if (!qr || !qr->modules || !rect || quiet < 0 || scale < 1)
+		return;
+	span = qr->size + 2 * quiet;
 	for (y = 0; y < span; y++) {
 		int start = 0;
 

@@ -98,7 +98,8 @@ long qr_penalty(const struct qr_code *qr);
  * ink says which module colour the glyph's foreground shows: QR_INK_LIGHT
  * for light text on a dark background (e.g. VGA attribute 0x0F, bright
  * white on black: the best contrast VGA offers with blinking enabled),
- * QR_INK_DARK for dark text on a light background. */
+ * QR_INK_DARK for dark text on a light background. A negative quiet zone
+ * or a NULL symbol or callback draws nothing. */
 #define QR_CP437_FULL 0xDB
 #define QR_CP437_UPPER 0xDF
 #define QR_CP437_LOWER 0xDC
@@ -108,7 +109,12 @@ long qr_penalty(const struct qr_code *qr);
  * 25 rows give 50 module rows: version 7 (45) fits with 2 (49 rows) but
  * would need 53 with 4, which leaves version 6 (41): 134 instead of 154
  * bytes at L. zbarimg decodes the 2-module zone as the VGA font draws it
- * (tests/qr), and the screen around the zone is black, not dark modules. */
+ * (tests/qr; by hand it also read a 1-module zone, never a 0), and the
+ * screen around the zone is black, not dark modules. 2 is the widest
+ * zone that keeps version 7. The BIOS font's half blocks are 7 (0xDF)
+ * and 9 (0xDC) dots of a 16-dot cell, so module rows alternate 7 and 9
+ * pixels; the 9th dot column repeats the 8th for 0xC0-0xDF, so the
+ * blocks join up. */
 #define QR_QUIET_TEXT 2
 
 enum qr_ink { QR_INK_LIGHT, QR_INK_DARK };
@@ -121,7 +127,8 @@ void qr_render_text(const struct qr_code *qr, int quiet, enum qr_ink ink,
 /* Pixel renderer for a framebuffer: every module is a scale x scale square;
  * rect() receives runs of equal modules of one module row, quiet zone
  * included, in pixels relative to the top-left corner of the quiet zone,
- * dark or light. The whole (size + 2*quiet) * scale square is covered. */
+ * dark or light. The whole (size + 2*quiet) * scale square is covered.
+ * quiet < 0, scale < 1 or a NULL symbol or callback draws nothing. */
 void qr_render_pixels(const struct qr_code *qr, int quiet, int scale,
 		      void (*rect)(void *ctx, int x, int y, int w, int h, bool dark),
 		      void *ctx);

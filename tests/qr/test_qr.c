@@ -437,6 +437,40 @@ static void test_no_hidden_state(void)
 	check_end(&c);
 }
 
+static void count_cell(void *ctx, int col, int row, uint8_t ch)
+{
+	(void)col, (void)row, (void)ch;
+	++*(int *)ctx;
+}
+
+static void count_rect(void *ctx, int x, int y, int w, int h, bool dark)
+{
+	(void)x, (void)y, (void)w, (void)h, (void)dark;
+	++*(int *)ctx;
+}
+
+static void test_renderer_bad_arguments(void)
+{
+	struct qr_code qr, none = { 0 };
+	struct check c;
+	int calls = 0;
+
+	check_begin(&c, "renderers draw nothing for quiet < 0, scale < 1, no symbol or callback");
+	enc((const uint8_t *)"x", 1, QR_ECC_L, 1, 40, QR_MASK_AUTO, &qr);
+	qr_render_text(&qr, -1, QR_INK_LIGHT, count_cell, &calls);
+	qr_render_text(NULL, 2, QR_INK_LIGHT, count_cell, &calls);
+	qr_render_text(&none, 2, QR_INK_LIGHT, count_cell, &calls);
+	qr_render_text(&qr, 2, QR_INK_LIGHT, NULL, &calls);
+	qr_render_pixels(&qr, -1, 2, count_rect, &calls);
+	qr_render_pixels(&qr, 4, 0, count_rect, &calls);
+	qr_render_pixels(NULL, 4, 2, count_rect, &calls);
+	qr_render_pixels(&none, 4, 2, count_rect, &calls);
+	qr_render_pixels(&qr, 4, 2, NULL, &calls);
+	if (calls)
+		fail(&c, "%d callbacks", calls);
+	check_end(&c);
+}
+
 int main(void)
 {
 	test_data_modules();
@@ -449,6 +483,7 @@ int main(void)
 	test_version_for_modules();
 	test_text_renderer();
 	test_pixel_renderer();
+	test_renderer_bad_arguments();
 	test_no_hidden_state();
 	return failures ? 1 : 0;
 }
