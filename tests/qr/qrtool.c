@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "qr.h"
+#include "kernel/qr.h"
 
 static uint8_t modules[QR_BUFFER_BYTES_MAX], work[QR_BUFFER_BYTES_MAX];
 

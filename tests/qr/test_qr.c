@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../kernel/qr.c"
+#include "kernel/qr.c"
 
 static uint8_t mods[QR_BUFFER_BYTES_MAX], wk[QR_BUFFER_BYTES_MAX];
 static int failures;
