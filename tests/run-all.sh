@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # make test: every part, its time, and one closing line summing the
 # parts' own "N passed, M failed[, K skipped]" counts. A part that fails
 # without printing counts is one failure.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Install (or name) the Debian packages the build and tests need.
 # Runs apt-get itself when root and something is missing; otherwise prints
 # the exact command.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Build-time font: tools/mkfont turns GRUB's Unifont PF2 (Debian package
 # grub-common) into build/gen/font8x16.c, which the kernel links for fbcon.
 # Include from the top-level Makefile; paths are relative to the repo root.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Boot the apstart ISO under QEMU through real firmware and GRUB, with the
 # serial console on stdout.
 #
@@ -38,7 +39,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 iso=$root/build/apstart.iso kernels=$root/build/iso/kernels
 firmware= media=cdrom smp=4 accel=auto machine= timeout_s=120 wbinvd=0 mem=512
 log= shot= flush=
-usage() { sed -n '2,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; }
+usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; }
 die() { echo "iso-run: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Bootable image: both kernel variants behind a GRUB menu, for BIOS and UEFI,
 # as a CD or a USB stick (grub-mkrescue: El Torito BIOS + UEFI, MBR + GPT).
 # Include from the top-level Makefile (paths relative to the repo root).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Exit 0 when KVM has hardware virtualisation behind it (kvm_intel or
 # kvm_amd loaded, /dev/kvm readable and writable). A paravirtual KVM such
 # as kvm_pvm emulates ring-0 code ~200x slower than TCG and cannot run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host tool: turn a GRUB PF2 font into the kernel's 8x16 ASCII bitmap font.
  *
  *   mkfont [PF2] OUT.c        write fbcon_font8x16[95][16] to OUT.c

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Boot an apstart kernel under QEMU with the serial console on stdout.
 # Exit status: 0 = the kernel reported pass, 1 = it reported fail,
 # 2 = no verdict (timeout, QEMU error, crash).

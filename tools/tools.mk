@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # aplog: host tool that reads apstart serial logs (tools/README-aplog.md).
 # Include from the top-level Makefile, or use alone:
 #   make -f tools/tools.mk aplog-tests

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Write a hybrid ISO image to a whole USB disk, then read it back and compare.
 #
 #   tools/usb-write.sh IMAGE DEV      (make usb DEV=/dev/sdX [FORCE=1] [YES=1])

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ppmcheck: does a screenshot (binary PPM, P6) show text near the top?
  *
  *   ppmcheck [--rows N] [--min-pixels N] FILE.ppm

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ISO tests (make iso-tests): what the image contains, the grub.cfg
 # generator, the screenshot checker, and QEMU boots of the test image four
 # ways: SeaBIOS and OVMF, each from a CD and from a USB stick.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Assert what a finished run's serial log must contain.
 #   check-log.sh WBINVD CPUS_ONLINE CYCLES LOG
 # CPUS_ONLINE counts the BSP; every AP must have CYCLES nonzero samples per

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every extended regex given must match some line of the log.
 #   expect.sh REGEX... LOG
 set -uo pipefail

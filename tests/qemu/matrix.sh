@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # QEMU matrix: both trampoline variants at -smp 1, 2, 4, 8, plus a machine
 # whose MADT lists CPUs that are not enabled (-smp 4,maxcpus=8), plus the
 # failure paths (AP that never answers, exceptions on BSP and AP).

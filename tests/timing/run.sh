@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Trampoline timing regression check, two ways:
 #
 # 1. Deterministic: QEMU counts instructions (-icount shift=0,sleep=off:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Prove what the built trampoline contains: disassemble each part with its
 # own bitness (16-bit real mode, 32-bit protected mode, 64-bit long mode,
 # as delimited by the offsets the blob records in its header) and count

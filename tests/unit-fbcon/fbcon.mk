@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Host tests for kernel/fbcon.c and tools/mkfont (make fbcon-tests).
 # Include from the top-level Makefile; paths are relative to the repo root.
 ifndef FBT_MK_INCLUDED

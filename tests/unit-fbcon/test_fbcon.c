@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Host tests for kernel/fbcon.c: renders into malloc'ed framebuffers of
  * several formats and odd pitches and checks every pixel it can reason
  * about, plus the bytes around the visible area. With arguments

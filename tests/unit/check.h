@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Tiny host test framework: every CHECK counts as one pass or one failure;
  * failures print file:line and the expression (and values where known). */
 #ifndef UNIT_CHECK_H

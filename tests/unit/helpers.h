@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Shared test fixtures: a diag_fn that records messages, and a fake
  * physical memory whose map function hands out exact-size heap copies, so
  * AddressSanitizer catches any read past what a parser asked to map. */

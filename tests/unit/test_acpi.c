@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/acpi.c: synthetic RSDP/RSDT/XSDT/MADT/HPET/FADT in a fake
  * physical memory. Built with -DAPSTART_MAX_CPUS=8. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* app/options.c: options, ranges, junk input, messages. */
 #include <stdlib.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/format.c against hand-written expectations and, for the
  * conversions both support identically, against the host's snprintf. */
 #include <limits.h>

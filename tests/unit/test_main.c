@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs every unit test group and prints the one-line summary. */
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Trampoline page choice from a memory map (kernel/memmap.c). */
 #include "check.h"
 #include "kernel/memmap.h"

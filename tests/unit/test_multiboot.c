@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/multiboot.c: Multiboot2 tag lists and Multiboot1 structures
  * built in memory, valid and broken. */
 #include <stdlib.h>

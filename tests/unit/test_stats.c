@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel/stats.c: sorting and order statistics. */
 #include <stdlib.h>
 

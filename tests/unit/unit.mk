@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Host unit tests for the kernel's pure parsers (format, cmdline, stats,
 # multiboot, acpi). Included from the top-level Makefile; paths are
 # relative to the repository root. Every variable is UNIT_-prefixed.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Tests for tools/usb-write.sh that never touch a real disk: the disks it
 # is shown are device nodes made in a temporary directory (a major number
 # reserved for local use, so no driver answers) described by a fake sysfs
