@@ -12,15 +12,25 @@
 # includer's default goal.
 APLOG_SAVED_GOAL := $(.DEFAULT_GOAL)
 
-APLOG_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
-APLOG_SRC := $(APLOG_DIR)/aplog.c
+# The kernel's order statistics (median, p95...), compiled into host
+# programs too so that they compute exactly what the kernel reports. The
+# one place that says where that file lives.
+KSTATS_SRC := kernel/stats.c
+KSTATS_HDR := $(KSTATS_SRC:.c=.h)
+
+APLOG_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/aplog
+APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC)
+APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) \
+	$(APLOG_DIR)/../tools.mk
 APLOG_OUT := build/host
 APLOG := $(APLOG_OUT)/aplog
 APLOG_ASAN := $(APLOG_OUT)/aplog_asan
 # Host compiler: deliberately not $(CC), which may be set for the kernel.
 APLOG_CC ?= gcc
-APLOG_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
-APLOG_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror \
+# stats.h by its own name, and the repository root for kernel includes.
+APLOG_INC := -I$(dir $(KSTATS_SRC)) -I.
+APLOG_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror $(APLOG_INC)
+APLOG_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror $(APLOG_INC) \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 APLOG_LDLIBS := -lm
@@ -30,13 +40,13 @@ APLOG_LDLIBS := -lm
 aplog: $(APLOG)
 aplog-asan: $(APLOG_ASAN)
 
-$(APLOG): $(APLOG_SRC) $(APLOG_DIR)/tools.mk
+$(APLOG): $(APLOG_DEPS)
 	@mkdir -p $(dir $@)
-	$(APLOG_CC) $(APLOG_CFLAGS) -o $@ $< $(APLOG_LDLIBS)
+	$(APLOG_CC) $(APLOG_CFLAGS) -o $@ $(APLOG_SRCS) $(APLOG_LDLIBS)
 
-$(APLOG_ASAN): $(APLOG_SRC) $(APLOG_DIR)/tools.mk
+$(APLOG_ASAN): $(APLOG_DEPS)
 	@mkdir -p $(dir $@)
-	$(APLOG_CC) $(APLOG_ASAN_CFLAGS) -o $@ $< $(APLOG_LDLIBS)
+	$(APLOG_CC) $(APLOG_ASAN_CFLAGS) -o $@ $(APLOG_SRCS) $(APLOG_LDLIBS)
 
 aplog-tests: $(APLOG) $(APLOG_ASAN)
 	APLOG=$(APLOG) APLOG_ASAN=$(APLOG_ASAN) bash tests/aplog/run.sh

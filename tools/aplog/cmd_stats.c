@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* stats: per-run totals, per-CPU order statistics, mean totals.
+ * medians: each run's median time for one op, and the lowest of them. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "commands.h"
+#include "options.h"
+#include "output.h"
+#include "sets.h"
+#include "util.h"
+
+static void put_cell_group(const uint64_t *v, size_t n)
+{
+	struct stats d;
+	if (!n) {
+		printf(" %4s %11s %11s %11s %11s %11s", "0", "-", "-", "-", "-", "-");
+		return;
+	}
+	describe(v, n, &d);
+	printf(" %4zu ", n);
+	put_us((double)d.mean, 11);
+	putchar(' ');
+	put_us((double)d.median, 11);
+	putchar(' ');
+	put_us((double)d.min, 11);
+	putchar(' ');
+	put_us((double)d.max, 11);
+	putchar(' ');
+	put_us((double)d.p95, 11);
+}
+
+static void print_runs(const struct side *sd)
+{
+	printf("run wbinvd   cpus cycles samples     online ms    offline ms"
+	       "      total ms  status   source\n");
+	for (size_t i = 0; i < sd->set.n; i++) {
+		const struct run *r = &sd->set.runs[i];
+		double tot[OP_COUNT];
+		run_totals(r, tot);
+		enum use u = run_use(r);
+		printf("%3zu %6u %6" PRIu32 " %6" PRIu32 " %7zu", i + 1, r->wbinvd,
+		       r->cpus, r->cycles, r->ns);
+		if (u == USE_SAMPLES)
+			printf(" %13s %13s %13s", "-", "-", "-");
+		else
+			printf(" %13.3f %13.3f %13.3f", tot[OP_ONLINE] / 1e6,
+			       tot[OP_OFFLINE] / 1e6,
+			       (tot[OP_ONLINE] + tot[OP_OFFLINE]) / 1e6);
+		printf("  %-8s %s:%zu\n",
+		       u == USE_FULL ? "pass" : u == USE_NONE ? "FAIL" : "truncated",
+		       r->file, r->boot_line);
+	}
+	if (sd->usable != sd->set.n)
+		printf("(FAIL runs are left out of everything below; truncated runs "
+		       "give samples but no totals)\n");
+	print_flush_note(sd, "");
+}
+
+static void print_cpus(const struct side *sd)
+{
+	if (sd->t.nrows == 0) {
+		printf("No AP samples: %s\n",
+		       sd->cpus == 1 ? "only the BSP was present (cpus=1)"
+				     : "the runs recorded no @sample lines");
+		return;
+	}
+	printf("Per CPU, microseconds (n = samples, p95 = nearest-rank 95th "
+	       "percentile):\n");
+	printf("%11s |%-66s|%s\n", "", " online", " offline");
+	printf(" cpu   apic |");
+	for (int op = 0; op < OP_COUNT; op++)
+		printf(" %4s %11s %11s %11s %11s %11s%s", "n", "mean", "median",
+		       "min", "max", "p95", op == OP_ONLINE ? " |" : "\n");
+	for (size_t i = 0; i < sd->t.nrows; i++) {
+		const struct cpu_row *row = &sd->t.rows[i];
+		if (row->cpu < 0)
+			printf("%4s", "-");
+		else
+			printf("%4ld", row->cpu);
+		printf(" %6" PRIu32 " |", row->apic);
+		put_cell_group(row->v[OP_ONLINE], row->n[OP_ONLINE]);
+		printf(" |");
+		put_cell_group(row->v[OP_OFFLINE], row->n[OP_OFFLINE]);
+		putchar('\n');
+	}
+	printf("%11s |", "all");
+	put_cell_group(sd->t.pool[OP_ONLINE], sd->t.npool[OP_ONLINE]);
+	printf(" |");
+	put_cell_group(sd->t.pool[OP_OFFLINE], sd->t.npool[OP_OFFLINE]);
+	putchar('\n');
+}
+
+int cmd_stats(void)
+{
+	if (!cli.nfiles[0])
+		usage_error("stats needs at least one LOG");
+	struct side sd;
+	if (side_load(&sd, cli.files[0], cli.nfiles[0], "logs", "statistics")) {
+		side_free(&sd);
+		return 1;
+	}
+	print_runs(&sd);
+	putchar('\n');
+	print_cpus(&sd);
+	putchar('\n');
+	if (!sd.complete) {
+		printf("Totals: n/a (no complete run)\n");
+	} else {
+		if (sd.complete > 1)
+			printf("Mean of %zu runs:\n", sd.complete);
+		double on = sd.mean_total[OP_ONLINE] / 1e9;
+		double off = sd.mean_total[OP_OFFLINE] / 1e9;
+		printf("Online: %.2f s\nOffline: %.2f s\nTotal: %.2f s\n", on, off,
+		       on + off);
+	}
+	side_free(&sd);
+	return 0;
+}
+

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: MIT */
+/* The commands; each reads its arguments from cli (options.h) and returns
+ * the exit status. */
+#ifndef APLOG_COMMANDS_H
+#define APLOG_COMMANDS_H
+
+int cmd_stats(void);            /* cmd_stats.c */
+int cmd_compare(void);          /* cmd_compare.c */
+int cmd_check_slower(void);
+int cmd_baseline(void);         /* cmd_baseline.c */
+int cmd_check_baseline(void);
+int cmd_diff_baseline(void);
+int cmd_csv(void);              /* cmd_csv.c */
+int cmd_plot(void);             /* plot.c */
+
+#endif

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* aplog: read apstart serial logs (@boot/@sample/@summary/@end records
+ * mixed with other console text) and report, compare and check per-CPU AP
+ * online/offline timings. Host program; usage in tools/README-aplog.md.
+ *
+ * One file per concern: records.c (the log parser), statistics.c (with
+ * the kernel's stats.c), sets.c (logs as the commands see them),
+ * options.c, and one cmd_*.c (or plot.c) per command.
+ *
+ * Exit status: 0 ok, 1 bad input or failed check, 2 usage error. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "options.h"
+
+static int cmd_check(void)
+{
+	bool bl = cli.given & O_BASELINE, sl = cli.given & O_SLOWER;
+	if (bl == sl)
+		usage_error("check needs exactly one of --baseline FILE and "
+			    "--slower-than");
+	if (bl && (cli.sep || (cli.given & (O_MAXRATIO | O_OP | O_BOOT |
+					     O_LABELS))))
+		usage_error("check --baseline takes LOG... and --tolerance, "
+			    "--allow-faster, --allow-truncated");
+	if (!bl && (cli.given & (O_TOL | O_FASTER)))
+		usage_error("--tolerance/--allow-faster go with --baseline");
+	if (bl)
+		return cmd_check_baseline();
+	return cmd_check_slower();
+}
+
+static const struct command {
+	const char *name;
+	int (*run)(void);
+	unsigned opts;
+	bool two_sets;
+} commands[] = {
+	{ "stats", cmd_stats, O_TRUNC, false },
+	{ "compare", cmd_compare, O_TRUNC | O_LABELS | O_BOOT, true },
+	{ "check", cmd_check, O_TRUNC | O_LABELS | O_BOOT | O_BASELINE | O_TOL |
+		O_SLOWER | O_MAXRATIO | O_OP | O_FASTER, true },
+	{ "baseline", cmd_baseline, O_TRUNC | O_TOL | O_MODE | O_CONFIG, false },
+	{ "diff-baseline", cmd_diff_baseline, 0, false },
+	{ "csv", cmd_csv, O_TRUNC, false },
+	{ "plot", cmd_plot, O_TRUNC | O_LABELS | O_OUT, true },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		usage_error("no command given");
+	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	const struct command *c = NULL;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			c = &commands[i];
+	if (!c)
+		usage_error("unknown command '%s'", argv[1]);
+	cli.cmd = c->name;
+	parse_cli(argc, argv, c->opts, c->two_sets);
+
+	int rc = c->run();
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "aplog: error writing standard output\n");
+		rc = 1;
+	}
+	cli_free();
+	return rc;
+}

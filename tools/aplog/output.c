@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/* Formatting shared by the commands (output.h). */
+#include "output.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void put_us(double ns, int width)
+{
+	double us = ns / 1000.0;
+	int dec = us < 1000.0 ? 3 : us < 100000.0 ? 2 : 1;
+	printf("%*.*f", width, dec, us);
+}
+
+void csv_field(const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}

@@ -1,0 +1,580 @@
+/* SPDX-License-Identifier: MIT */
+/* Parser for apstart serial logs (records.h). A run is the records from
+ * one @boot to its @end; records are checked field by field, and a run as
+ * a whole (duplicates, cpu/APIC ID clashes, @summary totals). */
+#define _POSIX_C_SOURCE 200809L
+#include "records.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+const char *const op_name[OP_COUNT] = { "online", "offline" };
+const char *const op_choices[] = { "online", "offline", NULL };
+
+static const char *const boot_keys[] = { "kernel", "version", "wbinvd", "cpus",
+	"x2apic", "tsc_khz", "tsc_source", "tramp", "firmware", "cycles", NULL };
+static const char *const sample_keys[] = { "cpu", "apic", "cycle", "op", "ns",
+	"ticks", NULL };
+static const char *const summary_keys[] = { "op", "cpus", "cycles", "total_ns",
+	"mean_ns", "median_ns", "min_ns", "max_ns", NULL };
+static const char *const end_keys[] = { "status", "online", "failed", NULL };
+static const char *const firmware_names[] = { "bios", "uefi", NULL };
+static const char *const status_choices[] = { "pass", "fail", NULL };
+
+void set_free(struct set *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->runs[i].s);
+	free(s->runs);
+	memset(s, 0, sizeof(*s));
+}
+
+enum use run_use(const struct run *r)
+{
+	if (!r->ended)
+		return USE_SAMPLES;
+	return r->passed ? USE_FULL : USE_NONE;
+}
+
+const char *next_line(const char *buf, size_t len, size_t *pos, size_t *n)
+{
+	const char *p = buf + *pos;
+	const char *nl = memchr(p, '\n', len - *pos);
+	*n = nl ? (size_t)(nl - p) : len - *pos;
+	*pos += *n + (nl != NULL);
+	while (*n && p[*n - 1] == '\r')
+		(*n)--;
+	return p;
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages and key=value records                                      */
+
+static void lmsg(struct msgs *m, size_t line, bool warning, const char *fmt,
+		 va_list ap)
+{
+	fprintf(stderr, "%s:%zu: %s", m->file, line, warning ? "warning: " : "");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void lerr(struct msgs *m, size_t line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	lmsg(m, line, false, fmt, ap);
+	va_end(ap);
+	m->errors++;
+}
+
+void lwarn(struct msgs *m, size_t line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	lmsg(m, line, true, fmt, ap);
+	va_end(ap);
+}
+
+static bool key_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '_';
+}
+
+size_t key_len(const char *p, size_t n)
+{
+	const char *eq = memchr(p, '=', n);
+	size_t kl = eq ? (size_t)(eq - p) : 0;
+	for (size_t i = 0; i < kl; i++)
+		if (!key_char(p[i]))
+			return 0;
+	return kl;
+}
+
+bool split_fields(struct msgs *m, size_t line, const char *word,
+		  const char *p, size_t n, struct record *r)
+{
+	char b1[256];
+	size_t i = 0;
+
+	r->word = word;
+	r->n = 0;
+	for (;;) {
+		while (i < n && (p[i] == ' ' || p[i] == '\t'))
+			i++;
+		if (i == n)
+			return true;
+		size_t start = i;
+		while (i < n && p[i] != ' ' && p[i] != '\t')
+			i++;
+		const char *t = p + start;
+		size_t tl = i - start;
+		size_t kl = key_len(t, tl);
+		if (!kl) {
+			lerr(m, line, "%s: malformed field '%s' (expected key=value)",
+			     word, show(b1, sizeof(b1), t, tl));
+			return false;
+		}
+		for (size_t j = 0; j < r->n; j++) {
+			if (r->f[j].kl == kl && memcmp(r->f[j].k, t, kl) == 0) {
+				lerr(m, line, "%s: duplicate key '%s'", word,
+				     show(b1, sizeof(b1), t, kl));
+				return false;
+			}
+		}
+		if (r->n == MAX_FIELDS) {
+			lerr(m, line, "%s: more than %d fields", word, MAX_FIELDS);
+			return false;
+		}
+		r->f[r->n++] = (struct field){ t, t + kl + 1, kl, tl - kl - 1 };
+	}
+}
+
+const struct field *rec_get(const struct record *r, const char *key)
+{
+	size_t kl = strlen(key);
+	for (size_t i = 0; i < r->n; i++)
+		if (r->f[i].kl == kl && memcmp(r->f[i].k, key, kl) == 0)
+			return &r->f[i];
+	return NULL;
+}
+
+bool need_keys(struct msgs *m, size_t line, const struct record *r,
+	       const char *const *keys)
+{
+	char missing[512] = "";
+	size_t o = 0;
+	for (; *keys; keys++) {
+		if (rec_get(r, *keys))
+			continue;
+		o += (size_t)snprintf(missing + o, sizeof(missing) - o, "%s%s",
+				      o ? ", " : "", *keys);
+		if (o >= sizeof(missing))
+			o = sizeof(missing) - 1;
+	}
+	if (o)
+		lerr(m, line, "%s: missing key(s): %s", r->word, missing);
+	return o == 0;
+}
+
+bool get_num(struct msgs *m, size_t line, const struct record *r,
+	     const char *key, uint64_t min, uint64_t max, uint64_t *out)
+{
+	char b[256];
+	const struct field *f = rec_get(r, key);
+	enum numres res = parse_dec(f->v, f->vl, max, out);
+
+	if (res == NUM_BAD) {
+		lerr(m, line, "%s: %s=%s is not a decimal number", r->word, key,
+		     show(b, sizeof(b), f->v, f->vl));
+		return false;
+	}
+	if (res == NUM_RANGE || *out < min) {
+		lerr(m, line, "%s: %s=%s out of range (%" PRIu64 "..%" PRIu64 ")",
+		     r->word, key, show(b, sizeof(b), f->v, f->vl), min, max);
+		return false;
+	}
+	return true;
+}
+
+bool get_choice(struct msgs *m, size_t line, const struct record *r,
+		const char *key, const char *const *choices, int *out)
+{
+	char b[256];
+	const struct field *f = rec_get(r, key);
+	for (int i = 0; choices[i]; i++) {
+		if (strlen(choices[i]) == f->vl &&
+		    memcmp(choices[i], f->v, f->vl) == 0) {
+			*out = i;
+			return true;
+		}
+	}
+	char list[128] = "";
+	size_t o = 0;
+	for (int i = 0; choices[i] && o < sizeof(list); i++)
+		o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
+				      i ? "|" : "", choices[i]);
+	lerr(m, line, "%s: %s=%s must be %s", r->word, key,
+	     show(b, sizeof(b), f->v, f->vl), list);
+	return false;
+}
+
+static bool get_str(struct msgs *m, size_t line, const struct record *r,
+		    const char *key, char *dst)
+{
+	char b[256];
+	const struct field *f = rec_get(r, key);
+	bool ok = f->vl > 0 && f->vl < STR_MAX;
+	for (size_t i = 0; ok && i < f->vl; i++)
+		ok = f->v[i] > 0x20 && f->v[i] < 0x7f;
+	if (!ok) {
+		lerr(m, line, "%s: %s=%s must be 1..%d printable characters",
+		     r->word, key, show(b, sizeof(b), f->v, f->vl), STR_MAX - 1);
+		return false;
+	}
+	memcpy(dst, f->v, f->vl);
+	dst[f->vl] = '\0';
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Runs                                                                */
+
+struct loader {
+	struct msgs m;
+	struct set *set;
+	bool allow_trunc;
+	long cur;           /* index of the open run, -1 if none */
+	size_t last_end;    /* line of the last @end, 0 if none */
+	unsigned runs_in_file;
+	char host_flush[HOST_STR_MAX]; /* @host flush_model= for the next run */
+};
+
+static int cmp_by_cpu(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	if (x->cycle != y->cycle)
+		return x->cycle < y->cycle ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static int cmp_by_apic(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+	if (x->apic != y->apic)
+		return x->apic < y->apic ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+/* A run's samples must not repeat (cpu, op, cycle), and cpu index and APIC
+ * ID must map one to one: otherwise lines were garbled or duplicated. */
+static void check_run(struct loader *ld, const struct run *r)
+{
+	if (r->ns < 2)
+		return;
+	struct sample *c = xrealloc_array(NULL, r->ns, sizeof(*c));
+	memcpy(c, r->s, r->ns * sizeof(*c));
+	qsort(c, r->ns, sizeof(*c), cmp_by_cpu);
+	for (size_t i = 1; i < r->ns; i++) {
+		const struct sample *a = &c[i - 1], *b = &c[i];
+		if (a->cpu != b->cpu)
+			continue;
+		if (a->op == b->op && a->cycle == b->cycle)
+			lerr(&ld->m, b->line,
+			     "duplicate @sample cpu=%" PRIu32 " op=%s cycle=%" PRIu32
+			     " (also at line %zu)",
+			     b->cpu, op_name[b->op], b->cycle, a->line);
+		else if (a->apic != b->apic)
+			lerr(&ld->m, b->line,
+			     "cpu=%" PRIu32 " has apic=%" PRIu32
+			     " here but apic=%" PRIu32 " at line %zu",
+			     b->cpu, b->apic, a->apic, a->line);
+	}
+	qsort(c, r->ns, sizeof(*c), cmp_by_apic);
+	for (size_t i = 1; i < r->ns; i++) {
+		const struct sample *a = &c[i - 1], *b = &c[i];
+		if (a->apic == b->apic && a->cpu != b->cpu)
+			lerr(&ld->m, b->line,
+			     "apic=%" PRIu32 " belongs to cpu=%" PRIu32
+			     " here but to cpu=%" PRIu32 " at line %zu",
+			     b->apic, b->cpu, a->cpu, a->line);
+	}
+	free(c);
+}
+
+/* The kernel's own @summary totals should equal the sum of the samples we
+ * read; a difference means lost or corrupted serial lines. */
+static void check_summaries(struct loader *ld, const struct run *r)
+{
+	for (int op = 0; op < OP_COUNT; op++) {
+		if (!r->sum[op].present)
+			continue;
+		uint64_t sum = 0;
+		size_t n = 0;
+		bool ovf = false;
+		for (size_t i = 0; i < r->ns; i++) {
+			if (r->s[i].op != op)
+				continue;
+			n++;
+			if (sum > UINT64_MAX - r->s[i].ns)
+				ovf = true;
+			else
+				sum += r->s[i].ns;
+		}
+		if (ovf || sum != r->sum[op].total_ns)
+			lwarn(&ld->m, r->sum[op].line,
+			      "@summary op=%s total_ns=%" PRIu64 " but the run's %zu "
+			      "%s samples sum to %" PRIu64 "%s (lost serial lines?)",
+			      op_name[op], r->sum[op].total_ns, n, op_name[op], sum,
+			      ovf ? " and more" : "");
+	}
+}
+
+static void close_run(struct loader *ld, size_t at_line, const char *why)
+{
+	struct run *r = &ld->set->runs[ld->cur];
+	ld->cur = -1;
+	if (!r->ended) {
+		if (ld->allow_trunc)
+			lwarn(&ld->m, r->boot_line,
+			      "run %u truncated: no @end %s at line %zu; using its "
+			      "%zu samples but not its totals",
+			      r->index, why, at_line, r->ns);
+		else
+			lerr(&ld->m, r->boot_line,
+			     "run truncated: this @boot has no @end %s at line %zu "
+			     "(--allow-truncated uses it anyway)",
+			     why, at_line);
+	}
+	check_run(ld, r);
+	if (r->ended)
+		check_summaries(ld, r);
+}
+
+/* Every @boot opens a run, even a malformed one: later lines belong to it
+ * and are not blamed on the run before. */
+static struct run *begin_boot(struct loader *ld, size_t line)
+{
+	if (ld->cur >= 0)
+		close_run(ld, line, "before the next @boot");
+	struct set *s = ld->set;
+	grow((void **)&s->runs, &s->cap, s->n + 1, sizeof(*s->runs));
+	struct run *r = &s->runs[s->n];
+	memset(r, 0, sizeof(*r));
+	r->file = ld->m.file;
+	r->index = ++ld->runs_in_file;
+	r->boot_line = line;
+	memcpy(r->flush_model, ld->host_flush, sizeof(r->flush_model));
+	ld->host_flush[0] = '\0';
+	ld->cur = (long)s->n++;
+	return r;
+}
+
+static void on_boot(struct loader *ld, size_t line, const struct record *rec,
+		    struct run *r)
+{
+	uint64_t wb = 0, x2 = 0, cpus = 0, cycles = 0;
+	char b[256];
+	const struct field *tr;
+	struct msgs *m = &ld->m;
+
+	bool ok = need_keys(m, line, rec, boot_keys) &&
+		  get_str(m, line, rec, "kernel", r->kernel) &&
+		  get_str(m, line, rec, "version", r->version) &&
+		  get_num(m, line, rec, "wbinvd", 0, 1, &wb) &&
+		  get_num(m, line, rec, "cpus", 1, CPUS_MAX, &cpus) &&
+		  get_num(m, line, rec, "x2apic", 0, 1, &x2) &&
+		  get_num(m, line, rec, "tsc_khz", 0, UINT32_MAX, &r->tsc_khz) &&
+		  get_str(m, line, rec, "tsc_source", r->tsc_source) &&
+		  get_choice(m, line, rec, "firmware", firmware_names,
+			     &r->firmware) &&
+		  get_num(m, line, rec, "cycles", 0, CYCLES_MAX, &cycles);
+	if (ok) {
+		tr = rec_get(rec, "tramp");
+		if (parse_hex(tr->v, tr->vl, &r->tramp) != NUM_OK) {
+			lerr(m, line, "@boot: tramp=%s must be a 0x hex address",
+			     show(b, sizeof(b), tr->v, tr->vl));
+			ok = false;
+		}
+	}
+	r->wbinvd = (unsigned)wb;
+	r->x2apic = (unsigned)x2;
+	r->cpus = (uint32_t)cpus;
+	r->cycles = (uint32_t)cycles;
+	r->bad_boot = !ok;
+}
+
+/* A record that belongs to a run, outside one. */
+static bool in_run(struct loader *ld, size_t line, const char *word)
+{
+	if (ld->cur >= 0)
+		return true;
+	if (ld->last_end)
+		lerr(&ld->m, line, "%s after @end (line %zu) and before the next "
+		     "@boot", word, ld->last_end);
+	else
+		lerr(&ld->m, line, "%s before @boot", word);
+	return false;
+}
+
+static void on_sample(struct loader *ld, size_t line, const struct record *rec)
+{
+	if (!in_run(ld, line, "@sample"))
+		return;
+	struct run *r = &ld->set->runs[ld->cur];
+	struct msgs *m = &ld->m;
+	uint64_t cpu, apic, cycle, ns, ticks;
+	int op;
+	bool ok = need_keys(m, line, rec, sample_keys) &&
+		  get_num(m, line, rec, "cpu", 0, CPUS_MAX - 1, &cpu) &&
+		  get_num(m, line, rec, "apic", 0, UINT32_MAX, &apic) &&
+		  get_num(m, line, rec, "cycle", 0, CYCLES_MAX, &cycle) &&
+		  get_choice(m, line, rec, "op", op_choices, &op) &&
+		  get_num(m, line, rec, "ns", 0, NS_MAX, &ns) &&
+		  get_num(m, line, rec, "ticks", 0, UINT64_MAX, &ticks);
+	if (!ok)
+		return;
+	/* No cpu < cpus check: cpu indexes every CPU in the MADT, skipped
+	 * ones too, while cpus counts those started. cycle counts from 1 in
+	 * apstart; 0 is accepted too. */
+	if (!r->bad_boot && cycle > r->cycles) {
+		lerr(m, line, "@sample: cycle=%" PRIu64 " but @boot at line %zu "
+		     "has cycles=%" PRIu32, cycle, r->boot_line, r->cycles);
+		return;
+	}
+	grow((void **)&r->s, &r->cap, r->ns + 1, sizeof(*r->s));
+	r->s[r->ns++] = (struct sample){ (uint32_t)cpu, (uint32_t)apic,
+		(uint32_t)cycle, (uint8_t)op, ns, ticks, line };
+}
+
+static void on_summary(struct loader *ld, size_t line, const struct record *rec)
+{
+	if (!in_run(ld, line, "@summary"))
+		return;
+	struct run *r = &ld->set->runs[ld->cur];
+	struct msgs *m = &ld->m;
+	uint64_t v;
+	int op;
+	bool ok = need_keys(m, line, rec, summary_keys) &&
+		  get_choice(m, line, rec, "op", op_choices, &op) &&
+		  get_num(m, line, rec, "cpus", 0, CPUS_MAX, &v) &&
+		  get_num(m, line, rec, "cycles", 0, CYCLES_MAX, &v) &&
+		  get_num(m, line, rec, "mean_ns", 0, UINT64_MAX, &v) &&
+		  get_num(m, line, rec, "median_ns", 0, UINT64_MAX, &v) &&
+		  get_num(m, line, rec, "min_ns", 0, UINT64_MAX, &v) &&
+		  get_num(m, line, rec, "max_ns", 0, UINT64_MAX, &v) &&
+		  get_num(m, line, rec, "total_ns", 0, UINT64_MAX, &v);
+	if (!ok)
+		return;
+	if (r->sum[op].present) {
+		lerr(m, line, "second @summary op=%s in this run (first at line %zu)",
+		     op_name[op], r->sum[op].line);
+		return;
+	}
+	r->sum[op].present = true;
+	r->sum[op].total_ns = v;
+	r->sum[op].line = line;
+}
+
+static void on_end(struct loader *ld, size_t line, const struct record *rec)
+{
+	if (!in_run(ld, line, "@end"))
+		return;
+	struct run *r = &ld->set->runs[ld->cur];
+	struct msgs *m = &ld->m;
+	uint64_t online = 0, failed = 0;
+	int status = 1;
+	bool ok = need_keys(m, line, rec, end_keys) &&
+		  get_choice(m, line, rec, "status", status_choices, &status) &&
+		  get_num(m, line, rec, "online", 0, CPUS_MAX, &online) &&
+		  get_num(m, line, rec, "failed", 0, CPUS_MAX, &failed);
+	/* Even a malformed @end ends the run, so later lines are not blamed. */
+	r->ended = true;
+	r->end_line = line;
+	r->passed = ok && status == 0;
+	r->end_online = (uint32_t)online;
+	r->end_failed = (uint32_t)failed;
+	ld->last_end = line;
+	close_run(ld, line, "");
+}
+
+/* @host: facts from the host side of a run (tools/qemu-run.sh writes it
+ * before QEMU starts). flush_model= marks the run that follows, or the
+ * open one, as run under a modelled flush cost. Other keys are ignored. */
+static void on_host(struct loader *ld, size_t line, const struct record *rec)
+{
+	char b[256];
+	const struct field *f = rec_get(rec, "flush_model");
+	if (!f)
+		return;
+	bool ok = f->vl > 0 && f->vl < HOST_STR_MAX;
+	for (size_t i = 0; ok && i < f->vl; i++)
+		ok = f->v[i] > 0x20 && f->v[i] < 0x7f;
+	if (!ok) {
+		lerr(&ld->m, line, "@host: flush_model=%s must be 1..%d printable "
+		     "characters", show(b, sizeof(b), f->v, f->vl), HOST_STR_MAX - 1);
+		return;
+	}
+	char *dst = ld->cur >= 0 ? ld->set->runs[ld->cur].flush_model
+				 : ld->host_flush;
+	memcpy(dst, f->v, f->vl);
+	dst[f->vl] = '\0';
+}
+
+enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_END, W_HOST, W_COUNT };
+
+static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
+{
+	static const char *const words[W_COUNT] = { "@boot", "@sample",
+		"@summary", "@end", "@host" };
+	size_t w = 1;
+	while (w < n && p[w] != ' ' && p[w] != '\t')
+		w++;
+	int kind = -1;
+	for (int i = 0; i < W_COUNT; i++)
+		if (strlen(words[i]) == w && memcmp(p, words[i], w) == 0)
+			kind = i;
+	if (kind < 0)
+		return; /* unknown @-words are for other tools */
+
+	static struct record rec; /* 4 KiB: keep it off the stack */
+	bool fields_ok = split_fields(&ld->m, line, words[kind], p + w, n - w,
+				      &rec);
+	if (kind == W_BOOT) {
+		struct run *r = begin_boot(ld, line);
+		if (fields_ok)
+			on_boot(ld, line, &rec, r);
+		else
+			r->bad_boot = true;
+		return;
+	}
+	if (!fields_ok)
+		return;
+	switch (kind) {
+	case W_SAMPLE: on_sample(ld, line, &rec); break;
+	case W_SUMMARY: on_summary(ld, line, &rec); break;
+	case W_END: on_end(ld, line, &rec); break;
+	default: on_host(ld, line, &rec); break;
+	}
+}
+
+int load_file(struct set *set, const char *path, bool allow_trunc)
+{
+	char *buf;
+	size_t len;
+	if (read_all(path, &buf, &len) != 0)
+		return 1;
+
+	struct loader ld = { .m = { .file = strcmp(path, "-") ? path : "<stdin>" },
+			     .set = set, .allow_trunc = allow_trunc, .cur = -1 };
+	size_t first = set->n, pos = 0, line = 0;
+	while (pos < len) {
+		if (ld.m.errors >= MAX_ERRORS_PER_FILE) {
+			fprintf(stderr, "%s:%zu: too many errors, giving up on this "
+				"file\n", ld.m.file, line);
+			break;
+		}
+		line++;
+		size_t n;
+		const char *p = next_line(buf, len, &pos, &n);
+		if (n && p[0] == '@')
+			on_line(&ld, p, n, line);
+	}
+	if (ld.cur >= 0 && ld.m.errors < MAX_ERRORS_PER_FILE)
+		close_run(&ld, line, "before the end of the file");
+	if (set->n == first && !ld.m.errors) {
+		fprintf(stderr, "%s: no apstart run in this file (no @boot record)\n",
+			ld.m.file);
+		ld.m.errors++;
+	}
+	free(buf);
+	return ld.m.errors;
+}

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/* The log model (runs of @boot/@sample/@summary/@end records, and the
+ * @host record before a run) and
+ * its parser. Other console text is ignored; every malformed record is an
+ * error of the form FILE:LINE: message. */
+#ifndef APLOG_RECORDS_H
+#define APLOG_RECORDS_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum op { OP_ONLINE, OP_OFFLINE, OP_COUNT };
+extern const char *const op_name[OP_COUNT];
+extern const char *const op_choices[]; /* op_name, NULL-terminated */
+
+/* Plausibility limits: a value beyond them is corrupt data, and keeping ns
+ * well below 2^53 keeps sums exact in a double. */
+#define NS_MAX 1000000000000000ULL /* 1e6 s */
+#define CPUS_MAX (1u << 20)
+#define CYCLES_MAX 10000000u
+#define MAX_FIELDS 128
+#define MAX_ERRORS_PER_FILE 20
+#define STR_MAX 64
+#define HOST_STR_MAX 128 /* @host flush_model= value */
+
+struct sample {
+	uint32_t cpu, apic, cycle;
+	uint8_t op;
+	uint64_t ns, ticks;
+	size_t line;
+};
+
+struct run {
+	const char *file;     /* as given on the command line */
+	unsigned index;       /* 1-based within its file */
+	size_t boot_line, end_line;
+	bool bad_boot;        /* @boot was malformed: skip range checks */
+	char kernel[STR_MAX], version[STR_MAX], tsc_source[STR_MAX];
+	int firmware;         /* index into firmware_names */
+	unsigned wbinvd, x2apic;
+	uint32_t cpus, cycles;
+	uint64_t tsc_khz, tramp;
+	/* @host flush_model=SPEC before this run's @boot (or inside it): the
+	 * QEMU flushmodel plugin charged each WBINVD/INVD a modelled cost.
+	 * "" = not modelled. */
+	char flush_model[HOST_STR_MAX];
+	bool ended, passed;
+	uint32_t end_online, end_failed;
+	struct sample *s;
+	size_t ns, cap;
+	struct {
+		bool present;
+		uint64_t total_ns;
+		size_t line;
+	} sum[OP_COUNT];
+};
+
+struct set {
+	struct run *runs;
+	size_t n, cap;
+};
+
+void set_free(struct set *s);
+
+/* Samples of a run that passed feed everything; a truncated run (accepted
+ * with --allow-truncated) gives per-CPU samples but no totals; a failed run
+ * is left out of all statistics. */
+enum use { USE_FULL, USE_SAMPLES, USE_NONE };
+enum use run_use(const struct run *r);
+
+/* Appends the runs of one log to set; returns the number of errors (each
+ * already reported). */
+int load_file(struct set *set, const char *path, bool allow_trunc);
+
+/* ---- key=value records, shared with the baseline file parser --------- */
+
+/* Where messages go: FILE:LINE: ..., counting errors. */
+struct msgs {
+	const char *file;
+	int errors;
+};
+
+void lerr(struct msgs *m, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void lwarn(struct msgs *m, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+struct field {
+	const char *k, *v;
+	size_t kl, vl;
+};
+
+struct record {
+	const char *word;
+	struct field f[MAX_FIELDS];
+	size_t n;
+};
+
+/* Length of the well-formed key ([A-Za-z0-9_]+) before the '=' of a
+ * key=value token, or 0. */
+size_t key_len(const char *p, size_t n);
+/* Split "k=v k=v ..." (blanks between); every token a key=value pair with
+ * a well-formed key, no key twice. */
+bool split_fields(struct msgs *m, size_t line, const char *word,
+		  const char *p, size_t n, struct record *r);
+const struct field *rec_get(const struct record *r, const char *key);
+/* Every key present? Names every missing one. */
+bool need_keys(struct msgs *m, size_t line, const struct record *r,
+	       const char *const *keys);
+bool get_num(struct msgs *m, size_t line, const struct record *r,
+	     const char *key, uint64_t min, uint64_t max, uint64_t *out);
+bool get_choice(struct msgs *m, size_t line, const struct record *r,
+		const char *key, const char *const *choices, int *out);
+
+/* Next line of buf from *pos: its start and length (without CR or LF). */
+const char *next_line(const char *buf, size_t len, size_t *pos, size_t *n);
+
+#endif

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* Statistics over samples. Order statistics (mean, median, min, max, p95)
+ * come from the kernel's own implementation (stats.h, compiled for the
+ * host), so aplog's figures are the kernel's @summary figures; the
+ * bootstrap for comparing two sets is aplog's own. */
+#ifndef APLOG_STATISTICS_H
+#define APLOG_STATISTICS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "records.h"
+#include "stats.h"
+
+/* stats over n values (copied: v is left as it is). */
+void describe(const uint64_t *v, size_t n, struct stats *out);
+/* The median alone, as describe() computes it. */
+uint64_t median_of(const uint64_t *v, size_t n);
+
+/* Per APIC ID sample lists (sorted) and the pooled lists per op, over
+ * every run of a set that run_use() lets in. */
+struct cpu_row {
+	uint32_t apic;
+	long cpu;                    /* -1: index differs between runs */
+	const uint64_t *v[OP_COUNT];
+	size_t n[OP_COUNT];
+};
+
+struct table {
+	struct cpu_row *rows;
+	size_t nrows;
+	uint64_t *store;
+	uint64_t *pool[OP_COUNT];
+	size_t npool[OP_COUNT];
+};
+
+void table_build(const struct set *s, struct table *t);
+void table_free(struct table *t);
+
+/* Sum of a run's samples per op, in ns. */
+void run_totals(const struct run *r, double tot[OP_COUNT]);
+
+/* b / a, with 0/0 = 1 and x/0 = infinity. */
+double ratio_of(double b, double a);
+
+/* Ratio B/A of medians with a percentile bootstrap 95% CI. */
+struct boot {
+	bool ok;              /* both sides have samples */
+	double med_a, med_b, ratio, lo, hi;
+	size_t na, nb;
+};
+
+/* a and b sorted; reproducible for a given seed. */
+void bootstrap(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
+	       unsigned resamples, uint64_t seed, struct boot *out);
+/* "faster", "slower" or "noise": where the CI lies against 1. */
+const char *verdict(const struct boot *b);
+
+#endif
