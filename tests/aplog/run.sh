@@ -78,6 +78,19 @@ row() {
 # smp4 without apic=3 (a CPU that did not come up), and a baseline without it.
 grep -v 'apic=3 ' smp4.log >"$tmp/smp3.log"
 grep -v 'apic=3 ' smp4.baseline >"$tmp/smp3.baseline"
+# verify, check --identical: one changed figure each, one missing sample,
+# a field aplog does not read, one failed run alone.
+sed 's/ns=1200000 ticks=3600000/ns=0 ticks=3600000/' smp4.log >"$tmp/zero.log"
+sed '/cpu=2 apic=2 cycle=2 op=online/d' smp4.log >"$tmp/short.log"
+sed 's/cpu=2 apic=2 cycle=2 op=online ns=3000000 ticks=9000000/& to_real_ns=5/' smp4.log >"$tmp/extra-field.log"
+head -7 fail-run.log >"$tmp/one-fail.log"
+# Two samples 1000 and 1001 ns: the kernel's median rounds down to 1000.
+{
+	head -1 smp4.log
+	echo "@sample cpu=1 apic=1 cycle=1 op=online ns=1000 ticks=1"
+	echo "@sample cpu=1 apic=1 cycle=2 op=online ns=1001 ticks=1"
+	echo "@end status=pass online=4 failed=0"
+} >"$tmp/odd.log"
 
 # Junk: the tool's own binary (every byte value, NULs), gzip output, one
 # line of 100 KiB, an @sample whose value is 70 KiB long, an @boot followed
@@ -261,6 +274,89 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	expect_rc 1
 	errhas "bad.baseline:4: expected key=value or apic=A op=... median_ns=T, got 'bogus line'"
 	errhas "bad.baseline:3: duplicate entry apic=1 op=online"
+
+	# verify: what the QEMU tests assert about one boot
+	run verify --wbinvd 1 --cpus 4 --cycles 2 --boot firmware=uefi --boot protocol=mb2 smp4.log
+	expect_rc 0
+	line "OK: smp4.log: status=pass, 4 CPUs online, 3 APs, 12 samples, none zero"
+	run verify --wbinvd 0 --cpus 8 --cycles 3 --boot protocol=mb1 --boot nokey=1 smp4.log
+	expect_rc 1
+	line "verify: smp4.log:1: @boot wbinvd=1, want 0"
+	line "verify: smp4.log:1: @boot cpus=4, want 8"
+	line "verify: smp4.log:1: @boot cycles=2, want 3"
+	line "verify: smp4.log:1: @boot protocol=mb2, want protocol=mb1"
+	line "verify: smp4.log:1: @boot has no nokey, want nokey=1"
+	line "verify: smp4.log:16: @end online=4, want 8"
+	line "verify: smp4.log:1: apic 2: 2 online / 2 offline samples, want 3 each"
+	line "verify: smp4.log:1: 3 APs with samples, want 7"
+	line "FAIL: 10 problems in smp4.log"
+	run verify --cpus 4 --cycles 2 "$tmp/smp3.log"
+	expect_rc 1
+	has ": 2 APs with samples, want 3"
+	run verify --cpus 4 --cycles 2 "$tmp/short.log"
+	expect_rc 1
+	has ": apic 2: 1 online / 2 offline samples, want 2 each"
+	run verify --cpus 4 "$tmp/zero.log"
+	expect_rc 1
+	has "zero.log:3: @sample with ns=0"
+	run verify "$tmp/one-fail.log"
+	expect_rc 1
+	has "one-fail.log:7: @end status=fail, want pass"
+	has "one-fail.log:7: @end failed=1, want 0"
+	has "one-fail.log:5: @fail record (1 in all), want none"
+	run verify --status fail --online 2 --failed 1 "$tmp/one-fail.log"
+	expect_rc 0
+	run verify fail-run.log
+	expect_rc 1
+	has "fail-run.log:8: 2 runs (@boot records) in this log, want one"
+	run verify truncated.log
+	expect_rc 1
+	line "FAIL: truncated.log could not be read as an apstart log (see above)"
+	run verify --allow-truncated truncated.log
+	expect_rc 1
+	has "truncated.log:1: the run has no @end"
+	run verify;                          expect_rc 2
+	run verify smp4.log smp4.log;        expect_rc 2
+	run verify --boot junk smp4.log;     expect_rc 2
+	run verify --status maybe smp4.log;  expect_rc 2
+	run verify --tolerance 5 smp4.log;   expect_rc 2
+
+	# medians: each run's median, the kernel's way, and the lowest
+	run medians smp4.log smp4-slow.log
+	expect_rc 0
+	line "smp4.log:1: online median_ns=1900000 n=6"
+	line "lowest: 1900000"
+	run medians --op offline smp4.log
+	line "smp4.log:1: offline median_ns=500000 n=6"
+	run medians "$tmp/odd.log"
+	line "lowest: 1000"
+	run stats "$tmp/odd.log"
+	row 1 "1 1 | 2 1.000 1.000 1.000 1.001 1.001 | 0 - - - - -"
+	run medians smp1.log
+	expect_rc 1
+	errline "aplog: no online samples in any run"
+
+	# check --identical: two runs, record for record
+	cp smp4.log "$tmp/smp4-copy.log"
+	run check --identical smp4.log -- "$tmp/smp4-copy.log"
+	expect_rc 0
+	line "OK: 12 samples identical, record for record"
+	run check --identical smp4.log -- smp4-slow.log
+	expect_rc 1
+	line "DIFFERENT cpu=3 op=online cycle=1: ns=2000000 ticks=6000000 (A line 11) vs ns=2600000 ticks=7800000 (B line 11)"
+	matches '^FAIL: 2 of 12 samples differ between smp4\.log and smp4-slow\.log$'
+	run check --identical smp4.log -- "$tmp/extra-field.log"
+	expect_rc 1
+	has "(B line 9), other fields differ"
+	run check --identical smp4.log -- "$tmp/smp3.log"
+	expect_rc 1
+	has "DIFFERENT cpu=3 op=offline cycle=1: only in A (line 10)"
+	run check --identical wbinvd1.log -- smp4.log
+	expect_rc 1
+	errhas "set A holds 2 runs"
+	run check --identical smp4.log;                       expect_rc 2
+	run check --identical --op offline smp4.log -- smp4.log; expect_rc 2
+	run check --identical --baseline smp4.baseline smp4.log; expect_rc 2
 
 	# check --slower-than: B is ~5.9x slower -> fail; the reverse passes
 	run check --slower-than wbinvd0-run1.log wbinvd0-run2.log -- wbinvd1.log

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Two sets of logs, A and B: compare (totals, median ratio with a
  * bootstrap CI, per-CPU medians), check --slower-than (the ratio's CI
- * against a bound). */
+ * against a bound), check --identical (two runs sample for sample). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -172,3 +172,90 @@ out:
 	return rc;
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	if (x->op != y->op)
+		return x->op < y->op ? -1 : 1;
+	return x->cycle < y->cycle ? -1 : x->cycle > y->cycle;
+}
+
+/* The one run of a set, its samples sorted by (cpu, op, cycle). */
+static struct sample *only_run(struct side *sd, char letter, size_t *n)
+{
+	if (sd->set.n != 1) {
+		fprintf(stderr, "aplog: set %c holds %zu runs; check --identical "
+			"compares one run with one run\n", letter, sd->set.n);
+		return NULL;
+	}
+	const struct run *r = &sd->set.runs[0];
+	struct sample *s = xrealloc_array(NULL, r->ns, sizeof(*s));
+	if (r->ns)
+		memcpy(s, r->s, r->ns * sizeof(*s));
+	qsort(s, r->ns, sizeof(*s), cmp_key);
+	*n = r->ns;
+	return s;
+}
+
+/* Deterministic mode (QEMU -icount): two runs of one build must give the
+ * same records, figure for figure. */
+int cmd_check_identical(void)
+{
+	struct side s[2];
+	struct sample *a = NULL, *b = NULL;
+	size_t na = 0, nb = 0, shown = 0, bad = 0;
+	int rc = load_two(s, "the check");
+	if (rc)
+		goto out;
+	a = only_run(&s[0], 'A', &na);
+	b = only_run(&s[1], 'B', &nb);
+	if (!a || !b) {
+		rc = 1;
+		goto out;
+	}
+	for (size_t i = 0, j = 0; i < na || j < nb;) {
+		int c = i == na ? 1 : j == nb ? -1 : cmp_key(&a[i], &b[j]);
+		const struct sample *x = c <= 0 ? &a[i] : &b[j];
+		bool differ = c != 0 || a[i].text_hash != b[j].text_hash;
+		if (differ && shown++ < 10) {
+			printf("DIFFERENT cpu=%" PRIu32 " op=%s cycle=%" PRIu32 ": ",
+			       x->cpu, op_name[x->op], x->cycle);
+			if (c < 0)
+				printf("only in A (line %zu)\n", x->line);
+			else if (c > 0)
+				printf("only in B (line %zu)\n", x->line);
+			else
+				printf("ns=%" PRIu64 " ticks=%" PRIu64 " (A line %zu) vs "
+				       "ns=%" PRIu64 " ticks=%" PRIu64 " (B line %zu)%s\n",
+				       a[i].ns, a[i].ticks, a[i].line, b[j].ns,
+				       b[j].ticks, b[j].line,
+				       a[i].ns == b[j].ns && a[i].ticks == b[j].ticks ?
+				       ", other fields differ" : "");
+		}
+		bad += differ;
+		i += c <= 0;
+		j += c >= 0;
+	}
+	if (bad) {
+		if (shown > 10)
+			printf("... and %zu more\n", shown - 10);
+		printf("FAIL: %zu of %zu samples differ between %s and %s\n", bad,
+		       na > nb ? na : nb, s[0].set.runs[0].file,
+		       s[1].set.runs[0].file);
+		rc = 1;
+	} else if (!na) {
+		printf("FAIL: no samples to compare in %s and %s\n",
+		       s[0].set.runs[0].file, s[1].set.runs[0].file);
+		rc = 1;
+	} else {
+		printf("OK: %zu samples identical, record for record\n", na);
+	}
+out:
+	free(a);
+	free(b);
+	side_free(&s[0]);
+	side_free(&s[1]);
+	return rc;
+}

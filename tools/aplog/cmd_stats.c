@@ -119,3 +119,46 @@ int cmd_stats(void)
 	return 0;
 }
 
+/* The figure of the wall-clock A/B (tests/timing/run.sh): host noise only
+ * ever adds time, so the least disturbed run is the one with the lowest
+ * median. */
+int cmd_medians(void)
+{
+	if (!cli.nfiles[0])
+		usage_error("medians needs at least one LOG");
+	struct side sd;
+	if (side_load(&sd, cli.files[0], cli.nfiles[0], "logs", "the medians")) {
+		side_free(&sd);
+		return 1;
+	}
+	bool have = false;
+	uint64_t lowest = 0;
+	for (size_t i = 0; i < sd.set.n; i++) {
+		const struct run *r = &sd.set.runs[i];
+		if (run_use(r) == USE_NONE)
+			continue;
+		uint64_t *v = xrealloc_array(NULL, r->ns, sizeof(*v));
+		size_t n = 0;
+		for (size_t j = 0; j < r->ns; j++)
+			if (r->s[j].op == cli.op)
+				v[n++] = r->s[j].ns;
+		printf("%s:%zu: %s", r->file, r->boot_line, op_name[cli.op]);
+		if (n) {
+			uint64_t m = median_of(v, n);
+			printf(" median_ns=%" PRIu64 " n=%zu\n", m, n);
+			if (!have || m < lowest)
+				lowest = m;
+			have = true;
+		} else {
+			printf(" no samples\n");
+		}
+		free(v);
+	}
+	side_free(&sd);
+	if (!have) {
+		fprintf(stderr, "aplog: no %s samples in any run\n", op_name[cli.op]);
+		return 1;
+	}
+	printf("lowest: %" PRIu64 "\n", lowest);
+	return 0;
+}

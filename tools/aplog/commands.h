@@ -5,12 +5,15 @@
 #define APLOG_COMMANDS_H
 
 int cmd_stats(void);            /* cmd_stats.c */
+int cmd_medians(void);
 int cmd_compare(void);          /* cmd_compare.c */
 int cmd_check_slower(void);
+int cmd_check_identical(void);
 int cmd_baseline(void);         /* cmd_baseline.c */
 int cmd_check_baseline(void);
 int cmd_diff_baseline(void);
 int cmd_csv(void);              /* cmd_csv.c */
+int cmd_verify(void);           /* cmd_verify.c */
 int cmd_plot(void);             /* plot.c */
 
 #endif

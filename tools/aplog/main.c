@@ -17,19 +17,22 @@
 
 static int cmd_check(void)
 {
-	bool bl = cli.given & O_BASELINE, sl = cli.given & O_SLOWER;
-	if (bl == sl)
-		usage_error("check needs exactly one of --baseline FILE and "
-			    "--slower-than");
+	bool bl = cli.given & O_BASELINE, sl = cli.given & O_SLOWER,
+	     id = cli.given & O_IDENT;
+	if (bl + sl + id != 1)
+		usage_error("check needs exactly one of --baseline FILE, "
+			    "--slower-than and --identical");
 	if (bl && (cli.sep || (cli.given & (O_MAXRATIO | O_OP | O_BOOT |
 					     O_LABELS))))
 		usage_error("check --baseline takes LOG... and --tolerance, "
 			    "--allow-faster, --allow-truncated");
 	if (!bl && (cli.given & (O_TOL | O_FASTER)))
 		usage_error("--tolerance/--allow-faster go with --baseline");
+	if (id && (cli.given & (O_MAXRATIO | O_OP | O_BOOT)))
+		usage_error("check --identical takes A.log -- B.log only");
 	if (bl)
 		return cmd_check_baseline();
-	return cmd_check_slower();
+	return sl ? cmd_check_slower() : cmd_check_identical();
 }
 
 static const struct command {
@@ -41,7 +44,9 @@ static const struct command {
 	{ "stats", cmd_stats, O_TRUNC, false },
 	{ "compare", cmd_compare, O_TRUNC | O_LABELS | O_BOOT, true },
 	{ "check", cmd_check, O_TRUNC | O_LABELS | O_BOOT | O_BASELINE | O_TOL |
-		O_SLOWER | O_MAXRATIO | O_OP | O_FASTER, true },
+		O_SLOWER | O_MAXRATIO | O_OP | O_FASTER | O_IDENT, true },
+	{ "verify", cmd_verify, O_TRUNC | O_VERIFY, false },
+	{ "medians", cmd_medians, O_TRUNC | O_OP, false },
 	{ "baseline", cmd_baseline, O_TRUNC | O_TOL | O_MODE | O_CONFIG, false },
 	{ "diff-baseline", cmd_diff_baseline, 0, false },
 	{ "csv", cmd_csv, O_TRUNC, false },

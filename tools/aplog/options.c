@@ -26,6 +26,10 @@ void usage(FILE *f)
 "  check --baseline FILE [--tolerance PCT] [--allow-faster] LOG...\n"
 "  check --slower-than A.log... -- B.log... [--max-ratio R]\n"
 "        [--op online|offline] [--resamples N] [--seed S]\n"
+"  check --identical A.log -- B.log\n"
+"  verify [--status pass|fail] [--cpus N] [--cycles C] [--wbinvd 0|1]\n"
+"         [--online N] [--failed N] [--boot KEY=VALUE]... LOG\n"
+"  medians [--op online|offline] LOG...\n"
 "  baseline [--tolerance PCT] [--mode M] [--config TEXT] LOG... > FILE\n"
 "  diff-baseline OLD NEW\n"
 "  csv LOG... > out.csv\n"
@@ -78,7 +82,8 @@ static const char *opt_text(const char *name, const char *v)
 enum opt_id {
 	OPT_TRUNC = 256, OPT_LABEL_A, OPT_LABEL_B, OPT_RESAMPLES, OPT_SEED,
 	OPT_BASELINE, OPT_TOLERANCE, OPT_SLOWER, OPT_MAX_RATIO, OPT_OP,
-	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT,
+	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT, OPT_IDENTICAL, OPT_STATUS,
+	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_BOOT,
 };
 
 static const struct option longopts[] = {
@@ -96,6 +101,14 @@ static const struct option longopts[] = {
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "out", required_argument, NULL, OPT_OUT },
+	{ "identical", no_argument, NULL, OPT_IDENTICAL },
+	{ "status", required_argument, NULL, OPT_STATUS },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "cycles", required_argument, NULL, OPT_CYCLES },
+	{ "wbinvd", required_argument, NULL, OPT_WBINVD },
+	{ "online", required_argument, NULL, OPT_ONLINE },
+	{ "failed", required_argument, NULL, OPT_FAILED },
+	{ "boot", required_argument, NULL, OPT_BOOT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -114,7 +127,9 @@ static unsigned group_of(int id)
 	case OPT_FASTER: return O_FASTER;
 	case OPT_MODE: return O_MODE;
 	case OPT_CONFIG: return O_CONFIG;
-	default: return O_OUT;
+	case OPT_OUT: return O_OUT;
+	case OPT_IDENTICAL: return O_IDENT;
+	default: return O_VERIFY;
 	}
 }
 
@@ -150,6 +165,28 @@ static void take(int id, const char *val)
 	case OPT_MODE: cli.mode = opt_text(name, val); break;
 	case OPT_CONFIG: cli.config = opt_text(name, val); break;
 	case OPT_OUT: cli.out = val; break;
+	case OPT_STATUS:
+		if (!strcmp(val, "pass"))
+			cli.status = 0;
+		else if (!strcmp(val, "fail"))
+			cli.status = 1;
+		else
+			usage_error("--status %s: expected pass or fail", val);
+		break;
+	case OPT_CPUS: cli.cpus = (long)opt_u64(name, val, 1, CPUS_MAX); break;
+	case OPT_CYCLES: cli.cycles = (long)opt_u64(name, val, 0, CYCLES_MAX); break;
+	case OPT_WBINVD: cli.wbinvd = (long)opt_u64(name, val, 0, 1); break;
+	case OPT_ONLINE: cli.online = (long)opt_u64(name, val, 0, CPUS_MAX); break;
+	case OPT_FAILED: cli.failed = (long)opt_u64(name, val, 0, CPUS_MAX); break;
+	case OPT_BOOT: {
+		size_t kl = key_len(val, strlen(val));
+		if (!kl || !val[kl + 1] || strpbrk(val, " \t\r\n"))
+			usage_error("--boot %s: expected KEY=VALUE", val);
+		if (cli.nboot_expect == MAX_BOOT_EXPECT)
+			usage_error("more than %d --boot options", MAX_BOOT_EXPECT);
+		cli.boot_expect[cli.nboot_expect++] = val;
+		break;
+	}
 	default: break; /* flags: the group bit says it all */
 	}
 }
@@ -176,7 +213,9 @@ static void parse_part(char **args, int n, unsigned allowed, int s)
 {
 	/* "-": files come back in order as option 1, so options may follow
 	 * the files (even with POSIXLY_CORRECT set). */
-	char **v = xcalloc((size_t)n + 2, sizeof(char *));
+	/* static: still reachable (no leak report) when usage_error() exits */
+	static char **v;
+	v = xcalloc((size_t)n + 2, sizeof(char *));
 	v[0] = "aplog";
 	memcpy(v + 1, args, (size_t)n * sizeof(char *));
 	optind = 0; /* 0: glibc starts afresh on a new argv */
@@ -206,6 +245,7 @@ static void parse_part(char **args, int n, unsigned allowed, int s)
 		take(c, optarg);
 	}
 	free(v);
+	v = NULL;
 }
 
 void parse_cli(int argc, char **argv, unsigned allowed, bool two_sets)
@@ -216,6 +256,7 @@ void parse_cli(int argc, char **argv, unsigned allowed, bool two_sets)
 	cli.seed = 1;
 	cli.op = OP_ONLINE;
 	cli.max_ratio = 1.0;
+	cli.cpus = cli.cycles = cli.wbinvd = cli.online = cli.failed = -1;
 
 	char **args = argv + 2;
 	int n = argc - 2;

@@ -27,8 +27,10 @@ static const char *const status_choices[] = { "pass", "fail", NULL };
 
 void set_free(struct set *s)
 {
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; i < s->n; i++) {
 		free(s->runs[i].s);
+		free(s->runs[i].boot_fields);
+	}
 	free(s->runs);
 	memset(s, 0, sizeof(*s));
 }
@@ -221,6 +223,24 @@ static bool get_str(struct msgs *m, size_t line, const struct record *r,
 	return true;
 }
 
+const char *run_boot_field(const struct run *r, const char *key, size_t *len)
+{
+	size_t kl = strlen(key);
+	const char *p = r->boot_fields;
+
+	while (p && *p) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		size_t tl = strcspn(p, " \t");
+		if (tl > kl && p[kl] == '=' && memcmp(p, key, kl) == 0) {
+			*len = tl - kl - 1;
+			return p + kl + 1;
+		}
+		p += tl;
+	}
+	return NULL;
+}
+
 /* ------------------------------------------------------------------ */
 /* Runs                                                                */
 
@@ -341,7 +361,8 @@ static void close_run(struct loader *ld, size_t at_line, const char *why)
 
 /* Every @boot opens a run, even a malformed one: later lines belong to it
  * and are not blamed on the run before. */
-static struct run *begin_boot(struct loader *ld, size_t line)
+static struct run *begin_boot(struct loader *ld, size_t line, const char *p,
+			      size_t n)
 {
 	if (ld->cur >= 0)
 		close_run(ld, line, "before the next @boot");
@@ -354,6 +375,8 @@ static struct run *begin_boot(struct loader *ld, size_t line)
 	r->boot_line = line;
 	memcpy(r->flush_model, ld->host_flush, sizeof(r->flush_model));
 	ld->host_flush[0] = '\0';
+	r->boot_fields = xcalloc(n + 1, 1);
+	memcpy(r->boot_fields, p, n);
 	ld->cur = (long)s->n++;
 	return r;
 }
@@ -405,7 +428,16 @@ static bool in_run(struct loader *ld, size_t line, const char *word)
 	return false;
 }
 
-static void on_sample(struct loader *ld, size_t line, const struct record *rec)
+static uint64_t fnv1a(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static void on_sample(struct loader *ld, size_t line, const struct record *rec,
+		      uint64_t text_hash)
 {
 	if (!in_run(ld, line, "@sample"))
 		return;
@@ -432,7 +464,7 @@ static void on_sample(struct loader *ld, size_t line, const struct record *rec)
 	}
 	grow((void **)&r->s, &r->cap, r->ns + 1, sizeof(*r->s));
 	r->s[r->ns++] = (struct sample){ (uint32_t)cpu, (uint32_t)apic,
-		(uint32_t)cycle, (uint8_t)op, ns, ticks, line };
+		(uint32_t)cycle, (uint8_t)op, ns, ticks, text_hash, line };
 }
 
 static void on_summary(struct loader *ld, size_t line, const struct record *rec)
@@ -462,6 +494,18 @@ static void on_summary(struct loader *ld, size_t line, const struct record *rec)
 	r->sum[op].present = true;
 	r->sum[op].total_ns = v;
 	r->sum[op].line = line;
+}
+
+/* @fail: the kernel's report of what went wrong. Only counted (verify
+ * names the first); outside a run (a panic before @boot) the @end after
+ * it is what gets reported. */
+static void on_fail(struct loader *ld, size_t line)
+{
+	if (ld->cur < 0)
+		return;
+	struct run *r = &ld->set->runs[ld->cur];
+	if (r->nfail++ == 0)
+		r->fail_line = line;
 }
 
 static void on_end(struct loader *ld, size_t line, const struct record *rec)
@@ -509,12 +553,12 @@ static void on_host(struct loader *ld, size_t line, const struct record *rec)
 	dst[f->vl] = '\0';
 }
 
-enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_END, W_HOST, W_COUNT };
+enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_COUNT };
 
 static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 {
 	static const char *const words[W_COUNT] = { "@boot", "@sample",
-		"@summary", "@end", "@host" };
+		"@summary", "@fail", "@end", "@host" };
 	size_t w = 1;
 	while (w < n && p[w] != ' ' && p[w] != '\t')
 		w++;
@@ -524,12 +568,16 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 			kind = i;
 	if (kind < 0)
 		return; /* unknown @-words are for other tools */
+	if (kind == W_FAIL) {
+		on_fail(ld, line);
+		return;
+	}
 
 	static struct record rec; /* 4 KiB: keep it off the stack */
 	bool fields_ok = split_fields(&ld->m, line, words[kind], p + w, n - w,
 				      &rec);
 	if (kind == W_BOOT) {
-		struct run *r = begin_boot(ld, line);
+		struct run *r = begin_boot(ld, line, p + w, n - w);
 		if (fields_ok)
 			on_boot(ld, line, &rec, r);
 		else
@@ -539,7 +587,7 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 	if (!fields_ok)
 		return;
 	switch (kind) {
-	case W_SAMPLE: on_sample(ld, line, &rec); break;
+	case W_SAMPLE: on_sample(ld, line, &rec, fnv1a(p + w, n - w)); break;
 	case W_SUMMARY: on_summary(ld, line, &rec); break;
 	case W_END: on_end(ld, line, &rec); break;
 	default: on_host(ld, line, &rec); break;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The log model (runs of @boot/@sample/@summary/@end records, and the
- * @host record before a run) and
+/* The log model (runs of @boot/@sample/@summary/@fail/@end records, and
+ * the @host record before a run) and
  * its parser. Other console text is ignored; every malformed record is an
  * error of the form FILE:LINE: message. */
 #ifndef APLOG_RECORDS_H
@@ -29,6 +29,7 @@ struct sample {
 	uint32_t cpu, apic, cycle;
 	uint8_t op;
 	uint64_t ns, ticks;
+	uint64_t text_hash; /* of the whole record: other fields count too */
 	size_t line;
 };
 
@@ -37,6 +38,7 @@ struct run {
 	unsigned index;       /* 1-based within its file */
 	size_t boot_line, end_line;
 	bool bad_boot;        /* @boot was malformed: skip range checks */
+	char *boot_fields;    /* the @boot line after the word, for lookups */
 	char kernel[STR_MAX], version[STR_MAX], tsc_source[STR_MAX];
 	int firmware;         /* index into firmware_names */
 	unsigned wbinvd, x2apic;
@@ -48,6 +50,7 @@ struct run {
 	char flush_model[HOST_STR_MAX];
 	bool ended, passed;
 	uint32_t end_online, end_failed;
+	size_t nfail, fail_line; /* @fail records, and the first one's line */
 	struct sample *s;
 	size_t ns, cap;
 	struct {
@@ -73,6 +76,9 @@ enum use run_use(const struct run *r);
 /* Appends the runs of one log to set; returns the number of errors (each
  * already reported). */
 int load_file(struct set *set, const char *path, bool allow_trunc);
+
+/* Value of key in the run's @boot record, or NULL (*len set). */
+const char *run_boot_field(const struct run *r, const char *key, size_t *len);
 
 /* ---- key=value records, shared with the baseline file parser --------- */
 

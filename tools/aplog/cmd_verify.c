@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/* verify: is one log one complete run that ended as expected? What the
+ * QEMU tests assert about every boot: the @end verdict and counts, the
+ * @boot settings, every AP with the expected number of samples per op,
+ * and no zero time. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "options.h"
+#include "records.h"
+#include "util.h"
+
+static size_t problems;
+
+static void problem(const char *file, size_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void problem(const char *file, size_t line, const char *fmt, ...)
+{
+	va_list ap;
+	printf("verify: %s:%zu: ", file, line);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	problems++;
+}
+
+static int cmp_apic_op(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+	if (x->apic != y->apic)
+		return x->apic < y->apic ? -1 : 1;
+	return x->op < y->op ? -1 : x->op > y->op;
+}
+
+/* Samples per AP and op: each AP's count of each op must be cycles. */
+static size_t check_per_ap(const struct run *r, long cycles)
+{
+	struct sample *s = xrealloc_array(NULL, r->ns, sizeof(*s));
+	if (r->ns)
+		memcpy(s, r->s, r->ns * sizeof(*s));
+	qsort(s, r->ns, sizeof(*s), cmp_apic_op);
+	size_t aps = 0;
+	for (size_t i = 0; i < r->ns;) {
+		uint32_t apic = s[i].apic;
+		size_t n[OP_COUNT] = { 0, 0 };
+		for (; i < r->ns && s[i].apic == apic; i++)
+			n[s[i].op]++;
+		aps++;
+		if (cycles >= 0 && (n[OP_ONLINE] != (size_t)cycles ||
+				    n[OP_OFFLINE] != (size_t)cycles))
+			problem(r->file, r->boot_line, "apic %" PRIu32 ": %zu online / "
+				"%zu offline samples, want %ld each", apic,
+				n[OP_ONLINE], n[OP_OFFLINE], cycles);
+	}
+	free(s);
+	return aps;
+}
+
+static void check_boot(const struct run *r)
+{
+	if (r->bad_boot)
+		return; /* already reported by the parser */
+	if (cli.wbinvd >= 0 && r->wbinvd != (unsigned)cli.wbinvd)
+		problem(r->file, r->boot_line, "@boot wbinvd=%u, want %ld",
+			r->wbinvd, cli.wbinvd);
+	if (cli.cpus >= 0 && r->cpus != (uint32_t)cli.cpus)
+		problem(r->file, r->boot_line, "@boot cpus=%" PRIu32 ", want %ld",
+			r->cpus, cli.cpus);
+	if (cli.cycles >= 0 && r->cycles != (uint32_t)cli.cycles)
+		problem(r->file, r->boot_line, "@boot cycles=%" PRIu32 ", want %ld",
+			r->cycles, cli.cycles);
+	for (size_t i = 0; i < cli.nboot_expect; i++) {
+		const char *want = cli.boot_expect[i], *eq = strchr(want, '=');
+		char key[64], b[256];
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - want), want);
+		size_t len;
+		const char *got = run_boot_field(r, key, &len);
+		if (!got)
+			problem(r->file, r->boot_line, "@boot has no %s, want %s", key,
+				want);
+		else if (len != strlen(eq + 1) || memcmp(got, eq + 1, len))
+			problem(r->file, r->boot_line, "@boot %s=%s, want %s", key,
+				show(b, sizeof(b), got, len), want);
+	}
+}
+
+static void check_end(const struct run *r)
+{
+	const char *want = cli.status ? "fail" : "pass";
+	if (r->passed != (cli.status == 0))
+		problem(r->file, r->end_line, "@end status=%s, want %s",
+			r->passed ? "pass" : "fail", want);
+	/* A passing run has every CPU it started online and none failed. */
+	long online = cli.online, failed = cli.failed;
+	if (online < 0 && cli.status == 0 && cli.cpus >= 0)
+		online = cli.cpus;
+	if (failed < 0 && cli.status == 0)
+		failed = 0;
+	if (online >= 0 && r->end_online != (uint32_t)online)
+		problem(r->file, r->end_line, "@end online=%" PRIu32 ", want %ld",
+			r->end_online, online);
+	if (failed >= 0 && r->end_failed != (uint32_t)failed)
+		problem(r->file, r->end_line, "@end failed=%" PRIu32 ", want %ld",
+			r->end_failed, failed);
+	if (cli.status == 0 && r->nfail)
+		problem(r->file, r->fail_line, "@fail record (%zu in all), want "
+			"none", r->nfail);
+}
+
+int cmd_verify(void)
+{
+	if (cli.nfiles[0] != 1)
+		usage_error("verify needs exactly one LOG");
+	struct set set = { 0 };
+	problems = 0;
+	if (load_file(&set, cli.files[0][0], cli.given & O_TRUNC)) {
+		set_free(&set);
+		printf("FAIL: %s could not be read as an apstart log (see above)\n",
+		       cli.files[0][0]);
+		return 1;
+	}
+	const struct run *r = &set.runs[0];
+	if (set.n != 1)
+		problem(r->file, set.runs[1].boot_line, "%zu runs (@boot records) in "
+			"this log, want one", set.n);
+	check_boot(r);
+	if (!r->ended)
+		problem(r->file, r->boot_line, "the run has no @end");
+	else
+		check_end(r);
+	size_t zero = 0;
+	for (size_t i = 0; i < r->ns; i++)
+		if (r->s[i].ns == 0 && zero++ < 3)
+			problem(r->file, r->s[i].line, "@sample with ns=0");
+	size_t aps = check_per_ap(r, cli.cycles);
+	if (cli.status == 0 && cli.cpus >= 0 && aps != (size_t)cli.cpus - 1)
+		problem(r->file, r->boot_line, "%zu APs with samples, want %ld",
+			aps, cli.cpus - 1);
+
+	if (problems)
+		printf("FAIL: %zu problem%s in %s\n", problems,
+		       problems == 1 ? "" : "s", r->file);
+	else
+		printf("OK: %s: status=%s, %" PRIu32 " CPUs online, %zu APs, %zu "
+		       "samples, none zero\n", r->file, r->passed ? "pass" : "fail",
+		       r->end_online, aps, r->ns);
+	set_free(&set);
+	return problems ? 1 : 0;
+}
