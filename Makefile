@@ -146,11 +146,11 @@ trampoline-check:
 	@tests/trampoline/check.sh build/wbinvd0/trampoline.bin 0 build/wbinvd0/apstart.elf
 	@tests/trampoline/check.sh build/wbinvd1/trampoline.bin 1 build/wbinvd1/apstart.elf
 
-qemu-tests:
+qemu-tests: $(APLOG)
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
 	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 MAX_CPUS=4 build/wbinvd0-max4/apstart.elf
-	@tests/qemu/matrix.sh
+	@APLOG=$(APLOG) tests/qemu/matrix.sh
 
 timing-tests: deps
 	@tests/timing/run.sh

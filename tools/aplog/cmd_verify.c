@@ -147,9 +147,10 @@ int cmd_verify(void)
 		printf("FAIL: %zu problem%s in %s\n", problems,
 		       problems == 1 ? "" : "s", r->file);
 	else
-		printf("OK: %s: status=%s, %" PRIu32 " CPUs online, %zu APs, %zu "
+		printf("OK: %s: status=%s, %" PRIu32 " CPU%s online, %zu AP%s, %zu "
 		       "samples, none zero\n", r->file, r->passed ? "pass" : "fail",
-		       r->end_online, aps, r->ns);
+		       r->end_online, r->end_online == 1 ? "" : "s", aps,
+		       aps == 1 ? "" : "s", r->ns);
 	set_free(&set);
 	return problems ? 1 : 0;
 }
