@@ -85,9 +85,9 @@ $(PPMCHECK): tests/iso/ppmcheck.c tools/iso.mk
 	@mkdir -p $(@D)
 	$(ISO_HOSTCC) $(ISO_HOSTCFLAGS) -o $@ $<
 
-iso-tests: $(ISO) $(ISO_TEST_IMAGES) $(PPMCHECK)
+iso-tests: $(ISO) $(ISO_TEST_IMAGES) $(PPMCHECK) $(APLOG)
 	$(ISO_Q)ISO=$(ISO) ISO_TEST_DIR=$(ISO_TEST_DIR) ISO_TEST_ARGS='$(ISO_TEST_ARGS)' \
-		PPMCHECK=$(PPMCHECK) timeout $(ISO_TESTS_TIMEOUT) bash tests/iso/run.sh
+		PPMCHECK=$(PPMCHECK) APLOG=$(APLOG) timeout $(ISO_TESTS_TIMEOUT) bash tests/iso/run.sh
 
 # make usb: refuse before building anything when no device is named.
 ifneq ($(filter usb,$(MAKECMDGOALS)),)
