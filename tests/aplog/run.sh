@@ -26,15 +26,15 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$here" # fixture names in messages stay short and relative
 
-passed=0
-failed=0
-ok() { passed=$((passed + 1)); }
-bad() {
-	failed=$((failed + 1))
-	echo "FAIL [$label] $*"
-	echo "  command: aplog ${last_cmd[*]}"
-	sed 's/^/  stdout: /' "$tmp/out" | head -20
-	sed 's/^/  stderr: /' "$tmp/err" | head -20
+# shellcheck source=tests/protocol.sh
+. "$root/tests/protocol.sh"
+# A check's name: the build, the command (temporary paths as $tmp), and
+# what is asserted about it.
+named() { local c="${last_cmd[*]}"; echo "[$label] ${c//$tmp/\$tmp}: $1"; }
+pass() { ok "$(named "$1")"; }
+bad() { # WHAT WHY: with the command's output below
+	fail "$(named "$1")" "$2" "$(sed 's/^/stdout: /' "$tmp/out" | head -20)" \
+		"$(sed 's/^/stderr: /' "$tmp/err" | head -20)"
 }
 
 # run ARGS...: runs the binary under test, keeps stdout/stderr/status, and
@@ -45,22 +45,22 @@ run() {
 	[ -n "${nopath:-}" ] && path=/nonexistent
 	if PATH=$path "$bin" "$@" >"$tmp/out" 2>"$tmp/err"; then rc=0; else rc=$?; fi
 	if [ "$rc" -ge 86 ] || grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/err"; then
-		bad "crashed or sanitizer report (status $rc)"
+		bad "no crash, no sanitizer report" "status $rc"
 	fi
 }
-expect_rc() { if [ "$rc" -eq "$1" ]; then ok; else bad "exit status $rc, expected $1"; fi; }
+expect_rc() { if [ "$rc" -eq "$1" ]; then pass "exit $1"; else bad "exit $1" "exit status $rc"; fi; }
 # exact whole line on stdout / stderr
-line() { if grep -Fxq -- "$1" "$tmp/out"; then ok; else bad "no stdout line: '$1'"; fi; }
-errline() { if grep -Fxq -- "$1" "$tmp/err"; then ok; else bad "no stderr line: '$1'"; fi; }
-has() { if grep -Fq -- "$1" "$tmp/out"; then ok; else bad "stdout lacks '$1'"; fi; }
-errhas() { if grep -Fq -- "$1" "$tmp/err"; then ok; else bad "stderr lacks '$1'"; fi; }
-lacks() { if grep -Eq -- "$1" "$tmp/out"; then bad "stdout matches /$1/"; else ok; fi; }
-matches() { if grep -Eq -- "$1" "$tmp/out"; then ok; else bad "stdout does not match /$1/"; fi; }
+line() { if grep -Fxq -- "$1" "$tmp/out"; then pass "stdout line '$1'"; else bad "stdout line '$1'" "no such line"; fi; }
+errline() { if grep -Fxq -- "$1" "$tmp/err"; then pass "stderr line '$1'"; else bad "stderr line '$1'" "no such line"; fi; }
+has() { if grep -Fq -- "$1" "$tmp/out"; then pass "stdout has '$1'"; else bad "stdout has '$1'" "it does not"; fi; }
+errhas() { if grep -Fq -- "$1" "$tmp/err"; then pass "stderr has '$1'"; else bad "stderr has '$1'" "it does not"; fi; }
+lacks() { if grep -Eq -- "$1" "$tmp/out"; then bad "stdout lacks /$1/" "it matches"; else pass "stdout lacks /$1/"; fi; }
+matches() { if grep -Eq -- "$1" "$tmp/out"; then pass "stdout matches /$1/"; else bad "stdout matches /$1/" "no line does"; fi; }
 # some stdout row whose first field is $1 must read $2 (blanks squeezed)
 row() {
 	local got
 	got=$(awk -v k="$1" '$1 == k' "$tmp/out" | tr -s ' ' | sed 's/^ //')
-	if printf '%s\n' "$got" | grep -Fxq -- "$2"; then ok; else bad "rows '$1' are '$got', expected '$2'"; fi
+	if printf '%s\n' "$got" | grep -Fxq -- "$2"; then pass "row '$2'"; else bad "row '$2'" "rows '$1' are '$got'"; fi
 }
 
 # ---- inputs made here ------------------------------------------------------
@@ -178,7 +178,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	row 4 "4 10980000.0 1855000.0 0.169"
 	cp "$tmp/out" "$tmp/compare1"
 	run compare wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log
-	if cmp -s "$tmp/out" "$tmp/compare1"; then ok; else bad "compare output not reproducible"; fi
+	if cmp -s "$tmp/out" "$tmp/compare1"; then pass "same output as the first time"; else bad "same output as the first time" "not reproducible"; fi
 	run compare --label-a 'with wbinvd' --label-b without wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log
 	has "A: with wbinvd: 2 runs"
 	has "B: without: 2 runs"
@@ -248,7 +248,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	line "mode=icount"
 	line "tolerance_pct=5"
 	line "config=-smp 4"
-	if diff <(grep '^apic=' "$tmp/gen.baseline" | sed 's/ n=2$//') <(grep '^apic=' smp4.baseline) >/dev/null; then ok; else bad "generated baseline differs from smp4.baseline"; fi
+	if diff <(grep '^apic=' "$tmp/gen.baseline" | sed 's/ n=2$//') <(grep '^apic=' smp4.baseline) >/dev/null; then pass "entries as in smp4.baseline"; else bad "entries as in smp4.baseline" "they differ"; fi
 	run check --baseline "$tmp/gen.baseline" smp4.log
 	expect_rc 0
 	run baseline smp4-slow.log
@@ -374,8 +374,8 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	# csv
 	run csv wbinvd1.log
 	expect_rc 0
-	if [ "$(head -1 "$tmp/out")" = "file,run,wbinvd,cpu,apic,cycle,op,ns,ticks,flush_model" ]; then ok; else bad "csv header"; fi
-	if [ "$(wc -l <"$tmp/out")" -eq 25 ]; then ok; else bad "csv should have 1 + 24 rows"; fi
+	if [ "$(head -1 "$tmp/out")" = "file,run,wbinvd,cpu,apic,cycle,op,ns,ticks,flush_model" ]; then pass "csv header"; else bad "csv header" "wrong header"; fi
+	if [ "$(wc -l <"$tmp/out")" -eq 25 ]; then pass "1 + 24 rows"; else bad "1 + 24 rows" "$(wc -l <"$tmp/out") lines"; fi
 	line "wbinvd1.log,2,1,3,6,2,online,10950000000,21900000000,"
 	cp smp4.log "$tmp/we,i\"rd.log"
 	run csv "$tmp/we,i\"rd.log"
@@ -388,16 +388,16 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	nopath=1 run plot --out "$tmp/np.png" wbinvd1.log
 	expect_rc 0
 	has "gnuplot is not on PATH"
-	if [ "$(grep -c '^[0-9]' "$tmp/np.dat")" -eq 3 ] && [ ! -e "$tmp/np.png" ]; then ok; else bad "no-gnuplot plot: want 3 data rows and no png"; fi
+	if [ "$(grep -c '^[0-9]' "$tmp/np.dat")" -eq 3 ] && [ ! -e "$tmp/np.png" ]; then pass "3 data rows, no png"; else bad "3 data rows, no png" "wrong data file or a png"; fi
 	if command -v gnuplot >/dev/null; then
 		# a hostile output name (quotes, spaces, $(...), gnuplot's `...`)
 		# must stay a file name: nothing may create ./pwned*
 		out="$tmp/it's a \$(touch pwned1) \`touch pwned2\` @x.png"
 		run plot --out "$out" --label-a "a'b" wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log
 		expect_rc 0
-		if [ "$(head -c 4 "$out" | od -An -c | tr -d ' ')" = '211PNG' ] && ! ls pwned* >/dev/null 2>&1; then ok; else bad "plot: no PNG at '$out' or injection"; fi
+		if [ "$(head -c 4 "$out" | od -An -c | tr -d ' ')" = '211PNG' ] && ! ls pwned* >/dev/null 2>&1; then pass "a PNG, no injection"; else bad "a PNG, no injection" "no PNG at '$out', or a pwned* file"; fi
 	else
-		echo "note [$label]: gnuplot not installed, PNG output not tested"
+		skip "[$label] plot --out PNG" "gnuplot is not installed (package gnuplot-nox)"
 	fi
 
 	# nothing to plot is not an error; neither is a set with offline only
@@ -455,8 +455,8 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	for j in binary gzip long-num long-val long-blank nul many-fields all-samples at-junk; do
 		run stats "$tmp/$j.log"
 		expect_rc 1
-		if [ -s "$tmp/err" ]; then ok; else bad "$j: no message"; fi
-		if [ "$(awk '{ if (length > m) m = length } END { print m + 0 }' "$tmp/err")" -lt 400 ]; then ok; else bad "$j: message line too long"; fi
+		if [ -s "$tmp/err" ]; then pass "a message"; else bad "a message" "none"; fi
+		if [ "$(awk '{ if (length > m) m = length } END { print m + 0 }' "$tmp/err")" -lt 400 ]; then pass "message lines < 400 characters"; else bad "message lines < 400 characters" "longer"; fi
 	done
 	run stats "$tmp/long-ok.log"         # 100 KiB console lines are just text
 	expect_rc 0
@@ -487,10 +487,10 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 			"compare $f -- wbinvd0-run1.log" "check --baseline smp4.baseline $f"; do
 			# shellcheck disable=SC2086
 			run $args
-			if [ "$rc" -gt 1 ]; then fuzz_bad=1; bad "fuzz: status $rc"; fi
+			if [ "$rc" -gt 1 ]; then fuzz_bad=1; bad "exit 0 or 1 on mutated input" "status $rc"; fi
 		done
 	done
-	[ $fuzz_bad -eq 0 ] && ok
+	if [ $fuzz_bad -eq 0 ]; then ok "[$label] $nfuzz mutated logs x 5 commands: exit 0 or 1, no crash"; fi
 
 	# ~10k samples a side: the bootstrap stays fast (limit generous for ASan)
 	limit=10
@@ -499,10 +499,9 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run compare "$tmp/big1.log" -- "$tmp/big0.log"
 	expect_rc 0
 	elapsed=$(($(date +%s) - start))
-	if [ "$elapsed" -le "$limit" ]; then ok; else bad "big compare took ${elapsed}s (limit ${limit}s)"; fi
+	if [ "$elapsed" -le "$limit" ]; then pass "within ${limit}s"; else bad "within ${limit}s" "took ${elapsed}s"; fi
 	has "479 APs, 4790 online + 4790 offline samples"
 	matches '^  online: +0\.16[0-9] \[0\.16[0-9], 0\.16[0-9]\] +faster'
 done
 
-echo "aplog: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary aplog

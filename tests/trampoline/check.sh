@@ -14,11 +14,14 @@
 set -euo pipefail
 
 bin=$1 want=$2 elf=${3:-}
-[ -f "$bin" ] || { echo "trampoline-check: missing $bin" >&2; exit 1; }
+lane="trampoline WBINVD=$want"
+# shellcheck source=tests/protocol.sh
+. "$(dirname "$0")/../protocol.sh"
+[ -f "$bin" ] || { fail "$bin exists" "missing (make first)"; summary "$lane"; exit 1; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 defs=$(dirname "$bin")/gen/realmode/asm_defs.inc
-[ -f "$defs" ] || { echo "trampoline-check: missing $defs (built with $bin)" >&2; exit 1; }
+[ -f "$defs" ] || { fail "$defs exists (built with $bin)" "missing"; summary "$lane"; exit 1; }
 def() { # NAME -> its value in the build's %defines
 	local v
 	v=$(awk -v n="$1" '$1 == "%define" && $2 == n { print $3 }' "$defs")
@@ -33,7 +36,7 @@ field() { # header field NAME -> its value in the blob, read with its width
 }
 
 magic=$(field MAGIC)
-[ "$magic" = "$(def TRAMP_MAGIC)" ] || { echo "trampoline-check: $bin: no APST header at $HDR" >&2; exit 1; }
+[ "$magic" = "$(def TRAMP_MAGIC)" ] || { fail "$bin has its APST header at $HDR" "magic $magic"; summary "$lane"; exit 1; }
 hdr_size=$(field SIZE)
 code32=$(field OFF_CODE32)
 code64=$(field OFF_CODE64)
@@ -51,14 +54,17 @@ cut "$code64" "$code_end" l64
 ndisasm -b 32 "$tmp/p32" >"$tmp/32.txt"
 ndisasm -b 64 "$tmp/l64" >"$tmp/64.txt"
 
-fail=0
 count() { grep -Ec "[[:space:]]$1([[:space:]]|\$)" "$2" || true; }
-expect_has() { # sanity: the split put the right code in each part
-	grep -Eq "$1" "$2" || { echo "trampoline-check: $3 part lacks '$1': offsets wrong?"; fail=1; }
-}
-expect_has 'lgdt' "$tmp/16.txt" 16-bit
-expect_has 'mov cr0,eax' "$tmp/32.txt" 32-bit
-expect_has 'cpuid' "$tmp/64.txt" 64-bit
+# sanity: the split put the right code in each part
+split_ok=1
+for want_part in 'lgdt|16' 'mov cr0,eax|32' 'cpuid|64'; do
+	grep -Eq "${want_part%|*}" "$tmp/${want_part#*|}.txt" || split_ok=0
+done
+if [ $split_ok = 1 ]; then
+	ok "$bin split at its header offsets: lgdt in 16-bit, mov cr0 in 32-bit, cpuid in 64-bit code (16-bit $((code32 - hdr_size))B, 32-bit $((code64 - code32))B, 64-bit $((code_end - code64))B)"
+else
+	fail "$bin split at its header offsets" "a part lacks its marker instruction: offsets wrong?"
+fi
 
 wb=0 inv=0
 for part in 16 32 64; do
@@ -67,15 +73,15 @@ for part in 16 32 64; do
 done
 first=$(head -n1 "$tmp/16.txt" | awk '{print $3}')
 second=$(sed -n 2p "$tmp/16.txt" | awk '{print $3}')
-[ "$first" = cli ] || { echo "trampoline-check: first instruction is '$first', not cli"; fail=1; }
+if [ "$first" = cli ]; then ok "$bin starts with cli"; else fail "$bin starts with cli" "first instruction is '$first'"; fi
 
 if [ "$want" = 1 ]; then
-	[ "$wb" = 1 ] || { echo "trampoline-check: $bin has $wb WBINVD, want exactly 1"; fail=1; }
-	[ "$second" = wbinvd ] || { echo "trampoline-check: WBINVD is not right after cli"; fail=1; }
+	if [ "$wb" = 1 ]; then ok "$bin has exactly one wbinvd"; else fail "$bin has exactly one wbinvd" "it has $wb"; fi
+	if [ "$second" = wbinvd ]; then ok "$bin: wbinvd right after cli"; else fail "$bin: wbinvd right after cli" "second instruction is '$second'"; fi
 else
-	[ "$wb" = 0 ] || { echo "trampoline-check: $bin has $wb WBINVD, want none"; fail=1; }
+	if [ "$wb" = 0 ]; then ok "$bin has no wbinvd"; else fail "$bin has no wbinvd" "it has $wb"; fi
 fi
-[ "$inv" = 0 ] || { echo "trampoline-check: $bin has $inv INVD, want none"; fail=1; }
+if [ "$inv" = 0 ]; then ok "$bin has no invd"; else fail "$bin has no invd" "it has $inv"; fi
 
 if [ -n "$elf" ]; then
 	# Virtual address of trampoline_blob -> file offset through the one
@@ -83,20 +89,16 @@ if [ -n "$elf" ]; then
 	addr=$(nm "$elf" | awk '$3 == "trampoline_blob" { print $1 }')
 	read -r off vaddr < <(readelf -lW "$elf" | awk '$1 == "LOAD" { print $2, $3; exit }')
 	if [ -z "$addr" ] || [ -z "$off" ]; then
-		echo "trampoline-check: $elf: no trampoline_blob symbol or LOAD segment"; fail=1
+		fail "$elf embeds $bin" "no trampoline_blob symbol or LOAD segment"
 	else
 		foff=$(( 0x$addr - vaddr + off ))
 		size=$(stat -c %s "$bin")
 		dd if="$elf" of="$tmp/embedded" bs=1 skip=$foff count="$size" status=none
 		if cmp -s "$tmp/embedded" "$bin"; then
-			embedded=", embedded in $elf"
+			ok "$elf embeds $bin byte for byte"
 		else
-			echo "trampoline-check: $elf does not embed $bin"; fail=1
+			fail "$elf embeds $bin" "the bytes at trampoline_blob differ"
 		fi
 	fi
 fi
-
-if [ $fail = 0 ]; then
-	echo "trampoline-check: $bin: WBINVD=$want ok ($wb wbinvd, $inv invd; 16-bit $((code32 - hdr_size))B, 32-bit $((code64 - code32))B, 64-bit $((code_end - code64))B${embedded:-})"
-fi
-exit $fail
+summary "$lane"

@@ -19,7 +19,9 @@
 #define SENTINEL 0xA5
 #define GUARD 64
 
+/* Assertions; cases group them (case_end) for the test protocol. */
 static int passed, failed;
+static int cases_passed, cases_failed, cases_skipped;
 
 #define CHECK(cond, ...)                                                     \
 	do {                                                                 \
@@ -27,10 +29,35 @@ static int passed, failed;
 			passed++;                                            \
 		} else {                                                     \
 			failed++;                                            \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);          \
+			printf("    %s:%d: ", __FILE__, __LINE__);           \
 			printf(__VA_ARGS__);                                 \
 			putchar('\n');                                       \
 		}                                                            \
+	} while (0)
+
+/* One protocol line for the assertions made since the counters were p0
+ * and f0: "ok   NAME (N assertions)" or "FAIL NAME: ...". */
+static void case_end(const char *name, int p0, int f0)
+{
+	int ok = passed - p0, bad = failed - f0;
+	if (bad) {
+		cases_failed++;
+		printf("FAIL %s: %d of %d assertions failed (above)\n", name, bad,
+		       ok + bad);
+	} else if (!ok) {
+		cases_failed++;
+		printf("FAIL %s: no assertion ran\n", name);
+	} else {
+		cases_passed++;
+		printf("ok   %s (%d assertion%s)\n", name, ok, ok == 1 ? "" : "s");
+	}
+}
+
+#define CASE(name, call)                                                     \
+	do {                                                                 \
+		int p0_ = passed, f0_ = failed;                              \
+		call;                                                        \
+		case_end(name, p0_, f0_);                                    \
 	} while (0)
 
 struct fmt {
@@ -541,19 +568,28 @@ int main(int argc, char **argv)
 		{"16bpp 565", 16, 0, 11, 5, 5, 6, 0, 5},
 	};
 
-	test_before_init();
-	test_font_sane();
-	test_rejects();
-	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
-		test_format(&formats[i]);
-		test_wrap_and_scroll(&formats[i]);
-	}
-	test_failed_reinit_keeps_console();
-	if (argc == 3)
-		test_mkfont(argv[1], argv[2]);
-	else
-		printf("note: mkfont checks need MKFONT PF2 arguments, not run\n");
+	char name[96];
 
-	printf("fbcon: %d passed, %d failed\n", passed, failed);
-	return failed ? 1 : 0;
+	CASE("before init", test_before_init());
+	CASE("font", test_font_sane());
+	CASE("rejects bad framebuffers", test_rejects());
+	for (size_t i = 0; i < sizeof formats / sizeof formats[0]; i++) {
+		snprintf(name, sizeof name, "draw %s", formats[i].name);
+		CASE(name, test_format(&formats[i]));
+		snprintf(name, sizeof name, "wrap and scroll %s", formats[i].name);
+		CASE(name, test_wrap_and_scroll(&formats[i]));
+	}
+	CASE("failed re-init keeps the console",
+	     test_failed_reinit_keeps_console());
+	if (argc == 3) {
+		CASE("mkfont rejects broken fonts", test_mkfont(argv[1], argv[2]));
+	} else {
+		cases_skipped++;
+		printf("skip mkfont rejects broken fonts: needs MKFONT PF2 "
+		       "arguments\n");
+	}
+
+	printf("fbcon: %d passed, %d failed, %d skipped\n", cases_passed,
+	       cases_failed, cases_skipped);
+	return cases_failed ? 1 : 0;
 }

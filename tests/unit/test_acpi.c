@@ -781,15 +781,15 @@ static void test_rsdp_valid_and_scan(void)
 void test_acpi(void)
 {
 	fake_mem_init(&mem, 0, MEM_SIZE);
-	test_valid();
-	test_flags_and_duplicates();
-	test_bad_entries();
-	test_broken_walk();
-	test_bad_tables();
-	test_table_lengths();
-	test_cpu_limit();
-	test_x2apic_ids();
-	test_hpet_fadt();
-	test_rsdp_valid_and_scan();
+	RUN_CASE(test_valid);
+	RUN_CASE(test_flags_and_duplicates);
+	RUN_CASE(test_bad_entries);
+	RUN_CASE(test_broken_walk);
+	RUN_CASE(test_bad_tables);
+	RUN_CASE(test_table_lengths);
+	RUN_CASE(test_cpu_limit);
+	RUN_CASE(test_x2apic_ids);
+	RUN_CASE(test_hpet_fadt);
+	RUN_CASE(test_rsdp_valid_and_scan);
 	fake_mem_free(&mem);
 }

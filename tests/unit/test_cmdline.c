@@ -326,10 +326,10 @@ static void test_null_diag(void)
 
 void test_cmdline(void)
 {
-	test_defaults_and_empty();
-	test_all_valid();
-	test_bad_values();
-	test_unknown_and_paths();
-	test_huge_tokens();
-	test_null_diag();
+	RUN_CASE(test_defaults_and_empty);
+	RUN_CASE(test_all_valid);
+	RUN_CASE(test_bad_values);
+	RUN_CASE(test_unknown_and_paths);
+	RUN_CASE(test_huge_tokens);
+	RUN_CASE(test_null_diag);
 }

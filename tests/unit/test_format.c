@@ -115,7 +115,7 @@ static void test_truncation(void)
 
 void test_format(void)
 {
-	test_against_libc();
-	test_pointer();
-	test_truncation();
+	RUN_CASE(test_against_libc);
+	RUN_CASE(test_pointer);
+	RUN_CASE(test_truncation);
 }

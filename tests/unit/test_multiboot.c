@@ -691,11 +691,11 @@ static void test_mb1_strings(void)
 
 void test_multiboot(void)
 {
-	test_mb2_everything();
-	test_mb2_efi_mmap();
-	test_mb2_sources();
-	test_mb2_tags_content();
-	test_mb2_malformed();
-	test_mb1_full();
-	test_mb1_strings();
+	RUN_CASE(test_mb2_everything);
+	RUN_CASE(test_mb2_efi_mmap);
+	RUN_CASE(test_mb2_sources);
+	RUN_CASE(test_mb2_tags_content);
+	RUN_CASE(test_mb2_malformed);
+	RUN_CASE(test_mb1_full);
+	RUN_CASE(test_mb1_strings);
 }

@@ -165,8 +165,8 @@ static void test_large_values(void)
 
 void test_stats(void)
 {
-	test_sort();
-	test_basic_stats();
-	test_p95();
-	test_large_values();
+	RUN_CASE(test_sort);
+	RUN_CASE(test_basic_stats);
+	RUN_CASE(test_p95);
+	RUN_CASE(test_large_values);
 }

@@ -24,7 +24,7 @@ UNIT_TIMEOUT := 300
 UNIT_RUN = log=$(1).log; \
 	timeout $(UNIT_TIMEOUT) $(1) >$$log 2>&1; unit_rc=$$?; \
 	last=$$(tail -n 1 $$log); \
-	if printf '%s\n' "$$last" | grep -Eq '^[0-9]+ passed, [0-9]+ failed$$'; \
+	if printf '%s\n' "$$last" | grep -Eq '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$$'; \
 	then sed '$$d' $$log; echo "$(2) $$last"; \
 	else cat $$log; echo "$(2) did not finish (exit $$unit_rc)"; \
 	     [ $$unit_rc -ne 0 ] || unit_rc=1; fi

@@ -11,9 +11,8 @@ set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 WRITER=$HERE/../../tools/usb-write.sh
 T=60 # seconds for each run of the writer
-PASS=0
-FAIL=0
-SKIP=0
+# shellcheck source=tests/protocol.sh
+. "$HERE/../protocol.sh"
 LOOPDEV=''
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/usb-tests.XXXXXX") || exit 1
 
@@ -24,26 +23,6 @@ cleanup() {
 	rm -rf -- "$TMP"
 }
 trap cleanup EXIT
-
-ok() {
-	PASS=$((PASS + 1))
-	echo "ok   $1"
-}
-
-bad() {
-	FAIL=$((FAIL + 1))
-	echo "FAIL $1"
-	shift
-	local l
-	for l in "$@"; do
-		printf '     | %s\n' "$l"
-	done
-}
-
-skip() {
-	SKIP=$((SKIP + 1))
-	echo "skip $1: $2"
-}
 
 REALDD=$(command -v dd)
 
@@ -77,15 +56,15 @@ expect() {
 	local ran=0
 	[[ -e $TMP/dd-called ]] && ran=1
 	if [[ $rc != "$want" ]]; then
-		bad "$name" "exit status $rc, expected $want" "$out"
+		fail "$name" "exit status $rc, expected $want" "$out"
 	elif ! grep -Eq -- "$re" <<<"$out"; then
-		bad "$name" "output lacks /$re/" "$out"
+		fail "$name" "output lacks /$re/" "$out"
 	elif [[ -n ${ALSO:-} ]] && ! grep -Eq -- "$ALSO" <<<"$out"; then
-		bad "$name" "output lacks /$ALSO/" "$out"
+		fail "$name" "output lacks /$ALSO/" "$out"
 	elif [[ -n ${NOT:-} ]] && grep -Eq -- "$NOT" <<<"$out"; then
-		bad "$name" "output has /$NOT/" "$out"
+		fail "$name" "output has /$NOT/" "$out"
 	elif [[ $ran != "${DD_EXPECTED:-0}" ]]; then
-		bad "$name" "dd ran: $ran, expected $((1 - ran))" "$out"
+		fail "$name" "dd ran: $ran, expected $((1 - ran))" "$out"
 	else
 		ok "$name"
 	fi
@@ -309,11 +288,11 @@ real_write() {
 	out=$(env PATH="${shim:+$shim:}$PATH" USBW_SYSFS="$LF/sys" USBW_PROC="$LF/proc" YES=1 \
 		timeout 120 "$WRITER" "$img" "$LOOPDEV" </dev/null 2>&1) || rc=$?
 	if [[ $rc != "$want" ]]; then
-		bad "$name" "exit status $rc, expected $want" "$out"
+		fail "$name" "exit status $rc, expected $want" "$out"
 	elif ! grep -Eq -- "$re" <<<"$out"; then
-		bad "$name" "output lacks /$re/" "$out"
+		fail "$name" "output lacks /$re/" "$out"
 	elif [[ $want == 0 ]] && ! cmp -s -n "$(stat -c %s "$img")" "$img" "$TMP/backing.img"; then
-		bad "$name" "backing file does not hold the image" "$out"
+		fail "$name" "backing file does not hold the image" "$out"
 	else
 		ok "$name"
 	fi
@@ -349,8 +328,4 @@ real_write "loop device: falls back without oflag=direct" "$IMG2" "$TMP/nodirect
 real_write "loop device: mismatch reported" "$IMG3" "$TMP/corrupt" 1 \
 	"mismatch: first difference at byte 1001 \(offset 1000\)"
 
-if [[ $FAIL -eq 0 && $SKIP -gt 0 ]]; then
-	echo "note: $SKIP case(s) skipped"
-fi
-echo "usb: $PASS passed, $FAIL failed, $SKIP skipped"
-[[ $FAIL -eq 0 ]]
+summary usb

@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: MIT
+# The test protocol every lane follows, for lanes written in bash (source
+# this file). One line per check, starting in column 0:
+#
+#   ok   NAME
+#   FAIL NAME: WHY
+#   skip NAME: REASON
+#
+# and, last, "LANE: N passed, M failed, K skipped". Anything else a lane
+# prints (details under a FAIL, progress) is indented or begins with the
+# lane's own name, so it never reads as a check. tests/run-all.sh sums the
+# last lines and lists every skip with its reason.
+
+t_passed=0 t_failed=0 t_skipped=0
+
+ok() { # NAME
+	t_passed=$((t_passed + 1))
+	echo "ok   $1"
+}
+
+fail() { # NAME WHY [DETAIL...]: details go below, indented
+	t_failed=$((t_failed + 1))
+	echo "FAIL $1: ${2:-failed}"
+	shift 2 2>/dev/null || shift $#
+	local d
+	for d in "$@"; do
+		printf '%s\n' "$d" | sed 's/^/     | /'
+	done
+}
+
+skip() { # NAME REASON
+	t_skipped=$((t_skipped + 1))
+	echo "skip $1: $2"
+}
+
+# summary LANE: the last line; returns 1 if anything failed.
+summary() {
+	echo "$1: $t_passed passed, $t_failed failed, $t_skipped skipped"
+	[ "$t_failed" -eq 0 ]
+}
