@@ -135,6 +135,7 @@ endif
 -include tests/qr/qr.mk
 -include tests/usb/usb.mk
 -include tests/layers/layers.mk
+-include tests/tools/tools-tests.mk
 include tools/tools.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include tools/iso.mk

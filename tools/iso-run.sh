@@ -39,26 +39,29 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 iso=$root/build/apstart.iso kernels=$root/build/iso/kernels
 firmware= media=cdrom smp=4 accel=auto machine= timeout_s=120 wbinvd=0 mem=512
 log= shot= flush=
-usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; }
+usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "iso-run: $*" >&2; exit 2; }
+# need "$@": the option in $1 must have a value in $2 (a missing one used
+# to leave "shift 2" failing and the loop spinning on the same option).
+need() { [ $# -ge 2 ] || die "$1 needs a value (see --help)"; }
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--firmware) firmware=${2-}; shift 2 ;;
-	--media) media=${2-}; shift 2 ;;
-	--smp) smp=${2-}; shift 2 ;;
-	--accel) accel=${2:-auto}; shift 2 ;;
-	--machine) machine=${2-}; shift 2 ;;
-	--timeout) timeout_s=${2-}; shift 2 ;;
-	--iso) iso=${2-}; shift 2 ;;
-	--kernels) kernels=${2-}; shift 2 ;;
-	--wbinvd) wbinvd=${2-}; shift 2 ;;
-	--mem) mem=${2-}; shift 2 ;;
-	--log) log=${2-}; shift 2 ;;
-	--screendump) shot=${2-}; shift 2 ;;
-	--flush) flush=${2-}; shift 2 ;;
+	--firmware) need "$@"; firmware=$2; shift 2 ;;
+	--media) need "$@"; media=$2; shift 2 ;;
+	--smp) need "$@"; smp=$2; shift 2 ;;
+	--accel) need "$@"; accel=$2; shift 2 ;;
+	--machine) need "$@"; machine=$2; shift 2 ;;
+	--timeout) need "$@"; timeout_s=$2; shift 2 ;;
+	--iso) need "$@"; iso=$2; shift 2 ;;
+	--kernels) need "$@"; kernels=$2; shift 2 ;;
+	--wbinvd) need "$@"; wbinvd=$2; shift 2 ;;
+	--mem) need "$@"; mem=$2; shift 2 ;;
+	--log) need "$@"; log=$2; shift 2 ;;
+	--screendump) need "$@"; shot=$2; shift 2 ;;
+	--flush) need "$@"; flush=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
-	*) usage; die "unknown option '$1'" ;;
+	*) usage >&2; die "unknown option '$1'" ;;
 	esac
 done
 # Kernel arguments: one word each, or all in one word (make run passes
@@ -73,6 +76,7 @@ case "$machine" in pc|q35) ;; *) die "--machine must be pc or q35" ;; esac
 case "$wbinvd" in 0|1) ;; *) die "--wbinvd must be 0 or 1" ;; esac
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive number of seconds (never infinite)"
 [[ $smp =~ ^[1-9][0-9]*(,.*)?$ ]] || die "--smp must be a CPU count (QEMU -smp syntax), not '$smp'"
+[[ $mem =~ ^[1-9][0-9]*$ ]] || die "--mem must be a number of MiB, not '$mem'"
 [ -f "$iso" ] || die "no image at '$iso' (run make iso first)"
 
 OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}

@@ -1,45 +1,76 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Boot an apstart kernel under QEMU with the serial console on stdout.
+#
+#   qemu-run.sh --kernel ELF [--smp N] [--accel auto|kvm|tcg] [--machine pc|q35]
+#               [--timeout S] [--icount] [--tcg-single] [--cpu MODEL] [--mem MB]
+#               [--log FILE] [--initrd FILE] [--flush SPEC] [--gdb PORT]
+#               [--dry-run] -- [kernel args...]
+#
+# --smp         QEMU -smp syntax (default 4), e.g. 4,maxcpus=8.
+# --accel       auto (default): KVM when hardware-backed (tools/kvm-usable.sh),
+#               else TCG; the first line on stderr says which and why.
+# --icount      deterministic virtual time (TCG -icount shift=0,sleep=off,
+#               1 instruction = 1 ns) and the kernel option icount=on.
+# --tcg-single  one host thread runs every vCPU in turn (-accel
+#               tcg,thread=single): run-to-run spread of the timings drops
+#               from ~+-40% (multi-threaded TCG on 2 host cores) to ~+-2%,
+#               used for wall-clock checks.
+# --cpu         another CPU model (TCG), e.g. pentium3 (no long mode).
+# --initrd      boots a Linux bzImage given as --kernel with that initramfs
+#               (make bench-linux), under the same configuration.
+# --flush SPEC  charge every WBINVD/INVD a modelled cost (tools/flushmodel
+#               plugin; SPEC e.g. us=2000 or xeon6985p). Forces TCG, prints
+#               "@host flush_model=SPEC" before the kernel's output, and needs
+#               the kernel's @end for a verdict (QEMU also exits 1 if the
+#               plugin refuses).
+# --gdb PORT    start paused with QEMU's gdb server on PORT (-S -gdb); the
+#               timeout still applies. auto accel picks TCG.
+# --dry-run     print the accelerator line and the QEMU command, run nothing.
+#
 # Exit status: 0 = the kernel reported pass, 1 = it reported fail,
-# 2 = no verdict (timeout, QEMU error, crash).
-#   qemu-run.sh --kernel ELF --smp N [--accel auto|kvm|tcg] [--machine pc|q35]
-#               [--timeout S] [--icount] [--tcg-single] [--cpu MODEL] [--log FILE]
-#               [--initrd FILE] [--flush SPEC] -- [kernel args...]
-# --initrd: boots a Linux bzImage given as --kernel with that initramfs
-# (make bench-linux), under the same configuration.
-# --tcg-single: one host thread runs every vCPU in turn (-accel
-# tcg,thread=single): run-to-run spread of the timings drops from ~+-40%
-# (multi-threaded TCG on 2 host cores) to ~+-2%, used for wall-clock checks.
-# --flush: charge every WBINVD/INVD a modelled cost (tools/flushmodel
-# plugin; SPEC e.g. us=2000 or xeon6985p). Forces TCG, prints
-# "@host flush_model=SPEC" before the kernel's output, and needs the
-# kernel's @end for a verdict (QEMU also exits 1 if the plugin refuses).
+# 2 = no verdict (timeout, QEMU error, crash) or bad usage.
 set -uo pipefail
 
-kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512 tcg_single=0 cpu_model= initrd= flush=
+usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+die() { echo "qemu-run: $*" >&2; echo "qemu-run: see tools/qemu-run.sh --help" >&2; exit 2; }
+# need "$@": the option in $1 must have a value in $2.
+need() { [ $# -ge 2 ] || die "$1 needs a value"; }
+
+kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512 tcg_single=0 cpu_model=
+initrd= flush= gdb_port= dry_run=0
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--kernel) kernel=$2; shift 2 ;;
-	--smp) smp=$2; shift 2 ;;
-	--accel) accel=$2; shift 2 ;;
-	--machine) machine=$2; shift 2 ;;
-	--timeout) timeout_s=$2; shift 2 ;;
+	--kernel) need "$@"; kernel=$2; shift 2 ;;
+	--smp) need "$@"; smp=$2; shift 2 ;;
+	--accel) need "$@"; accel=$2; shift 2 ;;
+	--machine) need "$@"; machine=$2; shift 2 ;;
+	--timeout) need "$@"; timeout_s=$2; shift 2 ;;
 	--icount) icount=1; shift ;;
 	--tcg-single) tcg_single=1; shift ;;
-	--cpu) cpu_model=$2; shift 2 ;;
-	--log) log=$2; shift 2 ;;
-	--flush) flush=$2; shift 2 ;;
-	--mem) mem=$2; shift 2 ;;
-	--initrd) initrd=$2; shift 2 ;;
+	--cpu) need "$@"; cpu_model=$2; shift 2 ;;
+	--log) need "$@"; log=$2; shift 2 ;;
+	--flush) need "$@"; flush=$2; shift 2 ;;
+	--mem) need "$@"; mem=$2; shift 2 ;;
+	--initrd) need "$@"; initrd=$2; shift 2 ;;
+	--gdb) need "$@"; gdb_port=$2; shift 2 ;;
+	--dry-run) dry_run=1; shift ;;
+	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
-	*) echo "qemu-run: unknown option '$1'" >&2; exit 2 ;;
+	*) die "unknown option '$1'" ;;
 	esac
 done
 args="$*"
 
+[ -n "$kernel" ] || die "--kernel ELF is required"
+[[ $smp =~ ^[1-9][0-9]*(,.*)?$ ]] || die "--smp must be a CPU count (QEMU -smp syntax), not '$smp'"
+[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive number of seconds (never infinite), not '$timeout_s'"
+[[ $mem =~ ^[1-9][0-9]*$ ]] || die "--mem must be a number of MiB, not '$mem'"
+if [ -n "$gdb_port" ] && ! { [[ $gdb_port =~ ^[1-9][0-9]{0,4}$ ]] && [ "$gdb_port" -le 65535 ]; }; then
+	die "--gdb must be a TCP port number, not '$gdb_port'"
+fi
 [ -f "$kernel" ] || { echo "qemu-run: no kernel at '$kernel' (run make first)" >&2; exit 2; }
-case "$machine" in pc|q35|pc,*|q35,*) ;; *) echo "qemu-run: machine must be pc or q35 (options after a comma)" >&2; exit 2 ;; esac
+case "$machine" in pc|q35|pc,*|q35,*) ;; *) die "--machine must be pc or q35 (options after a comma), not '$machine'" ;; esac
 
 # kvm_usable: KVM with hardware virtualisation behind it.
 . "$(dirname "${BASH_SOURCE[0]}")/kvm-usable.sh"
@@ -51,17 +82,18 @@ fi
 case "$accel" in
 auto)
 	if [ "$icount" = 1 ]; then accel=tcg; why="instruction counting needs TCG"
+	elif [ -n "$gdb_port" ]; then accel=tcg; why="gdb server: TCG"
 	elif kvm_usable; then accel=kvm; why="/dev/kvm with kvm_intel/kvm_amd"
 	else accel=tcg; why="no hardware-backed KVM (/dev/kvm missing, not accessible, or not kvm_intel/kvm_amd)"; fi ;;
 kvm)
 	why="forced"
-	[ "$icount" = 1 ] && { echo "qemu-run: --icount needs tcg" >&2; exit 2; }
+	[ "$icount" = 1 ] && die "--icount needs tcg"
 	[ -r /dev/kvm ] && [ -w /dev/kvm ] || {
 		echo "qemu-run: ACCEL=kvm, but /dev/kvm is missing or not accessible (use ACCEL=tcg or auto)" >&2
 		exit 2
 	} ;;
 tcg) why="forced" ;;
-*) echo "qemu-run: accel must be auto, kvm or tcg" >&2; exit 2 ;;
+*) die "--accel must be auto, kvm or tcg, not '$accel'" ;;
 esac
 [ -n "$flush" ] && why="the flush model is a TCG plugin"
 
@@ -96,9 +128,15 @@ cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$
 	-kernel "$kernel")
 [ -n "$initrd" ] && cmd+=(-initrd "$initrd")
 [ -n "$args" ] && cmd+=(-append "$args")
+[ -n "$gdb_port" ] && cmd+=(-S -gdb "tcp::$gdb_port")
+[ -n "$flush" ] && cmd+=(-plugin "$flush_arg")
+if [ "$dry_run" = 1 ]; then
+	printf '%q ' timeout --foreground -k 5 "$timeout_s" "${cmd[@]}"
+	echo
+	exit 0
+fi
 
 if [ -n "$flush" ]; then
-	cmd+=(-plugin "$flush_arg")
 	# The record goes first, so even a cut-short log says it was modelled.
 	out=${log:-$(mktemp)}
 	{ echo "@host flush_model=$flush"; timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null; } | tee "$out"

@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Tests for the developer tools: the QEMU runners' command-line contract
+# (bad usage exits 2 with a message, never 1, which means "the kernel
+# reported fail", and never hangs; --help works).
+#   tests/tools/run.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+# shellcheck source=tests/protocol.sh
+. tests/protocol.sh
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+T=20 # seconds for any one command: a hang is a failure, not a stuck test
+
+# expect_usage NAME STATUS REGEX CMD...: CMD exits with STATUS within T
+# seconds and its output matches REGEX.
+expect_usage() {
+	local name=$1 want=$2 re=$3 out st
+	shift 3
+	out=$(timeout "$T" "$@" 2>&1 </dev/null)
+	st=$?
+	if [ "$st" = 124 ]; then
+		fail "$name" "did not finish within ${T}s"
+	elif [ "$st" != "$want" ]; then
+		fail "$name" "exit status $st, want $want" "$out"
+	elif ! grep -Eq -- "$re" <<<"$out"; then
+		fail "$name" "output lacks /$re/" "$out"
+	else
+		ok "$name"
+	fi
+}
+
+# A kernel file for the runners to accept (they only check that it exists
+# before QEMU would start; --dry-run stops there).
+kernel=$tmp/kernel.elf
+: >"$kernel"
+
+for opt in --kernel --smp --accel --machine --timeout --cpu --log --mem --initrd --flush --gdb; do
+	expect_usage "qemu-run.sh $opt without a value: exit 2" 2 "^qemu-run: $opt needs a value" \
+		tools/qemu-run.sh --kernel "$kernel" "$opt"
+done
+expect_usage "qemu-run.sh without --kernel: exit 2" 2 "--kernel ELF is required" tools/qemu-run.sh
+expect_usage "qemu-run.sh unknown option: exit 2" 2 "unknown option '--frobnicate'" \
+	tools/qemu-run.sh --frobnicate
+expect_usage "qemu-run.sh --smp x: exit 2" 2 "--smp must be a CPU count" \
+	tools/qemu-run.sh --kernel "$kernel" --smp x
+expect_usage "qemu-run.sh --timeout 0: exit 2" 2 "--timeout must be a positive number" \
+	tools/qemu-run.sh --kernel "$kernel" --timeout 0
+expect_usage "qemu-run.sh --gdb 70000: exit 2" 2 "--gdb must be a TCP port" \
+	tools/qemu-run.sh --kernel "$kernel" --gdb 70000
+expect_usage "qemu-run.sh --accel warp: exit 2" 2 "--accel must be auto, kvm or tcg" \
+	tools/qemu-run.sh --kernel "$kernel" --accel warp
+expect_usage "qemu-run.sh missing kernel file: exit 2" 2 "no kernel at" \
+	tools/qemu-run.sh --kernel "$tmp/none.elf"
+expect_usage "qemu-run.sh --help: exit 0, usage" 0 "qemu-run.sh --kernel ELF" tools/qemu-run.sh --help
+expect_usage "qemu-run.sh --dry-run: command line with the kernel arguments" 0 \
+	"qemu-system-x86_64 .*-kernel $kernel -append cycles=1" \
+	tools/qemu-run.sh --kernel "$kernel" --dry-run -- cycles=1
+expect_usage "qemu-run.sh --gdb: paused with a gdb server" 0 "-kernel [^ ]* -S -gdb tcp::4321" \
+	tools/qemu-run.sh --kernel "$kernel" --gdb 4321 --dry-run
+expect_usage "qemu-run.sh --gdb: auto accel is TCG" 0 "accel=tcg \(gdb server: TCG\)" \
+	tools/qemu-run.sh --kernel "$kernel" --gdb 4321 --dry-run
+
+for opt in --firmware --media --smp --accel --machine --timeout --iso --kernels \
+	--wbinvd --mem --log --screendump --flush; do
+	expect_usage "iso-run.sh $opt without a value: exit 2" 2 "^iso-run: $opt needs a value" \
+		tools/iso-run.sh --firmware bios "$opt"
+done
+expect_usage "iso-run.sh unknown option: exit 2" 2 "unknown option '--frobnicate'" \
+	tools/iso-run.sh --frobnicate
+expect_usage "iso-run.sh --firmware efi: exit 2" 2 "--firmware must be bios or uefi" \
+	tools/iso-run.sh --firmware efi
+expect_usage "iso-run.sh --mem x: exit 2" 2 "--mem must be a number" \
+	tools/iso-run.sh --firmware bios --mem x
+expect_usage "iso-run.sh --help: exit 0, usage" 0 "iso-run.sh --firmware bios\|uefi" tools/iso-run.sh --help
+
+summary tools
