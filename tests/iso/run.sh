@@ -29,13 +29,14 @@ out=build/test-logs
 mkdir -p "$out"
 work=$(mktemp -d "$out/iso-tmp.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-pass=0 fail=0
-
-ok() { pass=$((pass + 1)); echo "  ok   $1"; }
-not_ok() {
-	fail=$((fail + 1)); echo "  FAIL $1: $2"
-	[ -n "${3:-}" ] && [ -f "$3" ] && tail -n 15 "$3" | sed 's/^/       | /'
-	return 0
+# shellcheck source=tests/protocol.sh
+. tests/protocol.sh
+not_ok() { # NAME WHY [LOG]: a failure, with the log's tail below it
+	if [ -n "${3:-}" ] && [ -f "$3" ]; then
+		fail "$1" "$2 (log: $3)" "$(tail -n 15 "$3")"
+	else
+		fail "$1" "$2"
+	fi
 }
 # check NAME COMMAND...: pass when COMMAND succeeds; its output is the reason.
 check() {
@@ -44,7 +45,7 @@ check() {
 }
 
 for f in "$ISO" "$TDIR/apstart-test.iso" "$TDIR/apstart-test-halt.iso" "$PPMCHECK" "$APLOG"; do
-	[ -f "$f" ] || { echo "iso: missing $f (run: make iso-tests)"; echo "iso: 0 passed, 1 failed"; exit 1; }
+	[ -f "$f" ] || { fail "$f exists" "missing (run: make iso-tests)"; summary iso; exit 1; }
 done
 
 # ---------------------------------------------------------------- contents
@@ -261,5 +262,4 @@ want=8
 [ "$n" = $want ] || not_ok "boots" "$n of $want boots reported a result"
 echo "iso: boots took $((SECONDS - t0))s"
 
-echo "iso: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+summary iso

@@ -9,14 +9,19 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
+# shellcheck source=tests/protocol.sh
+. tests/protocol.sh
 APLOG=${APLOG:-build/host/aplog}
 out=build/test-logs
 mkdir -p "$out"
-pass=0 fail=0
 cycles=10
 extra=()   # more qemu-run.sh options for the next case
 
-[ -x "$APLOG" ] || { echo "qemu: $APLOG not built (make aplog)"; echo "qemu: 0 passed, 1 failed"; exit 1; }
+if [ ! -x "$APLOG" ]; then
+	fail "aplog is built" "no $APLOG (make aplog)"
+	summary qemu
+	exit 1
+fi
 
 # run_case NAME KERNEL SMP pass|fail [verify ARGS...] [expect REGEX...] -- KERNEL-ARGS...
 # Boots KERNEL; QEMU's verdict must be the expected one, then
@@ -40,16 +45,19 @@ run_case() {
 	if [ "$expect" = fail ] && [ $st -ne 1 ]; then ok=0; why="exit status $st, want 1 (kernel-reported failure)"; fi
 	if [ $ok = 1 ] && [ ${#verify[@]} -gt 0 ] && ! why=$("$APLOG" verify "${verify[@]}" "$log" 2>&1); then ok=0; fi
 	if [ $ok = 1 ] && [ ${#regexes[@]} -gt 0 ] && ! why=$(tests/qemu/expect.sh "${regexes[@]}" "$log" 2>&1); then ok=0; fi
+	# The accelerator that ran, as qemu-run.sh reported it.
+	local accel
+	accel=$(sed -n 's/^qemu-run: accel=\([a-z]*\).*/\1/p' "$log" | head -n 1)
 	if [ $ok = 1 ]; then
-		pass=$((pass + 1)); echo "  ok   $name ($((SECONDS - t0))s)"
+		ok "$name (${accel:-?}, $((SECONDS - t0))s)"
 	else
-		fail=$((fail + 1)); echo "  FAIL $name ($((SECONDS - t0))s): $why (log: $log)"
-		tail -n 15 "$log" | sed 's/^/       | /'
+		fail "$name (${accel:-?}, $((SECONDS - t0))s)" "$why (log: $log)" "$(tail -n 15 "$log")"
 	fi
 }
 
-accel=$(tools/qemu-run.sh --kernel /dev/null --smp 1 2>&1 | head -1)
-echo "qemu matrix: $(grep -o 'accel=[a-z]*' <<<"$accel" || echo 'accel=tcg')"
+# What qemu-run.sh picks by default here (each case says what it ran).
+echo "qemu matrix: $(tools/qemu-run.sh --kernel build/wbinvd0/apstart.elf --dry-run 2>&1 |
+	sed -n '1s/^qemu-run: \(accel=.*\) machine=.*/\1/p')"
 for w in 0 1; do
 	for smp in 1 2 4 8; do
 		run_case "wbinvd$w-smp$smp" build/wbinvd$w/apstart.elf $smp pass \
@@ -111,7 +119,7 @@ if kvm_starts; then
 		verify --cpus 4 --cycles 3 --boot x2apic=1 \
 		expect "BSP APIC ID 0, x2APIC" -- x2apic=on cycles=3
 else
-	echo "  skip kvm-x2apic-on: QEMU cannot start a KVM guest here (TCG has no x2APIC)"
+	skip kvm-x2apic-on "QEMU cannot start a KVM guest here (TCG has no x2APIC)"
 fi
 
 # Before any @boot record: console text and the exit status only.
@@ -124,5 +132,4 @@ run_case "cpu-without-long-mode" build/wbinvd0/apstart.elf 2 fail \
 	expect "this CPU has no long mode" -- cycles=1
 extra=()
 
-echo "qemu: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+summary qemu

@@ -38,20 +38,19 @@ WALL_ARGS="cycles=$WALL_CYCLES sipi_delay_us=0"
 update=0
 [ "${1:-}" = --update ] && update=1
 
-pass=0 fail=0
-ok() { pass=$((pass + 1)); echo "  ok   $*"; }
-bad() { fail=$((fail + 1)); echo "  FAIL $*"; }
+# shellcheck source=tests/protocol.sh
+. tests/protocol.sh
 mkdir -p "$OUT"
 
 build() { # variant-args...
-	make --no-print-directory "$@" >/dev/null 2>&1 || { echo "timing: build failed: make $*"; exit 1; }
+	make --no-print-directory "$@" >/dev/null 2>&1 || { fail "build: make $*" "the build failed"; summary timing; exit 1; }
 }
 t0=$SECONDS
 build WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
 build WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
 build WBINVD=0 SLOW_TRAMP_NS=$DET_SLOW_NS build/wbinvd0-slow$DET_SLOW_NS/apstart.elf
 build WBINVD=0 SLOW_TRAMP_NS=$WALL_SLOW_NS build/wbinvd0-slow$WALL_SLOW_NS/apstart.elf
-make --no-print-directory $APLOG >/dev/null || exit 1
+make --no-print-directory $APLOG >/dev/null || { fail "build: make $APLOG" "the build failed"; summary timing; exit 1; }
 echo "timing: builds ready ($((SECONDS - t0))s)"
 
 run() { # variant log accel-opts... -- kernel args
@@ -74,37 +73,38 @@ for v in wbinvd0 wbinvd1; do
 	if $APLOG check --identical "$OUT/icount-$v-a.log" -- "$OUT/icount-$v-b.log" >"$OUT/identical-$v.txt" 2>&1; then
 		ok "icount $v: two runs gave identical samples (spread 0 ns)"
 	else
-		bad "icount $v: two runs differ (or no samples); see $OUT/icount-$v-[ab].log"
-		sed -n '1,12p' "$OUT/identical-$v.txt"
+		fail "icount $v: two runs gave identical samples (spread 0 ns)" \
+			"they differ (or no samples); see $OUT/icount-$v-[ab].log" "$(sed -n '1,12p' "$OUT/identical-$v.txt")"
 	fi
 	bl=$BASE/icount-pc-smp$SMP-$v.baseline
 	if [ $update = 1 ]; then
 		new=$(mktemp)
 		$APLOG baseline --mode icount --tolerance 5 \
 			--config "qemu -machine pc -accel tcg -cpu max -icount shift=0,sleep=off -smp $SMP; kernel: $DET_ARGS" \
-			"$OUT/icount-$v-a.log" >"$new" || { bad "baseline $v"; continue; }
+			"$OUT/icount-$v-a.log" >"$new" || { fail "baseline written: $bl" "aplog baseline failed"; continue; }
 		[ -f "$bl" ] && { echo "  what changed in $bl:"; $APLOG diff-baseline "$bl" "$new" | sed 's/^/    /'; }
 		mv "$new" "$bl"
 		ok "baseline written: $bl"
 	elif [ ! -f "$bl" ]; then
-		bad "no baseline $bl (run: make baseline)"
+		fail "icount $v within baseline" "no baseline $bl (run: make baseline)"
 	elif $APLOG check --baseline "$bl" "$OUT/icount-$v-a.log" >"$OUT/check-$v.txt" 2>&1; then
 		ok "icount $v within baseline: $(tail -n1 "$OUT/check-$v.txt")"
 	else
-		bad "icount $v outside its baseline:"; sed 's/^/       /' "$OUT/check-$v.txt"
+		fail "icount $v within baseline" "outside it" "$(cat "$OUT/check-$v.txt")"
 	fi
 done
 if [ $update = 0 ]; then
 	slow=wbinvd0-slow$DET_SLOW_NS
 	run $slow "$OUT/icount-$slow.log" --icount -- $DET_ARGS
 	if $APLOG check --baseline $BASE/icount-pc-smp$SMP-wbinvd0.baseline "$OUT/icount-$slow.log" >"$OUT/check-$slow.txt" 2>&1; then
-		bad "icount: the slowed trampoline (+$DET_SLOW_NS ns spin) PASSED the baseline check: the check cannot catch it"
-		sed 's/^/       /' "$OUT/check-$slow.txt"
+		fail "icount: slowed trampoline (+$DET_SLOW_NS ns) flagged" \
+			"it PASSED the baseline check: the check cannot catch it" "$(cat "$OUT/check-$slow.txt")"
 	elif grep -q '^REGRESSION apic=' "$OUT/check-$slow.txt"; then
-		ok "icount: slowed trampoline (+$DET_SLOW_NS ns) flagged:"
+		ok "icount: slowed trampoline (+$DET_SLOW_NS ns) flagged"
 		grep '^REGRESSION' "$OUT/check-$slow.txt" | sed 's/^/       /'
 	else
-		bad "icount: slowed trampoline check failed without naming a CPU:"; sed 's/^/       /' "$OUT/check-$slow.txt"
+		fail "icount: slowed trampoline (+$DET_SLOW_NS ns) flagged" "the check failed without naming a CPU" \
+			"$(cat "$OUT/check-$slow.txt")"
 	fi
 fi
 echo "timing: deterministic mode took $((SECONDS - t0))s"
@@ -156,7 +156,7 @@ wall_clock() { # tag gate_slow(0|1) qemu-run options...
 		band = 2 * noise; if (band < 0.10) band = 0.10
 		printf "%.4f %.4f %.4f %.4f\n", noise, 1 + band, a0 / a1, s / a0 }')
 	if [ "$verdict" = nodata ]; then
-		bad "wall clock $tag: runs produced no online samples (see $OUT/wall-$tag-*.log)"
+		fail "wall clock $tag: WBINVD=0 not slower than WBINVD=1" "runs produced no online samples (see $OUT/wall-$tag-*.log)"
 		return
 	fi
 	read -r noise bound r01 rslow <<<"$verdict"
@@ -164,14 +164,14 @@ wall_clock() { # tag gate_slow(0|1) qemu-run options...
 	if awk -v r="$r01" -v b="$bound" 'BEGIN { exit !(r <= b) }'; then
 		ok "wall clock $tag: WBINVD=0 not slower than WBINVD=1 (ratio $r01, bound $bound)"
 	else
-		bad "wall clock $tag: WBINVD=0 slower than WBINVD=1 beyond noise: median online $w0 ns vs $w1 ns, ratio $r01 > bound $bound"
+		fail "wall clock $tag: WBINVD=0 not slower than WBINVD=1" "slower beyond noise: median online $w0 ns vs $w1 ns, ratio $r01 > bound $bound"
 	fi
 	if [ "$gate_slow" = 0 ]; then
 		echo "  (information) slowed trampoline (+$WALL_SLOW_NS ns): ratio $rslow against bound $bound"
 	elif awk -v r="$rslow" -v b="$bound" 'BEGIN { exit !(r > b) }'; then
 		ok "wall clock $tag: slowed trampoline (+$WALL_SLOW_NS ns) flagged: median online $ws ns vs $w0 ns, ratio $rslow > bound $bound"
 	else
-		bad "wall clock $tag: the slowed trampoline (+$WALL_SLOW_NS ns) was NOT flagged: ratio $rslow <= bound $bound"
+		fail "wall clock $tag: slowed trampoline (+$WALL_SLOW_NS ns) flagged" "it was NOT: ratio $rslow <= bound $bound"
 	fi
 	echo "  the same runs through aplog (pooled samples, bootstrap CI):"
 	$APLOG compare --label-a WBINVD=1 --label-b WBINVD=0 "$OUT"/wall-$tag-wbinvd1-r*.log -- "$OUT"/wall-$tag-wbinvd0-r*.log 2>&1 |
@@ -190,24 +190,23 @@ for v in wbinvd0 wbinvd1; do
 		new=$(mktemp)
 		$APLOG baseline --mode tcg-single-wallclock --tolerance 300 \
 			--config "qemu -machine pc -accel tcg,thread=single -cpu max -smp $SMP; kernel: $WALL_ARGS; host-dependent" \
-			"$OUT"/wall-tcg-$v-r*.log >"$new" || { bad "baseline $v (wall clock)"; continue; }
+			"$OUT"/wall-tcg-$v-r*.log >"$new" || { fail "baseline written: $bl" "aplog baseline failed"; continue; }
 		[ -f "$bl" ] && { echo "  what changed in $bl:"; $APLOG diff-baseline "$bl" "$new" | sed 's/^/    /'; }
 		mv "$new" "$bl"
 		ok "baseline written: $bl"
 	elif [ ! -f "$bl" ]; then
-		bad "no baseline $bl (run: make baseline)"
+		fail "wall clock tcg $v within its loose baseline" "no baseline $bl (run: make baseline)"
 	elif $APLOG check --allow-faster --baseline "$bl" "$OUT"/wall-tcg-$v-r*.log >"$OUT/check-wall-$v.txt" 2>&1; then
 		ok "wall clock tcg $v within its loose baseline: $(tail -n1 "$OUT/check-wall-$v.txt")"
 	else
-		bad "wall clock tcg $v outside its baseline:"; sed 's/^/       /' "$OUT/check-wall-$v.txt"
+		fail "wall clock tcg $v within its loose baseline" "outside it" "$(cat "$OUT/check-wall-$v.txt")"
 	fi
 done
 
 if tools/kvm-usable.sh; then
 	wall_clock kvm 0 --accel kvm
 else
-	echo "timing: wall-clock mode kvm skipped: no hardware-backed KVM here (kvm_intel/kvm_amd)"
+	skip "wall clock kvm: WBINVD=0 not slower than WBINVD=1" "no hardware-backed KVM here (kvm_intel/kvm_amd)"
 fi
 
-echo "timing: $pass passed, $fail failed"
-[ $fail -eq 0 ]
+summary timing
