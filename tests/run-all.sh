@@ -1,27 +1,33 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# make test: every part, its time, and one closing line summing the
-# parts' own "N passed, M failed[, K skipped]" counts. A part that fails
-# without printing counts is one failure.
+# make test: every lane, its time, and one closing line summing the lanes'
+# own counts. Every lane follows the test protocol (tests/protocol.sh):
+# one line per check ("ok   NAME", "FAIL NAME: WHY", "skip NAME: REASON")
+# and a last line "LANE: N passed, M failed, K skipped". This script adds
+# up the last lines, checks them against the check lines, names every
+# skip with its reason, and counts as one failure a lane that exits
+# non-zero without a failed check, prints no summary, or miscounts.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 parts=(
 	"unit tests (host, plain + ASan/UBSan)|make --no-print-directory unit-tests"
 	"framebuffer console (host)|make --no-print-directory fbcon-tests"
-	"USB writer refusals (fake sysfs, loop device)|make --no-print-directory usb-tests"
+	"USB writer (fake sysfs, loop device)|make --no-print-directory usb-tests"
 	"log analyzer aplog (plain + ASan/UBSan)|make --no-print-directory aplog-tests"
+	"developer tools (runners, make help/debug)|make --no-print-directory tools-tests"
 	"kernel layers point down (includes, symbols)|make --no-print-directory layers-check"
-	"linux-hotplug (fake sysfs, failing writes, signals, Linux VM)|make --no-print-directory linux-hotplug-tests"
+	"linux-hotplug (fake sysfs, signals, Linux VM)|make --no-print-directory linux-hotplug-tests"
 	"QR encoder (host; python3-qrcode, zbarimg)|make --no-print-directory qr-tests"
 	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
 	"QEMU matrix|make --no-print-directory qemu-tests"
-	"timing regression (icount baselines, wall-clock A/B, slowed build)|make --no-print-directory timing-tests"
+	"timing (icount baselines, wall-clock A/B)|make --no-print-directory timing-tests"
 	"ISO image + BIOS/UEFI x CD/USB boots|make --no-print-directory iso-tests"
 	"flush cost model (QEMU TCG plugin, wall clock)|make --no-print-directory flushmodel-tests"
 )
+summary_re='^(.+): ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
 total_pass=0 total_fail=0 total_skip=0 t_all=$SECONDS
-summary=()
+table=() skips=() problems=()
 mkdir -p build
 for entry in "${parts[@]}"; do
 	name=${entry%%|*} cmd=${entry#*|}
@@ -30,25 +36,45 @@ for entry in "${parts[@]}"; do
 	log=$(mktemp)
 	bash -c "$cmd" 2>&1 | tee "$log"
 	st=${PIPESTATUS[0]}
-	p=0 f=0 k=0 counted=0
-	while read -r np nf nk; do
-		p=$((p + np)); f=$((f + nf)); k=$((k + ${nk:-0})); counted=1
-	done < <(grep -aoE '^([A-Za-z0-9 ()+/_-]*: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?' "$log" |
-		sed -E 's/.*([^0-9]|^)([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?/\2 \3 \5/')
-	# trampoline-check prints one "ok" line per variant.
-	if [ $counted = 0 ]; then
-		n_ok=$(grep -c ': WBINVD=[01] ok' "$log" || true)
-		if [ $st -eq 0 ] && [ "$n_ok" -gt 0 ]; then p=$n_ok; elif [ $st -ne 0 ]; then f=1; fi
+	p=0 f=0 s=0 lanes=0
+	while IFS= read -r line; do
+		[[ $line =~ $summary_re ]] || continue
+		p=$((p + BASH_REMATCH[2])) f=$((f + BASH_REMATCH[3])) s=$((s + ${BASH_REMATCH[5]:-0}))
+		lanes=$((lanes + 1))
+	done < <(tr -d '\r' <"$log")
+	n_ok=$(grep -ac '^ok   ' "$log")
+	n_fail=$(grep -ac '^FAIL ' "$log")
+	n_skip=$(grep -ac '^skip ' "$log")
+	while IFS= read -r line; do
+		skips+=("$name: ${line#skip }")
+	done < <(grep -a '^skip ' "$log")
+	why=
+	if [ $lanes = 0 ]; then
+		why="printed no 'N passed, M failed, K skipped' line (exit status $st)"
+	elif [ "$n_ok $n_fail $n_skip" != "$p $f $s" ]; then
+		why="its counts ($p passed, $f failed, $s skipped) do not match its check lines ($n_ok ok, $n_fail FAIL, $n_skip skip)"
+	elif [ $st -ne 0 ] && [ $f -eq 0 ]; then
+		why="exit status $st without a failed check"
 	fi
-	[ $st -ne 0 ] && [ $f -eq 0 ] && f=1
+	if [ -n "$why" ]; then
+		f=$((f + 1))
+		problems+=("$name: $why")
+	fi
 	rm -f "$log"
-	total_pass=$((total_pass + p)); total_fail=$((total_fail + f)); total_skip=$((total_skip + k))
-	summary+=("$(printf '%-42s %4ds  %s passed, %s failed%s' "$name" $((SECONDS - t0)) $p $f \
-		"$([ $k -gt 0 ] && echo ", $k skipped")")")
+	total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + s))
+	table+=("$(printf '%-44s %4ds  %s passed, %s failed, %s skipped' "$name" $((SECONDS - t0)) $p $f $s)")
 done
 echo
 echo "=== make test summary (wall time per part)"
-printf '%s\n' "${summary[@]}"
+printf '%s\n' "${table[@]}"
+if [ ${#problems[@]} -gt 0 ]; then
+	echo "counted as failures:"
+	printf '  %s\n' "${problems[@]}"
+fi
+if [ ${#skips[@]} -gt 0 ]; then
+	echo "skipped (not run here, and why):"
+	printf '  %s\n' "${skips[@]}"
+fi
 echo "total time: $((SECONDS - t_all))s"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ $total_fail -eq 0 ]
