@@ -52,8 +52,9 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
 
-.PHONY: all kernel run test clean deps unit-tests trampoline-check qemu-tests timing-tests baseline
-all: deps kernel
+.PHONY: all kernel run test clean deps deps-check unit-tests trampoline-check qemu-tests timing-tests baseline
+# make builds only: a missing build tool is named (deps-check), never installed.
+all: deps-check kernel
 
 include tools/font.mk
 
@@ -116,8 +117,12 @@ $(OUT)/realmode/blob.o: realmode/blob.asm $(OUT)/trampoline.bin
 
 -include $(KERNEL_OBJS:.o=.d) $(ASM_DEFS:.inc=.d) $(OUT)/trampoline.d
 
+# Install the packages of tools/packages.list (root: apt-get; else the command).
 deps:
 	@tools/deps.sh
+
+deps-check:
+	@tools/deps.sh --check build
 
 run: deps kernel $(if $(strip $(FLUSH)),flushmodel)
 ifeq ($(strip $(FIRMWARE)),)

@@ -1,47 +1,77 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Install (or name) the Debian packages the build and tests need.
-# Runs apt-get itself when root and something is missing; otherwise prints
-# the exact command.
+# The Debian packages the build and tests need (tools/packages.list).
+#
+#   deps.sh [--install] [NEED...]   install what is missing (as root, with
+#                                   apt-get); not root: print the command
+#   deps.sh --check [NEED...]       only say what is missing, and how to
+#                                   install it; exit 1 if anything is
+#   deps.sh --list [NEED...]        print the package names
+#
+# NEED: build, test, optional, ci (default: build test optional). Optional
+# packages are installed with the others but never make a check fail.
 set -euo pipefail
 
-# command -> package
-declare -A need=(
-	[gcc]=gcc [make]=make [ld]=binutils [nasm]=nasm [ndisasm]=nasm
-	[qemu-system-x86_64]=qemu-system-x86 [grub-mkrescue]=grub-common
-	[xorriso]=xorriso [mformat]=mtools [timeout]=coreutils
-	[zbarimg]=zbar-tools # tests/qr only
-)
-# files -> package
-declare -A need_files=(
-	[/usr/lib/grub/i386-pc/modinfo.sh]=grub-pc-bin
-	[/usr/lib/grub/x86_64-efi/modinfo.sh]=grub-efi-amd64-bin
-	[/usr/share/OVMF/OVMF_CODE_4M.fd]=ovmf
-	[/usr/share/grub/unicode.pf2]=grub-common
-	# tests/qr only: reference encoder, VGA BIOS font for the text rendering
-	[/usr/lib/python3/dist-packages/qrcode/__init__.py]=python3-qrcode
-	[/usr/share/seabios/vgabios-stdvga.bin]=seabios
-)
-missing=()
-for cmd in "${!need[@]}"; do
-	command -v "$cmd" >/dev/null 2>&1 || missing+=("${need[$cmd]}")
+list=$(dirname "${BASH_SOURCE[0]}")/packages.list
+mode=install
+case "${1:-}" in
+--install) shift ;;
+--check) mode=check; shift ;;
+--list) mode=list; shift ;;
+-h|--help) sed -n '3,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+-*) echo "deps: unknown option '$1' (see --help)" >&2; exit 2 ;;
+esac
+needs=("$@")
+[ ${#needs[@]} -gt 0 ] || needs=(build test optional)
+for n in "${needs[@]}"; do
+	case "$n" in build|test|optional|ci) ;; *) echo "deps: unknown need '$n'" >&2; exit 2 ;; esac
 done
-for f in "${!need_files[@]}"; do
-	[ -e "$f" ] || missing+=("${need_files[$f]}")
-done
-# Optional: plots in the timing comparison.
-command -v gnuplot >/dev/null 2>&1 || optional=gnuplot-nox
 
-[ ${#missing[@]} -eq 0 ] && [ -z "${optional:-}" ] && exit 0
-pkgs=$(printf '%s\n' "${missing[@]}" ${optional:-} | sort -u | tr '\n' ' ')
+present() { # WHAT...: every command is on PATH, every /file exists
+	local w
+	for w in "$@"; do
+		case "$w" in
+		/*) [ -e "$w" ] || return 1 ;;
+		*) command -v "$w" >/dev/null 2>&1 || return 1 ;;
+		esac
+	done
+}
+
+missing=() missing_optional=()
+while read -r pkg need what; do
+	case "$pkg" in '' | '#'*) continue ;; esac
+	[[ " ${needs[*]} " == *" $need "* ]] || continue
+	if [ $mode = list ]; then
+		echo "$pkg"
+		continue
+	fi
+	# shellcheck disable=SC2086
+	present $what && continue
+	if [ "$need" = optional ]; then missing_optional+=("$pkg"); else missing+=("$pkg"); fi
+done <"$list"
+[ $mode = list ] && exit 0
+
+all=("${missing[@]}" "${missing_optional[@]}")
+[ ${#all[@]} -eq 0 ] && exit 0
+cmd="apt-get update && apt-get install -y ${all[*]}"
+if [ $mode = check ]; then
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "deps: missing packages: ${missing[*]}" >&2
+		echo "deps: install them with: make deps (as root), or: sudo $cmd" >&2
+		exit 1
+	fi
+	echo "deps: optional, not installed: ${missing_optional[*]} (make deps installs them)" >&2
+	exit 0
+fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-	echo "deps: installing $pkgs"
+	echo "deps: installing ${all[*]}"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
-	# shellcheck disable=SC2086
-	apt-get install -y -qq $pkgs >/dev/null
+	apt-get install -y -qq --no-install-recommends "${all[@]}" >/dev/null
 elif [ ${#missing[@]} -gt 0 ]; then
-	echo "deps: missing packages: $pkgs" >&2
-	echo "deps: install them with: sudo apt-get update && sudo apt-get install -y $pkgs" >&2
+	echo "deps: missing packages: ${missing[*]}" >&2
+	echo "deps: install them with: sudo $cmd" >&2
 	exit 1
+else
+	echo "deps: optional, not installed: ${missing_optional[*]} (sudo $cmd)" >&2
 fi

@@ -75,4 +75,36 @@ expect_usage "iso-run.sh --mem x: exit 2" 2 "--mem must be a number" \
 	tools/iso-run.sh --firmware bios --mem x
 expect_usage "iso-run.sh --help: exit 0, usage" 0 "iso-run.sh --firmware bios\|uefi" tools/iso-run.sh --help
 
+# ---- dependencies: one list, make only checks, deps.sh says what and how
+listed=$(awk '!/^#/ && NF { print $1 }' tools/packages.list | sort | tr '\n' ' ')
+got=$(tools/deps.sh --list build test optional ci | sort | tr '\n' ' ')
+if [ "$listed" = "$got" ]; then
+	ok "deps.sh --list: every package of tools/packages.list"
+else
+	fail "deps.sh --list: every package of tools/packages.list" "got '$got', the list has '$listed'"
+fi
+if grep -q 'apt-get install .*\$(tools/deps.sh --list build test optional ci)' .ci/run &&
+	! grep -Eq 'apt-get install[^$]*\b(nasm|qemu|grub|ovmf)' .ci/run; then
+	ok ".ci/run installs the list, and names no package itself"
+else
+	fail ".ci/run installs the list, and names no package itself" "see .ci/run"
+fi
+# A PATH with only what deps.sh itself runs: the build tools are missing.
+mkdir -p "$tmp/bin"
+for c in dirname id sed; do ln -s "$(command -v $c)" "$tmp/bin/$c"; done
+expect_usage "deps.sh --check build names the missing packages and how, exit 1" 1 \
+	"missing packages: build-essential binutils nasm grub-common$" \
+	env PATH="$tmp/bin" "$(command -v bash)" tools/deps.sh --check build
+expect_usage "deps.sh --check build: the install command" 1 "make deps \(as root\), or: sudo apt-get" \
+	env PATH="$tmp/bin" "$(command -v bash)" tools/deps.sh --check build
+expect_usage "deps.sh: unknown need is a usage error" 2 "unknown need 'everything'" \
+	tools/deps.sh --check everything
+# make (all) builds only: the one package step it runs is the check.
+steps=$(make -n all 2>/dev/null | grep -E 'deps\.sh|apt-get' | tr '\n' ';')
+if [ "$steps" = "tools/deps.sh --check build;" ]; then
+	ok "make (all) only checks packages, installs none"
+else
+	fail "make (all) only checks packages, installs none" "make -n all runs: $steps"
+fi
+
 summary tools
