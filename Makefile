@@ -145,6 +145,7 @@ include tools/tools.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include tools/iso.mk
 include tools/flushmodel/flushmodel.mk
+include tools/dev.mk
 
 trampoline-check:
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf

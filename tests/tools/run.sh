@@ -107,4 +107,29 @@ else
 	fail "make (all) only checks packages, installs none" "make -n all runs: $steps"
 fi
 
+# ---- make help: every target and every variable one can set, one line each
+make --no-print-directory help >"$tmp/help" 2>&1
+targets=$(make -pq 2>/dev/null | sed -n 's/^\.PHONY: //p' | tr ' ' '\n' | grep . | sort -u)
+missing=$(for t in $targets; do grep -Eq "^  $t( |$)" "$tmp/help" || printf '%s ' "$t"; done)
+if [ -z "$missing" ]; then
+	ok "make help names every target ($(wc -w <<<"$targets"))"
+else
+	fail "make help names every target" "missing: $missing"
+fi
+# Variables: every '?=' in the makefiles, and the command-line-only ones.
+vars="$(grep -h '^[A-Z0-9_]* *?=' Makefile tools/*.mk tests/*/*.mk | sed 's/ *?=.*//') V FIRMWARE MEDIA DEV FORCE YES"
+missing=$(for v in $vars; do grep -Eq "^  $v=" "$tmp/help" || printf '%s ' "$v"; done)
+if [ -z "$missing" ]; then
+	ok "make help names every variable ($(wc -w <<<"$vars"))"
+else
+	fail "make help names every variable" "missing: $missing"
+fi
+stale=$(sed -n 's/^  \([a-z][a-z_.-]*\)  .*/\1/p' "$tmp/help" | while read -r t; do
+	grep -qx "$t" <<<"$targets" || printf '%s ' "$t"; done)
+if [ -z "$stale" ]; then
+	ok "make help names no target that does not exist"
+else
+	fail "make help names no target that does not exist" "unknown: $stale"
+fi
+
 summary tools

@@ -7,7 +7,7 @@ TOOLST_MK_INCLUDED := 1
 TOOLST_TIMEOUT ?= 600
 
 .PHONY: tools-tests
-tools-tests:
+tools-tests: aplog
 	@timeout $(TOOLST_TIMEOUT) bash tests/tools/run.sh
 
 endif
