@@ -17,10 +17,51 @@ DEV_MK_INCLUDED := 1
 DEV_SAVED_GOAL := $(.DEFAULT_GOAL)
 DEV_Q := $(if $(filter 1,$(V)),,@)
 
-.PHONY: help
+.PHONY: help debug trampoline-elf
 
 help:
 	@cat tools/help.txt
+
+# ---- make debug
+DEBUG_SMP ?= 2
+DEBUG_PORT ?= 1234
+DEBUG_TIMEOUT ?= 900
+DEBUG_GDB ?= gdb
+DEBUG_BATCH ?=
+# The kernel function that copies the blob; its first argument is the page.
+DEBUG_TRAMP_INSTALL ?= trampoline_install
+
+# The blob as an ELF with symbols and DWARF lines: the same source and
+# flags as the flat blob, as elf64, linked at 0. It must hold exactly the
+# flat blob's bytes, or its symbols would lie: checked on every build.
+TRAMP_SRC ?= realmode/trampoline.asm
+TRAMP_ELF := $(OUT)/trampoline.elf
+TRAMP_ELF_NASMFLAGS = -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN)
+
+trampoline-elf: $(TRAMP_ELF)
+
+$(OUT)/trampoline-elf.o: $(TRAMP_SRC) $(wildcard $(dir $(TRAMP_SRC))*.inc) \
+		tools/debug/flat-as-elf.inc tools/dev.mk
+	@mkdir -p $(@D)
+	@echo "  NASM    $@"
+	$(DEV_Q)$(or $(NASM),nasm) -f elf64 -g -F dwarf -P tools/debug/flat-as-elf.inc \
+		$(TRAMP_ELF_NASMFLAGS) -o $@ $<
+
+$(TRAMP_ELF): $(OUT)/trampoline-elf.o $(OUT)/trampoline.bin
+	@echo "  LD      $@"
+	$(DEV_Q)$(or $(LD),ld) -m elf_x86_64 -Ttext=0 -e 0 -o $@ $<
+	$(DEV_Q)objcopy -O binary -j .text $@ $@.bytes
+	$(DEV_Q)if ! cmp -s $@.bytes $(OUT)/trampoline.bin; then \
+		echo "$@: its code differs from $(OUT)/trampoline.bin (flags or source out of step?)"; \
+		rm -f $@ $@.bytes; exit 1; fi
+	@rm -f $@.bytes
+
+debug: $(OUT)/apstart.elf $(TRAMP_ELF)
+	@tools/debug.sh --kernel $(OUT)/apstart.elf --tramp-elf $(TRAMP_ELF) \
+		--listing $(OUT)/trampoline.lst --install '$(DEBUG_TRAMP_INSTALL)' \
+		--port '$(DEBUG_PORT)' --timeout '$(DEBUG_TIMEOUT)' --smp '$(DEBUG_SMP)' \
+		--gdb '$(DEBUG_GDB)' $(if $(DEBUG_BATCH),--batch '$(DEBUG_BATCH)') \
+		-- '$(subst ','\'',$(ARGS))'
 
 .DEFAULT_GOAL := $(DEV_SAVED_GOAL)
 endif

@@ -132,4 +132,42 @@ else
 	fail "make help names no target that does not exist" "unknown: $stale"
 fi
 
+# ---- make debug: the blob's symbols at its run-time address, in gdb
+if ! command -v gdb >/dev/null; then
+	skip "make debug: a gdb session in the trampoline" "gdb is not installed (package gdb)"
+else
+	timeout 300 make --no-print-directory debug WBINVD=0 SLOW_TRAMP_NS=0 MAX_CPUS=512 \
+		DEBUG_SMP=2 DEBUG_TIMEOUT=120 DEBUG_PORT=$((20000 + $$ % 10000)) \
+		DEBUG_BATCH=tests/tools/debug-session.gdb ARGS=cycles=1 >"$tmp/debug.out" 2>&1
+	tramp=$(sed -n 's/^test: tramp=\(0x[0-9a-f]*\)$/\1/p' "$tmp/debug.out")
+	if grep -q "^apstart: trampoline installed at $tramp, its symbols loaded there" "$tmp/debug.out" &&
+		[ -n "$tramp" ]; then
+		ok "make debug: gdb loads the blob's symbols where the kernel installs it ($tramp)"
+	else
+		fail "make debug: gdb loads the blob's symbols where the kernel installs it" "no such message" \
+			"$(tail -n 20 "$tmp/debug.out")"
+	fi
+	if grep -q '^real_mode_entry in section .text of .*/trampoline.elf$' "$tmp/debug.out"; then
+		ok "make debug: a breakpoint by symbol in the 16-bit code; tramp-where names it"
+	else
+		fail "make debug: a breakpoint by symbol in the 16-bit code; tramp-where names it" "not seen" \
+			"$(tail -n 20 "$tmp/debug.out")"
+	fi
+	if grep -q 'hit Breakpoint 3, long_mode_entry () at realmode/trampoline.asm:' "$tmp/debug.out" &&
+		grep -q '^test: stopped in long_mode_entry in section .text' "$tmp/debug.out"; then
+		ok "make debug: tramp-continue leaves real mode; the 64-bit breakpoint has its source line"
+	else
+		fail "make debug: tramp-continue leaves real mode; the 64-bit breakpoint has its source line" "not seen" \
+			"$(tail -n 20 "$tmp/debug.out")"
+	fi
+	# The address gdb used is the one the kernel reports, and the run ended
+	# normally once the breakpoints were gone.
+	if [ -n "$tramp" ] && why=$(build/host/aplog verify --cpus 2 --cycles 1 --boot "tramp=$tramp" \
+		build/debug/serial.log 2>&1); then
+		ok "make debug: the run under gdb completes, @boot tramp=$tramp"
+	else
+		fail "make debug: the run under gdb completes, @boot tramp=$tramp" "${why:-no address}"
+	fi
+fi
+
 summary tools
