@@ -17,7 +17,7 @@ DEV_MK_INCLUDED := 1
 DEV_SAVED_GOAL := $(.DEFAULT_GOAL)
 DEV_Q := $(if $(filter 1,$(V)),,@)
 
-.PHONY: help debug trampoline-elf
+.PHONY: help debug trampoline-elf compile_commands.json
 
 help:
 	@cat tools/help.txt
@@ -62,6 +62,19 @@ debug: $(OUT)/apstart.elf $(TRAMP_ELF)
 		--port '$(DEBUG_PORT)' --timeout '$(DEBUG_TIMEOUT)' --smp '$(DEBUG_SMP)' \
 		--gdb '$(DEBUG_GDB)' $(if $(DEBUG_BATCH),--batch '$(DEBUG_BATCH)') \
 		-- '$(subst ','\'',$(ARGS))'
+
+# ---- make compile_commands.json
+# What to describe: the kernel (first, so kernel files get its flags) and
+# every host program.
+COMPDB_TARGETS = $(OUT)/apstart.elf $(APLOG) $(UNIT_DIR)/unit_tests $(FBT_BIN) \
+	$(FONT_TOOL) $(PPMCHECK)
+
+compile_commands.json:
+	@mkdir -p build
+	$(DEV_Q)$(MAKE) --no-print-directory -n -B V=1 $(COMPDB_TARGETS) >build/compdb.cmds
+	$(DEV_Q)tools/compile-commands.sh <build/compdb.cmds >$@.new
+	@mv -f $@.new $@
+	@echo "  wrote $@ ($$(grep -c '"file"' $@) files)"
 
 .DEFAULT_GOAL := $(DEV_SAVED_GOAL)
 endif

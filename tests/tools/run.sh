@@ -132,6 +132,53 @@ else
 	fail "make help names no target that does not exist" "unknown: $stale"
 fi
 
+# ---- make compile_commands.json: every C file, with the flags of its build
+if make --no-print-directory compile_commands.json >"$tmp/compdb.out" 2>&1; then
+	ok "make compile_commands.json"
+	db=compile_commands.json
+	files=$(sed -n 's/.*"file": "\([^"]*\)".*/\1/p' "$db" | sort)
+	want=$(ls kernel/*.c smp/*.c tools/aplog/*.c tools/mkfont.c tests/unit/*.c \
+		tests/unit-fbcon/*.c tests/iso/ppmcheck.c 2>/dev/null | sort)
+	# (other kernel layers, once they exist, are found the same way)
+	for d in app lib; do [ -d $d ] && want=$( (echo "$want"; ls $d/*.c) | sort); done
+	missing=$(comm -13 <(echo "$files") <(echo "$want") | tr '\n' ' ')
+	if [ -z "$missing" ]; then
+		ok "compile_commands.json has every C file ($(wc -l <<<"$files") entries)"
+	else
+		fail "compile_commands.json has every C file" "missing: $missing"
+	fi
+	kflags=$(grep -A1 '"file": "kernel/acpi.c"' "$db" | tail -n 1)
+	hflags=$(grep -A1 '"file": "tools/aplog/main.c"' "$db" | tail -n 1)
+	if grep -q -- '-ffreestanding' <<<"$kflags" && grep -q -- '-c kernel/acpi.c"' <<<"$kflags" &&
+		! grep -q -- '-ffreestanding' <<<"$hflags"; then
+		ok "compile_commands.json: kernel files with the kernel's flags, host files with the host's"
+	else
+		fail "compile_commands.json: kernel files with the kernel's flags, host files with the host's" \
+			"kernel/acpi.c: $kflags; tools/aplog/main.c: $hflags"
+	fi
+	if command -v python3 >/dev/null; then
+		if why=$(python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$db" 2>&1); then
+			ok "compile_commands.json is valid JSON"
+		else
+			fail "compile_commands.json is valid JSON" "$why"
+		fi
+	else
+		skip "compile_commands.json is valid JSON" "python3 is not installed"
+	fi
+	if command -v clangd >/dev/null; then
+		if timeout 120 clangd --check=smp/wakeup.c >"$tmp/clangd" 2>&1 &&
+			grep -q 'All checks completed, 0 errors' "$tmp/clangd"; then
+			ok "clangd reads smp/wakeup.c through it with no error"
+		else
+			fail "clangd reads smp/wakeup.c through it with no error" "$(grep -E 'E\[|error' "$tmp/clangd" | head -n 5)"
+		fi
+	else
+		skip "clangd reads smp/wakeup.c through it with no error" "clangd is not installed"
+	fi
+else
+	fail "make compile_commands.json" "it failed" "$(tail -n 5 "$tmp/compdb.out")"
+fi
+
 # ---- make debug: the blob's symbols at its run-time address, in gdb
 if ! command -v gdb >/dev/null; then
 	skip "make debug: a gdb session in the trampoline" "gdb is not installed (package gdb)"
