@@ -135,13 +135,14 @@ else
 		--timeout $(TIMEOUT) --wbinvd $(WBINVD) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
 endif
 
+# tools.mk first: it names the kernel files host programs share (KSTATS_SRC).
+include tools/tools.mk
 -include tests/unit/unit.mk
 -include tests/unit-fbcon/fbcon.mk
 -include tests/qr/qr.mk
 -include tests/usb/usb.mk
 -include tests/layers/layers.mk
 -include tests/tools/tools-tests.mk
-include tools/tools.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include tools/iso.mk
 include tools/flushmodel/flushmodel.mk
