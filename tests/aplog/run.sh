@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Tests for tools/aplog.c. Every case runs against the normal build and the
+# Tests for aplog (tools/aplog/). Every case runs against the normal build and the
 # ASan/UBSan build; a sanitizer report or a death by signal is a failure.
 #   APLOG=build/host/aplog APLOG_ASAN=build/host/aplog_asan bash tests/aplog/run.sh
 # (make aplog-tests sets both.)
