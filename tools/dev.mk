@@ -36,20 +36,22 @@ DEBUG_TRAMP_INSTALL ?= trampoline_install
 # flat blob's bytes, or its symbols would lie: checked on every build.
 TRAMP_SRC ?= realmode/trampoline.asm
 TRAMP_ELF := $(OUT)/trampoline.elf
-TRAMP_ELF_NASMFLAGS = -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN)
+TRAMP_ELF_NASMFLAGS = $(NASMFLAGS) -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN)
 
 trampoline-elf: $(TRAMP_ELF)
 
-$(OUT)/trampoline-elf.o: $(TRAMP_SRC) $(wildcard $(dir $(TRAMP_SRC))*.inc) \
-		tools/debug/flat-as-elf.inc tools/dev.mk
+# After the flat blob: its build makes the generated includes, and knows
+# which sources it depends on.
+$(OUT)/trampoline-elf.o: $(OUT)/trampoline.bin $(TRAMP_SRC) tools/debug/flat-as-elf.inc \
+		tools/dev.mk
 	@mkdir -p $(@D)
 	@echo "  NASM    $@"
 	$(DEV_Q)$(or $(NASM),nasm) -f elf64 -g -F dwarf -P tools/debug/flat-as-elf.inc \
-		$(TRAMP_ELF_NASMFLAGS) -o $@ $<
+		$(TRAMP_ELF_NASMFLAGS) -o $@ $(TRAMP_SRC)
 
 $(TRAMP_ELF): $(OUT)/trampoline-elf.o $(OUT)/trampoline.bin
 	@echo "  LD      $@"
-	$(DEV_Q)$(or $(LD),ld) -m elf_x86_64 -Ttext=0 -e 0 -o $@ $<
+	$(DEV_Q)$(or $(LD),ld) -m elf_x86_64 -Ttext=0 -e 0 -o $@ $(OUT)/trampoline-elf.o
 	$(DEV_Q)objcopy -O binary -j .text $@ $@.bytes
 	$(DEV_Q)if ! cmp -s $@.bytes $(OUT)/trampoline.bin; then \
 		echo "$@: its code differs from $(OUT)/trampoline.bin (flags or source out of step?)"; \
@@ -67,7 +69,7 @@ debug: $(OUT)/apstart.elf $(TRAMP_ELF)
 # What to describe: the kernel (first, so kernel files get its flags) and
 # every host program.
 COMPDB_TARGETS = $(OUT)/apstart.elf $(APLOG) $(UNIT_DIR)/unit_tests $(FBT_BIN) \
-	$(FONT_TOOL) $(PPMCHECK)
+	$(FONT_TOOL) $(PPMCHECK) $(LH) $(LH_SHIM)
 
 compile_commands.json:
 	@mkdir -p build
