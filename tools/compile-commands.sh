@@ -40,6 +40,6 @@ while read -r -a words; do
 			"$(json "$dir")" "$(json "$src")" \
 			"$(json "${words[0]} ${flags[*]} -c $src")"
 	done
-done
+done < <(sed -e ':a' -e '/\\$/N; s/\\\n//; ta')  # recipes continued with \
 [ $first = 1 ] || echo
 echo "]"

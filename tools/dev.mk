@@ -69,7 +69,8 @@ debug: $(OUT)/apstart.elf $(TRAMP_ELF)
 # What to describe: the kernel (first, so kernel files get its flags) and
 # every host program.
 COMPDB_TARGETS = $(OUT)/apstart.elf $(APLOG) $(UNIT_DIR)/unit_tests $(FBT_BIN) \
-	$(FONT_TOOL) $(PPMCHECK) $(LH) $(LH_SHIM)
+	$(FONT_TOOL) $(PPMCHECK) $(LH) $(LH_SHIM) $(FLUSHMODEL_SO) $(FLUSHMODEL_ARGS) \
+	$(FLUSHMODEL_TEST)
 
 compile_commands.json:
 	@mkdir -p build

@@ -117,7 +117,7 @@ else
 	fail "make help names every target" "missing: $missing"
 fi
 # Variables: every '?=' in the makefiles, and the command-line-only ones.
-vars="$(grep -h '^[A-Z0-9_]* *?=' Makefile tools/*.mk tests/*/*.mk | sed 's/ *?=.*//') V FIRMWARE MEDIA DEV FORCE YES"
+vars="$(grep -h '^[A-Z0-9_]* *?=' Makefile tools/*.mk tools/*/*.mk tests/*/*.mk | sed 's/ *?=.*//') V FIRMWARE MEDIA DEV FORCE YES"
 missing=$(for v in $vars; do grep -Eq "^  $v=" "$tmp/help" || printf '%s ' "$v"; done)
 if [ -z "$missing" ]; then
 	ok "make help names every variable ($(wc -w <<<"$vars"))"
@@ -137,10 +137,9 @@ if make --no-print-directory compile_commands.json >"$tmp/compdb.out" 2>&1; then
 	ok "make compile_commands.json"
 	db=compile_commands.json
 	files=$(sed -n 's/.*"file": "\([^"]*\)".*/\1/p' "$db" | sort)
-	want=$(ls kernel/*.c smp/*.c tools/aplog/*.c tools/mkfont.c tests/unit/*.c \
-		tests/unit-fbcon/*.c tests/iso/ppmcheck.c 2>/dev/null | sort)
-	# (other kernel layers, once they exist, are found the same way)
-	for d in app lib; do [ -d $d ] && want=$( (echo "$want"; ls $d/*.c) | sort); done
+	want=$(ls app/*.c kernel/*.c smp/*.c realmode/*.c tools/aplog/*.c tools/mkfont.c \
+		tools/linux-hotplug/*.c tools/flushmodel/*.c tests/unit/*.c tests/unit-fbcon/*.c tests/iso/ppmcheck.c \
+		tests/linux-hotplug/failwrite.c 2>/dev/null | sort)
 	missing=$(comm -13 <(echo "$files") <(echo "$want") | tr '\n' ' ')
 	if [ -z "$missing" ]; then
 		ok "compile_commands.json has every C file ($(wc -l <<<"$files") entries)"
