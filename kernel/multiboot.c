@@ -5,6 +5,7 @@
 #include "kernel/multiboot.h"
 
 #include "kernel/bytes.h"
+#include "kernel/efi_memmap.h"
 
 #include <stdarg.h>
 
@@ -31,8 +32,6 @@ enum {
 /* No real BIOS map comes near this (24-byte entries). */
 #define MB1_MMAP_MAX (64u * 1024)
 
-#define EFI_PAGE_SIZE 4096
-
 static uint32_t rd8(const uint8_t *p) { return p[0]; }
 
 struct mb {
@@ -57,28 +56,6 @@ static void report(struct mb *m, const char *fmt, ...)
 static uint32_t mb_type(uint32_t t)
 {
 	return t >= MEM_AVAILABLE && t <= MEM_BAD ? t : MEM_RESERVED;
-}
-
-/* UEFI 2.10 §7.2.3 EFI_MEMORY_TYPE values to multiboot types. Memory the
- * loader and boot services used is free once we own the machine. */
-static uint32_t efi_type(uint32_t t)
-{
-	switch (t) {
-	case 1: /* EfiLoaderCode */
-	case 2: /* EfiLoaderData */
-	case 3: /* EfiBootServicesCode */
-	case 4: /* EfiBootServicesData */
-	case 7: /* EfiConventionalMemory */
-		return MEM_AVAILABLE;
-	case 8: /* EfiUnusableMemory */
-		return MEM_BAD;
-	case 9: /* EfiACPIReclaimMemory */
-		return MEM_ACPI_RECLAIMABLE;
-	case 10: /* EfiACPIMemoryNVS */
-		return MEM_ACPI_NVS;
-	default:
-		return MEM_RESERVED;
-	}
 }
 
 static void mem_add(struct mb *m, uint64_t base, uint64_t len, uint32_t type,
@@ -170,9 +147,7 @@ static bool mb2_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 }
 
 /* Tag 17 (§3.6.16): descriptor_size @8, descriptor_version @12, then the
- * UEFI memory map. EFI_MEMORY_DESCRIPTOR (UEFI 2.10 §7.2.3): Type u32 @0,
- * PhysicalStart u64 @8, VirtualStart @16, NumberOfPages u64 @24,
- * Attribute @32: 40 bytes; firmware may use a larger stride. */
+ * UEFI memory map (descriptors: kernel/efi_memmap.h). */
 static bool mb2_efi_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 {
 	if (size < 16) {
@@ -181,7 +156,7 @@ static bool mb2_efi_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 		return false;
 	}
 	uint32_t dsize = rd32(tag + 8);
-	if (dsize < 40) {
+	if (dsize < EFI_MD_MIN_SIZE) {
 		report(m,
 		       "multiboot2: EFI descriptor_size %u < 40, ignored", dsize);
 		return false;
@@ -191,8 +166,8 @@ static bool mb2_efi_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 		return false;
 	for (uint32_t i = 0; i < n; i++) {
 		const uint8_t *d = tag + 16 + (size_t)i * dsize;
-		uint64_t pages = rd64(d + 24);
-		if (pages > UINT64_MAX / EFI_PAGE_SIZE) {
+		uint64_t pages = rd64(d + EFI_MD_PAGES);
+		if (pages > UINT64_MAX / EFI_MD_PAGE_SIZE) {
 			report(m,
 			       "multiboot2: EFI descriptor %u has %llu pages, skipped",
 			       i, (unsigned long long)pages);
@@ -200,8 +175,8 @@ static bool mb2_efi_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 		}
 		/* Several EFI types collapse to one multiboot type; merging
 		 * neighbours keeps a fragmented map within the limit. */
-		mem_add(m, rd64(d + 8), pages * EFI_PAGE_SIZE,
-			efi_type(rd32(d)), true);
+		mem_add(m, rd64(d + EFI_MD_PHYS), pages * EFI_MD_PAGE_SIZE,
+			efi_mem_to_multiboot(rd32(d + EFI_MD_TYPE)), true);
 	}
 	m->out->mem_source = "mb2-efi-mmap";
 	return true;
@@ -338,6 +313,15 @@ static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 		o->rsdp = tags[t] + 8;
 		o->rsdp_len = sizes[t] - 8;
 		o->rsdp_tag = t;
+	}
+
+	/* The EFI map as the firmware gave it: runtime regions are read from
+	 * it whichever map below describes memory. */
+	if (tags[TAG_EFI_MMAP] && sizes[TAG_EFI_MMAP] >= 16 &&
+	    rd32(tags[TAG_EFI_MMAP] + 8) >= EFI_MD_MIN_SIZE) {
+		o->efi_mmap = tags[TAG_EFI_MMAP] + 16;
+		o->efi_mmap_size = sizes[TAG_EFI_MMAP] - 16;
+		o->efi_desc_size = rd32(tags[TAG_EFI_MMAP] + 8);
 	}
 
 	/* Memory: the BIOS-style map, else the EFI map, else the two sizes. */
@@ -513,6 +497,8 @@ int multiboot_parse(uint32_t magic, const void *info, size_t max_len,
 	out->rsdp_len = 0;
 	out->rsdp_tag = 0;
 	out->efi_system_table = 0;
+	out->efi_mmap = NULL;
+	out->efi_mmap_size = out->efi_desc_size = 0;
 	out->fb = (struct framebuffer){ 0 };
 
 	if (magic == MB2_BOOT_MAGIC)

@@ -64,6 +64,9 @@ struct boot_info {
 	int rsdp_tag;                 /* 14 (ACPI 1.0), 15 (ACPI 2.0+) or 0 */
 
 	uint64_t efi_system_table;    /* 0 if none */
+	const uint8_t *efi_mmap;      /* EFI memory map tag's descriptors, or NULL */
+	uint32_t efi_mmap_size;       /* bytes of descriptors */
+	uint32_t efi_desc_size;       /* stride, >= 40 (kernel/efi_memmap.h) */
 	struct framebuffer fb;
 };
 

@@ -138,6 +138,7 @@ static void test_mb2_everything(void)
 	put32(t + 8, 40);
 	put32(t + 12, 1);
 	efi_desc(t + 16, 7, 0x40000000, 16);
+	size_t t17_off = (size_t)(t - b.buf);
 	mb2_finish(&b, true);
 	size_t t15_off = (size_t)(t15 - b.buf);
 
@@ -174,6 +175,11 @@ static void test_mb2_everything(void)
 	CHECK_EQ(bi.rsdp_tag, 15);
 	CHECK_EQ(bi.rsdp_len, 36);
 	CHECK(bi.rsdp == keep + t15_off + 8);
+	/* The EFI map is kept as given (runtime regions) even though tag 6
+	 * describes memory. */
+	CHECK(bi.efi_mmap == keep + t17_off + 16);
+	CHECK_EQ(bi.efi_mmap_size, 40);
+	CHECK_EQ(bi.efi_desc_size, 40);
 	free(keep);
 }
 
@@ -209,6 +215,8 @@ static void test_mb2_efi_mmap(void)
 	CHECK_EQ(bi.firmware, FIRMWARE_UEFI);
 	CHECK_EQ(bi.efi_system_table, 0x7f000000);
 	CHECK_STREQ(bi.mem_source, "mb2-efi-mmap");
+	CHECK_EQ(bi.efi_mmap_size, 10 * dsize);
+	CHECK_EQ(bi.efi_desc_size, dsize);
 	CHECK_EQ(bi.mem_count, 8);
 	CHECK(range_is(0, 0, 0x9f000, MEM_AVAILABLE));
 	CHECK(range_is(1, 0x9f000, 0x1000, MEM_RESERVED));
@@ -254,6 +262,8 @@ static void test_mb2_efi_mmap(void)
 	CHECK(range_is(0, 0, 640 * 1024, MEM_AVAILABLE));
 	CHECK(range_is(1, 0x100000, 1024 * 1024, MEM_AVAILABLE));
 	CHECK_EQ(diag_count_with(&dlog, "descriptor_size 32"), 1);
+	CHECK_EQ(bi.efi_mmap, NULL); /* not kept either */
+	CHECK_EQ(bi.efi_mmap_size, 0);
 	free(keep);
 }
 
