@@ -144,6 +144,7 @@ include tools/tools.mk
 -include tests/layers/layers.mk
 -include tests/tools/tools-tests.mk
 include tools/linux-hotplug/linux-hotplug.mk
+include boot/efi/efi.mk
 include tools/iso.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev.mk

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/* Results that survive a reset: the kernel keeps its summary in one UEFI
+ * variable (kernel/efi_vendor.h); this moves it to a file on the stick,
+ * \apstart\results\NNNN.log, numbered after the highest one there. The
+ * variable is deleted only after the file has been read back identical,
+ * so a failed write never loses a result. */
+#include "boot/efi/saved.h"
+
+#include <efilib.h>
+
+#include "boot/efi/menu.h"
+#include "kernel/efi_vendor.h"
+
+/* The kernel writes at most APSTART_RESULTS_MAX; anything much larger
+ * under our name is not ours to handle. */
+#define READ_MAX (4 * APSTART_RESULTS_MAX)
+#define NUMBER_MAX 9999
+
+static EFI_GUID vendor = APSTART_VENDOR_GUID_INIT;
+static CHAR16 var_name[] = APSTART_RESULTS_VAR_NAME;
+
+static BOOLEAN is_digit(CHAR16 c)
+{
+	return c >= L'0' && c <= L'9';
+}
+
+/* NNNN.log, case-insensitive extension: its number, else 0. */
+static UINTN result_number(const CHAR16 *name)
+{
+	if (StrLen((CHAR16 *)name) != 8 || name[4] != L'.')
+		return 0;
+	UINTN n = 0;
+	for (int i = 0; i < 4; i++) {
+		if (!is_digit(name[i]))
+			return 0;
+		n = n * 10 + (name[i] - L'0');
+	}
+	return StriCmp((CHAR16 *)name + 5, L"log") == 0 ? n : 0;
+}
+
+/* One more than the highest NNNN.log in dir; 0 if that would pass 9999. */
+static UINTN next_number(EFI_FILE_HANDLE dir)
+{
+	UINT8 buf[SIZE_OF_EFI_FILE_INFO + 512 * sizeof(CHAR16)];
+	UINTN highest = 0;
+
+	for (;;) {
+		UINTN size = sizeof buf;
+		EFI_STATUS st = uefi_call_wrapper(dir->Read, 3, dir, &size, buf);
+		if (EFI_ERROR(st) || size == 0)
+			break; /* a name too long for buf is not NNNN.log anyway */
+		UINTN n = result_number(((EFI_FILE_INFO *)buf)->FileName);
+		if (n > highest)
+			highest = n;
+	}
+	return highest < NUMBER_MAX ? highest + 1 : 0;
+}
+
+static void show(const UINT8 *data, UINTN size)
+{
+	CHAR16 line[256];
+	UINTN n = 0;
+
+	Print(L"---- results of the last run ----\n");
+	for (UINTN i = 0; i <= size; i++) {
+		BOOLEAN end = i == size || data[i] == '\n';
+		if (!end) {
+			UINT8 c = data[i];
+			line[n++] = c >= 0x20 && c < 0x7F ? c : L'?';
+		}
+		if (end || n == 253) {
+			if (end && n == 0 && i == size)
+				break;
+			line[n++] = L'\r';
+			line[n++] = L'\n';
+			line[n] = 0;
+			uefi_call_wrapper(ST->ConOut->OutputString, 2, ST->ConOut, line);
+			n = 0;
+		}
+	}
+	Print(L"---- end of results ----\n");
+}
+
+/* Writes the data to the next NNNN.log; fills path with its name. */
+static EFI_STATUS save_file(struct volume *v, const UINT8 *data, UINTN size,
+			    CHAR16 *path, UINTN path_len)
+{
+	EFI_FILE_HANDLE dir;
+	EFI_STATUS st = volume_open_dir(v, APSTART_RESULTS, TRUE, &dir);
+	if (EFI_ERROR(st))
+		return st;
+	UINTN number = next_number(dir);
+	uefi_call_wrapper(dir->Close, 1, dir);
+	if (!number) {
+		Print(L"results: %s already has %04d.log\n", APSTART_RESULTS, NUMBER_MAX);
+		return EFI_VOLUME_FULL;
+	}
+	UnicodeSPrint(path, path_len * sizeof(CHAR16), L"%s\\%04d.log", APSTART_RESULTS,
+		      number);
+	st = volume_write_new_file(v, path, data, size);
+	if (EFI_ERROR(st))
+		return st;
+
+	UINT8 *back;
+	UINTN back_size;
+	st = volume_read_file(v, path, size, &back, &back_size);
+	if (EFI_ERROR(st))
+		return st;
+	BOOLEAN same = back_size == size && CompareMem(back, data, size) == 0;
+	FreePool(back);
+	return same ? EFI_SUCCESS : EFI_CRC_ERROR;
+}
+
+void saved_collect(struct volume *v, UINTN wait_s)
+{
+	UINT32 attrs;
+	UINTN size = 0;
+	EFI_STATUS st = uefi_call_wrapper(RT->GetVariable, 5, var_name, &vendor, &attrs,
+					  &size, NULL);
+	if (st == EFI_NOT_FOUND) {
+		Print(L"results: none saved in NVRAM (%s)\n", var_name);
+		return;
+	}
+	if (st != EFI_BUFFER_TOO_SMALL) {
+		Print(L"results: reading %s failed: %r\n", var_name, st);
+		return;
+	}
+	if (size == 0 || size > READ_MAX) {
+		Print(L"results: %s has %d bytes: not a summary, left alone\n", var_name, size);
+		return;
+	}
+	UINT8 *data = AllocatePool(size);
+	if (!data)
+		return;
+	st = uefi_call_wrapper(RT->GetVariable, 5, var_name, &vendor, &attrs, &size, data);
+	if (EFI_ERROR(st)) {
+		Print(L"results: reading %s failed: %r\n", var_name, st);
+		FreePool(data);
+		return;
+	}
+	Print(L"results: the last run saved %d bytes in NVRAM (%s)\n", size, var_name);
+
+	CHAR16 path[64];
+	if (v->read_only) {
+		st = EFI_WRITE_PROTECTED;
+	} else {
+		st = save_file(v, data, size, path, sizeof path / sizeof path[0]);
+	}
+	show(data, size);
+	if (st == EFI_WRITE_PROTECTED || st == EFI_ACCESS_DENIED) {
+		Print(L"results: this medium is read-only (a CD?): they cannot be saved here and\n"
+		      L"stay in NVRAM until apstart.efi runs from a writable stick (%r)\n", st);
+	} else if (EFI_ERROR(st)) {
+		Print(L"results: saving them to %s failed: %r; they stay in NVRAM\n",
+		      APSTART_RESULTS, st);
+	} else {
+		Print(L"results: saved to %s\n", path);
+		st = uefi_call_wrapper(RT->SetVariable, 5, var_name, &vendor, 0, 0, NULL);
+		if (EFI_ERROR(st))
+			Print(L"results: deleting %s from NVRAM failed: %r\n", var_name, st);
+		else
+			Print(L"results: deleted %s from NVRAM\n", var_name);
+	}
+	FreePool(data);
+	menu_wait_key(wait_s);
+}

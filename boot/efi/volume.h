@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The FAT volume apstart.efi reads its kernels from and writes results
+ * to, and whole-file reads and writes on it. */
+#ifndef APSTART_EFI_VOLUME_H
+#define APSTART_EFI_VOLUME_H
+
+#include <efi.h>
+
+/* Every path apstart.efi uses on its volume. */
+#define APSTART_DIR        L"\\apstart"
+#define APSTART_KERNEL0    L"\\apstart\\apstart-wbinvd0.elf"
+#define APSTART_KERNEL1    L"\\apstart\\apstart-wbinvd1.elf"
+#define APSTART_CONFIG     L"\\apstart\\loader.cfg"
+#define APSTART_RESULTS    L"\\apstart\\results"
+
+struct volume {
+	EFI_FILE_HANDLE root;
+	CHAR16 *where;       /* device path as text, for messages */
+	BOOLEAN read_only;   /* the file system says so (CD, El Torito) */
+};
+
+/* Finds the volume that holds the kernels: the one apstart.efi was
+ * loaded from, else another partition of the same device, else any.
+ * Prints what it found or why nothing. */
+EFI_STATUS volume_open(EFI_HANDLE image, struct volume *v);
+
+/* Reads a whole file of at most max bytes into a new pool buffer, with
+ * one NUL byte after the data (for text files). */
+EFI_STATUS volume_read_file(struct volume *v, const CHAR16 *path, UINTN max,
+			    UINT8 **data, UINTN *size);
+
+/* Creates path (which must not exist), writes size bytes, flushes.
+ * On failure nothing is left behind. */
+EFI_STATUS volume_write_new_file(struct volume *v, const CHAR16 *path,
+				 const VOID *data, UINTN size);
+
+/* Opens (creating it if needed) a directory for reading its entries. */
+EFI_STATUS volume_open_dir(struct volume *v, const CHAR16 *path,
+			   BOOLEAN create, EFI_FILE_HANDLE *dir);
+
+#endif
