@@ -186,3 +186,12 @@ void diag_vprintf(diag_fn diag, void *ctx, const char *fmt, va_list ap)
 	fmt_vsnprintf(msg, sizeof(msg), fmt, ap);
 	diag(ctx, msg);
 }
+
+void diag_printf(diag_fn diag, void *ctx, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vprintf(diag, ctx, fmt, ap);
+	va_end(ap);
+}

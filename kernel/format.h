@@ -20,5 +20,7 @@ typedef void (*diag_fn)(void *ctx, const char *msg);
 /* Format a message (at most 159 characters) and hand it to diag; nothing
  * happens when diag is NULL. */
 void diag_vprintf(diag_fn diag, void *ctx, const char *fmt, va_list ap);
+void diag_printf(diag_fn diag, void *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -37,6 +37,13 @@ void trap_set_eoi(void (*fn)(void))
 	eoi = fn ? fn : eoi_none;
 }
 
+static bool (*fault_fixup)(struct trap_frame *f);
+
+void trap_set_fault_fixup(bool (*fixup)(struct trap_frame *f))
+{
+	fault_fixup = fixup;
+}
+
 static const char *const exception_names[32] = {
 	"#DE divide error", "#DB debug", "NMI", "#BP breakpoint",
 	"#OF overflow", "#BR bound range", "#UD invalid opcode",
@@ -49,6 +56,11 @@ static const char *const exception_names[32] = {
 	"reserved 26", "reserved 27", "#HV hypervisor injection",
 	"#VC VMM communication", "#SX security", "reserved 31",
 };
+
+const char *trap_exception_name(uint64_t vector)
+{
+	return vector < 32 ? exception_names[vector] : "interrupt";
+}
 
 static void set_gate(unsigned vector, uint64_t handler)
 {
@@ -89,9 +101,11 @@ void trap_dispatch(struct trap_frame *f)
 	}
 	if (f->vector == VEC_SPURIOUS)
 		return; /* spurious: no EOI (SDM Vol. 3A §11.9) */
+	if (f->vector < 32 && fault_fixup && fault_fixup(f))
+		return;
 
 	uint32_t apic = cpu_apic_id();
-	const char *name = f->vector < 32 ? exception_names[f->vector] : "interrupt";
+	const char *name = trap_exception_name(f->vector);
 	kprintf("\nEXCEPTION on CPU apic=%u: vector %llu (%s) error=0x%llx\n"
 		"  rip=0x%016llx cr2=0x%016llx rsp=0x%016llx rflags=0x%llx cs=0x%llx\n"
 		"  rax=0x%llx rbx=0x%llx rcx=0x%llx rdx=0x%llx rsi=0x%llx rdi=0x%llx\n",

@@ -3,6 +3,7 @@
 #ifndef APSTART_TRAP_H
 #define APSTART_TRAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct trap_frame {
@@ -24,5 +25,11 @@ void idt_load(void);  /* on every CPU */
 /* VEC_WAKE and VEC_TIMER are acknowledged through the interrupt
  * controller's end-of-interrupt, which its driver registers here. */
 void trap_set_eoi(void (*eoi)(void));
+/* An exception some code expects and can take back (a firmware call,
+ * kernel/efi_runtime.c): the fixup returns true once it has pointed the
+ * frame at where to resume, false to leave the exception fatal. */
+void trap_set_fault_fixup(bool (*fixup)(struct trap_frame *f));
+/* "#GP general protection" and the like, for vectors 0..31. */
+const char *trap_exception_name(uint64_t vector);
 
 #endif
