@@ -22,6 +22,12 @@ enum screen { SCREEN_NONE, SCREEN_VGA_TEXT, SCREEN_FB };
 static enum screen screen;
 static volatile uint32_t lock_owner = NO_OWNER;
 static uint32_t (*self_id_fn)(void);
+static void (*sink)(unsigned targets, const char *text);
+
+void console_set_sink(void (*fn)(unsigned targets, const char *text))
+{
+	sink = fn;
+}
 
 void console_set_self_id(uint32_t (*fn)(void))
 {
@@ -110,6 +116,8 @@ static void vcprintf(unsigned targets, const char *fmt, va_list ap)
 	fmt_vsnprintf(line, sizeof line, fmt, ap);
 	bool taken = lock();
 	emit(targets, line);
+	if (sink)
+		sink(targets, line);
 	unlock(taken);
 }
 

@@ -21,6 +21,11 @@ void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cprintf(unsigned targets, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Everything printed is also handed to the sink, if one is set, with the
+ * targets it went to, under the console lock and in print order (the
+ * application keeps its summary this way: app/summary_save.c). */
+void console_set_sink(void (*sink)(unsigned targets, const char *text));
+
 /* Console lock owner is tracked by APIC ID so that an exception taken
  * while printing can still print (it takes the lock over). */
 void console_set_self_id(uint32_t (*self_id)(void));
