@@ -48,7 +48,11 @@ static const struct keyword selftest_words[] = {
 
 static const struct keyword exit_words[] = {
 	{ "auto", EXIT_AUTO }, { "qemu", EXIT_QEMU }, { "halt", EXIT_HALT },
-	{ NULL, 0 },
+	{ "reset", EXIT_RESET }, { NULL, 0 },
+};
+
+static const struct keyword save_words[] = {
+	{ "on", SAVE_ON }, { "off", SAVE_OFF }, { NULL, 0 },
 };
 
 /* Offset of a field that must be 32 bits wide (uint32_t or an enum, which
@@ -74,6 +78,7 @@ static const struct opt_desc opt_table[] = {
 	OPT(bsp_wait, BSP_WAIT_SPIN, .keywords = bsp_wait_words),
 	OPT(icount, ICOUNT_OFF, .keywords = icount_words),
 	OPT(selftest, SELFTEST_NONE, .keywords = selftest_words),
+	OPT(save, SAVE_ON, .keywords = save_words),
 };
 
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))

@@ -13,7 +13,10 @@
 #include "smp/wakeup.h"
 #include "kernel/format.h"
 
-enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT };
+enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT, EXIT_RESET };
+/* save=on: keep the summary in a UEFI variable for the next boot
+ * (app/summary_save.c); off: never call the firmware for it. */
+enum save_mode { SAVE_ON, SAVE_OFF };
 /* icount=on: we run under an instruction-counting emulator (QEMU -icount,
  * round-robin TCG) and ap_start() keeps a LAPIC timer deadline armed until
  * the AP has taken its INIT; see smp/test_hooks.h. Off on real hardware. */
@@ -34,6 +37,7 @@ struct options {
 	enum bsp_wait bsp_wait;  /* default spin */
 	enum icount_mode icount; /* default off */
 	enum selftest selftest;  /* default none */
+	enum save_mode save;     /* default on */
 };
 
 void options_set_defaults(struct options *o);

@@ -22,7 +22,8 @@ static bool is_default(const struct options *o)
 	       o->x2apic == X2APIC_AUTO && o->init_delay_us == INIT_DELAY_AUTO &&
 	       o->sipi_delay_us == 10 && o->ap_timeout_ms == 1000 &&
 	       o->exit == EXIT_AUTO && o->bsp_wait == BSP_WAIT_SPIN &&
-	       o->icount == ICOUNT_OFF && o->selftest == SELFTEST_NONE;
+	       o->icount == ICOUNT_OFF && o->selftest == SELFTEST_NONE &&
+	       o->save == SAVE_ON;
 }
 
 static void test_defaults_and_empty(void)
@@ -73,6 +74,14 @@ static void test_all_valid(void)
 	CHECK_EQ(o.selftest, SELFTEST_AP_HANG);
 	CHECK_EQ(parse(&o, "icount=on", 8), 0);
 	CHECK_EQ(o.icount, ICOUNT_ON);
+	CHECK_EQ(parse(&o, "save=off exit=reset", 8), 0);
+	CHECK_EQ(o.save, SAVE_OFF);
+	CHECK_EQ(o.exit, EXIT_RESET);
+	CHECK_EQ(parse(&o, "save=off save=on", 8), 0);
+	CHECK_EQ(o.save, SAVE_ON);
+	CHECK_EQ(parse(&o, "save=no", 8), 1);
+	CHECK_EQ(o.save, SAVE_ON);
+	CHECK_STREQ(dlog.msg[0], "cmdline: save=no invalid, expected on|off, keeping on");
 	CHECK_EQ(parse(&o, "icount=on icount=off", 8), 0);
 	CHECK_EQ(o.icount, ICOUNT_OFF);
 	CHECK_EQ(parse(&o, "selftest=bsp-fault selftest=ap-fault", 8), 0);
@@ -198,7 +207,7 @@ static void test_bad_values(void)
 	CHECK_STREQ(dlog.msg[0], "cmdline: x2apic=maybe invalid, expected "
 				 "auto|on|off, keeping auto");
 	CHECK_STREQ(dlog.msg[1], "cmdline: exit=reboot invalid, expected "
-				 "auto|qemu|halt, keeping auto");
+				 "auto|qemu|halt|reset, keeping auto");
 	CHECK_EQ(parse(&o, "x2apic=", 8), 1);
 	CHECK_EQ(parse(&o, "x2apic=onn x2apic=o", 8), 2);
 	CHECK_EQ(o.x2apic, X2APIC_AUTO);
