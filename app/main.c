@@ -6,6 +6,7 @@
 #include "app/options.h"
 #include "app/report.h"
 #include "app/run.h"
+#include "app/summary_save.h"
 #include "smp/lapic.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
@@ -15,6 +16,7 @@
 #include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/efi_runtime.h"
 #include "kernel/kstring.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
@@ -106,6 +108,10 @@ static void print_environment(uint64_t tramp)
 	while (n > 0 && oem[n - 1] == '_')
 		n--; /* OEM IDs are space-padded to 6 */
 	oem[n] = '\0';
+	char loader[64]; /* "GRUB 2.06-13+deb12u2" -> GRUB_2.06-13+deb12u2 */
+	for (n = 0; n < 63 && boot.loader_name[n]; n++)
+		loader[n] = boot.loader_name[n] > ' ' ? boot.loader_name[n] : '_';
+	loader[n] = '\0';
 	const struct lapic_status *ls = lapic_status();
 
 	kprintf("cpu: %s family 0x%x model 0x%x stepping %u \"%s\", LLC %u KiB, "
@@ -118,14 +124,14 @@ static void print_environment(uint64_t tramp)
 	kprintf("@env vendor=%s family=0x%x model=0x%x stepping=%u brand=%s "
 		"llc_kib=%u hypervisor=%d invariant_tsc=%d x2apic_handover=%d "
 		"x2apic_supported=%d firmware=%s protocol=mb%d tramp=0x%llx "
-		"acpi_oem=%s screen=%s\n",
+		"acpi_oem=%s screen=%s loader=%s\n",
 		vendor, cpu_family(), cpu_model(), cpu_stepping(),
 		brand_rec[0] ? brand_rec : "none", cpu_llc_kib(),
 		cpu_has_hypervisor(), tsc_info()->invariant, ls->firmware_x2apic,
 		ls->x2apic_supported,
 		boot.firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot.protocol,
 		(unsigned long long)tramp, oem[0] ? oem : "none",
-		console_screen_kind());
+		console_screen_kind(), loader[0] ? loader : "none");
 }
 
 static uint64_t place_trampoline(uint64_t ebda)
@@ -171,6 +177,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	kprintf("cmdline: \"%s\"\n", boot.cmdline);
 	options_set_defaults(&opt);
 	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, 0);
+	summary_capture_begin(opt.save == SAVE_ON);
 
 	/* Decided before anything can panic, so that a failure under QEMU
 	 * ends QEMU instead of halting it until a timeout. */
@@ -186,8 +193,12 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		exit_mode = EXIT_QEMU; /* QEMU's ACPI tables, no hypervisor bit */
 		run_set_exit_mode(exit_mode);
 	}
-	kprintf("exit: %s%s\n", exit_mode == EXIT_QEMU ? "qemu (isa-debug-exit)" : "halt",
-		opt.exit == EXIT_AUTO ? " (auto)" : "");
+	kprintf("exit: %s%s\n", exit_mode == EXIT_QEMU ? "qemu (isa-debug-exit)" :
+		exit_mode == EXIT_RESET ? "reset" : "halt", opt.exit == EXIT_AUTO ? " (auto)" : "");
+	/* Runtime services (saving the summary, exit=reset): their regions
+	 * are mapped now, while no AP runs (kernel/paging.h). */
+	if (boot.firmware == FIRMWARE_UEFI && (opt.save == SAVE_ON || exit_mode == EXIT_RESET))
+		efi_runtime_init(&boot, diag_print, 0);
 
 	tsc_init(&acpi);
 	kprintf("tsc: %llu kHz from %s%s\n", (unsigned long long)tsc_info()->khz,
@@ -268,6 +279,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	smp_run_cycles(&wake, cycles);
 	if (run_ended())
 		halt_forever();
+	summary_capture_report();
 	bool complete = report_results(cycles);
 	smp_park_all(&wake);
 

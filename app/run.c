@@ -6,10 +6,13 @@
 
 #include <stdint.h>
 
+#include "app/summary_save.h"
+
 #include "smp/smp.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/qemu.h"
+#include "kernel/reset.h"
 
 static enum exit_mode exit_mode = EXIT_HALT;
 
@@ -21,8 +24,11 @@ void run_set_exit_mode(enum exit_mode mode)
 static void leave(bool pass) __attribute__((noreturn));
 static void leave(bool pass)
 {
+	summary_save();
 	if (exit_mode == EXIT_QEMU)
 		qemu_debug_exit(pass);
+	if (exit_mode == EXIT_RESET)
+		machine_reset();
 	halt_forever();
 }
 

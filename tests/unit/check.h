@@ -35,5 +35,6 @@ void test_stats(void);
 void test_multiboot(void);
 void test_acpi(void);
 void test_memmap(void);
+void test_summary_save(void);
 
 #endif

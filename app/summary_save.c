@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* Results that survive a reset: a server's screen scrolls away and often
+ * nobody has a serial cable. The console hands every printed piece to
+ * this sink (kernel/console.h); the lines that make up the summary are
+ * kept as printed (no second formatting), and at the end they go into one
+ * non-volatile UEFI variable through the runtime services
+ * (kernel/efi_runtime.h), capped at APSTART_RESULTS_MAX and at what the
+ * firmware says a variable may hold. apstart.efi writes it to the stick
+ * on the next boot (boot/efi/saved.c).
+ *
+ * Kept: @boot, @env, @warn, @fail, @end from the start (a run that ends
+ * early still says how); from the results on,
+ * every serial line but @sample and @cpu (the per-CPU table, the slowest
+ * CPUs, @summary, the totals, @end). When that exceeds the cap, the
+ * middle (table rows of a big machine) is left out, never the end. */
+#include "app/summary_save.h"
+
+#include <stdint.h>
+
+#include "kernel/console.h"
+#include "kernel/efi_runtime.h"
+#include "kernel/efi_vendor.h"
+#include "kernel/format.h"
+#include "kernel/kstring.h"
+
+#define LINE_MAX 512
+#define KEEP_MAX (64 * 1024)  /* lines in print order, until full ... */
+#define TAIL_MAX (4 * 1024)   /* ... then the most recent ones */
+#define GAP_NOTE_MAX 120
+/* Room SetVariable needs besides the data, for the firmware's limit:
+ * the name and a header (EDK II's authenticated header is 60 bytes). */
+#define VAR_OVERHEAD (sizeof(APSTART_RESULTS_VAR_NAME) + 128)
+
+enum phase { PHASE_OFF, PHASE_RECORDS, PHASE_REPORT };
+
+static enum phase phase;
+static bool save_on, saved;
+static char line[LINE_MAX];
+static size_t line_len;
+static char keep[KEEP_MAX];
+static size_t keep_len;
+static char tail[TAIL_MAX];     /* whole lines, oldest first */
+static size_t tail_len;
+static uint32_t dropped;        /* lines lost between keep and tail */
+static char out[APSTART_RESULTS_MAX];
+
+static bool starts(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	return memcmp(s, prefix, n) == 0;
+}
+
+static bool wanted(const char *l)
+{
+	if (phase == PHASE_REPORT)
+		return !starts(l, "@sample ") && !starts(l, "@cpu ");
+	return starts(l, "@boot ") || starts(l, "@env ") || starts(l, "@warn ") ||
+	       starts(l, "@fail ") || starts(l, "@end ");
+}
+
+static size_t first_line_len(const char *s, size_t len)
+{
+	size_t n = 0;
+	while (n < len && s[n] != '\n')
+		n++;
+	return n < len ? n + 1 : len;
+}
+
+static void keep_line(const char *l, size_t n)
+{
+	if (keep_len + n <= KEEP_MAX && !tail_len && !dropped) {
+		memcpy(keep + keep_len, l, n);
+		keep_len += n;
+		return;
+	}
+	while (tail_len + n > TAIL_MAX && tail_len) {
+		size_t first = first_line_len(tail, tail_len);
+		memmove(tail, tail + first, tail_len - first);
+		tail_len -= first;
+		dropped++;
+	}
+	if (n > TAIL_MAX) {
+		dropped++;
+		return;
+	}
+	memcpy(tail + tail_len, l, n);
+	tail_len += n;
+}
+
+static void sink(unsigned targets, const char *text)
+{
+	if (!(targets & CON_SERIAL) || phase == PHASE_OFF)
+		return;
+	for (; *text; text++) {
+		if (line_len < LINE_MAX - 2) /* room for a '\n' and the NUL */
+			line[line_len++] = *text;
+		if (*text != '\n')
+			continue;
+		if (line[line_len - 1] != '\n')
+			line[line_len++] = '\n'; /* a line cut at LINE_MAX */
+		line[line_len] = '\0';
+		if (wanted(line))
+			keep_line(line, line_len);
+		line_len = 0;
+	}
+}
+
+void summary_capture_begin(bool save)
+{
+	save_on = save;
+	saved = false;
+	line_len = keep_len = tail_len = 0;
+	dropped = 0;
+	phase = PHASE_RECORDS;
+	console_set_sink(sink);
+}
+
+void summary_capture_report(void)
+{
+	phase = PHASE_REPORT;
+}
+
+/* Lines of text (keep, then tail) counted from either end. */
+static size_t lines_in(const char *s, size_t len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++)
+		n += s[i] == '\n';
+	return n;
+}
+
+size_t summary_render(char *dst, size_t cap)
+{
+	if (keep_len + tail_len <= cap && !dropped) {
+		memcpy(dst, keep, keep_len);
+		memcpy(dst + keep_len, tail, tail_len);
+		return keep_len + tail_len;
+	}
+	/* The end of the run: up to a quarter of the room, whole lines, from
+	 * the tail (and from keep when the tail is empty). */
+	const char *end_src = tail_len ? tail : keep;
+	size_t end_src_len = tail_len ? tail_len : keep_len;
+	size_t end_budget = cap / 4, end_start = end_src_len;
+	while (end_start > 0) {
+		size_t s = end_start - 1;
+		while (s > 0 && end_src[s - 1] != '\n')
+			s--;
+		if (end_src_len - s > end_budget)
+			break;
+		end_start = s;
+	}
+	size_t end_len = end_src_len - end_start;
+	/* The beginning: whole lines of keep that fit in the rest. */
+	size_t head_limit = tail_len ? keep_len : end_start;
+	size_t head_budget = cap - end_len - GAP_NOTE_MAX, head_len = 0;
+	while (head_len < head_limit) {
+		size_t n = first_line_len(keep + head_len, head_limit - head_len);
+		if (head_len + n > head_budget)
+			break;
+		head_len += n;
+	}
+	size_t left_out = lines_in(keep + head_len, head_limit - head_len) + dropped +
+			  (tail_len ? lines_in(tail, end_start) : 0);
+	memcpy(dst, keep, head_len);
+	size_t len = head_len;
+	int note = fmt_snprintf(dst + len, GAP_NOTE_MAX,
+				"(%u lines left out here: the saved summary is capped at "
+				"%u bytes; the serial log has them)\n",
+				(unsigned)left_out, (unsigned)cap);
+	len += note < GAP_NOTE_MAX ? (size_t)note : GAP_NOTE_MAX - 1;
+	memcpy(dst + len, end_src + end_start, end_len);
+	return len + end_len;
+}
+
+static void guid_text(char *buf, size_t size, const struct efi_guid *g)
+{
+	fmt_snprintf(buf, size, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+		     g->data1, g->data2, g->data3, g->data4[0], g->data4[1], g->data4[2],
+		     g->data4[3], g->data4[4], g->data4[5], g->data4[6], g->data4[7]);
+}
+
+void summary_save(void)
+{
+	static const struct efi_guid vendor = APSTART_VENDOR_GUID_INIT;
+	static const uint16_t name[] = APSTART_RESULTS_VAR_NAME;
+	char guid[40];
+
+	if (saved || phase == PHASE_OFF)
+		return;
+	saved = true;
+	phase = PHASE_OFF; /* what follows is about the save, not the run */
+	if (!save_on) {
+		kprintf("save: off (save=off): nothing written to NVRAM\n");
+		return;
+	}
+	if (!efi_runtime_usable()) {
+		kprintf("save: no usable UEFI runtime services: the summary is not kept "
+			"(read it from the screen or serial)\n");
+		return;
+	}
+	size_t cap = APSTART_RESULTS_MAX;
+	uint64_t max_storage, remaining, max_var;
+	efi_status st = efi_query_variable_info(APSTART_RESULTS_VAR_ATTRS, &max_storage,
+						&remaining, &max_var);
+	if (st == EFI_SUCCESS && max_var < cap + VAR_OVERHEAD)
+		cap = max_var > VAR_OVERHEAD + 1024 ? (size_t)(max_var - VAR_OVERHEAD) : 1024;
+	size_t len = summary_render(out, cap);
+	guid_text(guid, sizeof guid, &vendor);
+	st = efi_set_variable(name, &vendor, APSTART_RESULTS_VAR_ATTRS, len, out);
+	if (st == EFI_SUCCESS)
+		kprintf("save: summary kept in NVRAM, %u bytes, as %s-%s: apstart.efi writes it "
+			"to the stick on the next boot\n", (unsigned)len,
+			APSTART_RESULTS_VAR_NAME_ASCII, guid);
+	else
+		kprintf("save: SetVariable(%s-%s, %u bytes) failed: %s (0x%llx): the summary "
+			"is not kept\n", APSTART_RESULTS_VAR_NAME_ASCII, guid, (unsigned)len,
+			efi_status_name(st), (unsigned long long)st);
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* The run's summary kept for the next boot: collected from the console
+ * as it is printed, saved at the end in the project's UEFI variable
+ * (kernel/efi_vendor.h), which apstart.efi moves to the stick. */
+#ifndef APSTART_SUMMARY_SAVE_H
+#define APSTART_SUMMARY_SAVE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* From here on, @boot, @env, @warn, @fail and @end records are kept. save is
+ * the save= option: off means no firmware call at all. */
+void summary_capture_begin(bool save);
+/* From here on (the results), every line that goes to serial is kept,
+ * except the per-sample and per-CPU bring-up records. */
+void summary_capture_report(void);
+/* Once, at the end of the run (finished or aborted): write what was kept
+ * into the variable and print the outcome. Never fatal. */
+void summary_save(void);
+
+/* What is saved, at most cap bytes: the kept lines, or when they do not
+ * fit, the first ones, a line saying how many were left out, and the last
+ * ones (the totals, @summary, @end). Returns the length. */
+size_t summary_render(char *out, size_t cap);
+
+#endif
