@@ -11,10 +11,14 @@
  *   results_wait=N   seconds the results saved by the last run stay on the
  *                    screen before the menu, 0..3600 (default 30; a key
  *                    goes on at once)
+ *   test_stale_map_key=1   tests only: make the first ExitBootServices
+ *                    fail (boot/efi/handoff.h)
  *
  * The tools write it into per-run images (tools/iso-run.sh --loader,
  * tests/efi/run.sh); a stick ships without one. */
 #include "boot/efi/config.h"
+
+#include "boot/efi/handoff.h"
 
 #include <efilib.h>
 
@@ -99,6 +103,12 @@ void config_load(struct volume *v, struct menu *m, struct loader_config *c)
 			else
 				Print(L"loader.cfg:%d: results_wait must be 0..%d (ignored)\n",
 				      lineno, SECONDS_MAX);
+		} else if (key_is(line, klen, "test_stale_map_key")) {
+			if (parse_uint(val, vlen, 1, &n))
+				handoff_test_stale_key = n == 1;
+			else
+				Print(L"loader.cfg:%d: test_stale_map_key must be 0 or 1 (ignored)\n",
+				      lineno);
 		} else if (key_is(line, klen, "default")) {
 			if (parse_uint(val, vlen, m->count, &n)) {
 				def = n;

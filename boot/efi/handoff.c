@@ -37,6 +37,8 @@ struct handoff_segment {
 };
 _Static_assert(sizeof(struct handoff_segment) == 16, "handoff_stub.asm: SEG_SIZE");
 
+BOOLEAN handoff_test_stale_key;
+
 extern UINT8 handoff_start[], handoff_end[];
 extern UINT8 handoff_entry[], handoff_info[], handoff_nseg[], handoff_segs[];
 
@@ -190,6 +192,11 @@ EFI_STATUS handoff_boot(EFI_HANDLE image, const struct kernel_image *k,
 				return st;
 			}
 			stuck("GetMemoryMap failed after a failed ExitBootServices", st);
+		}
+		if (tries == 1 && handoff_test_stale_key) {
+			EFI_PHYSICAL_ADDRESS page;
+			uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, 1,
+					  &page);
 		}
 		st = uefi_call_wrapper(BS->ExitBootServices, 2, image, key);
 		if (!EFI_ERROR(st))

@@ -12,4 +12,9 @@
 EFI_STATUS handoff_boot(EFI_HANDLE image, const struct kernel_image *k,
 			const CHAR8 *cmdline);
 
+/* Test only (loader.cfg test_stale_map_key=1): change the memory map
+ * between the first GetMemoryMap and ExitBootServices, so that the first
+ * try fails and the retry is exercised. */
+extern BOOLEAN handoff_test_stale_key;
+
 #endif

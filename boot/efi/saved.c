@@ -58,7 +58,7 @@ static UINTN next_number(EFI_FILE_HANDLE dir)
 
 static void show(const UINT8 *data, UINTN size)
 {
-	CHAR16 line[256];
+	CHAR16 line[1024];
 	UINTN n = 0;
 
 	Print(L"---- results of the last run ----\n");
@@ -68,7 +68,7 @@ static void show(const UINT8 *data, UINTN size)
 			UINT8 c = data[i];
 			line[n++] = c >= 0x20 && c < 0x7F ? c : L'?';
 		}
-		if (end || n == 253) {
+		if (end || n == 1021) {
 			if (end && n == 0 && i == size)
 				break;
 			line[n++] = L'\r';
