@@ -202,8 +202,13 @@ void summary_save(void)
 	uint64_t max_storage, remaining, max_var;
 	efi_status st = efi_query_variable_info(APSTART_RESULTS_VAR_ATTRS, &max_storage,
 						&remaining, &max_var);
-	if (st == EFI_SUCCESS && max_var < cap + VAR_OVERHEAD)
-		cap = max_var > VAR_OVERHEAD + 1024 ? (size_t)(max_var - VAR_OVERHEAD) : 1024;
+	if (st == EFI_SUCCESS) {
+		kprintf("save: firmware NVRAM: %llu bytes, %llu free, at most %llu per variable\n",
+			(unsigned long long)max_storage, (unsigned long long)remaining,
+			(unsigned long long)max_var);
+		if (max_var < cap + VAR_OVERHEAD)
+			cap = max_var > VAR_OVERHEAD + 1024 ? (size_t)(max_var - VAR_OVERHEAD) : 1024;
+	}
 	size_t len = summary_render(out, cap);
 	guid_text(guid, sizeof guid, &vendor);
 	st = efi_set_variable(name, &vendor, APSTART_RESULTS_VAR_ATTRS, len, out);
