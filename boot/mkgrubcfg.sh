@@ -7,6 +7,8 @@
 #       first, the default: kernel variant WBINVD (0|1) with these kernel
 #       arguments (none: the kernel's defaults). Used for `make run ARGS=...`
 #       and the test images.
+#   mkgrubcfg.sh TEMPLATE TIMEOUT efi             the default entry starts
+#       apstart.efi on UEFI (tests/efi/); on BIOS the menu is the plain one.
 #
 # TIMEOUT: seconds GRUB shows the menu (0 = boot the default at once).
 # Arguments may use only [A-Za-z0-9_.,:=+/@%-], so nothing in them can mean
@@ -26,7 +28,13 @@ shift 2
 [[ $timeout =~ ^[0-9]{1,4}$ ]] || die "timeout must be 0..9999 seconds, not '$timeout'"
 
 custom=''
-if [[ $# -gt 0 ]]; then
+if [[ $# -eq 1 && $1 == efi ]]; then
+	custom='if [ "$grub_platform" = efi ]; then'$'\n'
+	custom+='	menuentry "apstart.efi (default entry)" {'$'\n'
+	custom+='		chainload_apstart_efi'$'\n'
+	custom+='	}'$'\n'
+	custom+='fi'
+elif [[ $# -gt 0 ]]; then
 	wbinvd=$1
 	shift
 	case $wbinvd in

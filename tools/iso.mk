@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: MIT
 # Bootable image: both kernel variants behind a GRUB menu, for BIOS and UEFI,
-# as a CD or a USB stick (grub-mkrescue: El Torito BIOS + UEFI, MBR + GPT).
+# as a CD or a USB stick (grub-mkrescue: El Torito BIOS + UEFI, MBR + GPT),
+# and apstart.efi (boot/efi/) with the kernels on its EFI system partition
+# (tools/esp-populate.sh), where it also keeps results.
 # Include from the top-level Makefile (paths relative to the repo root).
 #
 #   make iso                    build/apstart.iso (menu: boot/grub.cfg.in)
@@ -24,7 +26,8 @@ ISO_TEST_ARGS ?= cycles=2
 ISO_TEST_DIR := build/iso-test
 # The kernels as they go into every image (copied only when changed).
 ISO_KDIR := build/iso/kernels
-ISO_KERNELS := $(ISO_KDIR)/boot/apstart-wbinvd0.elf $(ISO_KDIR)/boot/apstart-wbinvd1.elf
+ISO_KERNELS := $(ISO_KDIR)/boot/apstart-wbinvd0.elf $(ISO_KDIR)/boot/apstart-wbinvd1.elf \
+	$(ISO_KDIR)/boot/apstart.efi
 ISO_TEMPLATE := boot/grub.cfg.in
 ISO_MKCFG := boot/mkgrubcfg.sh
 GRUB_MKRESCUE ?= grub-mkrescue
@@ -52,6 +55,12 @@ $(ISO_KDIR)/boot/apstart-wbinvd%.elf: iso-kernels
 	@if ! cmp -s build/wbinvd$*/apstart.elf $@; then \
 		echo "  KERNEL  $@"; cp build/wbinvd$*/apstart.elf $@.new && mv -f $@.new $@; fi
 
+# apstart.efi goes into /boot too: GRUB on a CD can only chainload it from
+# there (it cannot see the El Torito FAT image).
+$(ISO_KDIR)/boot/apstart.efi: $(APSTART_EFI)
+	@mkdir -p $(@D)
+	@if ! cmp -s $< $@; then echo "  EFI     $@"; cp $< $@.new && mv -f $@.new $@; fi
+
 # $(call ISO_IMAGE,image,menu dir,timeout[,default wbinvd,default args])
 # Rules for one image: its grub.cfg (regenerated every time, replaced only
 # when the text differs, so changed parameters also rebuild the image) and
@@ -63,11 +72,12 @@ $(2)/boot/grub/grub.cfg: iso-force
 	@if cmp -s $$@.new $$@; then rm -f $$@.new; else \
 		echo "  GRUBCFG $$@"; mv -f $$@.new $$@; fi
 
-$(1): $(ISO_KERNELS) $(2)/boot/grub/grub.cfg tools/iso.mk
+$(1): $(ISO_KERNELS) $(2)/boot/grub/grub.cfg tools/iso.mk tools/esp-populate.sh tools/esp-offset.sh
 	@mkdir -p $$(@D)
 	@echo "  ISO     $$@"
 	$(ISO_Q)if ! $(GRUB_MKRESCUE) -o $$@.new $(ISO_KDIR) $(2) >$$@.log 2>&1; then \
 		cat $$@.log; rm -f $$@.new; echo "grub-mkrescue failed (log above)"; exit 1; fi
+	$(ISO_Q)tools/esp-populate.sh $$@.new $(ISO_KDIR)
 	@mv -f $$@.new $$@
 endef
 
@@ -77,6 +87,11 @@ $(eval $(call ISO_IMAGE,$(ISO),build/iso/menu,$(ISO_TIMEOUT)))
 ISO_TEST_IMAGES := $(ISO_TEST_DIR)/apstart-test.iso $(ISO_TEST_DIR)/apstart-test-halt.iso
 $(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test.iso,$(ISO_TEST_DIR)/menu,0,0,$(ISO_TEST_ARGS)))
 $(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test-halt.iso,$(ISO_TEST_DIR)/menu-halt,0,0,$(ISO_TEST_ARGS) exit=halt))
+
+# apstart.efi's tests (tests/efi/): on UEFI, GRUB chainloads apstart.efi
+# at once; on BIOS the plain menu with no delay.
+ISO_TEST_EFI := $(ISO_TEST_DIR)/apstart-test-efi.iso
+$(eval $(call ISO_IMAGE,$(ISO_TEST_EFI),$(ISO_TEST_DIR)/menu-efi,0,efi))
 
 iso-test-images: $(ISO_TEST_IMAGES)
 
