@@ -132,7 +132,7 @@ else
 	@$(MAKE) --no-print-directory iso
 	@tools/iso-run.sh --firmware '$(FIRMWARE)' --media '$(or $(MEDIA),cdrom)' --smp '$(SMP)' \
 		--accel '$(ACCEL)' $(if $(filter-out file default,$(origin MACHINE)),--machine '$(MACHINE)') \
-		--timeout $(TIMEOUT) --wbinvd $(WBINVD) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
+		--loader '$(or $(LOADER),grub)' --timeout $(TIMEOUT) --wbinvd $(WBINVD) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
 endif
 
 # tools.mk first: it names the kernel files host programs share (KSTATS_SRC).

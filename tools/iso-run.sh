@@ -6,7 +6,8 @@
 #   iso-run.sh --firmware bios|uefi [--media cdrom|usb] [--smp N]
 #              [--accel auto|kvm|tcg] [--machine pc|q35] [--timeout S]
 #              [--iso FILE] [--kernels DIR] [--wbinvd 0|1] [--mem MB]
-#              [--log FILE] [--screendump FILE.ppm] [--flush SPEC] -- [kernel args...]
+#              [--log FILE] [--screendump FILE.ppm] [--flush SPEC]
+#              [--loader grub|gnu-efi] [--vars FILE] [--disk FILE] -- [kernel args...]
 #
 # firmware  bios: SeaBIOS, machine pc. uefi: OVMF (OVMF_CODE_4M.fd read-only,
 #           OVMF_VARS_4M.fd with snapshot=on so no run changes it), machine
@@ -30,15 +31,26 @@
 #           plugin, e.g. us=2000 or xeon6985p): TCG only; the log starts
 #           with "@host flush_model=SPEC". The firmware's own flushes are
 #           charged too.
+# loader    gnu-efi (UEFI only): firmware starts apstart.efi itself, no GRUB:
+#           a per-run copy of the image whose \EFI\BOOT\BOOTX64.EFI is
+#           apstart.efi (tools/esp-populate.sh --direct); kernel arguments
+#           or --wbinvd go into its \apstart\loader.cfg (entry of its own,
+#           no menu delay, no pause after saved results).
+# vars      a writable copy of OVMF_VARS_4M.fd that keeps what the run
+#           writes to NVRAM (default: the pristine file, snapshot=on).
+# disk      boot this image file as the USB stick, writable, in place (no
+#           copy, no per-run image): results apstart.efi writes stay in it.
 #
 # Exit status (as tools/qemu-run.sh): 0 = the kernel reported pass,
 # 1 = it reported fail, 2 = no verdict (timeout, QEMU error, bad usage).
+# A machine that resets (exit=reset; QEMU runs with -no-reboot) or powers
+# off takes its verdict from the last @end line.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 iso=$root/build/apstart.iso kernels=$root/build/iso/kernels
 firmware= media=cdrom smp=4 accel=auto machine= timeout_s=120 wbinvd=0 mem=512
-log= shot= flush=
+log= shot= flush= loader=grub vars= disk=
 usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "iso-run: $*" >&2; exit 2; }
 # need "$@": the option in $1 must have a value in $2 (a missing one used
@@ -59,6 +71,9 @@ while [ $# -gt 0 ]; do
 	--log) need "$@"; log=$2; shift 2 ;;
 	--screendump) need "$@"; shot=$2; shift 2 ;;
 	--flush) need "$@"; flush=$2; shift 2 ;;
+	--loader) need "$@"; loader=$2; shift 2 ;;
+	--vars) need "$@"; vars=$2; shift 2 ;;
+	--disk) need "$@"; disk=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage >&2; die "unknown option '$1'" ;;
@@ -78,6 +93,18 @@ case "$wbinvd" in 0|1) ;; *) die "--wbinvd must be 0 or 1" ;; esac
 [[ $smp =~ ^[1-9][0-9]*(,.*)?$ ]] || die "--smp must be a CPU count (QEMU -smp syntax), not '$smp'"
 [[ $mem =~ ^[1-9][0-9]*$ ]] || die "--mem must be a number of MiB, not '$mem'"
 [ -f "$iso" ] || die "no image at '$iso' (run make iso first)"
+case "$loader" in
+grub) ;;
+gnu-efi) [ "$firmware" = uefi ] || die "--loader gnu-efi needs --firmware uefi (apstart.efi is a UEFI program)" ;;
+*) die "--loader must be grub or gnu-efi, not '$loader'" ;;
+esac
+[ -z "$vars" ] || [ -w "$vars" ] || die "--vars: '$vars' is not a writable file (cp /usr/share/OVMF/OVMF_VARS_4M.fd FILE)"
+if [ -n "$disk" ]; then
+	[ -w "$disk" ] || die "--disk: '$disk' is not a writable file"
+	[ "$media" = usb ] || die "--disk needs --media usb"
+	[ ${#args[@]} -eq 0 ] && [ "$wbinvd" = 0 ] && [ "$loader" = grub ] ||
+		die "--disk boots the image as it is: no kernel arguments, --wbinvd or --loader gnu-efi"
+fi
 
 OVMF_CODE=${OVMF_CODE:-/usr/share/OVMF/OVMF_CODE_4M.fd}
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
@@ -130,7 +157,21 @@ trap 'echo "iso-run: interrupted" >&2; exit 2' INT TERM HUP
 
 # Per-run image: the same kernels, a menu whose default entry has ARGS.
 image=$iso
-if [ ${#args[@]} -gt 0 ] || [ "$wbinvd" != 0 ]; then
+if [ "$loader" = gnu-efi ]; then
+	image=$tmp/run.iso
+	cp --sparse=always "$iso" "$image" || die "cannot copy the image"
+	"$root/tools/esp-populate.sh" --direct "$image" || die "cannot make apstart.efi the boot program"
+	if [ ${#args[@]} -gt 0 ] || [ "$wbinvd" != 0 ]; then
+		for a in "${args[@]}"; do
+			[[ $a =~ ^[A-Za-z0-9_.,:=+/@%-]+$ ]] ||
+				die "kernel argument '$a' has characters other than [A-Za-z0-9_.,:=+/@%-]"
+		done
+		printf 'timeout=0\nresults_wait=0\nwbinvd=%s\ncmdline=%s\n' "$wbinvd" "${args[*]}" \
+			>"$tmp/loader.cfg"
+		"$root/tools/esp-populate.sh" --config "$tmp/loader.cfg" "$image" || die "cannot write loader.cfg"
+	fi
+	echo "iso-run: per-run image, firmware starts apstart.efi (no GRUB)${args:+, default entry: apstart-wbinvd$wbinvd.elf ${args[*]}}" >&2
+elif [ ${#args[@]} -gt 0 ] || [ "$wbinvd" != 0 ]; then
 	for w in 0 1; do
 		[ -f "$kernels/boot/apstart-wbinvd$w.elf" ] ||
 			die "no $kernels/boot/apstart-wbinvd$w.elf (run make iso first)"
@@ -143,20 +184,32 @@ if [ ${#args[@]} -gt 0 ] || [ "$wbinvd" != 0 ]; then
 		cat "$tmp/mkrescue.log" >&2
 		die "grub-mkrescue failed"
 	fi
+	"$root/tools/esp-populate.sh" "$image" "$kernels" || die "cannot put apstart.efi on the image's EFI partition"
 	echo "iso-run: per-run image, default entry: apstart-wbinvd$wbinvd.elf ${args[*]:-(no arguments)}" >&2
 fi
 
-if [ "$media" = usb ]; then
+if [ -n "$disk" ]; then
+	media_opts=(-drive "if=none,id=stick,format=raw,file=$(q "$disk")"
+		-device qemu-xhci,id=xhci -device usb-storage,bus=xhci.0,drive=stick,bootindex=0)
+elif [ "$media" = usb ]; then
 	cp --sparse=always "$image" "$tmp/stick.img" || die "cannot copy the image for the USB stick"
 	media_opts=(-drive "if=none,id=stick,format=raw,file=$(q "$tmp/stick.img")"
 		-device qemu-xhci,id=xhci -device usb-storage,bus=xhci.0,drive=stick,bootindex=0)
 else
-	media_opts=(-drive "if=ide,index=2,media=cdrom,format=raw,readonly=on,file=$(q "$image")")  # = -cdrom
+	# As -cdrom (IDE index 2: pc's secondary master, q35's AHCI port 2),
+	# plus bootindex: OVMF with a kept --vars file would otherwise follow
+	# the BootOrder of the previous boot (a stick that is gone, then its
+	# UEFI shell) instead of the CD.
+	[ "$machine" = pc ] && cd_bus=ide.1 || cd_bus=ide.2
+	media_opts=(-drive "if=none,id=cd,media=cdrom,format=raw,readonly=on,file=$(q "$image")"
+		-device "ide-cd,drive=cd,bus=$cd_bus,bootindex=0")
 fi
 fw_opts=()
 if [ "$firmware" = uefi ]; then
+	vars_opt="snapshot=on,file=$(q "$OVMF_VARS")"
+	[ -z "$vars" ] || vars_opt="file=$(q "$vars")"
 	fw_opts=(-drive "if=pflash,format=raw,unit=0,readonly=on,file=$(q "$OVMF_CODE")"
-		-drive "if=pflash,format=raw,unit=1,snapshot=on,file=$(q "$OVMF_VARS")")
+		-drive "if=pflash,format=raw,unit=1,$vars_opt")
 fi
 
 serial_log=${log:-$tmp/serial.log}
@@ -172,7 +225,7 @@ if [ -n "$shot" ]; then
 	rm -f "$shot"
 fi
 
-echo "iso-run: accel=$accel ($why) firmware=$firmware machine=$machine media=$media smp=$smp timeout=${timeout_s}s image=${image#"$root/"}" >&2
+echo "iso-run: accel=$accel ($why) firmware=$firmware machine=$machine media=$media smp=$smp timeout=${timeout_s}s image=${disk:-${image#"$root/"}}${vars:+ vars=$vars}" >&2
 
 cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$mem"
 	"${fw_opts[@]}" "${media_opts[@]}" -nic none
@@ -246,6 +299,9 @@ if [ -n "$flush" ] && { [ $status = 1 ] || [ $status = 3 ]; }; then
 	fi
 fi
 case $status in
+0) echo "iso-run: the machine reset or powered off (QEMU ended normally)" >&2
+	verdict_from_end
+	exit $? ;;
 1) exit 0 ;;
 3) exit 1 ;;
 124|137) echo "iso-run: TIMEOUT after ${timeout_s}s (no verdict from the kernel)" >&2; exit 2 ;;
