@@ -148,6 +148,7 @@ include boot/efi/efi.mk
 include tools/iso.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev.mk
+include tests/efi/efi-tests.mk
 
 trampoline-check:
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf

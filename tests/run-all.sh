@@ -24,6 +24,7 @@ parts=(
 	"timing (icount baselines, wall-clock A/B)|make --no-print-directory timing-tests"
 	"ISO image + BIOS/UEFI x CD/USB boots|make --no-print-directory iso-tests"
 	"flush cost model (QEMU TCG plugin, wall clock)|make --no-print-directory flushmodel-tests"
+	"apstart.efi, results kept across a reset (OVMF)|make --no-print-directory efi-tests"
 )
 summary_re='^(.+): ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
 total_pass=0 total_fail=0 total_skip=0 t_all=$SECONDS
