@@ -6,6 +6,11 @@
 
 #include <stdint.h>
 
+static inline uint16_t rd16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
 static inline uint32_t rd32(const uint8_t *p)
 {
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |

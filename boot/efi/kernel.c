@@ -7,6 +7,8 @@
 
 #include <efilib.h>
 
+#include "kernel/bytes.h"
+
 #define MB2_HEADER_MAGIC 0xE85250D6u
 #define MB2_SEARCH_LEN 32768          /* §3.1.1: within the first 32 KiB */
 #define MB2_ARCH_I386 0
@@ -37,10 +39,6 @@ static BOOLEAN info_provided(UINT32 type)
 		return FALSE;
 	}
 }
-
-static UINT16 rd16(const UINT8 *p) { return (UINT16)(p[0] | p[1] << 8); }
-static UINT32 rd32(const UINT8 *p) { return rd16(p) | (UINT32)rd16(p + 2) << 16; }
-static UINT64 rd64(const UINT8 *p) { return rd32(p) | (UINT64)rd32(p + 4) << 32; }
 
 static EFI_STATUS refuse(const CHAR16 *why, UINT64 value)
 {

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernel/bytes.h"
 #include "kernel/efi_vendor.h"
 
 #define FV_SIGNATURE_OFF 40
@@ -48,16 +49,6 @@ struct var {
 	uint32_t attrs, name_size, data_size;
 	const uint8_t *guid, *name, *data;
 };
-
-static uint32_t rd32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
 
 static int bad(const char *file, const char *why, size_t off)
 {
