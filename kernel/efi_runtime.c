@@ -3,8 +3,8 @@
  *
  * What the UEFI spec asks of a caller that keeps physical addressing
  * (UEFI 2.10 §2.3.4.2 and §8): every EFI_MEMORY_RUNTIME region mapped
- * 1:1 (the boot code maps 0-4 GiB; regions above, and MMIO as uncached,
- * are added here), the Microsoft x64 calling convention, a 16-byte
+ * 1:1 (the boot code maps 0-4 GiB; regions above are added here, MMIO
+ * uncached), the Microsoft x64 calling convention, a 16-byte
  * aligned stack, SSE usable, one caller at a time. kernel/efi_call.asm
  * makes the call. If the firmware takes an exception anyway, the fault
  * fixup reports it and returns EFI_STATUS_FAULTED to the caller: a
@@ -43,6 +43,7 @@
 #define HDR_SIZE_MAX 4096
 
 #define EFI_RESET_COLD 0
+#define FOUR_GIB (4ull << 30)
 
 uint64_t efi_call(const void *fn, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 		  uint64_t a5);
@@ -101,7 +102,12 @@ static bool map_runtime_regions(const struct boot_info *bi, diag_fn diag, void *
 			continue;
 		uint32_t type = rd32(d + EFI_MD_TYPE);
 		uint64_t base = rd64(d + EFI_MD_PHYS), pages = rd64(d + EFI_MD_PAGES);
-		bool mmio = type == EFI_MT_MMIO || type == EFI_MT_MMIO_PORT;
+		/* Below 4 GiB the boot map stays as it is: changing a 2 MiB page
+		 * to uncached could take the kernel or the trampoline page with
+		 * it (and the first 2 MiB are one unit in paging.c), while the
+		 * MTRRs firmware set up already make its MMIO uncached. */
+		bool mmio = (type == EFI_MT_MMIO || type == EFI_MT_MMIO_PORT) &&
+			    base >= FOUR_GIB;
 		if (!pages || pages > (1ull << 40) ||
 		    !paging_map_phys(base, pages * EFI_MD_PAGE_SIZE, mmio ? MAP_UC : MAP_WB)) {
 			diag_printf(diag, ctx,
