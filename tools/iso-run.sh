@@ -7,7 +7,8 @@
 #              [--accel auto|kvm|tcg] [--machine pc|q35] [--timeout S]
 #              [--iso FILE] [--kernels DIR] [--wbinvd 0|1] [--mem MB]
 #              [--log FILE] [--screendump FILE.ppm] [--flush SPEC]
-#              [--loader grub|gnu-efi] [--vars FILE] [--disk FILE] -- [kernel args...]
+#              [--loader grub|gnu-efi] [--vars FILE] [--disk FILE]
+#              [--input FILE] -- [kernel args...]
 #
 # firmware  bios: SeaBIOS, machine pc. uefi: OVMF (OVMF_CODE_4M.fd read-only,
 #           OVMF_VARS_4M.fd with snapshot=on so no run changes it), machine
@@ -40,6 +41,8 @@
 #           writes to NVRAM (default: the pristine file, snapshot=on).
 # disk      boot this image file as the USB stick, writable, in place (no
 #           copy, no per-run image): results apstart.efi writes stay in it.
+# input     what the serial console receives (keys for a menu; a FIFO the
+#           caller writes to); default nothing.
 #
 # Exit status (as tools/qemu-run.sh): 0 = the kernel reported pass,
 # 1 = it reported fail, 2 = no verdict (timeout, QEMU error, bad usage).
@@ -50,7 +53,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 iso=$root/build/apstart.iso kernels=$root/build/iso/kernels
 firmware= media=cdrom smp=4 accel=auto machine= timeout_s=120 wbinvd=0 mem=512
-log= shot= flush= loader=grub vars= disk=
+log= shot= flush= loader=grub vars= disk= input=/dev/null
 usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "iso-run: $*" >&2; exit 2; }
 # need "$@": the option in $1 must have a value in $2 (a missing one used
@@ -74,6 +77,7 @@ while [ $# -gt 0 ]; do
 	--loader) need "$@"; loader=$2; shift 2 ;;
 	--vars) need "$@"; vars=$2; shift 2 ;;
 	--disk) need "$@"; disk=$2; shift 2 ;;
+	--input) need "$@"; input=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage >&2; die "unknown option '$1'" ;;
@@ -98,6 +102,7 @@ grub) ;;
 gnu-efi) [ "$firmware" = uefi ] || die "--loader gnu-efi needs --firmware uefi (apstart.efi is a UEFI program)" ;;
 *) die "--loader must be grub or gnu-efi, not '$loader'" ;;
 esac
+[ -r "$input" ] || die "--input: cannot read '$input'"
 [ -z "$vars" ] || [ -w "$vars" ] || die "--vars: '$vars' is not a writable file (cp /usr/share/OVMF/OVMF_VARS_4M.fd FILE)"
 if [ -n "$disk" ]; then
 	[ -w "$disk" ] || die "--disk: '$disk' is not a writable file"
@@ -231,7 +236,7 @@ cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$
 	"${fw_opts[@]}" "${media_opts[@]}" -nic none
 	-display none -no-reboot -chardev "stdio,id=ser,logfile=$(q "$serial_log"),logappend=on" -serial chardev:ser
 	"${mon_opts[@]}" -device isa-debug-exit,iobase=0xf4,iosize=4)
-timeout -k 5 "$timeout_s" "${cmd[@]}" </dev/null &
+timeout -k 5 "$timeout_s" "${cmd[@]}" <"$input" &
 qpid=$!
 
 # --screendump: once @end is on the serial line, save the screen and quit.

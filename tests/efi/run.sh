@@ -23,6 +23,8 @@
 #     variable behind.
 #   6 `make run FIRMWARE=uefi LOADER=gnu-efi`'s path: firmware starts
 #     apstart.efi itself (no GRUB).
+#   7 the menu from the serial console (OVMF's console splitter): a key
+#     stops the countdown, Down marks entry 2, 'e' edits its command line.
 # Logs: build/test-logs/efi-*.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -255,5 +257,39 @@ check "the FAT file system holds exactly 0001.log after five boots" fat_ok
 boot 6-direct --firmware uefi --media usb --loader gnu-efi --iso "$ISO" -- cycles=1
 direct() { passed 6-direct && ! said 6-direct 'Welcome to GRUB' && said 6-direct '^apstart\.efi [0-9.]+ \(gnu-efi\)'; }
 check "6 LOADER=gnu-efi: firmware starts apstart.efi itself (no GRUB), pass" direct
+
+# Keys go in through a FIFO that is QEMU's standard input (the serial
+# console), each once the loader has printed what it answers.
+wait_for() { # NAME REGEX: up to 60 s for the boot's log to show REGEX
+	local i
+	for ((i = 0; i < 600; i++)); do
+		tr -d '\r' <"$out/efi-$1.log" 2>/dev/null | grep -aqE "$2" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+loader_cfg timeout=60 results_wait=0
+mkfifo "$work/keys" && exec 5<>"$work/keys"
+rm -f "$out/efi-7-keys.log"
+boot 7-keys --firmware uefi --media usb --disk "$img" --vars "$vars" --input "$work/keys" &
+keys_pid=$!
+typed=no
+if wait_for 7-keys 'default entry in'; then
+	printf '\033[B' >&5                       # Down: stops the countdown, marks entry 2
+	if wait_for 7-keys '> 2\) WBINVD=1'; then
+		printf 'e' >&5
+		wait_for 7-keys 'kernel command line \(Enter' && printf ' maxcpus=1 save=off\r' >&5 && typed=yes
+	fi
+fi
+wait $keys_pid
+exec 5>&-
+keys() {
+	[ $typed = yes ] || { echo "the loader never asked for the keys (menu, marked entry 2, editor)"; return 1; }
+	[ "$(st 7-keys)" = 0 ] || { echo "iso-run exit status $(st 7-keys)"; return 1; }
+	said 7-keys '^cmdline: "cycles=10 maxcpus=1 save=off"$' || { echo "the kernel did not get the edited line"; return 1; }
+	said 7-keys '^@boot kernel=apstart .*wbinvd=1 cpus=1 ' && said 7-keys '^@end status=pass online=1 failed=0$' ||
+		{ echo "no WBINVD=1 run with one CPU that passed"; return 1; }
+}
+check "7 menu from the serial console: Down, e, typed options -> entry 2 as edited" keys
 
 finish
