@@ -177,7 +177,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	kprintf("cmdline: \"%s\"\n", boot.cmdline);
 	options_set_defaults(&opt);
 	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, 0);
-	summary_capture_begin(opt.save == SAVE_ON);
+	summary_capture_begin(opt.save == SAVE_ON, boot.firmware == FIRMWARE_UEFI);
 
 	/* Decided before anything can panic, so that a failure under QEMU
 	 * ends QEMU instead of halting it until a timeout. */

@@ -34,7 +34,7 @@
 enum phase { PHASE_OFF, PHASE_RECORDS, PHASE_REPORT };
 
 static enum phase phase;
-static bool save_on, saved;
+static bool save_on, uefi_boot, saved;
 static char line[LINE_MAX];
 static size_t line_len;
 static char keep[KEEP_MAX];
@@ -105,9 +105,10 @@ static void sink(unsigned targets, const char *text)
 	}
 }
 
-void summary_capture_begin(bool save)
+void summary_capture_begin(bool save, bool uefi)
 {
 	save_on = save;
+	uefi_boot = uefi;
 	saved = false;
 	line_len = keep_len = tail_len = 0;
 	dropped = 0;
@@ -189,6 +190,8 @@ void summary_save(void)
 		return;
 	saved = true;
 	phase = PHASE_OFF; /* what follows is about the save, not the run */
+	if (!uefi_boot)
+		return;
 	if (!save_on) {
 		kprintf("save: off (save=off): nothing written to NVRAM\n");
 		return;

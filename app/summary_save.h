@@ -9,8 +9,9 @@
 #include <stddef.h>
 
 /* From here on, @boot, @env, @warn, @fail and @end records are kept. save is
- * the save= option: off means no firmware call at all. */
-void summary_capture_begin(bool save);
+ * the save= option (off: no firmware call at all); uefi: booted through
+ * UEFI (otherwise there is nowhere to keep it and nothing is said). */
+void summary_capture_begin(bool save, bool uefi);
 /* From here on (the results), every line that goes to serial is kept,
  * except the per-sample and per-CPU bring-up records. */
 void summary_capture_report(void);

@@ -73,7 +73,7 @@ const char *efi_status_name(efi_status st)
 	return st == EFI_SUCCESS ? "EFI_SUCCESS" : "EFI_OUT_OF_RESOURCES";
 }
 
-static void start(bool save, bool usable, uint64_t max_var, efi_status result)
+static void start_as(bool save, bool uefi, bool usable, uint64_t max_var, efi_status result)
 {
 	rt_usable = usable;
 	rt_max_var = max_var;
@@ -81,7 +81,12 @@ static void start(bool save, bool usable, uint64_t max_var, efi_status result)
 	set_calls = 0;
 	set_size = 0;
 	said[0] = 0;
-	summary_capture_begin(save);
+	summary_capture_begin(save, uefi);
+}
+
+static void start(bool save, bool usable, uint64_t max_var, efi_status result)
+{
+	start_as(save, true, usable, max_var, result);
 }
 
 static void serial(const char *text)
@@ -154,6 +159,13 @@ static void test_not_saved(void)
 	summary_save();
 	CHECK_EQ(set_calls, 1);
 	CHECK(strstr(said, "failed: EFI_OUT_OF_RESOURCES") != NULL);
+
+	/* Not booted through UEFI: nothing to do, nothing said. */
+	start_as(true, false, false, 0, EFI_SUCCESS);
+	serial("@boot kernel=apstart\n@end status=pass\n");
+	summary_save();
+	CHECK_EQ(set_calls, 0);
+	CHECK_STREQ(said, "");
 }
 
 /* A big machine: more table rows than the cap holds. The beginning and
