@@ -53,8 +53,8 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 
 	InitializeLib(image, systab);
 	/* The boot manager arms a 5-minute watchdog before starting a boot
-	 * option (UEFI 2.10 §3.1.2); a menu left open would reset the
-	 * machine. */
+	 * option (UEFI 2.10 §7.5.1, SetWatchdogTimer); a menu left open
+	 * would reset the machine. */
 	uefi_call_wrapper(BS->SetWatchdogTimer, 4, 0, 0, 0, NULL);
 	Print(L"\napstart.efi %a (gnu-efi): UEFI %d.%d, firmware %s rev 0x%x\n",
 	      APSTART_VERSION, ST->Hdr.Revision >> 16, ST->Hdr.Revision & 0xFFFF,
