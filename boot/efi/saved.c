@@ -56,6 +56,9 @@ static UINTN next_number(EFI_FILE_HANDLE dir)
 	return highest < NUMBER_MAX ? highest + 1 : 0;
 }
 
+/* On the console as a quote: every line behind "| ", so that a serial log
+ * of this boot never holds the last run's records as if they were this
+ * one's (aplog reads records from column 0). The file keeps the bytes. */
 static void show(const UINT8 *data, UINTN size)
 {
 	CHAR16 line[1024];
@@ -64,13 +67,17 @@ static void show(const UINT8 *data, UINTN size)
 	Print(L"---- results of the last run ----\n");
 	for (UINTN i = 0; i <= size; i++) {
 		BOOLEAN end = i == size || data[i] == '\n';
+		if (end && n == 0 && i == size)
+			break;
+		if (n == 0) {
+			line[n++] = L'|';
+			line[n++] = L' ';
+		}
 		if (!end) {
 			UINT8 c = data[i];
 			line[n++] = c >= 0x20 && c < 0x7F ? c : L'?';
 		}
 		if (end || n == 1021) {
-			if (end && n == 0 && i == size)
-				break;
 			line[n++] = L'\r';
 			line[n++] = L'\n';
 			line[n] = 0;
