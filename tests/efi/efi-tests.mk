@@ -14,6 +14,6 @@ $(VARSTORE): tests/efi/varstore.c kernel/efi_vendor.h kernel/bytes.h tests/efi/e
 	gcc -std=c11 -O1 -g -Wall -Wextra -Werror -I. -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o $@ $<
 
-efi-tests: deps $(ISO) $(ISO_TEST_EFI) $(APSTART_EFI) $(VARSTORE)
-	@ISO=$(ISO) EFI_TEST_ISO=$(ISO_TEST_EFI) APSTART_EFI=$(APSTART_EFI) VARSTORE=$(VARSTORE) \
+efi-tests: deps $(ISO) $(ISO_TEST_EFI) $(APSTART_EFI) $(VARSTORE) $(APLOG)
+	@ISO=$(ISO) EFI_TEST_ISO=$(ISO_TEST_EFI) APSTART_EFI=$(APSTART_EFI) VARSTORE=$(VARSTORE) APLOG=$(APLOG) \
 		timeout $(EFI_TESTS_TIMEOUT) bash tests/efi/run.sh
