@@ -17,6 +17,7 @@
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/efi_runtime.h"
+#include "kernel/format.h"
 #include "kernel/kstring.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
@@ -234,6 +235,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		.init_delay_us = opt.init_delay_us == INIT_DELAY_AUTO
 					 ? smp_default_init_delay_us()
 					 : opt.init_delay_us,
+		.sipi_delay = opt.sipi_delay,
 		.sipi_delay_us = opt.sipi_delay_us,
 		.sipi_count = opt.sipi_count,
 		.ap_timeout_ms = opt.ap_timeout_ms,
@@ -257,21 +259,37 @@ void kmain(uint32_t magic, uint64_t info_phys)
 				cpus[i].skip_reason);
 	if (skipped > 8)
 		cprintf(CON_SCREEN, "cpu: %u CPUs skipped (list on serial)\n", skipped);
-	kprintf("wake: init_delay_us=%u sipi_delay_us=%u sipi_count=%u ap_timeout_ms=%u "
+	char sipi_delay[32], sipi_count[8];
+	if (wake.sipi_delay == SIPI_DELAY_LINUX)
+		fmt_snprintf(sipi_delay, sizeof sipi_delay, "linux");
+	else
+		fmt_snprintf(sipi_delay, sizeof sipi_delay, "fixed sipi_delay_us=%u",
+			     wake.sipi_delay_us);
+	if (wake.sipi_count == SIPI_COUNT_AUTO)
+		fmt_snprintf(sipi_count, sizeof sipi_count, "auto");
+	else
+		fmt_snprintf(sipi_count, sizeof sipi_count, "%u", wake.sipi_count);
+	kprintf("wake: init_delay_us=%u sipi_delay=%s sipi_count=%s ap_timeout_ms=%u "
 		"cycles=%u bsp_wait=%s icount=%s lapic_timer_khz=%u\n", wake.init_delay_us,
-		wake.sipi_delay_us, wake.sipi_count, wake.ap_timeout_ms, cycles,
+		sipi_delay, sipi_count, wake.ap_timeout_ms, cycles,
 		wake.bsp_wait == BSP_WAIT_HLT ? "hlt" : "spin",
 		wake.icount_fence ? "on" : "off", lapic_timer_khz());
+	if (wake.sipi_delay == SIPI_DELAY_LINUX && opt.sipi_delay_us != 10)
+		kprintf("wake: sipi_delay_us=%u ignored: it applies with sipi_delay=fixed\n",
+			opt.sipi_delay_us);
 	/* Keys in the order of README "Output"; new keys go at the end. */
 	kprintf("@boot kernel=apstart version=%s wbinvd=%d cpus=%u x2apic=%d "
 		"tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
-		"protocol=mb%d cycles=%u slow_tramp_ns=%u\n",
+		"protocol=mb%d cycles=%u slow_tramp_ns=%u sipi_delay=%s "
+		"sipi_delay_us=%u sipi_count=%s\n",
 		APSTART_VERSION, APSTART_WBINVD, aps + 1,
 		lapic_status()->x2apic ? 1 : 0,
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
 		(unsigned long long)tramp,
 		boot.firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot.protocol,
-		cycles, (unsigned)APSTART_SLOW_TRAMP_NS);
+		cycles, (unsigned)APSTART_SLOW_TRAMP_NS,
+		wake.sipi_delay == SIPI_DELAY_LINUX ? "linux" : "fixed",
+		wake.sipi_delay_us, sipi_count);
 
 	print_environment(tramp);
 	test_hook_before_bring_up();

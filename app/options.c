@@ -46,6 +46,14 @@ static const struct keyword selftest_words[] = {
 	{ NULL, 0 },
 };
 
+static const struct keyword sipi_delay_words[] = {
+	{ "linux", SIPI_DELAY_LINUX }, { "fixed", SIPI_DELAY_FIXED }, { NULL, 0 },
+};
+
+static const struct keyword sipi_count_words[] = {
+	{ "auto", SIPI_COUNT_AUTO }, { "1", 1 }, { "2", 2 }, { NULL, 0 },
+};
+
 static const struct keyword exit_words[] = {
 	{ "auto", EXIT_AUTO }, { "qemu", EXIT_QEMU }, { "halt", EXIT_HALT },
 	{ "reset", EXIT_RESET }, { NULL, 0 },
@@ -71,8 +79,9 @@ static const struct opt_desc opt_table[] = {
 	OPT(x2apic, X2APIC_AUTO, .keywords = x2apic_words),
 	OPT(init_delay_us, INIT_DELAY_AUTO, .min = 0, .max = 10000000,
 	    .def_name = "auto"),
+	OPT(sipi_delay, SIPI_DELAY_LINUX, .keywords = sipi_delay_words),
 	OPT(sipi_delay_us, 10, .min = 0, .max = 10000000),
-	OPT(sipi_count, 2, .min = 1, .max = 2),
+	OPT(sipi_count, 2, .keywords = sipi_count_words),
 	OPT(ap_timeout_ms, 1000, .min = 1, .max = 600000),
 	OPT(exit, EXIT_AUTO, .keywords = exit_words),
 	OPT(bsp_wait, BSP_WAIT_SPIN, .keywords = bsp_wait_words),

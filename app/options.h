@@ -30,8 +30,10 @@ struct options {
 	uint32_t maxcpus;       /* CPUs to use including the BSP; 0 = all */
 	enum x2apic_pref x2apic;
 	uint32_t init_delay_us; /* INIT_DELAY_AUTO by default */
-	uint32_t sipi_delay_us; /* default 10 */
-	uint32_t sipi_count;    /* STARTUP IPIs per wake-up, default 2 */
+	enum sipi_delay sipi_delay; /* default linux */
+	uint32_t sipi_delay_us; /* sipi_delay=fixed only, default 10 */
+	uint32_t sipi_count;    /* STARTUP IPIs per wake-up: 1, 2 (default),
+				 * or SIPI_COUNT_AUTO */
 	uint32_t ap_timeout_ms; /* default 1000 */
 	enum exit_mode exit;
 	enum bsp_wait bsp_wait;  /* default spin */

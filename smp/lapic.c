@@ -156,7 +156,7 @@ static bool wait_icr_idle(void)
 	return true;
 }
 
-static bool send_ipi(uint32_t dest, uint32_t icr_low, void (*after_write)(void))
+static bool write_icr(uint32_t dest, uint32_t icr_low, void (*after_write)(void))
 {
 	if (st.x2apic) {
 		/* WRMSR to the x2APIC ICR is not ordered with earlier stores
@@ -177,7 +177,12 @@ static bool send_ipi(uint32_t dest, uint32_t icr_low, void (*after_write)(void))
 	wr(REG_ICR_LO, icr_low);
 	if (after_write)
 		after_write();
-	return wait_icr_idle();
+	return true;
+}
+
+static bool send_ipi(uint32_t dest, uint32_t icr_low, void (*after_write)(void))
+{
+	return write_icr(dest, icr_low, after_write) && wait_icr_idle();
 }
 
 /* Two entry points: without a hook (every IPI but one) the compiler
@@ -190,6 +195,16 @@ bool lapic_send_ipi(uint32_t dest, uint32_t icr_low)
 bool lapic_send_ipi_then(uint32_t dest, uint32_t icr_low, void (*after_write)(void))
 {
 	return send_ipi(dest, icr_low, after_write);
+}
+
+bool lapic_write_icr(uint32_t dest, uint32_t icr_low, void (*after_write)(void))
+{
+	return write_icr(dest, icr_low, after_write);
+}
+
+bool lapic_wait_icr_idle(void)
+{
+	return wait_icr_idle();
 }
 
 void lapic_clear_esr(void)

@@ -42,6 +42,11 @@ bool lapic_send_ipi(uint32_t dest, uint32_t icr_low);
  * wait for it to go idle (or instead of the write when the ICR stayed
  * busy): the point the icount fence needs (smp/test_hooks.h). */
 bool lapic_send_ipi_then(uint32_t dest, uint32_t icr_low, void (*after_write)(void));
+/* The two halves of lapic_send_ipi_then(), for a caller that does
+ * something between the ICR write and the wait for it to go idle (Linux's
+ * STARTUP IPIs: smp/wakeup.c). In x2APIC mode there is no wait. */
+bool lapic_write_icr(uint32_t dest, uint32_t icr_low, void (*after_write)(void));
+bool lapic_wait_icr_idle(void);
 /* Clear, then read the Error Status Register: the write arms it (SDM Vol.
  * 3A §11.5.3: "write before read"). */
 uint32_t lapic_read_esr(void);

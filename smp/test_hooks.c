@@ -61,10 +61,7 @@ void test_hooks_double_start(struct cpu *c, const struct wake_config *w,
 	h->stage = TRAMP_STAGE_NONE;
 	h->stage_apic = APIC_ID_NONE;
 	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
-	for (uint32_t i = 0; i < w->sipi_count; i++) {
-		ap_send_ipi(c, ICR_STARTUP | vector, "STARTUP", NULL);
-		udelay(w->sipi_delay_us);
-	}
+	ap_send_startup_ipis(c, w, vector);
 	kprintf("selftest: APIC ID %u stopped with INIT at stage %u (%s) and "
 		"started again\n", c->apic_id, seen, ap_stage_name(seen));
 }

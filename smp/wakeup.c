@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* INIT-SIPI-SIPI, following the SDM's MP initialization sequence (Vol. 3A
- * §9.4.4.1, "Typical BSP Initialization Sequence") with the delays of
- * modern processors that Linux also uses (wakeup_secondary_cpu_via_init). */
+ * §9.4.4.1, "Typical BSP Initialization Sequence") the way Linux 6.6 sends
+ * it (arch/x86/kernel/smpboot.c, wakeup_secondary_cpu_via_init()). */
 #include "smp/wakeup.h"
 
 #include "smp/lapic.h"
@@ -99,6 +99,66 @@ static uint64_t wait_for_state(struct cpu *c, uint32_t want,
 	return seen;
 }
 
+/* Wait us after a STARTUP IPI. poll (sipi_count=auto): stop as soon as
+ * the AP has entered the trampoline; true if it has. */
+static bool sipi_wait(uint64_t us, bool poll)
+{
+	if (!poll) {
+		udelay(us);
+		return false;
+	}
+	const struct tramp_header *h = trampoline_header();
+	uint64_t deadline = tsc_deadline_us(us);
+	while (h->stage == TRAMP_STAGE_NONE && !tsc_passed(deadline))
+		cpu_relax();
+	return h->stage != TRAMP_STAGE_NONE;
+}
+
+/* sipi_delay=linux is Linux 6.6's loop (wakeup_secondary_cpu_via_init()),
+ * per STARTUP IPI: clear the ESR, write the ICR, udelay(10), wait for the
+ * ICR to go idle (its "send status"), udelay(10), read the ESR masked with
+ * 0xEF (its "accept status"), and stop after an error in either. The two
+ * delays are 300 and 200 us where Linux keeps the 10 ms INIT delay
+ * (init_udelay != 0; here init_delay_us != 0). sipi_delay=fixed: one wait
+ * of sipi_delay_us after the ICR has gone idle. sipi_count=auto stops
+ * each wait once the AP has entered the trampoline and then sends no
+ * second SIPI, the check Zircon's x86_bringup_aps() makes before its
+ * second one (kernel/arch/x86/smp.cc). */
+void ap_send_startup_ipis(struct cpu *c, const struct wake_config *w, uint8_t vector)
+{
+	bool linux_delays = w->sipi_delay == SIPI_DELAY_LINUX;
+	bool modern = w->init_delay_us == 0;
+	bool poll = w->sipi_count == SIPI_COUNT_AUTO;
+	uint32_t count = poll ? 2 : w->sipi_count;
+	bool arrived = false;
+
+	for (uint32_t i = 0; i < count && !arrived; i++) {
+		lapic_clear_esr();
+		bool sent = lapic_write_icr(c->apic_id, ICR_STARTUP | vector,
+					    icount_fence_after_sipi(w, i));
+		if (linux_delays) {
+			arrived = sipi_wait(modern ? 10 : 300, poll);
+			sent = sent && lapic_wait_icr_idle();
+			if (!arrived)
+				arrived = sipi_wait(modern ? 10 : 200, poll);
+		} else {
+			sent = sent && lapic_wait_icr_idle();
+			arrived = sipi_wait(w->sipi_delay_us, poll);
+		}
+		uint32_t esr = lapic_read_esr() & ESR_REPORT_MASK;
+		if (!sent)
+			kprintf("smp: APIC ID %u: ICR stayed busy sending STARTUP %u\n",
+				c->apic_id, i + 1);
+		if (esr) {
+			c->esr |= esr;
+			kprintf("smp: APIC ID %u: APIC error status 0x%x after SIPI %u\n",
+				c->apic_id, esr, i + 1);
+		}
+		if (!sent || esr)
+			break;
+	}
+}
+
 bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph)
 {
 	struct tramp_header *h = trampoline_header();
@@ -119,18 +179,7 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 	uint64_t t0 = rdtsc();
 	ap_send_init(c, w);
 	icount_fence_arm_late(w, fence_armed);
-	for (uint32_t i = 0; i < w->sipi_count; i++) {
-		lapic_clear_esr();
-		ap_send_ipi(c, ICR_STARTUP | vector, "STARTUP",
-			    icount_fence_after_sipi(w, i));
-		udelay(w->sipi_delay_us);
-		uint32_t esr = lapic_read_esr() & ESR_REPORT_MASK;
-		if (esr) {
-			c->esr |= esr;
-			kprintf("smp: APIC ID %u: APIC error status 0x%x after SIPI %u\n",
-				c->apic_id, esr, i + 1);
-		}
-	}
+	ap_send_startup_ipis(c, w, vector);
 
 	test_hook_sipis_sent(c, w, vector);
 

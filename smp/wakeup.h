@@ -14,10 +14,20 @@ struct cpu;
  * AP at once (deterministic timing mode). */
 enum bsp_wait { BSP_WAIT_SPIN, BSP_WAIT_HLT };
 
+/* The waits after each STARTUP IPI: Linux's (ap_send_startup_ipis() in
+ * smp/wakeup.c), or one fixed delay of sipi_delay_us (experiments). */
+enum sipi_delay { SIPI_DELAY_LINUX, SIPI_DELAY_FIXED };
+
+/* sipi_count: 1 or 2 STARTUP IPIs, or this: up to 2, skipping the
+ * second (and the rest of the first one's wait) once the AP has entered
+ * the trampoline. */
+#define SIPI_COUNT_AUTO 0
+
 struct wake_config {
 	uint32_t init_delay_us;
-	uint32_t sipi_delay_us;
-	uint32_t sipi_count;    /* 2 as the SDM and Linux; 1 to try without */
+	enum sipi_delay sipi_delay;
+	uint32_t sipi_delay_us; /* sipi_delay=fixed only */
+	uint32_t sipi_count;    /* 2 as the SDM and Linux, 1, or SIPI_COUNT_AUTO */
 	uint32_t ap_timeout_ms;
 	enum bsp_wait bsp_wait;
 	bool icount_fence;      /* icount=on: see smp/test_hooks.h */
@@ -41,6 +51,8 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 /* INIT only: put the AP into wait-for-SIPI (firmware may leave APs
  * spinning, OVMF does). */
 void ap_send_init(struct cpu *c, const struct wake_config *w);
+/* The STARTUP IPIs of one bring-up (after the INIT). */
+void ap_send_startup_ipis(struct cpu *c, const struct wake_config *w, uint8_t vector);
 /* Ask an online AP to park; wait for it. */
 bool ap_offline(struct cpu *c, const struct wake_config *w, uint64_t *ticks);
 

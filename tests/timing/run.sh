@@ -27,14 +27,14 @@ CYCLES=10
 # sipi_delay_us=0: with the default 2 x 10 us SIPI delays the BSP waits
 # longer than the whole AP path takes under QEMU (~0.6 us), which would
 # hide a slower trampoline behind the delays.
-DET_ARGS="cycles=$CYCLES bsp_wait=hlt sipi_delay_us=0"
+DET_ARGS="cycles=$CYCLES bsp_wait=hlt sipi_delay=fixed sipi_delay_us=0"
 DET_SLOW_NS=${DET_SLOW_NS:-2000}     # deterministic mode: 2 us spin
 WALL_SLOW_NS=${WALL_SLOW_NS:-5000}   # wall clock: 5 us spin
 WALL_ROUNDS=${WALL_ROUNDS:-6}
 WALL_CYCLES=20
 # Same reason for sipi_delay_us=0; single-threaded TCG keeps the run-to-run
 # spread at ~2% (multi-threaded TCG on 2 host cores: ~40%).
-WALL_ARGS="cycles=$WALL_CYCLES sipi_delay_us=0"
+WALL_ARGS="cycles=$WALL_CYCLES sipi_delay=fixed sipi_delay_us=0"
 update=0
 [ "${1:-}" = --update ] && update=1
 

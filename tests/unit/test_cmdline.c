@@ -20,7 +20,8 @@ static bool is_default(const struct options *o)
 {
 	return o->cycles == 10 && o->maxcpus == 0 &&
 	       o->x2apic == X2APIC_AUTO && o->init_delay_us == INIT_DELAY_AUTO &&
-	       o->sipi_delay_us == 10 && o->ap_timeout_ms == 1000 &&
+	       o->sipi_delay == SIPI_DELAY_LINUX && o->sipi_delay_us == 10 &&
+	       o->sipi_count == 2 && o->ap_timeout_ms == 1000 &&
 	       o->exit == EXIT_AUTO && o->bsp_wait == BSP_WAIT_SPIN &&
 	       o->icount == ICOUNT_OFF && o->selftest == SELFTEST_NONE &&
 	       o->save == SAVE_ON;
@@ -88,8 +89,19 @@ static void test_all_valid(void)
 	CHECK_EQ(o.selftest, SELFTEST_AP_FAULT);
 	CHECK_EQ(parse(&o, "sipi_count=1", 8), 0);
 	CHECK_EQ(o.sipi_count, 1);
+	CHECK_EQ(parse(&o, "sipi_count=auto", 8), 0);
+	CHECK_EQ(o.sipi_count, SIPI_COUNT_AUTO);
 	CHECK_EQ(parse(&o, "sipi_count=3 sipi_count=0", 8), 2);
 	CHECK_EQ(o.sipi_count, 2);
+	CHECK_STREQ(dlog.msg[1], "cmdline: sipi_count=0 invalid, expected auto|1|2, keeping 2");
+	CHECK_EQ(parse(&o, "sipi_delay=fixed sipi_delay_us=0", 8), 0);
+	CHECK_EQ(o.sipi_delay, SIPI_DELAY_FIXED);
+	CHECK_EQ(o.sipi_delay_us, 0);
+	CHECK_EQ(parse(&o, "sipi_delay=fixed sipi_delay=linux", 8), 0);
+	CHECK_EQ(o.sipi_delay, SIPI_DELAY_LINUX);
+	CHECK_EQ(parse(&o, "sipi_delay=10", 8), 1);
+	CHECK_EQ(o.sipi_delay, SIPI_DELAY_LINUX);
+	CHECK_STREQ(dlog.msg[0], "cmdline: sipi_delay=10 invalid, expected linux|fixed, keeping linux");
 	CHECK_EQ(parse(&o, "selftest=double-start", 8), 0);
 	CHECK_EQ(o.selftest, SELFTEST_DOUBLE_START);
 	CHECK_EQ(parse(&o, "selftest=ap_hang bsp_wait=halt", 8), 2);
