@@ -294,6 +294,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	print_environment(tramp);
 	test_hook_before_bring_up();
 	smp_bring_up(&wake);
+	test_hook_after_bring_up();
 	smp_run_cycles(&wake, cycles);
 	if (run_ended())
 		halt_forever();

@@ -42,7 +42,7 @@ static const struct keyword icount_words[] = {
 static const struct keyword selftest_words[] = {
 	{ "none", SELFTEST_NONE }, { "bsp-fault", SELFTEST_BSP_FAULT },
 	{ "ap-fault", SELFTEST_AP_FAULT }, { "ap-hang", SELFTEST_AP_HANG },
-	{ "double-start", SELFTEST_DOUBLE_START },
+	{ "double-start", SELFTEST_DOUBLE_START }, { "tsc-skew", SELFTEST_TSC_SKEW },
 	{ NULL, 0 },
 };
 
@@ -216,7 +216,7 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 	uint32_t *f = field(p->o, d);
 	char shown[TOKEN_SHOW_MAX];
 	char cur[16];
-	char msg[160];
+	char msg[192];
 	uint32_t v;
 
 	show_token(shown, sizeof(shown), tok, tok_len);
@@ -235,7 +235,7 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 				return;
 			}
 		/* "auto|on|off", built from the table, cut to fit */
-		char words[48];
+		char words[64];
 		size_t w = 0;
 		for (const struct keyword *k = d->keywords; k->word; k++) {
 			if (k != d->keywords && w < sizeof(words) - 1)

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* The AP side: arrive in C, report online, idle until asked to go
- * offline, then park the way Linux's hlt_play_dead() does. */
+/* The AP side: arrive in C, report online, idle until the BSP asks for
+ * something: the TSC warp test, or going offline. */
 #include "smp/ap_entry.h"
 
 #include "smp/lapic.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
+#include "smp/tsc_sync.h"
 #include "kernel/abort.h"
 #include "kernel/gdt.h"
 #include "kernel/trap.h"
@@ -61,11 +62,16 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 
 	for (;;) {
 		cli();
-		if (__atomic_load_n(&c->request, __ATOMIC_ACQUIRE) == REQ_OFFLINE) {
-			c->request = REQ_NONE;
+		uint32_t req = __atomic_exchange_n(&c->request, REQ_NONE, __ATOMIC_ACQ_REL);
+		switch (req) {
+		case REQ_TSC_CHECK:
+			tsc_sync_ap(c);
+			break;
+		case REQ_OFFLINE:
 			__atomic_store_n(&c->state, CPU_GOING_OFFLINE, __ATOMIC_RELEASE);
 			park(c);
+		default:
+			sti_hlt(); /* woken by the BSP's VEC_WAKE IPI */
 		}
-		sti_hlt(); /* woken by the BSP's VEC_WAKE IPI */
 	}
 }

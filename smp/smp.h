@@ -29,7 +29,16 @@ enum ap_stage {
 	AP_STAGE_ONLINE = 8,   /* reported online */
 };
 
-enum cpu_request { REQ_NONE = 0, REQ_OFFLINE = 1 };
+/* What the BSP asks of an online AP (it wakes it with VEC_WAKE). */
+enum cpu_request {
+	REQ_NONE = 0,
+	REQ_OFFLINE = 1,    /* go offline */
+	REQ_TSC_CHECK = 2,  /* take part in the TSC warp test (smp/tsc_sync.c) */
+};
+
+/* A cross-CPU figure that means nothing: the AP's TSC is not
+ * synchronised with the BSP's, or the difference came out negative. */
+#define TICKS_NA INT64_MIN
 
 struct cpu {
 	uint32_t apic_id;
@@ -48,9 +57,15 @@ struct cpu {
 
 	volatile uint64_t tsc_online; /* AP's own TSC at its online mark */
 
+	bool tsc_synced;              /* warp test passed (smp/tsc_sync.c) */
+	int64_t tsc_skew;             /* AP minus BSP TSC it proved, ticks */
+
 	uint64_t boot_ticks;          /* first bring-up: INIT to online */
-	uint64_t *online_ticks;       /* [cycles], BSP TSC ticks */
-	uint64_t *offline_ticks;
+	/* Per cycle [cycles]. BSP TSC ticks: */
+	uint64_t *online_ticks;       /* first INIT -> the BSP sees it online */
+	uint64_t *offline_ticks;      /* request -> the BSP sees it parked */
+	/* AP TSC minus BSP TSC, or TICKS_NA: */
+	int64_t *ap_ticks;            /* first INIT -> its own online mark */
 	uint32_t cycles_done;
 };
 
@@ -81,8 +96,8 @@ void smp_bring_up(const struct wake_config *w);
 void smp_run_cycles(const struct wake_config *w, uint32_t cycles);
 /* Park every online AP (end of run); not timed. */
 void smp_park_all(const struct wake_config *w);
-/* Samples kept per direction (online, offline) for all APs and cycles
- * together: 2 x 1 MiB. */
+/* Samples kept per figure (online, offline, ap) for all APs and cycles
+ * together: 3 x 1 MiB. */
 #define SMP_SAMPLES_MAX (1u << 17)
 /* Cycles that fit the sample pool for this many APs. */
 uint32_t smp_max_cycles(uint32_t aps);

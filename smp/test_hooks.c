@@ -9,8 +9,14 @@
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
 
+/* IA32_TIME_STAMP_COUNTER: writable, sets the TSC (SDM Vol. 3B §18.17,
+ * "Time-Stamp Counter"; Vol. 4, MSR 10H). */
+#define MSR_IA32_TSC 0x10
+
 enum selftest test_selftest;
 static uint32_t selftest_apic = APIC_ID_NONE;
+/* selftest=tsc-skew: how far the AP's TSC moved, in ticks (AP side). */
+static volatile int64_t tsc_skew_moved;
 
 void test_hooks_setup(enum selftest s)
 {
@@ -35,6 +41,19 @@ static bool selftest_target(const struct cpu *c)
 	return c->apic_id == selftest_apic && !c->boot_ticks;
 }
 
+/* Back by half the TSC's value, at most one second's worth: far enough
+ * that no delay explains it, never below zero. */
+static void skew_own_tsc(void)
+{
+	uint64_t before = rdtsc();
+	uint64_t back = before / 2;
+	uint64_t second = tsc_info()->khz * 1000;
+	if (back > second)
+		back = second;
+	wrmsr(MSR_IA32_TSC, before - back);
+	tsc_skew_moved = (int64_t)(rdtsc() - before);
+}
+
 void test_hooks_ap_selftest(const struct cpu *c)
 {
 	if (!selftest_target(c))
@@ -43,6 +62,23 @@ void test_hooks_ap_selftest(const struct cpu *c)
 		__asm__ volatile("ud2");
 	if (test_selftest == SELFTEST_AP_HANG)
 		halt_forever();
+	if (test_selftest == SELFTEST_TSC_SKEW)
+		skew_own_tsc();
+}
+
+void test_hook_after_bring_up(void)
+{
+	if (test_selftest != SELFTEST_TSC_SKEW)
+		return;
+	int64_t moved = tsc_skew_moved;
+	if (moved < 0)
+		kprintf("selftest: APIC ID %u set its TSC back by %llu ns (WRMSR "
+			"IA32_TSC)\n", selftest_apic,
+			(unsigned long long)tsc_ticks_to_ns(-(uint64_t)moved));
+	else
+		kprintf("selftest: APIC ID %u wrote IA32_TSC but its TSC did not "
+			"go back (the CPU or emulator ignores the write)\n",
+			selftest_apic);
 }
 
 void test_hooks_double_start(struct cpu *c, const struct wake_config *w,

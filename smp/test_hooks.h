@@ -20,9 +20,11 @@
 /* ------------------------------------------------------------ selftest= */
 
 /* Make something go wrong on purpose, once, on the first AP to be
- * started (the BSP for bsp-fault). */
+ * started (the BSP for bsp-fault). tsc-skew: that AP sets its TSC back
+ * (WRMSR IA32_TSC) before it comes online, so the warp test must find it
+ * out of step and its cross-CPU figures must print as na. */
 enum selftest { SELFTEST_NONE, SELFTEST_BSP_FAULT, SELFTEST_AP_FAULT,
-		SELFTEST_AP_HANG, SELFTEST_DOUBLE_START };
+		SELFTEST_AP_HANG, SELFTEST_DOUBLE_START, SELFTEST_TSC_SKEW };
 
 /* Set by test_hooks_setup() before any AP starts; read by the APs. */
 extern enum selftest test_selftest;
@@ -32,10 +34,13 @@ void test_hooks_setup(enum selftest s);
 
 /* BSP, just before the bring-up: selftest=bsp-fault takes an exception. */
 void test_hook_before_bring_up(void);
+/* BSP, after the bring-up: selftest=tsc-skew says what its write did. */
+void test_hook_after_bring_up(void);
 
 void test_hooks_ap_selftest(const struct cpu *c);
 /* AP, in ap_entry() before it enables its LAPIC: selftest=ap-fault takes
- * an exception, selftest=ap-hang never comes online. */
+ * an exception, selftest=ap-hang never comes online, selftest=tsc-skew
+ * sets its TSC back. */
 static inline void test_hook_ap_arrived(const struct cpu *c)
 {
 	if (test_selftest != SELFTEST_NONE)

@@ -8,6 +8,7 @@
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
 #include "smp/trampoline.h"
+#include "smp/tsc_sync.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
@@ -186,9 +187,10 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 	uint64_t t1 = wait_for_state(c, CPU_ONLINE, w);
 	if (t1) {
 		ph->total = t1 - t0;
-		ph->to_real = h->tsc_real - t0;
-		ph->to_long = h->tsc_long - h->tsc_real;
-		ph->to_online = c->tsc_online - h->tsc_long;
+		ph->ap = tsc_cross_cpu(c, c->tsc_online, t0);
+		ph->to_real = tsc_cross_cpu(c, h->tsc_real, t0);
+		ph->to_long = tsc_same_cpu(h->tsc_long, h->tsc_real);
+		ph->to_online = tsc_same_cpu(c->tsc_online, h->tsc_long);
 		return true;
 	}
 	c->fail_stage = last_stage(c);

@@ -33,13 +33,17 @@ struct wake_config {
 	bool icount_fence;      /* icount=on: see smp/test_hooks.h */
 };
 
-/* Where the time of one bring-up went, from the AP's own TSC readings
- * (meaningful where TSCs are synchronised: invariant TSC, QEMU). */
+/* One bring-up. total is the BSP's own figure; the rest are differences
+ * of TSC readings, signed, TICKS_NA when meaningless: ap and to_real
+ * subtract the BSP's TSC from the AP's (meaningful only when the warp
+ * test found the two synchronised), to_long and to_online are the AP's
+ * own. */
 struct start_phases {
 	uint64_t total;      /* BSP: first INIT -> saw the online mark */
-	uint64_t to_real;    /* first INIT -> AP in real mode after cli[/wbinvd] */
-	uint64_t to_long;    /* real mode -> long mode */
-	uint64_t to_online;  /* long mode -> online mark in C */
+	int64_t ap;          /* first INIT -> AP's own online mark */
+	int64_t to_real;     /* first INIT -> AP in real mode after cli[/wbinvd] */
+	int64_t to_long;     /* real mode -> long mode */
+	int64_t to_online;   /* long mode -> online mark in C */
 };
 
 /* Send one IPI to c; an ICR that stays busy is reported. after_write

@@ -102,13 +102,16 @@ static void test_all_valid(void)
 	CHECK_EQ(parse(&o, "sipi_delay=10", 8), 1);
 	CHECK_EQ(o.sipi_delay, SIPI_DELAY_LINUX);
 	CHECK_STREQ(dlog.msg[0], "cmdline: sipi_delay=10 invalid, expected linux|fixed, keeping linux");
+	CHECK_EQ(parse(&o, "selftest=tsc-skew", 8), 0);
+	CHECK_EQ(o.selftest, SELFTEST_TSC_SKEW);
 	CHECK_EQ(parse(&o, "selftest=double-start", 8), 0);
 	CHECK_EQ(o.selftest, SELFTEST_DOUBLE_START);
 	CHECK_EQ(parse(&o, "selftest=ap_hang bsp_wait=halt", 8), 2);
 	CHECK_EQ(o.selftest, SELFTEST_NONE);
 	CHECK_EQ(o.bsp_wait, BSP_WAIT_SPIN);
 	CHECK_STREQ(dlog.msg[0], "cmdline: selftest=ap_hang invalid, expected "
-				 "none|bsp-fault|ap-fault|ap-hang|double-start, keeping none");
+				 "none|bsp-fault|ap-fault|ap-hang|double-start|tsc-skew, "
+				 "keeping none");
 
 	/* Range edges are inclusive. */
 	CHECK_EQ(parse(&o, "cycles=1 ap_timeout_ms=1 init_delay_us=10000000 "
