@@ -8,6 +8,7 @@
 
 WBINVD ?= 0
 SLOW_TRAMP_NS ?= 0
+SLOW_PARK_NS ?= 0
 MAX_CPUS ?= 512
 SMP ?= 8
 ACCEL ?= auto
@@ -29,8 +30,11 @@ endif
 ifeq ($(shell echo '$(SLOW_TRAMP_NS)' | grep -Ex '[0-9]+'),)
 $(error SLOW_TRAMP_NS must be a number of nanoseconds, not '$(SLOW_TRAMP_NS)')
 endif
+ifeq ($(shell echo '$(SLOW_PARK_NS)' | grep -Ex '[0-9]+'),)
+$(error SLOW_PARK_NS must be a number of nanoseconds, not '$(SLOW_PARK_NS)')
+endif
 
-VARIANT := wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))
+VARIANT := wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))
 OUT := build/$(VARIANT)
 SLOW_SPIN := $(if $(filter-out 0,$(SLOW_TRAMP_NS)),1,0)
 
@@ -43,6 +47,7 @@ KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pi
 	-mno-red-zone -mgeneral-regs-only -mcmodel=small -m64 \
 	-I. -MMD -MP \
 	-DAPSTART_WBINVD=$(WBINVD) -DAPSTART_SLOW_TRAMP_NS=$(SLOW_TRAMP_NS) \
+	-DAPSTART_SLOW_PARK_NS=$(SLOW_PARK_NS) \
 	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_VERSION='"$(VERSION)"'
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack -T linker.ld
 
@@ -151,15 +156,15 @@ include tools/dev.mk
 include tests/efi/efi-tests.mk
 
 trampoline-check:
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
-	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
+	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd1/apstart.elf
 	@tests/trampoline/check.sh build/wbinvd0/trampoline.bin 0 build/wbinvd0/apstart.elf
 	@tests/trampoline/check.sh build/wbinvd1/trampoline.bin 1 build/wbinvd1/apstart.elf
 
 qemu-tests: $(APLOG)
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
-	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 MAX_CPUS=4 build/wbinvd0-max4/apstart.elf
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
+	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd1/apstart.elf
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 MAX_CPUS=4 build/wbinvd0-max4/apstart.elf
 	@APLOG=$(APLOG) tests/qemu/matrix.sh
 
 timing-tests: deps

@@ -8,6 +8,7 @@
 #include "app/run.h"
 #include "app/summary_save.h"
 #include "smp/lapic.h"
+#include "smp/park.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
 #include "smp/wakeup.h"
@@ -153,9 +154,10 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	/* Exceptions get reported from here on, even in the parsers. */
 	idt_init();
 	idt_load();
-	kprintf("\napstart %s: x86_64, trampoline %s WBINVD%s\n", APSTART_VERSION,
+	kprintf("\napstart %s: x86_64, trampoline %s WBINVD%s%s\n", APSTART_VERSION,
 		APSTART_WBINVD ? "WITH" : "without",
-		APSTART_SLOW_TRAMP_NS ? " + test-only slow spin" : "");
+		APSTART_SLOW_TRAMP_NS ? " + test-only slow spin" : "",
+		APSTART_SLOW_PARK_NS ? ", park flush + test-only slow spin" : "");
 
 	const void *info = (const void *)(uintptr_t)info_phys;
 	if (multiboot_parse(magic, info, 1u << 20, info_phys, identity_map, 0,
@@ -240,8 +242,11 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		.sipi_count = opt.sipi_count,
 		.ap_timeout_ms = opt.ap_timeout_ms,
 		.bsp_wait = opt.bsp_wait,
+		.park = opt.park,
 		.icount_fence = opt.icount == ICOUNT_ON,
 	};
+	park_setup(wake.park);
+	const struct park_plan *park = park_plan();
 	kprintf("cpus: %u in MADT (%u enabled), %u APs to start, BSP APIC ID %u, %s\n",
 		acpi.cpu_count, acpi.enabled_count, aps, lapic_id(),
 		lapic_status()->x2apic ? "x2APIC" : "xAPIC");
@@ -277,17 +282,25 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	if (wake.sipi_delay == SIPI_DELAY_LINUX && opt.sipi_delay_us != 10)
 		kprintf("wake: sipi_delay_us=%u ignored: it applies with sipi_delay=fixed\n",
 			opt.sipi_delay_us);
+	kprintf("park: %s: %s, parks in %s", park_mode_name(park->mode),
+		park->flush ? "WBINVD after reporting dead" : "no flush",
+		park->mwait ? "MONITOR/MWAIT" : "HLT");
+	if (park->mwait)
+		kprintf(" (hint 0x%x)", park_mwait_hint());
+	kprintf(": %s\n", park->why);
 	/* Keys in the order of README "Output"; new keys go at the end. */
 	kprintf("@boot kernel=apstart version=%s wbinvd=%d cpus=%u x2apic=%d "
 		"tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
-		"protocol=mb%d cycles=%u slow_tramp_ns=%u sipi_delay=%s "
-		"sipi_delay_us=%u sipi_count=%s\n",
+		"protocol=mb%d cycles=%u slow_tramp_ns=%u park=%s park_via=%s "
+		"park_flush=%d slow_park_ns=%u sipi_delay=%s sipi_delay_us=%u sipi_count=%s\n",
 		APSTART_VERSION, APSTART_WBINVD, aps + 1,
 		lapic_status()->x2apic ? 1 : 0,
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
 		(unsigned long long)tramp,
 		boot.firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot.protocol,
-		cycles, (unsigned)APSTART_SLOW_TRAMP_NS,
+		cycles, (unsigned)APSTART_SLOW_TRAMP_NS, park_mode_name(park->mode),
+		park->mwait ? "mwait" : "hlt", park->flush,
+		(unsigned)APSTART_SLOW_PARK_NS,
 		wake.sipi_delay == SIPI_DELAY_LINUX ? "linux" : "fixed",
 		wake.sipi_delay_us, sipi_count);
 

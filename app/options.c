@@ -46,6 +46,11 @@ static const struct keyword selftest_words[] = {
 	{ NULL, 0 },
 };
 
+static const struct keyword park_words[] = {
+	{ "linux", PARK_LINUX }, { "hlt", PARK_HLT }, { "mwait", PARK_MWAIT },
+	{ "init", PARK_INIT }, { NULL, 0 },
+};
+
 static const struct keyword sipi_delay_words[] = {
 	{ "linux", SIPI_DELAY_LINUX }, { "fixed", SIPI_DELAY_FIXED }, { NULL, 0 },
 };
@@ -83,6 +88,7 @@ static const struct opt_desc opt_table[] = {
 	OPT(sipi_delay_us, 10, .min = 0, .max = 10000000),
 	OPT(sipi_count, 2, .keywords = sipi_count_words),
 	OPT(ap_timeout_ms, 1000, .min = 1, .max = 600000),
+	OPT(park, PARK_LINUX, .keywords = park_words),
 	OPT(exit, EXIT_AUTO, .keywords = exit_words),
 	OPT(bsp_wait, BSP_WAIT_SPIN, .keywords = bsp_wait_words),
 	OPT(icount, ICOUNT_OFF, .keywords = icount_words),

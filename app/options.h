@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "smp/lapic.h"
+#include "smp/park.h"
 #include "smp/test_hooks.h"
 #include "smp/wakeup.h"
 #include "kernel/format.h"
@@ -35,6 +36,7 @@ struct options {
 	uint32_t sipi_count;    /* STARTUP IPIs per wake-up: 1, 2 (default),
 				 * or SIPI_COUNT_AUTO */
 	uint32_t ap_timeout_ms; /* default 1000 */
+	enum park_mode park;    /* default linux */
 	enum exit_mode exit;
 	enum bsp_wait bsp_wait;  /* default spin */
 	enum icount_mode icount; /* default off */

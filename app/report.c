@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Results: one row per CPU, totals in the form of the reference
- * measurement ("Online: 65.83 s"), and @summary records. */
+ * measurement ("Online: 65.83 s"), and @summary records. Online totals
+ * are the BSP's figure (first INIT -> it sees the AP online, what Linux's
+ * CPU bring-up waits for); offline totals are the settled figure (request
+ * -> the AP flushed and is about to halt), since Linux's park path
+ * flushes after the BSP has stopped waiting. */
 #include "app/report.h"
 
 #include "smp/smp.h"
@@ -52,27 +56,93 @@ static void cpu_stats(const struct cpu *c, const uint64_t *ticks,
 	stats_compute(scratch, n, out);
 }
 
-static void op_summary(const char *op, bool online, uint32_t cycles,
-		       uint64_t *total_ns_out)
+/* The same for a cross-CPU figure; false (no statistics) if any sample
+ * is TICKS_NA. */
+static bool cpu_stats_cross(const struct cpu *c, const int64_t *ticks,
+			    struct stats *out)
 {
-	uint32_t n = 0, ncpu = 0;
+	uint32_t n = c->cycles_done;
+	for (uint32_t k = 0; k < n; k++) {
+		if (ticks[k] == TICKS_NA)
+			return false;
+		scratch[k] = tsc_ticks_to_ns((uint64_t)ticks[k]);
+	}
+	stats_compute(scratch, n, out);
+	return true;
+}
+
+/* Every AP's samples of one figure, in ns, into scratch; false if a
+ * cross-CPU figure (cross != NULL) has a TICKS_NA among them. */
+static bool gather(const uint64_t *(*bsp)(const struct cpu *),
+		   const int64_t *(*cross)(const struct cpu *), uint32_t *ncpu,
+		   uint32_t *count)
+{
+	uint32_t n = 0;
+	*ncpu = 0;
 	for (uint32_t i = 0; i < cpu_count; i++) {
 		const struct cpu *c = &cpus[i];
 		if (c->bsp || !c->cycles_done)
 			continue;
-		ncpu++;
-		const uint64_t *t = online ? c->online_ticks : c->offline_ticks;
-		for (uint32_t k = 0; k < c->cycles_done && n < SMP_SAMPLES_MAX; k++)
-			scratch[n++] = tsc_ticks_to_ns(t[k]);
+		(*ncpu)++;
+		for (uint32_t k = 0; k < c->cycles_done && n < SMP_SAMPLES_MAX; k++) {
+			if (bsp) {
+				scratch[n++] = tsc_ticks_to_ns(bsp(c)[k]);
+				continue;
+			}
+			int64_t t = cross(c)[k];
+			if (t == TICKS_NA)
+				return false;
+			scratch[n++] = tsc_ticks_to_ns((uint64_t)t);
+		}
 	}
+	*count = n;
+	return true;
+}
+
+static const uint64_t *online_of(const struct cpu *c) { return c->online_ticks; }
+static const uint64_t *offline_of(const struct cpu *c) { return c->offline_ticks; }
+static const int64_t *ap_of(const struct cpu *c) { return c->ap_ticks; }
+static const int64_t *settled_of(const struct cpu *c) { return c->settled_ticks; }
+
+/* "total_ns=T median_ns=T" with a prefix, or "=na" for both. */
+static void cross_summary(char *buf, uint32_t size, const char *prefix,
+			  const int64_t *(*cross)(const struct cpu *), bool *ok,
+			  uint64_t *total)
+{
+	uint32_t ncpu, n;
 	struct stats s;
+	*ok = gather(NULL, cross, &ncpu, &n);
+	if (!*ok) {
+		fmt_snprintf(buf, size, "%s_total_ns=na %s_median_ns=na", prefix, prefix);
+		return;
+	}
 	stats_compute(scratch, n, &s);
-	*total_ns_out = s.sum;
+	*total = s.sum;
+	fmt_snprintf(buf, size, "%s_total_ns=%llu %s_median_ns=%llu", prefix,
+		     (unsigned long long)s.sum, prefix, (unsigned long long)s.median);
+}
+
+/* One @summary record: the BSP's figure (total_ns, ...) and the op's
+ * cross-CPU one (ap_ or settled_). Returns the total of the figure the
+ * totals use (see the top of this file); *cross_ok says which. */
+static uint64_t op_summary(const char *op, bool online, uint32_t cycles,
+			   bool *cross_ok)
+{
+	uint32_t n, ncpu;
+	struct stats s;
+	char cross[96];
+	uint64_t cross_total = 0;
+
+	gather(online ? online_of : offline_of, NULL, &ncpu, &n);
+	stats_compute(scratch, n, &s);
+	cross_summary(cross, sizeof cross, online ? "ap" : "settled",
+		      online ? ap_of : settled_of, cross_ok, &cross_total);
 	kprintf("@summary op=%s cpus=%u cycles=%u total_ns=%llu mean_ns=%llu "
-		"median_ns=%llu min_ns=%llu max_ns=%llu\n",
+		"median_ns=%llu min_ns=%llu max_ns=%llu %s\n",
 		op, ncpu, cycles, (unsigned long long)s.sum,
 		(unsigned long long)s.mean, (unsigned long long)s.median,
-		(unsigned long long)s.min, (unsigned long long)s.max);
+		(unsigned long long)s.min, (unsigned long long)s.max, cross);
+	return online || !*cross_ok ? s.sum : cross_total;
 }
 
 /* The few CPUs with the slowest median online time: on a big machine
@@ -118,6 +188,15 @@ static void print_slowest(uint32_t want)
 	}
 }
 
+/* A cell of the table: microseconds, or "na". */
+static const char *cell(char *buf, uint64_t ns, bool ok)
+{
+	if (!ok)
+		return "na";
+	format_us_cell(buf, 24, ns);
+	return buf;
+}
+
 bool report_results(uint32_t cycles)
 {
 	bool complete = true;
@@ -132,9 +211,11 @@ bool report_results(uint32_t cycles)
 	if (rows_to == CON_SERIAL)
 		cprintf(CON_SCREEN, "(%u per-CPU rows on the serial console)\n", aps);
 
-	/* 78 columns: fits the 80x25 VGA text screen. */
-	cprintf(rows_to, "\n              online (us)                      | offline (us)\n"
-		" cpu   apic    mean  median     min     max |    mean  median     min     max\n");
+	/* 78 columns: fits the 80x25 VGA text screen. Online: the BSP's
+	 * figure, then the median of the AP's own; offline: the BSP's (AP
+	 * reported dead), then the settled one (AP about to halt). */
+	cprintf(rows_to, "\n              online (us)                 |     offline (us)\n"
+		" cpu   apic  median     min     max  ap-med |  median     max settled  st-max\n");
 	for (uint32_t i = 0; i < cpu_count; i++) {
 		const struct cpu *c = &cpus[i];
 		if (c->bsp || c->state == CPU_SKIPPED)
@@ -146,28 +227,25 @@ bool report_results(uint32_t cycles)
 				c->apic_id, c->state);
 			continue;
 		}
-		struct stats on, off;
+		struct stats on, off, ap, st;
 		cpu_stats(c, c->online_ticks, &on);
 		cpu_stats(c, c->offline_ticks, &off);
-		format_us_cell(b[0], 24, on.mean);
-		format_us_cell(b[1], 24, on.median);
-		format_us_cell(b[2], 24, on.min);
-		format_us_cell(b[3], 24, on.max);
-		format_us_cell(b[4], 24, off.mean);
-		format_us_cell(b[5], 24, off.median);
-		format_us_cell(b[6], 24, off.min);
-		format_us_cell(b[7], 24, off.max);
+		bool ap_ok = cpu_stats_cross(c, c->ap_ticks, &ap);
+		bool st_ok = cpu_stats_cross(c, c->settled_ticks, &st);
 		cprintf(rows_to,
 			"%4u %6u%8s%8s%8s%8s |%8s%8s%8s%8s\n",
-			c->index, c->apic_id, b[0], b[1], b[2], b[3], b[4],
-			b[5], b[6], b[7]);
+			c->index, c->apic_id, cell(b[0], on.median, true),
+			cell(b[1], on.min, true), cell(b[2], on.max, true),
+			cell(b[3], ap.median, ap_ok), cell(b[4], off.median, true),
+			cell(b[5], off.max, true), cell(b[6], st.median, st_ok),
+			cell(b[7], st.max, st_ok));
 	}
 
 	print_slowest(5);
 
-	uint64_t on_total, off_total;
-	op_summary("offline", false, cycles, &off_total);
-	op_summary("online", true, cycles, &on_total);
+	bool settled_ok, ap_ok;
+	uint64_t off_total = op_summary("offline", false, cycles, &settled_ok);
+	uint64_t on_total = op_summary("online", true, cycles, &ap_ok);
 	format_seconds(b[0], 24, off_total);
 	format_seconds(b[1], 24, on_total);
 	format_seconds(b[2], 24, off_total + on_total);
@@ -176,7 +254,8 @@ bool report_results(uint32_t cycles)
 	format_ms(b[3], 24, off_total);
 	format_ms(b[4], 24, on_total);
 	format_ms(b[5], 24, off_total + on_total);
-	kprintf("Offline: %8s s  (%s ms)\nOnline:  %8s s  (%s ms)\nTotal:   %8s s  (%s ms)\n",
-		b[0], b[3], b[1], b[4], b[2], b[5]);
+	kprintf("Offline: %8s s  (%s ms) %s\nOnline:  %8s s  (%s ms)\nTotal:   %8s s  (%s ms)\n",
+		b[0], b[3], settled_ok ? "until settled" : "until reported dead: settled na",
+		b[1], b[4], b[2], b[5]);
 	return complete;
 }

@@ -52,6 +52,12 @@ static inline void sti_hlt(void) { __asm__ volatile("sti; hlt" ::: "memory"); }
 static inline void wbinvd(void) { __asm__ volatile("wbinvd" ::: "memory"); }
 static inline void barrier(void) { __asm__ volatile("" ::: "memory"); }
 static inline void mfence(void) { __asm__ volatile("mfence" ::: "memory"); }
+/* The instructions of Linux's mwait_play_dead() (SDM Vol. 2A CLFLUSH,
+ * Vol. 2B MONITOR, MWAIT): MONITOR arms the line at addr (ECX = EDX = 0),
+ * MWAIT waits with the C-state hint in EAX (ECX = 0: no extensions). */
+static inline void clflush(const volatile void *addr) { __asm__ volatile("clflush (%0)" :: "r"(addr) : "memory"); }
+static inline void monitor(const volatile void *addr) { __asm__ volatile("monitor" :: "a"(addr), "c"(0), "d"(0) : "memory"); }
+static inline void mwait(uint32_t hint) { __asm__ volatile("mwait" :: "a"(hint), "c"(0) : "memory"); }
 
 static inline uint64_t read_cr0(void) { uint64_t v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
 static inline uint64_t read_cr2(void) { uint64_t v; __asm__ volatile("mov %%cr2, %0" : "=r"(v)); return v; }

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The AP side: arrive in C, report online, idle until the BSP asks for
- * something: the TSC warp test, or going offline. */
+ * something: the TSC warp test, or going offline (smp/park.c). */
 #include "smp/ap_entry.h"
 
 #include "smp/lapic.h"
+#include "smp/park.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
 #include "smp/tsc_sync.h"
@@ -12,23 +13,10 @@
 #include "kernel/trap.h"
 #include "kernel/x86.h"
 
-static void park(struct cpu *c) __attribute__((noreturn));
-
-/* In hlt-wait mode the BSP sleeps until told. */
-static void notify_bsp(void)
+void ap_notify_bsp(void)
 {
 	if (smp_bsp_wait == BSP_WAIT_HLT)
 		lapic_send_ipi(smp_bsp_apic, ICR_FIXED | VEC_WAKE);
-}
-
-static void park(struct cpu *c)
-{
-	cli();
-	__atomic_store_n(&c->state, CPU_PARKED, __ATOMIC_RELEASE);
-	notify_bsp();
-	/* Only INIT (or NMI/SMI) leaves this; INIT puts the CPU back in
-	 * wait-for-SIPI and the next bring-up starts from the trampoline. */
-	halt_forever();
 }
 
 void ap_entry(uint32_t apic_id, uint32_t index)
@@ -58,7 +46,7 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 	c->stage = AP_STAGE_ONLINE;
 	c->tsc_online = rdtsc();
 	__atomic_store_n(&c->state, CPU_ONLINE, __ATOMIC_RELEASE);
-	notify_bsp();
+	ap_notify_bsp();
 
 	for (;;) {
 		cli();
@@ -68,8 +56,9 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 			tsc_sync_ap(c);
 			break;
 		case REQ_OFFLINE:
+		case REQ_HALT:
 			__atomic_store_n(&c->state, CPU_GOING_OFFLINE, __ATOMIC_RELEASE);
-			park(c);
+			park_ap(c, req == REQ_HALT);
 		default:
 			sti_hlt(); /* woken by the BSP's VEC_WAKE IPI */
 		}

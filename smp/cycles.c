@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* The measurement: first bring-up of every AP (with a TSC warp test each),
- * then for each AP `cycles` rounds of offline (request -> parked) and
- * online (first INIT -> the BSP sees the online mark, and -> the AP's own
- * mark). */
+ * then for each AP `cycles` rounds of offline (request -> reported dead,
+ * and -> settled) and online (first INIT -> the BSP sees the online mark,
+ * and -> the AP's own mark). */
 #include "smp/smp.h"
 #include "smp/tsc_sync.h"
 #include "smp/wakeup.h"
@@ -14,6 +14,7 @@
 static uint64_t online_pool[SMP_SAMPLES_MAX];
 static uint64_t offline_pool[SMP_SAMPLES_MAX];
 static int64_t ap_pool[SMP_SAMPLES_MAX];
+static int64_t settled_pool[SMP_SAMPLES_MAX];
 
 uint32_t smp_max_cycles(uint32_t aps)
 {
@@ -31,12 +32,15 @@ static const char *ns_or_na(char buf[24], int64_t ticks)
 
 /* Records go to serial only: thousands of lines would bury the screen;
  * the summary goes to both. */
-static void offline_line(const struct cpu *c, uint32_t cycle, uint64_t ticks)
+static void offline_line(const struct cpu *c, uint32_t cycle,
+			 const struct offline_times *t)
 {
-	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=offline ns=%llu ticks=%llu\n",
+	char settled[24];
+	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=offline ns=%llu ticks=%llu "
+		"settled_ns=%s\n",
 		c->index, c->apic_id, cycle,
-		(unsigned long long)tsc_ticks_to_ns(ticks),
-		(unsigned long long)ticks);
+		(unsigned long long)tsc_ticks_to_ns(t->total),
+		(unsigned long long)t->total, ns_or_na(settled, t->settled));
 }
 
 static void online_line(const struct cpu *c, uint32_t cycle,
@@ -92,14 +96,16 @@ void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
 		c->online_ticks = &online_pool[slot * cycles];
 		c->offline_ticks = &offline_pool[slot * cycles];
 		c->ap_ticks = &ap_pool[slot * cycles];
+		c->settled_ticks = &settled_pool[slot * cycles];
 		slot++;
 		for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
-			uint64_t t;
+			struct offline_times off;
 			struct start_phases ph;
-			if (!ap_offline(c, w, &t))
+			if (!ap_offline(c, w, &off))
 				break;
-			c->offline_ticks[k] = t;
-			offline_line(c, k + 1, t);
+			c->offline_ticks[k] = off.total;
+			c->settled_ticks[k] = off.settled;
+			offline_line(c, k + 1, &off);
 			if (!ap_start(c, w, &ph))
 				break;
 			c->online_ticks[k] = ph.total;
@@ -114,8 +120,7 @@ void smp_park_all(const struct wake_config *w)
 {
 	for (uint32_t i = 0; i < cpu_count; i++) {
 		struct cpu *c = &cpus[i];
-		uint64_t t;
 		if (!c->bsp && c->state == CPU_ONLINE)
-			ap_offline(c, w, &t);
+			ap_halt(c, w);
 	}
 }

@@ -15,7 +15,7 @@ enum cpu_state {
 	CPU_STARTING,     /* INIT-SIPI-SIPI sent, waiting for it */
 	CPU_ONLINE,       /* running the idle loop */
 	CPU_GOING_OFFLINE,/* acknowledged an offline request */
-	CPU_PARKED,       /* cli; hlt until INIT */
+	CPU_PARKED,       /* reported dead; parks (smp/park.c) until INIT */
 	CPU_FAILED,       /* did not come online / did not park in time */
 	CPU_SKIPPED,      /* not started: disabled, beyond maxcpus, unreachable */
 };
@@ -32,8 +32,9 @@ enum ap_stage {
 /* What the BSP asks of an online AP (it wakes it with VEC_WAKE). */
 enum cpu_request {
 	REQ_NONE = 0,
-	REQ_OFFLINE = 1,    /* go offline */
+	REQ_OFFLINE = 1,    /* go offline the way park= says (timed) */
 	REQ_TSC_CHECK = 2,  /* take part in the TSC warp test (smp/tsc_sync.c) */
+	REQ_HALT = 3,       /* end of run: report and halt, no flush */
 };
 
 /* A cross-CPU figure that means nothing: the AP's TSC is not
@@ -56,6 +57,7 @@ struct cpu {
 	uint32_t late_arrivals;       /* reached C after we gave up on it */
 
 	volatile uint64_t tsc_online; /* AP's own TSC at its online mark */
+	volatile uint64_t tsc_settled;/* AP's TSC when parked, about to halt */
 
 	bool tsc_synced;              /* warp test passed (smp/tsc_sync.c) */
 	int64_t tsc_skew;             /* AP minus BSP TSC it proved, ticks */
@@ -63,9 +65,10 @@ struct cpu {
 	uint64_t boot_ticks;          /* first bring-up: INIT to online */
 	/* Per cycle [cycles]. BSP TSC ticks: */
 	uint64_t *online_ticks;       /* first INIT -> the BSP sees it online */
-	uint64_t *offline_ticks;      /* request -> the BSP sees it parked */
+	uint64_t *offline_ticks;      /* request -> the BSP sees it dead */
 	/* AP TSC minus BSP TSC, or TICKS_NA: */
 	int64_t *ap_ticks;            /* first INIT -> its own online mark */
+	int64_t *settled_ticks;       /* request -> flushed, about to halt */
 	uint32_t cycles_done;
 };
 
@@ -94,10 +97,11 @@ uint32_t smp_count_state(enum cpu_state s);
  * configuration of smp_bring_up() holds for the whole run. */
 void smp_bring_up(const struct wake_config *w);
 void smp_run_cycles(const struct wake_config *w, uint32_t cycles);
-/* Park every online AP (end of run); not timed. */
+/* Halt every online AP (end of run): not timed, no flush, whatever
+ * park= says (480 WBINVDs would add 40 s to the end of a big run). */
 void smp_park_all(const struct wake_config *w);
-/* Samples kept per figure (online, offline, ap) for all APs and cycles
- * together: 3 x 1 MiB. */
+/* Samples kept per figure (online, offline, ap, settled) for all APs and
+ * cycles together: 4 x 1 MiB. */
 #define SMP_SAMPLES_MAX (1u << 17)
 /* Cycles that fit the sample pool for this many APs. */
 uint32_t smp_max_cycles(uint32_t aps);

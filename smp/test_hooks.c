@@ -112,3 +112,11 @@ uint32_t test_hooks_slow_spin_ticks(void)
 {
 	return (uint32_t)((uint64_t)APSTART_SLOW_TRAMP_NS * tsc_info()->khz / 1000000);
 }
+
+void test_hooks_slow_park_spin(void)
+{
+	uint64_t ticks = (uint64_t)APSTART_SLOW_PARK_NS * tsc_info()->khz / 1000000;
+	uint64_t start = rdtsc();
+	while (rdtsc() - start < ticks)
+		cpu_relax();
+}

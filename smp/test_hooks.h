@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Test and experiment hooks, kept in one module so that the bring-up code
  * reads without them: the failure-path self-tests (selftest=), the icount
- * fence that keeps QEMU -icount timing exact (icount=on), and the C side
- * of the SLOW_TRAMP_NS build knob. Compiled into every build; each is
+ * fence that keeps QEMU -icount timing exact (icount=on), the C side of
+ * the SLOW_TRAMP_NS build knob and the SLOW_PARK_NS one. Compiled into every build; each is
  * called from one named point and does nothing unless asked for. The
  * checks on the measured path are inline, so that a run without hooks
  * costs what it did when they were written into the code. */
@@ -108,5 +108,21 @@ static inline void (*icount_fence_after_sipi(const struct wake_config *w,
  * sits (the regression tests' proof that a slower trampoline is caught);
  * 0 in every other build. */
 uint32_t test_hooks_slow_spin_ticks(void);
+
+/* -------------------------------------------------------- SLOW_PARK_NS */
+
+#ifndef APSTART_SLOW_PARK_NS
+#define APSTART_SLOW_PARK_NS 0
+#endif
+
+void test_hooks_slow_park_spin(void);
+/* AP, in the park path right after its WBINVD: a SLOW_PARK_NS=N build
+ * spins N ns there, so that the tests can show a costlier flush moves the
+ * offline figure (QEMU's WBINVD costs nothing). Nothing in other builds. */
+static inline void test_hook_park_flushed(void)
+{
+	if (APSTART_SLOW_PARK_NS)
+		test_hooks_slow_park_spin();
+}
 
 #endif

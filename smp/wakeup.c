@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* INIT-SIPI-SIPI, following the SDM's MP initialization sequence (Vol. 3A
  * §9.4.4.1, "Typical BSP Initialization Sequence") the way Linux 6.6 sends
- * it (arch/x86/kernel/smpboot.c, wakeup_secondary_cpu_via_init()). */
+ * it (arch/x86/kernel/smpboot.c, wakeup_secondary_cpu_via_init()), and
+ * the offline request that ends in smp/park.c. */
 #include "smp/wakeup.h"
 
 #include "smp/lapic.h"
@@ -66,11 +67,22 @@ const char *ap_stage_name(uint32_t stage)
 	}
 }
 
-/* Wait until the AP reaches `want`; returns the BSP's TSC when it saw it,
- * or 0 on timeout. In hlt mode the BSP sleeps until the AP's IPI, with the
+static bool in_state(const struct cpu *c, uint32_t want)
+{
+	return __atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == want;
+}
+
+static bool has_settled(const struct cpu *c, uint32_t unused)
+{
+	(void)unused;
+	return __atomic_load_n(&c->tsc_settled, __ATOMIC_ACQUIRE) != 0;
+}
+
+/* Wait until done(c, arg); returns the BSP's TSC when it saw that, or 0
+ * on timeout. In hlt mode the BSP sleeps until the AP's IPI, with the
  * LAPIC timer as a safety net so the timeout still holds. */
-static uint64_t wait_for_state(struct cpu *c, uint32_t want,
-			       const struct wake_config *w)
+static uint64_t wait_until(struct cpu *c, bool (*done)(const struct cpu *, uint32_t),
+			   uint32_t arg, const struct wake_config *w)
 {
 	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
 	bool halt = w->bsp_wait == BSP_WAIT_HLT;
@@ -80,7 +92,7 @@ static uint64_t wait_for_state(struct cpu *c, uint32_t want,
 		lapic_timer_periodic_us(1000);
 	for (;;) {
 		cli();
-		if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == want) {
+		if (done(c, arg)) {
 			seen = rdtsc();
 			break;
 		}
@@ -98,6 +110,12 @@ static uint64_t wait_for_state(struct cpu *c, uint32_t want,
 	if (halt)
 		lapic_timer_stop();
 	return seen;
+}
+
+static uint64_t wait_for_state(struct cpu *c, uint32_t want,
+			       const struct wake_config *w)
+{
+	return wait_until(c, in_state, want, w);
 }
 
 /* Wait us after a STARTUP IPI. poll (sipi_count=auto): stop as soon as
@@ -205,22 +223,47 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 	return false;
 }
 
-bool ap_offline(struct cpu *c, const struct wake_config *w, uint64_t *ticks)
+/* Ask online AP c for req (REQ_OFFLINE or REQ_HALT) and wait until it
+ * reports dead; the BSP's TSC then, or 0 after reporting a timeout. */
+static uint64_t request_park(struct cpu *c, uint32_t req, const struct wake_config *w)
 {
-	uint64_t t0 = rdtsc();
-	__atomic_store_n(&c->request, REQ_OFFLINE, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->tsc_settled, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->request, req, __ATOMIC_RELEASE);
 	ap_send_ipi(c, ICR_FIXED | VEC_WAKE, "wake-up IPI", NULL);
+	return wait_for_state(c, CPU_PARKED, w);
+}
 
-	uint64_t t1 = wait_for_state(c, CPU_PARKED, w);
-	if (t1) {
-		*ticks = t1 - t0;
-		return true;
-	}
+static bool offline_failed(struct cpu *c, const struct wake_config *w,
+			   const char *what)
+{
 	__atomic_store_n(&c->state, CPU_FAILED, __ATOMIC_RELEASE);
-	kprintf("smp: APIC ID %u did not park within %u ms\n", c->apic_id,
+	kprintf("smp: APIC ID %u did not %s within %u ms\n", c->apic_id, what,
 		w->ap_timeout_ms);
 	kprintf("@fail what=offline_timeout apic=%u timeout_ms=%u\n", c->apic_id,
 		w->ap_timeout_ms);
 	ap_send_init(c, w);
 	return false;
+}
+
+bool ap_offline(struct cpu *c, const struct wake_config *w, struct offline_times *t)
+{
+	uint64_t t0 = rdtsc();
+	uint64_t t1 = request_park(c, REQ_OFFLINE, w);
+	if (!t1)
+		return offline_failed(c, w, "report dead");
+	/* Linux's wait ends here (cpuhp_bp_sync_dead()); the AP may still be
+	 * flushing. Wait for that too, so that the next bring-up cannot cut
+	 * it short, and keep when it finished. */
+	t->total = t1 - t0;
+	if (!wait_until(c, has_settled, 0, w))
+		return offline_failed(c, w, "settle after reporting dead");
+	t->settled = tsc_cross_cpu(c, c->tsc_settled, t0);
+	if (w->park == PARK_INIT)
+		ap_send_init(c, w); /* now in wait-for-SIPI */
+	return true;
+}
+
+bool ap_halt(struct cpu *c, const struct wake_config *w)
+{
+	return request_park(c, REQ_HALT, w) || offline_failed(c, w, "halt");
 }

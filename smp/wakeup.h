@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "smp/park.h"
+
 struct cpu;
 
 /* How the BSP waits for an AP: spinning on its state (default), or halted
@@ -30,6 +32,7 @@ struct wake_config {
 	uint32_t sipi_count;    /* 2 as the SDM and Linux, 1, or SIPI_COUNT_AUTO */
 	uint32_t ap_timeout_ms;
 	enum bsp_wait bsp_wait;
+	enum park_mode park;
 	bool icount_fence;      /* icount=on: see smp/test_hooks.h */
 };
 
@@ -46,6 +49,13 @@ struct start_phases {
 	int64_t to_online;   /* long mode -> online mark in C */
 };
 
+/* One offline, measured at the two points Linux's path has: the BSP's
+ * wait ends when the AP reports dead; the AP flushes after that. */
+struct offline_times {
+	uint64_t total;      /* BSP: request -> saw the AP report dead */
+	int64_t settled;     /* request -> AP flushed, about to halt (AP TSC) */
+};
+
 /* Send one IPI to c; an ICR that stays busy is reported. after_write
  * (NULL for none): see lapic_send_ipi_then(). */
 bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what,
@@ -57,8 +67,11 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 void ap_send_init(struct cpu *c, const struct wake_config *w);
 /* The STARTUP IPIs of one bring-up (after the INIT). */
 void ap_send_startup_ipis(struct cpu *c, const struct wake_config *w, uint8_t vector);
-/* Ask an online AP to park; wait for it. */
-bool ap_offline(struct cpu *c, const struct wake_config *w, uint64_t *ticks);
+/* Ask an online AP to go offline (park= decides how); wait until it has
+ * reported dead and then until it has settled. */
+bool ap_offline(struct cpu *c, const struct wake_config *w, struct offline_times *t);
+/* End of run: ask an online AP to halt without a flush; wait for it. */
+bool ap_halt(struct cpu *c, const struct wake_config *w);
 
 const char *ap_stage_name(uint32_t stage);
 

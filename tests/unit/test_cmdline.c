@@ -24,7 +24,7 @@ static bool is_default(const struct options *o)
 	       o->sipi_count == 2 && o->ap_timeout_ms == 1000 &&
 	       o->exit == EXIT_AUTO && o->bsp_wait == BSP_WAIT_SPIN &&
 	       o->icount == ICOUNT_OFF && o->selftest == SELFTEST_NONE &&
-	       o->save == SAVE_ON;
+	       o->save == SAVE_ON && o->park == PARK_LINUX;
 }
 
 static void test_defaults_and_empty(void)
@@ -102,6 +102,17 @@ static void test_all_valid(void)
 	CHECK_EQ(parse(&o, "sipi_delay=10", 8), 1);
 	CHECK_EQ(o.sipi_delay, SIPI_DELAY_LINUX);
 	CHECK_STREQ(dlog.msg[0], "cmdline: sipi_delay=10 invalid, expected linux|fixed, keeping linux");
+	CHECK_EQ(parse(&o, "park=hlt", 8), 0);
+	CHECK_EQ(o.park, PARK_HLT);
+	CHECK_EQ(parse(&o, "park=mwait", 8), 0);
+	CHECK_EQ(o.park, PARK_MWAIT);
+	CHECK_EQ(parse(&o, "park=init park=linux", 8), 0);
+	CHECK_EQ(o.park, PARK_LINUX);
+	CHECK_EQ(parse(&o, "park=init", 8), 0);
+	CHECK_EQ(o.park, PARK_INIT);
+	CHECK_EQ(parse(&o, "park=wbinvd", 8), 1);
+	CHECK_EQ(o.park, PARK_LINUX);
+	CHECK_STREQ(dlog.msg[0], "cmdline: park=wbinvd invalid, expected linux|hlt|mwait|init, keeping linux");
 	CHECK_EQ(parse(&o, "selftest=tsc-skew", 8), 0);
 	CHECK_EQ(o.selftest, SELFTEST_TSC_SKEW);
 	CHECK_EQ(parse(&o, "selftest=double-start", 8), 0);
