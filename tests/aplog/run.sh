@@ -75,6 +75,20 @@ row() {
 	echo "@end status=pass online=2 failed=0"
 } >"$tmp/p95.log"
 
+# settled-a.log with one AP's figures na although @cpu says tsc_sync=1;
+# with a settled_ns that is neither a number nor na; with that AP not
+# synchronised (tsc_sync=0, figures na: a valid log); the same with a
+# number (as a wrapped difference would give) where na belongs, in ap_ns
+# and in to_real_ns; with an ap_ns above ns.
+sed 's/^\(@sample cpu=1 .*\)settled_ns=[0-9]*/\1settled_ns=na/; s/^\(@sample cpu=1 .*\)ap_ns=[0-9]*/\1ap_ns=na/
+	s/^\(@sample cpu=1 .*\)to_real_ns=[0-9]*/\1to_real_ns=na/' \
+	settled-a.log >"$tmp/settled-na.log"
+sed '/^@sample cpu=2 apic=2 cycle=1 op=offline/s/settled_ns=[0-9]*/settled_ns=soon/' settled-a.log >"$tmp/settled-bad.log"
+sed 's/^\(@cpu cpu=1 .*\)tsc_skew_ns=0 tsc_sync=1/\1tsc_skew_ns=-40000000 tsc_sync=0/' "$tmp/settled-na.log" >"$tmp/settled-skew.log"
+sed '/^@sample cpu=1 apic=1 cycle=1 op=online/s/ap_ns=na/ap_ns=999999999999999/' "$tmp/settled-skew.log" >"$tmp/settled-wrapped.log"
+sed '/^@sample cpu=1 apic=1 cycle=1 op=online/s/ap_ns=400000000/ap_ns=600000000/' settled-a.log >"$tmp/settled-above.log"
+sed '/^@sample cpu=1 apic=1 cycle=1 op=online/s/to_real_ns=na/to_real_ns=300000000/' "$tmp/settled-skew.log" >"$tmp/settled-real.log"
+
 # smp4 without apic=3 (a CPU that did not come up), and a baseline without it.
 grep -v 'apic=3 ' smp4.log >"$tmp/smp3.log"
 grep -v 'apic=3 ' smp4.baseline >"$tmp/smp3.baseline"
@@ -186,12 +200,12 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	# equal totals print no percentage; a failed run is left out with a warning
 	run compare fail-run.log -- smp4.log
 	expect_rc 0
-	line "Online:    0.01 s -> 0.01 s"
+	line "Online:    0.01 s -> 0.01 s  [11.100 ms -> 11.100 ms]"
 	errhas "fail-run.log:1: warning: run 1 ended with status=fail (online=2 failed=1): excluded from the comparison"
 	# a side without samples
 	run compare smp1.log -- smp4.log
 	expect_rc 0
-	line "Online:    0.00 s -> 0.01 s"
+	line "Online:    0.00 s -> 0.01 s  [0.000 ms -> 11.100 ms]"
 	line "  online:  n/a (A has 0 samples, B has 6)"
 
 	# stats
@@ -374,12 +388,79 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	# csv
 	run csv wbinvd1.log
 	expect_rc 0
-	if [ "$(head -1 "$tmp/out")" = "file,run,wbinvd,cpu,apic,cycle,op,ns,ticks,flush_model" ]; then pass "csv header"; else bad "csv header" "wrong header"; fi
+	if [ "$(head -1 "$tmp/out")" = "file,run,wbinvd,cpu,apic,cycle,op,ns,ticks,ap_ns,settled_ns,flush_model" ]; then pass "csv header"; else bad "csv header" "wrong header"; fi
 	if [ "$(wc -l <"$tmp/out")" -eq 25 ]; then pass "1 + 24 rows"; else bad "1 + 24 rows" "$(wc -l <"$tmp/out") lines"; fi
-	line "wbinvd1.log,2,1,3,6,2,online,10950000000,21900000000,"
+	line "wbinvd1.log,2,1,3,6,2,online,10950000000,21900000000,,,"
 	cp smp4.log "$tmp/we,i\"rd.log"
 	run csv "$tmp/we,i\"rd.log"
 	has "\"$tmp/we,i\"\"rd.log\",1,1,1,1,1,offline,400000,1200000"
+
+	# settled_ns / ap_ns (Linux's park path): the offline figure is
+	# settled_ns where every offline sample has one, else ns.
+	run compare settled-a.log -- settled-b.log
+	expect_rc 0
+	line "A: A: 1 run, 2 APs, 4 online + 4 offline samples (offline: settled_ns)"
+	line "Offline:   0.40 s -> 0.80 s (+100.0%)  [400.000 ms -> 800.000 ms]"
+	line "Online:    2.00 s -> 2.00 s  [2000.000 ms -> 2000.000 ms]"
+	line "Total:     2.40 s -> 2.80 s (+16.7%)  [2400.000 ms -> 2800.000 ms]"
+	matches '^  offline: 2\.000 \[2\.000, 2\.000\] +slower'
+	run stats settled-a.log
+	expect_rc 0
+	has "Offline figures: settled_ns"
+	line "Offline: 0.40 s"
+	run medians --op offline settled-a.log
+	expect_rc 0
+	line "lowest: 100000000"
+	run csv settled-a.log "$tmp/settled-na.log"
+	expect_rc 0
+	line "settled-a.log,1,0,1,1,1,offline,1000000,1000000,,100000000,"
+	line "settled-a.log,1,0,1,1,1,online,500000000,500000000,400000000,,"
+	line "$tmp/settled-na.log,1,0,1,1,1,offline,1000000,1000000,,na,"
+	line "$tmp/settled-na.log,1,0,1,1,1,online,500000000,500000000,na,,"
+	# one AP not synchronised: that run falls back to ns for offline
+	run stats "$tmp/settled-na.log"
+	expect_rc 0
+	has "Offline figures: ns"
+	line "Offline: 0.00 s"
+	run compare settled-a.log -- "$tmp/settled-na.log"
+	expect_rc 0
+	errhas "offline figures differ: A uses settled_ns, B uses ns"
+	run stats "$tmp/settled-bad.log"
+	expect_rc 1
+	errhas "settled_ns=soon is not a decimal number"
+	# verify: numbers where @cpu says tsc_sync=1, na where it says 0,
+	# ap_ns <= ns
+	run verify --cpus 3 --cycles 2 settled-a.log
+	expect_rc 0
+	run verify --cpus 3 --cycles 2 "$tmp/settled-na.log"
+	expect_rc 1
+	has "settled-na.log:6: settled_ns is na for an AP with tsc_sync=1"
+	run verify --cpus 3 --cycles 2 "$tmp/settled-skew.log"
+	expect_rc 0
+	run verify --cpus 3 --cycles 2 "$tmp/settled-wrapped.log"
+	expect_rc 1
+	has "settled-wrapped.log:7: ap_ns is not na for an AP with tsc_sync=0"
+	run verify --cpus 3 --cycles 2 "$tmp/settled-real.log"
+	expect_rc 1
+	has "settled-real.log:7: to_real_ns is not na for an AP with tsc_sync=0"
+	run verify --cpus 3 --cycles 2 "$tmp/settled-above.log"
+	expect_rc 1
+	has "settled-above.log:7: ap_ns is above ns"
+	# baselines record which offline figure they hold; a check against
+	# logs with the other one is refused
+	run baseline settled-a.log
+	expect_rc 0
+	line "offline_figure=settled_ns"
+	line "apic=1 op=offline median_ns=100000000 n=2"
+	cp "$tmp/out" "$tmp/settled.baseline"
+	run check --baseline "$tmp/settled.baseline" settled-a.log
+	expect_rc 0
+	run check --baseline "$tmp/settled.baseline" "$tmp/settled-na.log"
+	expect_rc 1
+	errhas "has offline_figure=settled_ns but the logs' offline figure is ns"
+	run check --baseline smp4.baseline settled-a.log
+	expect_rc 1
+	errhas "has offline_figure=ns but the logs' offline figure is settled_ns"
 
 	# plot: without gnuplot on PATH it says so, writes the data, exits 0
 	rm -f "$tmp/p.dat"

@@ -40,6 +40,7 @@ int cmd_baseline(void)
 		printf("wbinvd=%d\n", sd.wbinvd);
 	if (sd.modelled)
 		printf("flush_model=%s\n", sd.flush_model ? sd.flush_model : "mixed");
+	printf("offline_figure=%s\n", sd.offline_figure);
 	printf("runs=%zu\n", sd.usable);
 	for (size_t i = 0; i < sd.t.nrows; i++) {
 		const struct cpu_row *r = &sd.t.rows[i];
@@ -95,6 +96,16 @@ int cmd_check_baseline(void)
 		fprintf(stderr, "aplog: warning: baseline has wbinvd=%d but the logs "
 			"have wbinvd=%d\n", bl.wbinvd, sd.wbinvd);
 	print_flush_note(&sd, "");
+	const char *blfig = bl_header(&bl, "offline_figure");
+	if (!blfig)
+		blfig = "ns"; /* baselines from before settled_ns */
+	if (strcmp(blfig, sd.offline_figure)) {
+		fprintf(stderr, "aplog: %s has offline_figure=%s but the logs' "
+			"offline figure is %s: not comparable (refresh the baseline)\n",
+			bl.file, blfig, sd.offline_figure);
+		rc = 1;
+		goto out;
+	}
 
 	size_t nm = measured(&sd, &m), bad = 0, checked = 0, faster = 0;
 	double worst = 0;

@@ -48,6 +48,10 @@ static void print_change(const char *name, const struct side s[2], double a,
 		if (fabs(pct) >= 0.05)
 			printf(" (%+.1f%%)", pct);
 	}
+	/* Under an emulator the totals are far below 0.01 s: milliseconds
+	 * too, as the kernel prints them. */
+	if (s[0].complete && s[1].complete && (a < 10e9 || b < 10e9))
+		printf("  [%.3f ms -> %.3f ms]", a / 1e6, b / 1e6);
 	putchar('\n');
 }
 
@@ -57,8 +61,9 @@ static void side_describe(const struct side *s, char letter)
 	       s->usable == 1 ? "" : "s");
 	if (s->complete != s->usable)
 		printf(" (%zu complete)", s->complete);
-	printf(", %zu APs, %zu online + %zu offline samples\n", s->t.nrows,
-	       s->t.npool[OP_ONLINE], s->t.npool[OP_OFFLINE]);
+	printf(", %zu APs, %zu online + %zu offline samples (offline: %s)\n",
+	       s->t.nrows, s->t.npool[OP_ONLINE], s->t.npool[OP_OFFLINE],
+	       s->offline_figure);
 	print_flush_note(s, "   ");
 }
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* csv: one row per sample, every run (failed ones too, with a warning),
- * with the run's flush model last (empty when not modelled). */
+/* csv: one row per sample, every run (failed ones too, with a warning):
+ * ap_ns (online rows) and settled_ns (offline rows), empty where the log
+ * has no such key and na where the kernel printed na, then the run's
+ * flush model last (empty when not modelled). */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -21,7 +23,8 @@ int cmd_csv(void)
 		set_free(&set);
 		return 1;
 	}
-	printf("file,run,wbinvd,cpu,apic,cycle,op,ns,ticks,flush_model\n");
+	printf("file,run,wbinvd,cpu,apic,cycle,op,ns,ticks,ap_ns,settled_ns,"
+	       "flush_model\n");
 	for (size_t i = 0; i < set.n; i++) {
 		const struct run *r = &set.runs[i];
 		if (run_use(r) == USE_NONE)
@@ -32,8 +35,17 @@ int cmd_csv(void)
 			const struct sample *s = &r->s[j];
 			csv_field(r->file);
 			printf(",%u,%u,%" PRIu32 ",%" PRIu32 ",%" PRIu32 ",%s,%" PRIu64
-			       ",%" PRIu64 ",", r->index, r->wbinvd, s->cpu, s->apic,
+			       ",%" PRIu64, r->index, r->wbinvd, s->cpu, s->apic,
 			       s->cycle, op_name[s->op], s->ns, s->ticks);
+			char x[24] = "";
+			if (s->x == X_NA)
+				snprintf(x, sizeof(x), "na");
+			else if (s->x == X_NUM)
+				snprintf(x, sizeof(x), "%" PRIu64, s->xns);
+			if (s->op == OP_ONLINE)
+				printf(",%s,,", x);
+			else
+				printf(",,%s,", x);
 			csv_field(r->flush_model);
 			putchar('\n');
 		}

@@ -56,6 +56,8 @@ static void print_runs(const struct side *sd)
 		printf("(FAIL runs are left out of everything below; truncated runs "
 		       "give samples but no totals)\n");
 	print_flush_note(sd, "");
+	printf("Offline figures: %s (settled_ns: request -> the AP flushed and is "
+	       "about to halt; ns: -> it reported dead)\n", sd->offline_figure);
 }
 
 static void print_cpus(const struct side *sd)
@@ -141,7 +143,7 @@ int cmd_medians(void)
 		size_t n = 0;
 		for (size_t j = 0; j < r->ns; j++)
 			if (r->s[j].op == cli.op)
-				v[n++] = r->s[j].ns;
+				v[n++] = sample_figure(r, &r->s[j]);
 		printf("%s:%zu: %s", r->file, r->boot_line, op_name[cli.op]);
 		if (n) {
 			uint64_t m = median_of(v, n);

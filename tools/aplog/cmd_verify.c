@@ -2,7 +2,7 @@
 /* verify: is one log one complete run that ended as expected? What the
  * QEMU tests assert about every boot: the @end verdict and counts, the
  * @boot settings, every AP with the expected number of samples per op,
- * and no zero time. */
+ * no zero time, and cross-CPU figures that follow the warp test. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -60,6 +60,44 @@ static size_t check_per_ap(const struct run *r, long cycles)
 	}
 	free(s);
 	return aps;
+}
+
+/* What is wrong with a cross-CPU figure for an AP whose @cpu says
+ * tsc_sync=sync (-1: no such record), or NULL. */
+static const char *cross_cpu_problem(int sync, int x)
+{
+	if (sync == 1 && x != X_NUM)
+		return x == X_NA ? "is na for an AP with tsc_sync=1"
+				 : "is missing (the AP has tsc_sync=1)";
+	if (sync == 0 && x != X_NA)
+		return "is not na for an AP with tsc_sync=0";
+	return NULL;
+}
+
+/* Where an AP's @cpu says tsc_sync=1, its cross-CPU figures (ap_ns and
+ * to_real_ns, settled_ns) are numbers and ap_ns <= ns (the AP's own online
+ * mark comes before the BSP sees it); where it says tsc_sync=0, na. */
+static void check_cross_cpu(const struct run *r)
+{
+	size_t reported = 0;
+	for (size_t i = 0; i < r->ns; i++) {
+		const struct sample *s = &r->s[i];
+		int sync = run_tsc_sync(r, s->apic);
+		const char *key = s->op == OP_ONLINE ? "ap_ns" : "settled_ns";
+		const char *bad = cross_cpu_problem(sync, s->x);
+		if (!bad && s->op == OP_ONLINE) {
+			bad = cross_cpu_problem(sync, s->x_real);
+			if (bad)
+				key = "to_real_ns";
+			else if (s->x == X_NUM && s->xns > s->ns)
+				bad = "is above ns";
+		}
+		if (bad && reported++ < 3)
+			problem(r->file, s->line, "%s %s", key, bad);
+	}
+	if (reported > 3)
+		problem(r->file, r->boot_line, "%zu samples in all with such "
+			"cross-CPU figures", reported);
 }
 
 static void check_boot(const struct run *r)
@@ -138,6 +176,7 @@ int cmd_verify(void)
 	for (size_t i = 0; i < r->ns; i++)
 		if (r->s[i].ns == 0 && zero++ < 3)
 			problem(r->file, r->s[i].line, "@sample with ns=0");
+	check_cross_cpu(r);
 	size_t aps = check_per_ap(r, cli.cycles);
 	if (cli.status == 0 && cli.cpus >= 0 && aps != (size_t)cli.cpus - 1)
 		problem(r->file, r->boot_line, "%zu APs with samples, want %ld",

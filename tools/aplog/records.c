@@ -30,6 +30,7 @@ void set_free(struct set *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->runs[i].s);
 		free(s->runs[i].boot_fields);
+		free(s->runs[i].sync);
 	}
 	free(s->runs);
 	memset(s, 0, sizeof(*s));
@@ -357,6 +358,30 @@ static void close_run(struct loader *ld, size_t at_line, const char *why)
 	check_run(ld, r);
 	if (r->ended)
 		check_summaries(ld, r);
+	size_t offline = 0, settled = 0;
+	for (size_t i = 0; i < r->ns; i++) {
+		offline += r->s[i].op == OP_OFFLINE;
+		settled += r->s[i].op == OP_OFFLINE && r->s[i].x == X_NUM;
+	}
+	r->settled = offline && settled == offline;
+}
+
+uint64_t sample_figure(const struct run *r, const struct sample *s)
+{
+	return s->op == OP_OFFLINE && r->settled ? s->xns : s->ns;
+}
+
+const char *run_offline_figure(const struct run *r)
+{
+	return r->settled ? "settled_ns" : "ns";
+}
+
+int run_tsc_sync(const struct run *r, uint32_t apic)
+{
+	for (size_t i = 0; i < r->nsync; i++)
+		if (r->sync[i].apic == apic)
+			return r->sync[i].sync;
+	return -1;
 }
 
 /* Every @boot opens a run, even a malformed one: later lines belong to it
@@ -436,6 +461,19 @@ static uint64_t fnv1a(const char *p, size_t n)
 	return h;
 }
 
+/* A cross-CPU figure: enum xfig, or -1 (reported) if the value is
+ * neither a number nor na. */
+static int get_xfig(struct msgs *m, size_t line, const struct record *rec,
+		    const char *key, uint64_t *out)
+{
+	const struct field *f = rec_get(rec, key);
+	if (!f)
+		return X_ABSENT;
+	if (f->vl == 2 && memcmp(f->v, "na", 2) == 0)
+		return X_NA;
+	return get_num(m, line, rec, key, 0, NS_MAX, out) ? X_NUM : -1;
+}
+
 static void on_sample(struct loader *ld, size_t line, const struct record *rec,
 		      uint64_t text_hash)
 {
@@ -454,6 +492,13 @@ static void on_sample(struct loader *ld, size_t line, const struct record *rec,
 		  get_num(m, line, rec, "ticks", 0, UINT64_MAX, &ticks);
 	if (!ok)
 		return;
+	uint64_t xns = 0, real_ns;
+	int x = get_xfig(m, line, rec, op == OP_ONLINE ? "ap_ns" : "settled_ns",
+			 &xns);
+	int x_real = op == OP_ONLINE ? get_xfig(m, line, rec, "to_real_ns", &real_ns)
+				     : X_ABSENT;
+	if (x < 0 || x_real < 0)
+		return; /* neither a number nor na: reported */
 	/* No cpu < cpus check: cpu indexes every CPU in the MADT, skipped
 	 * ones too, while cpus counts those started. cycle counts from 1 in
 	 * apstart; 0 is accepted too. */
@@ -464,7 +509,33 @@ static void on_sample(struct loader *ld, size_t line, const struct record *rec,
 	}
 	grow((void **)&r->s, &r->cap, r->ns + 1, sizeof(*r->s));
 	r->s[r->ns++] = (struct sample){ (uint32_t)cpu, (uint32_t)apic,
-		(uint32_t)cycle, (uint8_t)op, ns, ticks, text_hash, line };
+		(uint32_t)cycle, (uint8_t)op, ns, ticks, text_hash, line,
+		(uint8_t)x, xns, (uint8_t)x_real };
+}
+
+/* @cpu: only its TSC warp test result is kept (tsc_sync=0|1, apstart);
+ * records without it (older kernels, other tools) are left alone. */
+static void on_cpu(struct loader *ld, size_t line, const struct record *rec)
+{
+	uint64_t apic, sync;
+	if (!in_run(ld, line, "@cpu"))
+		return;
+	struct run *r = &ld->set->runs[ld->cur];
+	struct msgs *m = &ld->m;
+	if (!rec_get(rec, "apic")) {
+		lerr(m, line, "@cpu: tsc_sync= without apic=");
+		return;
+	}
+	if (!get_num(m, line, rec, "apic", 0, UINT32_MAX, &apic) ||
+	    !get_num(m, line, rec, "tsc_sync", 0, 1, &sync))
+		return;
+	if (run_tsc_sync(r, (uint32_t)apic) >= 0) {
+		lerr(m, line, "second @cpu apic=%" PRIu64 " with tsc_sync= in this "
+		     "run", apic);
+		return;
+	}
+	grow((void **)&r->sync, &r->sync_cap, r->nsync + 1, sizeof(*r->sync));
+	r->sync[r->nsync++] = (struct cpu_sync){ (uint32_t)apic, sync == 1, line };
 }
 
 static void on_summary(struct loader *ld, size_t line, const struct record *rec)
@@ -553,12 +624,21 @@ static void on_host(struct loader *ld, size_t line, const struct record *rec)
 	dst[f->vl] = '\0';
 }
 
-enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_COUNT };
+static bool has_text(const char *p, size_t n, const char *t)
+{
+	size_t tl = strlen(t);
+	for (size_t i = 0; i + tl <= n; i++)
+		if (memcmp(p + i, t, tl) == 0)
+			return true;
+	return false;
+}
+
+enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_COUNT };
 
 static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 {
 	static const char *const words[W_COUNT] = { "@boot", "@sample",
-		"@summary", "@fail", "@end", "@host" };
+		"@summary", "@fail", "@end", "@host", "@cpu" };
 	size_t w = 1;
 	while (w < n && p[w] != ' ' && p[w] != '\t')
 		w++;
@@ -572,6 +652,10 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 		on_fail(ld, line);
 		return;
 	}
+	/* @cpu matters only with a warp test result; other @cpu lines (older
+	 * kernels, linux-hotplug) stay as unread as before. */
+	if (kind == W_CPU && !has_text(p, n, " tsc_sync="))
+		return;
 
 	static struct record rec; /* 4 KiB: keep it off the stack */
 	bool fields_ok = split_fields(&ld->m, line, words[kind], p + w, n - w,
@@ -590,6 +674,7 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 	case W_SAMPLE: on_sample(ld, line, &rec, fnv1a(p + w, n - w)); break;
 	case W_SUMMARY: on_summary(ld, line, &rec); break;
 	case W_END: on_end(ld, line, &rec); break;
+	case W_CPU: on_cpu(ld, line, &rec); break;
 	default: on_host(ld, line, &rec); break;
 	}
 }

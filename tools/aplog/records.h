@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The log model (runs of @boot/@sample/@summary/@fail/@end records, and
- * the @host record before a run) and
+/* The log model (runs of @boot/@cpu/@sample/@summary/@fail/@end records,
+ * and the @host record before a run) and
  * its parser. Other console text is ignored; every malformed record is an
  * error of the form FILE:LINE: message. */
 #ifndef APLOG_RECORDS_H
@@ -25,11 +25,28 @@ extern const char *const op_choices[]; /* op_name, NULL-terminated */
 #define STR_MAX 64
 #define HOST_STR_MAX 128 /* @host flush_model= value */
 
+/* A sample's cross-CPU figure: ap_ns (online: first INIT -> the AP's own
+ * online mark) or settled_ns (offline: request -> the AP flushed and is
+ * about to halt). Absent in logs of older kernels; na where the AP's TSC
+ * is not synchronised with the BSP's. */
+enum xfig { X_ABSENT, X_NA, X_NUM };
+
 struct sample {
 	uint32_t cpu, apic, cycle;
 	uint8_t op;
 	uint64_t ns, ticks;
 	uint64_t text_hash; /* of the whole record: other fields count too */
+	size_t line;
+	uint8_t x;          /* enum xfig */
+	uint64_t xns;       /* when x == X_NUM */
+	uint8_t x_real;     /* online: to_real_ns, the other cross-CPU phase
+			       (enum xfig; only verify looks at it) */
+};
+
+/* An @cpu record's TSC warp test result: 1 synchronised, 0 not. */
+struct cpu_sync {
+	uint32_t apic;
+	bool sync;
 	size_t line;
 };
 
@@ -51,6 +68,9 @@ struct run {
 	bool ended, passed;
 	uint32_t end_online, end_failed;
 	size_t nfail, fail_line; /* @fail records, and the first one's line */
+	bool settled;         /* every offline sample has a settled_ns number */
+	struct cpu_sync *sync; /* @cpu records with tsc_sync= */
+	size_t nsync, sync_cap;
 	struct sample *s;
 	size_t ns, cap;
 	struct {
@@ -76,6 +96,17 @@ enum use run_use(const struct run *r);
 /* Appends the runs of one log to set; returns the number of errors (each
  * already reported). */
 int load_file(struct set *set, const char *path, bool allow_trunc);
+
+/* The figure every statistic, total, comparison and baseline uses:
+ * online, ns (first INIT -> the BSP sees the AP online); offline,
+ * settled_ns in runs that have it for every offline sample (Linux's park
+ * path flushes after the AP reports dead, and only settled_ns holds that
+ * flush; it is what the kernel's own Offline total sums), else ns. */
+uint64_t sample_figure(const struct run *r, const struct sample *s);
+/* "settled_ns" or "ns": which offline figure a run's statistics use. */
+const char *run_offline_figure(const struct run *r);
+/* The @cpu tsc_sync= of an AP: 1, 0, or -1 when the log has none. */
+int run_tsc_sync(const struct run *r, uint32_t apic);
 
 /* Value of key in the run's @boot record, or NULL (*len set). */
 const char *run_boot_field(const struct run *r, const char *key, size_t *len);

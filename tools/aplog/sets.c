@@ -37,6 +37,9 @@ int side_load(struct side *sd, const char *const *files, size_t n,
 			   (long)r->cpus : -1;
 		sd->cycles = sd->cycles == -2 || sd->cycles == (long)r->cycles ?
 			     (long)r->cycles : -1;
+		const char *fig = run_offline_figure(r);
+		sd->offline_figure = !sd->offline_figure ||
+			!strcmp(sd->offline_figure, fig) ? fig : "mixed";
 		if (r->flush_model[0]) {
 			sd->flush_model = !sd->modelled ||
 				(sd->flush_model && !strcmp(sd->flush_model, r->flush_model)) ?
@@ -125,6 +128,9 @@ int load_two(struct side s[2], const char *purpose)
 		fprintf(stderr, "aplog: warning: A has cpus=%ld but B has cpus=%ld: "
 			"the totals cover different numbers of CPUs\n", s[0].cpus,
 			s[1].cpus);
+	if (strcmp(s[0].offline_figure, s[1].offline_figure))
+		fprintf(stderr, "aplog: warning: offline figures differ: A uses %s, "
+			"B uses %s\n", s[0].offline_figure, s[1].offline_figure);
 	if (s[0].cycles >= 0 && s[1].cycles >= 0 && s[0].cycles != s[1].cycles)
 		fprintf(stderr, "aplog: warning: A has cycles=%ld but B has "
 			"cycles=%ld: the totals are not comparable\n", s[0].cycles,

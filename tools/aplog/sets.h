@@ -21,6 +21,8 @@ struct side {
 	long cpus, cycles;   /* -1 mixed */
 	size_t modelled;     /* usable runs with @host flush_model= */
 	const char *flush_model; /* their common model, NULL if they differ */
+	const char *offline_figure; /* the usable runs' run_offline_figure(),
+				       "mixed" if they differ */
 };
 
 /* name: "logs", "set A"...; purpose: what failed runs are left out of. */

@@ -68,7 +68,7 @@ void table_build(const struct set *s, struct table *t)
 			continue;
 		for (size_t j = 0; j < r->ns; j++)
 			f[k++] = (struct flat){ r->s[j].apic, r->s[j].cpu,
-						r->s[j].op, r->s[j].ns };
+						r->s[j].op, sample_figure(r, &r->s[j]) };
 	}
 	qsort(f, total, sizeof(*f), cmp_flat);
 
@@ -109,7 +109,7 @@ void run_totals(const struct run *r, double tot[OP_COUNT])
 {
 	tot[OP_ONLINE] = tot[OP_OFFLINE] = 0;
 	for (size_t i = 0; i < r->ns; i++)
-		tot[r->s[i].op] += (double)r->s[i].ns;
+		tot[r->s[i].op] += (double)sample_figure(r, &r->s[i]);
 }
 
 double ratio_of(double b, double a)

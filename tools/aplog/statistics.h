@@ -38,7 +38,7 @@ struct table {
 void table_build(const struct set *s, struct table *t);
 void table_free(struct table *t);
 
-/* Sum of a run's samples per op, in ns. */
+/* Sum of a run's figures (sample_figure()) per op, in ns. */
 void run_totals(const struct run *r, double tot[OP_COUNT]);
 
 /* b / a, with 0/0 = 1 and x/0 = infinity. */
