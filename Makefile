@@ -57,7 +57,7 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
 
-.PHONY: all kernel run test clean deps deps-check unit-tests trampoline-check qemu-tests timing-tests baseline
+.PHONY: all kernel run test clean deps deps-check unit-tests trampoline-check qemu-tests timing-tests tscskew-tests baseline
 # make builds only: a missing build tool is named (deps-check), never installed.
 all: deps-check kernel
 
@@ -169,6 +169,10 @@ qemu-tests: $(APLOG)
 
 timing-tests: deps
 	@tests/timing/run.sh
+
+# A TSC-skewed AP prints na (Bochs and KVM honour WRMSR IA32_TSC; TCG not).
+tscskew-tests: deps $(APLOG)
+	@APLOG=$(APLOG) tests/tscskew/run.sh
 
 # Rewrite tests/baselines/ from fresh runs and show what changed.
 baseline: deps

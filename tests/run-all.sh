@@ -22,6 +22,7 @@ parts=(
 	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
 	"QEMU matrix|make --no-print-directory qemu-tests"
 	"timing (icount baselines, wall-clock A/B)|make --no-print-directory timing-tests"
+	"TSC-skewed AP prints na (Bochs, KVM)|make --no-print-directory tscskew-tests"
 	"ISO image + BIOS/UEFI x CD/USB boots|make --no-print-directory iso-tests"
 	"flush cost model (QEMU TCG plugin, wall clock)|make --no-print-directory flushmodel-tests"
 	"apstart.efi, results kept across a reset (OVMF)|make --no-print-directory efi-tests"

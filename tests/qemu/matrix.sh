@@ -107,12 +107,7 @@ run_case "trampoline-entered-twice" build/wbinvd0/apstart.elf 4 pass \
 
 # x2APIC: TCG in QEMU 7.2 has none, so this needs KVM (any /dev/kvm that
 # opens, even a slow paravirtual one: the run is short).
-kvm_starts() { # can QEMU create a KVM guest at all here?
-	[ -r /dev/kvm ] && [ -w /dev/kvm ] || return 1
-	echo quit | timeout 20 qemu-system-x86_64 -accel kvm -machine q35 \
-		-cpu host,-arch-capabilities -display none -nodefaults -S \
-		-monitor stdio >/dev/null 2>&1
-}
+. tools/kvm-usable.sh
 if kvm_starts; then
 	extra=(--accel kvm --machine q35)
 	run_case "kvm-x2apic-on" build/wbinvd0/apstart.elf 4 pass \
