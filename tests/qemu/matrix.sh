@@ -80,6 +80,18 @@ run_case "one-sipi" build/wbinvd0/apstart.elf 4 pass \
 	verify --wbinvd 0 --cpus 4 --cycles 3 -- sipi_count=1 cycles=3
 run_case "maxcpus2-of-4" build/wbinvd0/apstart.elf 4 pass \
 	verify --wbinvd 0 --cpus 2 --cycles 3 -- maxcpus=2 cycles=3
+run_case "sipi-count-auto" build/wbinvd0/apstart.elf 4 pass \
+	verify --wbinvd 0 --cpus 4 --cycles 3 --boot sipi_count=auto -- sipi_count=auto cycles=3
+
+# Park modes: every case above runs park=linux (the default); each of the
+# others must park its APs and bring them back too.
+run_case "park-linux-flushes" build/wbinvd0/apstart.elf 2 pass \
+	verify --cpus 2 --cycles 1 --boot park=linux --boot park_flush=1 \
+	expect "^park: linux: WBINVD after reporting dead" -- cycles=1
+for p in hlt mwait init; do
+	run_case "park-$p" build/wbinvd0/apstart.elf 4 pass \
+		verify --wbinvd 0 --cpus 4 --cycles 3 --boot park=$p --boot park_flush=0 -- park=$p cycles=3
+done
 
 run_case "more-cpus-than-build-max" build/wbinvd0-max4/apstart.elf 8 pass \
 	verify --cpus 4 --cycles 2 \
