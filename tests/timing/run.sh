@@ -11,8 +11,12 @@
 #    per-run median, against a noise band measured in the same rounds.
 #
 # Proof that the check can fail: a build with a test-only spin where WBINVD
-# sits (make SLOW_TRAMP_NS=N) must be flagged in both modes; if it is not,
-# this test fails.
+# sits in the trampoline (make SLOW_TRAMP_NS=N) must be flagged in the
+# online row in both modes, and one with a spin after the park path's
+# WBINVD (make SLOW_PARK_NS=N) in the offline row (its settled figure);
+# in deterministic mode each must also leave the other row within its
+# baseline, and aplog compare must show each in its own row. If not, this
+# test fails.
 #
 #   run.sh            run the checks
 #   run.sh --update   rewrite the baselines from fresh runs, show what changed
@@ -24,17 +28,22 @@ OUT=build/timing
 BASE=tests/baselines
 SMP=4
 CYCLES=10
-# sipi_delay_us=0: with the default 2 x 10 us SIPI delays the BSP waits
-# longer than the whole AP path takes under QEMU (~0.6 us), which would
-# hide a slower trampoline behind the delays.
-DET_ARGS="cycles=$CYCLES bsp_wait=hlt sipi_delay=fixed sipi_delay_us=0"
+# Linux's SIPI timing (sipi_delay=linux, the default) with
+# sipi_count=auto: Linux's 2 x (10 + 10) us of waiting outlast the whole AP
+# path under QEMU (~0.5 us) and would hide a slower trampoline from the
+# BSP's figure; auto ends the wait once the AP has entered the trampoline
+# and skips the second SIPI, so the BSP's online figure follows the
+# trampoline's cost while the delays stay Linux's. Offline is gated on the
+# settled figure (aplog's offline figure: the park path's flush comes after
+# the AP reports dead).
+DET_ARGS="cycles=$CYCLES bsp_wait=hlt sipi_count=auto"
 DET_SLOW_NS=${DET_SLOW_NS:-2000}     # deterministic mode: 2 us spin
 WALL_SLOW_NS=${WALL_SLOW_NS:-5000}   # wall clock: 5 us spin
 WALL_ROUNDS=${WALL_ROUNDS:-6}
 WALL_CYCLES=20
-# Same reason for sipi_delay_us=0; single-threaded TCG keeps the run-to-run
-# spread at ~2% (multi-threaded TCG on 2 host cores: ~40%).
-WALL_ARGS="cycles=$WALL_CYCLES sipi_delay=fixed sipi_delay_us=0"
+# Single-threaded TCG keeps the run-to-run spread at ~2% (multi-threaded
+# TCG on 2 host cores: ~40%).
+WALL_ARGS="cycles=$WALL_CYCLES sipi_count=auto"
 update=0
 [ "${1:-}" = --update ] && update=1
 
@@ -46,10 +55,12 @@ build() { # variant-args...
 	make --no-print-directory "$@" >/dev/null 2>&1 || { fail "build: make $*" "the build failed"; summary timing; exit 1; }
 }
 t0=$SECONDS
-build WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
-build WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
-build WBINVD=0 SLOW_TRAMP_NS=$DET_SLOW_NS build/wbinvd0-slow$DET_SLOW_NS/apstart.elf
-build WBINVD=0 SLOW_TRAMP_NS=$WALL_SLOW_NS build/wbinvd0-slow$WALL_SLOW_NS/apstart.elf
+build WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
+build WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd1/apstart.elf
+for ns in $DET_SLOW_NS $WALL_SLOW_NS; do
+	build WBINVD=0 SLOW_TRAMP_NS=$ns SLOW_PARK_NS=0 build/wbinvd0-slow$ns/apstart.elf
+	build WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=$ns build/wbinvd0-slowpark$ns/apstart.elf
+done
 make --no-print-directory $APLOG >/dev/null || { fail "build: make $APLOG" "the build failed"; summary timing; exit 1; }
 echo "timing: builds ready ($((SECONDS - t0))s)"
 
@@ -93,43 +104,96 @@ for v in wbinvd0 wbinvd1; do
 		fail "icount $v within baseline" "outside it" "$(cat "$OUT/check-$v.txt")"
 	fi
 done
-if [ $update = 0 ]; then
-	slow=wbinvd0-slow$DET_SLOW_NS
-	run $slow "$OUT/icount-$slow.log" --icount -- $DET_ARGS
-	if $APLOG check --baseline $BASE/icount-pc-smp$SMP-wbinvd0.baseline "$OUT/icount-$slow.log" >"$OUT/check-$slow.txt" 2>&1; then
-		fail "icount: slowed trampoline (+$DET_SLOW_NS ns) flagged" \
-			"it PASSED the baseline check: the check cannot catch it" "$(cat "$OUT/check-$slow.txt")"
-	elif grep -q '^REGRESSION apic=' "$OUT/check-$slow.txt"; then
-		ok "icount: slowed trampoline (+$DET_SLOW_NS ns) flagged"
-		grep '^REGRESSION' "$OUT/check-$slow.txt" | sed 's/^/       /'
+# A slowed build must be flagged in its own row and stay within the
+# baseline in the other: a slower trampoline moves Online only, a slower
+# park flush Offline only.
+slowed_check() { # variant what op(online|offline) other-op
+	local v=$1 what=$2 op=$3 other=$4 chk=$OUT/check-$1.txt
+	local name="icount: $what flagged in the $op row only"
+	run $v "$OUT/icount-$v.log" --icount -- $DET_ARGS
+	$APLOG check --baseline $BASE/icount-pc-smp$SMP-wbinvd0.baseline "$OUT/icount-$v.log" >"$chk" 2>&1
+	if grep -q "^REGRESSION apic=[0-9]* op=$op " "$chk" && ! grep -q " op=$other " "$chk"; then
+		ok "$name"
+		grep '^REGRESSION' "$chk" | sed 's/^/       /'
+	elif ! grep -q "^REGRESSION apic=[0-9]* op=$op " "$chk"; then
+		fail "$name" "it was NOT flagged in the $op row: the check cannot catch it" "$(cat "$chk")"
 	else
-		fail "icount: slowed trampoline (+$DET_SLOW_NS ns) flagged" "the check failed without naming a CPU" \
-			"$(cat "$OUT/check-$slow.txt")"
+		fail "$name" "it moved the $other row too" "$(cat "$chk")"
 	fi
+}
+# The reference table (aplog compare, Offline / Online / Total) must show
+# each slowdown in its own row: that row grows, the other has no change
+# (instruction counting makes "no change" exact).
+table_rows() { # variant Row-that-moves Row-that-does-not
+	local v=$1 moves=$2 stays=$3 cmp=$OUT/compare-$1.txt
+	local name="icount: aplog compare shows $v in the $moves row only"
+	$APLOG compare --label-a WBINVD=0 --label-b "$v" "$OUT/icount-wbinvd0-a.log" -- "$OUT/icount-$v.log" >"$cmp" 2>&1
+	if grep -q "^$moves: .*(+" "$cmp" && grep -q "^$stays: " "$cmp" && ! grep -q "^$stays: .*(" "$cmp"; then
+		ok "$name"
+		grep -E "^($moves|$stays):" "$cmp" | sed 's/^/       /'
+	else
+		fail "$name" "the rows say otherwise" "$(grep -E '^(Offline|Online|Total):' "$cmp")"
+	fi
+}
+if [ $update = 0 ]; then
+	slowed_check wbinvd0-slow$DET_SLOW_NS "slowed trampoline (+$DET_SLOW_NS ns)" online offline
+	table_rows wbinvd0-slow$DET_SLOW_NS Online Offline
+	slowed_check wbinvd0-slowpark$DET_SLOW_NS "slowed park flush (+$DET_SLOW_NS ns)" offline online
+	table_rows wbinvd0-slowpark$DET_SLOW_NS Offline Online
 fi
 echo "timing: deterministic mode took $((SECONDS - t0))s"
 
 # ------------------------------------------------------------------ wall clock
-# Each run's figure is the median of its online samples; each build's figure
-# is the lowest of those over the rounds: interference from the host only
-# ever adds time, so the lowest is the least disturbed run. The noise is
-# measured, not assumed: the WBINVD=0 build runs twice per round, and the
-# ratio of its two copies' figures sets the band (twice the noise, at least
-# 10%) inside which a difference is called noise. A batch noisier than 5%
-# (the host was busy) is measured again, up to twice.
+# Each run's figure is the median of its samples (aplog medians: online,
+# the BSP's ns; offline, settled_ns); each build's figure is the lowest of
+# those over the rounds: interference from the host only ever adds time, so
+# the lowest is the least disturbed run. The noise is measured, not
+# assumed: the WBINVD=0 build runs twice per round, and the ratio of its two
+# copies' figures sets the band (twice the noise, at least 10%) inside which
+# a difference is called noise, per row. A batch whose online copies differ
+# by more than 5% (the host was busy) is measured again, up to twice.
 #
 # The gate runs on single-threaded TCG, everywhere. Where KVM has hardware
 # virtualisation behind it, the same A/B also runs on KVM: WBINVD=0 must not
-# be slower there either; the slowed build's ratio is shown for information.
-figure() { # tag build -> lowest over rounds of each run's online median (ns), 0 if none
+# be slower there either; the slowed builds' ratios are shown for information.
+figure() { # tag build op -> lowest over rounds of each run's median (ns), 0 if none
 	local low
-	low=$($APLOG medians --op online "$OUT"/wall-"$1"-"$2"-r*.log 2>/dev/null | sed -n 's/^lowest: //p')
+	low=$($APLOG medians --op "$3" "$OUT"/wall-"$1"-"$2"-r*.log 2>/dev/null | sed -n 's/^lowest: //p')
 	echo "${low:-0}"
+}
+
+# ratios figure base copy -> "noise bound ratio" (or "nodata")
+ratios() {
+	awk -v s="$1" -v a0="$2" -v c="$3" 'BEGIN {
+		if (a0 <= 0 || c <= 0 || s <= 0) { print "nodata"; exit }
+		noise = c / a0 - 1; if (noise < 0) noise = -noise
+		band = 2 * noise; if (band < 0.10) band = 0.10
+		printf "%.4f %.4f %.4f\n", noise, 1 + band, s / a0 }'
+}
+pct() { awk -v n="$1" 'BEGIN { printf "%.1f%%", 100 * n }'; }
+
+# slowed-build verdict: gate_slow tag what row figure base copy
+gate_slowed() {
+	local gate=$1 tag=$2 what=$3 row=$4 v noise bound r
+	local name="wall clock $tag: $what flagged in the $row row"
+	v=$(ratios "$5" "$6" "$7")
+	if [ "$v" = nodata ]; then
+		fail "$name" "no $row figures (see $OUT/wall-$tag-*.log)"
+		return
+	fi
+	read -r noise bound r <<<"$v"
+	if [ "$gate" = 0 ]; then
+		echo "  (information) $what: $row ratio $r against bound $bound"
+	elif awk -v r="$r" -v b="$bound" 'BEGIN { exit !(r > b) }'; then
+		ok "$name: median $5 ns vs $6 ns, ratio $r > bound $bound (noise $(pct "$noise"))"
+	else
+		fail "$name" "it was NOT: ratio $r <= bound $bound (noise $(pct "$noise"))"
+	fi
 }
 
 wall_clock() { # tag gate_slow(0|1) qemu-run options...
 	local tag=$1 gate_slow=$2; shift 2
-	local t0=$SECONDS slow=wbinvd0-slow$WALL_SLOW_NS attempt r
+	local t0=$SECONDS slow=wbinvd0-slow$WALL_SLOW_NS slowpark=wbinvd0-slowpark$WALL_SLOW_NS attempt r
 	echo "timing: wall-clock mode $tag ($*, -smp $SMP, $WALL_ARGS, $WALL_ROUNDS interleaved rounds)"
 	for attempt in 1 2 3; do
 		rm -f "$OUT"/wall-$tag-*.log
@@ -137,9 +201,13 @@ wall_clock() { # tag gate_slow(0|1) qemu-run options...
 			run wbinvd1 "$OUT/wall-$tag-wbinvd1-r$r.log" "$@" -- $WALL_ARGS
 			run wbinvd0 "$OUT/wall-$tag-wbinvd0-r$r.log" "$@" -- $WALL_ARGS
 			run $slow "$OUT/wall-$tag-slow-r$r.log" "$@" -- $WALL_ARGS
+			run $slowpark "$OUT/wall-$tag-slowpark-r$r.log" "$@" -- $WALL_ARGS
 			run wbinvd0 "$OUT/wall-$tag-wbinvd0copy-r$r.log" "$@" -- $WALL_ARGS
 		done
-		w1=$(figure $tag wbinvd1) w0=$(figure $tag wbinvd0) w0c=$(figure $tag wbinvd0copy) ws=$(figure $tag slow)
+		w1=$(figure $tag wbinvd1 online) w0=$(figure $tag wbinvd0 online)
+		w0c=$(figure $tag wbinvd0copy online) ws=$(figure $tag slow online)
+		o0=$(figure $tag wbinvd0 offline) o0c=$(figure $tag wbinvd0copy offline)
+		op=$(figure $tag slowpark offline)
 		if [ $attempt -lt 3 ] && awk -v a="$w0" -v c="$w0c" 'BEGIN {
 			n = (a > 0) ? c / a - 1 : 1; if (n < 0) n = -n; exit !(n > 0.05) }'; then
 			echo "  noise between the two WBINVD=0 copies above 5% ($w0 vs $w0c ns): measuring again"
@@ -147,32 +215,27 @@ wall_clock() { # tag gate_slow(0|1) qemu-run options...
 		fi
 		break
 	done
-	echo "  per-build figure (lowest over rounds of each run's median online ns):"
-	echo "    WBINVD=1 $w1, WBINVD=0 $w0, WBINVD=0 again $w0c, slowed (+$WALL_SLOW_NS ns) $ws"
-	local verdict noise bound r01 rslow
-	verdict=$(awk -v a1="$w1" -v a0="$w0" -v c="$w0c" -v s="$ws" 'BEGIN {
-		if (a1 <= 0 || a0 <= 0 || c <= 0 || s <= 0) { print "nodata"; exit }
-		noise = c / a0 - 1; if (noise < 0) noise = -noise
-		band = 2 * noise; if (band < 0.10) band = 0.10
-		printf "%.4f %.4f %.4f %.4f\n", noise, 1 + band, a0 / a1, s / a0 }')
-	if [ "$verdict" = nodata ]; then
-		fail "wall clock $tag: WBINVD=0 not slower than WBINVD=1" "runs produced no online samples (see $OUT/wall-$tag-*.log)"
+	echo "  per-build figures (lowest over rounds of each run's median, ns):"
+	echo "    online:  WBINVD=1 $w1, WBINVD=0 $w0, WBINVD=0 again $w0c, slowed trampoline (+$WALL_SLOW_NS ns) $ws"
+	echo "    offline (settled): WBINVD=0 $o0, WBINVD=0 again $o0c, slowed park flush (+$WALL_SLOW_NS ns) $op"
+	local v noise bound r01
+	local name="wall clock $tag: WBINVD=0 not slower than WBINVD=1"
+	v=$(ratios "$w0" "$w0" "$w0c")
+	r01=$(ratios "$w0" "$w1" "$w1")
+	if [ "$v" = nodata ] || [ "$r01" = nodata ]; then
+		fail "$name" "runs produced no online samples (see $OUT/wall-$tag-*.log)"
 		return
 	fi
-	read -r noise bound r01 rslow <<<"$verdict"
-	echo "  noise (WBINVD=0 vs its second copy): $(awk -v n="$noise" 'BEGIN { printf "%.1f%%", 100 * n }'), so a ratio above $bound counts as slower"
+	read -r noise bound _ <<<"$v"
+	read -r _ _ r01 <<<"$r01"
+	echo "  online noise (WBINVD=0 vs its second copy): $(pct "$noise"), so a ratio above $bound counts as slower"
 	if awk -v r="$r01" -v b="$bound" 'BEGIN { exit !(r <= b) }'; then
-		ok "wall clock $tag: WBINVD=0 not slower than WBINVD=1 (ratio $r01, bound $bound)"
+		ok "$name (ratio $r01, bound $bound)"
 	else
-		fail "wall clock $tag: WBINVD=0 not slower than WBINVD=1" "slower beyond noise: median online $w0 ns vs $w1 ns, ratio $r01 > bound $bound"
+		fail "$name" "slower beyond noise: median online $w0 ns vs $w1 ns, ratio $r01 > bound $bound"
 	fi
-	if [ "$gate_slow" = 0 ]; then
-		echo "  (information) slowed trampoline (+$WALL_SLOW_NS ns): ratio $rslow against bound $bound"
-	elif awk -v r="$rslow" -v b="$bound" 'BEGIN { exit !(r > b) }'; then
-		ok "wall clock $tag: slowed trampoline (+$WALL_SLOW_NS ns) flagged: median online $ws ns vs $w0 ns, ratio $rslow > bound $bound"
-	else
-		fail "wall clock $tag: slowed trampoline (+$WALL_SLOW_NS ns) flagged" "it was NOT: ratio $rslow <= bound $bound"
-	fi
+	gate_slowed "$gate_slow" $tag "slowed trampoline (+$WALL_SLOW_NS ns)" online "$ws" "$w0" "$w0c"
+	gate_slowed "$gate_slow" $tag "slowed park flush (+$WALL_SLOW_NS ns)" offline "$op" "$o0" "$o0c"
 	echo "  the same runs through aplog (pooled samples, bootstrap CI):"
 	$APLOG compare --label-a WBINVD=1 --label-b WBINVD=0 "$OUT"/wall-$tag-wbinvd1-r*.log -- "$OUT"/wall-$tag-wbinvd0-r*.log 2>&1 |
 		sed -n '3,10p' | sed 's/^/    /'
