@@ -183,8 +183,8 @@ records() { # FILE: a saved summary of a passing -smp $SMP run
 	grep -qE '^@env .* firmware=uefi .*loader=apstart\.efi$' "$f" || { echo "no @env with firmware=uefi, loader=apstart.efi"; bad=1; }
 	grep -qE '^@summary op=offline cpus=1 ' "$f" && grep -qE '^@summary op=online cpus=1 ' "$f" ||
 		{ echo "no @summary op=offline and op=online"; bad=1; }
-	grep -q '^ cpu   apic    mean  median     min     max |' "$f" &&
-		grep -qE '^ +1 +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ \|' "$f" || { echo "no per-CPU table with the AP's row"; bad=1; }
+	grep -q '^ cpu   apic  median     min     max  ap-med |' "$f" &&
+		grep -qE '^ +1 +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +([0-9.]+|na) \|' "$f" || { echo "no per-CPU table with the AP's row"; bad=1; }
 	grep -qE '^Total: ' "$f" || { echo "no totals"; bad=1; }
 	[[ "$(tail -n 1 "$f")" == "@end "* ]] || { echo "the last line is not @end"; bad=1; }
 	grep -q '^@sample ' "$f" && { echo "@sample records were saved"; bad=1; }
