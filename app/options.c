@@ -43,6 +43,7 @@ static const struct keyword selftest_words[] = {
 	{ "none", SELFTEST_NONE }, { "bsp-fault", SELFTEST_BSP_FAULT },
 	{ "ap-fault", SELFTEST_AP_FAULT }, { "ap-hang", SELFTEST_AP_HANG },
 	{ "double-start", SELFTEST_DOUBLE_START },
+	{ "apic-renumber", SELFTEST_APIC_RENUMBER }, { "ap-late", SELFTEST_AP_LATE },
 	{ NULL, 0 },
 };
 

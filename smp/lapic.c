@@ -10,13 +10,8 @@
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
 
-#define APIC_BASE_BSP   (1ull << 8)
-#define APIC_BASE_EXTD  (1ull << 10)
-#define APIC_BASE_EN    (1ull << 11)
-#define APIC_BASE_ADDR  0x000FFFFFFFFFF000ull
-
 /* xAPIC register offsets (SDM Vol. 3A Table 11-1). */
-#define REG_ID     0x020
+#define REG_ID     XAPIC_ID_REG
 #define REG_TPR    0x080
 #define REG_EOI    0x0B0
 #define REG_SVR    0x0F0
@@ -138,6 +133,19 @@ uint32_t lapic_id(void)
 	return rd(REG_ID) >> 24;
 }
 
+bool lapic_reachable(uint32_t dest)
+{
+	return st.x2apic || dest <= XAPIC_MAX_ID;
+}
+
+bool lapic_set_xapic_id(uint32_t id)
+{
+	if (st.x2apic || id > XAPIC_MAX_ID)
+		return false;
+	wr(REG_ID, id << 24);
+	return lapic_id() == id;
+}
+
 void lapic_eoi(void)
 {
 	wr(REG_EOI, 0);
@@ -158,6 +166,14 @@ static bool wait_icr_idle(void)
 
 static bool send_ipi(uint32_t dest, uint32_t icr_low, void (*after_write)(void))
 {
+	/* Never truncate: dest << 24 of 0x100 is APIC ID 0 (the BSP), of
+	 * 0xFF or 0x1FF the broadcast. Callers skip such CPUs; this is the
+	 * last guard. */
+	if (!lapic_reachable(dest)) {
+		if (after_write)
+			after_write();
+		return false;
+	}
 	if (st.x2apic) {
 		/* WRMSR to the x2APIC ICR is not ordered with earlier stores
 		 * (SDM Vol. 3A §11.12.3): fence so the target sees our

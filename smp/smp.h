@@ -62,6 +62,9 @@ extern struct cpu cpus[APSTART_MAX_CPUS];
 extern uint32_t cpu_count;
 
 struct cpu *cpu_by_apic(uint32_t apic_id);
+/* Test hook (selftest=apic-renumber): c now answers to new_id; its
+ * record and trampoline slot follow. */
+void smp_renumber(struct cpu *c, uint32_t new_id);
 
 /* Fill cpus[] from the MADT, apply maxcpus (0: all); the BSP is the CPU
  * we run on. */

@@ -105,6 +105,18 @@ run_case "trampoline-entered-twice" build/wbinvd0/apstart.elf 4 pass \
 	expect "selftest: APIC ID 1 stopped with INIT at stage [1-8] .* started again" \
 	-- selftest=double-start cycles=2
 
+# The APIC ID comes from the APIC, not CPUID: an AP whose xAPIC ID register
+# was rewritten (1 -> 17) must still find its trampoline slot every cycle.
+run_case "apic-id-from-register" build/wbinvd0/apstart.elf 4 pass \
+	tests/qemu/expect.sh "selftest: APIC ID 1 renumbered to 17 " \
+	"@sample cpu=1 apic=17 cycle=3 op=online" "@end status=pass online=4 failed=0" -- \
+	selftest=apic-renumber cycles=3 ap_timeout_ms=500
+# An AP arriving just after the BSP gave up is reported, never counted online.
+run_case "late-ap-not-online" build/wbinvd0/apstart.elf 4 fail \
+	tests/qemu/expect.sh "@fail what=ap_timeout apic=1 " \
+	"smp: APIC ID 1 reached C 1 time\(s\) after it was given up on" \
+	"@end status=fail online=3 failed=1" -- selftest=ap-late ap_timeout_ms=200 cycles=2
+
 # x2APIC: TCG in QEMU 7.2 has none, so this needs KVM (any /dev/kvm that
 # opens, even a slow paravirtual one: the run is short).
 kvm_starts() { # can QEMU create a KVM guest at all here?
