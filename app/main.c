@@ -24,6 +24,7 @@
 #include "kernel/qemu.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
+#include "kernel/warn.h"
 #include "kernel/x86.h"
 
 #ifndef APSTART_WBINVD
@@ -87,8 +88,21 @@ static void find_acpi(uint64_t ebda)
 		 * at 1 MiB: that bounds every read of it. */
 		rsdp_len = (size_t)(LOW_MEMORY_LIMIT - rsdp_phys);
 	}
-	if (acpi_parse(rsdp, rsdp_len, rsdp_phys, identity_map, 0, &acpi,
-		       diag_print, 0) != 0)
+	int r = acpi_parse(rsdp, rsdp_len, rsdp_phys, identity_map, 0, &acpi,
+			   diag_print, 0);
+	for (int k = 0; k < ACPI_WARN_KINDS; k++) {
+		if (!acpi.warn[k])
+			continue;
+		if (k == ACPI_WARN_MADT_TRUNCATED)
+			warn_record("what=%s count=%u stop_offset=%u", acpi_warn_name(k),
+				    acpi.warn[k], acpi.madt_stop_offset);
+		else if (k == ACPI_WARN_CPUS_DROPPED)
+			warn_record("what=%s count=%u max=%u", acpi_warn_name(k),
+				    acpi.cpus_dropped, (unsigned)APSTART_MAX_CPUS);
+		else
+			warn_record("what=%s count=%u", acpi_warn_name(k), acpi.warn[k]);
+	}
+	if (r != 0)
 		panic("no usable MADT: cannot find the CPUs");
 }
 
@@ -250,11 +264,15 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	/* Hundreds of skipped CPUs (maxcpus=1 on a big box) would fill the
 	 * screen: list them on serial, count them on the screen. */
 	uint32_t skipped = smp_count_state(CPU_SKIPPED);
-	for (uint32_t i = 0; i < cpu_count; i++)
-		if (cpus[i].state == CPU_SKIPPED)
-			cprintf(skipped <= 8 ? CON_ALL : CON_SERIAL,
-				"cpu: APIC ID %u skipped: %s\n", cpus[i].apic_id,
-				cpus[i].skip_reason);
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		if (cpus[i].state != CPU_SKIPPED)
+			continue;
+		cprintf(skipped <= 8 ? CON_ALL : CON_SERIAL,
+			"cpu: APIC ID %u skipped: %s\n", cpus[i].apic_id,
+			cpus[i].skip_reason);
+		cprintf(CON_SERIAL, "@cpu cpu=%u apic=%u state=skipped reason=%s\n",
+			cpus[i].index, cpus[i].apic_id, cpus[i].skip_code);
+	}
 	if (skipped > 8)
 		cprintf(CON_SCREEN, "cpu: %u CPUs skipped (list on serial)\n", skipped);
 	kprintf("wake: init_delay_us=%u sipi_delay_us=%u sipi_count=%u ap_timeout_ms=%u "
@@ -283,16 +301,20 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	bool complete = report_results(cycles);
 	smp_park_all(&wake);
 
-	for (uint32_t i = 0; i < cpu_count; i++)
-		if (cpus[i].late_arrivals)
-			kprintf("smp: APIC ID %u reached C %u time(s) after it was "
-				"given up on\n", cpus[i].apic_id, cpus[i].late_arrivals);
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		if (!cpus[i].late_arrivals)
+			continue;
+		kprintf("smp: APIC ID %u reached C %u time(s) after it was "
+			"given up on\n", cpus[i].apic_id, cpus[i].late_arrivals);
+		warn_record("what=late_ap apic=%u arrivals=%u", cpus[i].apic_id,
+			    cpus[i].late_arrivals);
+	}
 	uint32_t failed = smp_count_state(CPU_FAILED);
 	uint32_t online = 0;
 	for (uint32_t i = 0; i < cpu_count; i++)
 		online += cpus[i].bsp || cpus[i].cycles_done == cycles;
 	bool pass = failed == 0 && complete;
-	kprintf("@end status=%s online=%u failed=%u\n", pass ? "pass" : "fail",
-		online, failed);
+	kprintf("@end status=%s online=%u failed=%u warnings=%u\n",
+		pass ? "pass" : "fail", online, failed, warn_count());
 	run_finish(pass);
 }

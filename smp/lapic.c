@@ -86,15 +86,23 @@ bool lapic_init_bsp(enum x2apic_pref pref, bool need_x2apic)
 	} else if (st.x2apic_supported &&
 		   (pref == X2APIC_ON || (pref == X2APIC_AUTO && need_x2apic))) {
 		/* xAPIC -> x2APIC: set EXTD with EN already set (SDM Vol. 3A
-		 * §11.12.5, Figure 11-27). */
+		 * §11.12.5, Figure 11-27). Linux switches the same way when
+		 * firmware left xAPIC on but lists IDs above 255. */
+		if (pref == X2APIC_AUTO)
+			kprintf("lapic: the MADT lists APIC IDs above 254: switching "
+				"to x2APIC (32-bit destinations)\n");
 		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EN | APIC_BASE_EXTD);
 		st.x2apic = true;
 	} else {
 		if (pref == X2APIC_ON)
 			kprintf("lapic: x2apic=on but the CPU has no x2APIC; using xAPIC\n");
-		if (need_x2apic)
-			kprintf("lapic: APIC IDs above 254 need x2APIC, which this CPU "
-				"lacks: those CPUs cannot be started\n");
+		if (need_x2apic && st.x2apic_supported)
+			kprintf("lapic: the MADT lists APIC IDs above 254; they need "
+				"x2APIC, which x2apic=off/nox2apic forbids: those CPUs "
+				"are skipped\n");
+		else if (need_x2apic)
+			kprintf("lapic: the MADT lists APIC IDs above 254; they need "
+				"x2APIC, which this CPU lacks: those CPUs are skipped\n");
 		st.x2apic = false;
 	}
 

@@ -37,6 +37,7 @@ struct cpu {
 	uint32_t madt_flags;
 	bool bsp;
 	const char *skip_reason;      /* set for CPU_SKIPPED */
+	const char *skip_code;        /* the same as one word, for @cpu records */
 
 	volatile uint32_t state;      /* enum cpu_state */
 	volatile uint32_t stage;      /* highest ap_stage in C */

@@ -96,7 +96,8 @@ static void test_all_valid(void)
 	CHECK_EQ(o.selftest, SELFTEST_NONE);
 	CHECK_EQ(o.bsp_wait, BSP_WAIT_SPIN);
 	CHECK_STREQ(dlog.msg[0], "cmdline: selftest=ap_hang invalid, expected "
-				 "none|bsp-fault|ap-fault|ap-hang|double-start, keeping none");
+				 "none|bsp-fault|ap-fault|ap-hang|double-start|apic-renumber|"
+				 "ap-late, keeping none");
 
 	/* Range edges are inclusive. */
 	CHECK_EQ(parse(&o, "cycles=1 ap_timeout_ms=1 init_delay_us=10000000 "
