@@ -34,7 +34,6 @@
 #define APSTART_SLOW_TRAMP_NS 0
 #endif
 
-#define BDA_EBDA_SEGMENT 0x40E /* BIOS data area: EBDA segment (word) */
 
 extern uint8_t __kernel_start[], __kernel_end[];
 
@@ -148,14 +147,20 @@ static void print_environment(uint64_t tramp)
 		console_screen_kind(), loader[0] ? loader : "none");
 }
 
-static uint64_t place_trampoline(uint64_t ebda)
+static uint64_t place_trampoline(void)
 {
+	uint16_t base_kib = phys_read16(BDA_BASE_MEM_KIB);
+	uint16_t ebda_seg = phys_read16(BDA_EBDA_SEGMENT);
+	uint64_t bios_start = memmap_bios_area_start(base_kib, ebda_seg);
 	struct phys_range excluded[4] = {
 		{ (uintptr_t)__kernel_start, (uintptr_t)__kernel_end },
 		{ boot.info_start, boot.info_end },
-		{ ebda ? ebda : LEGACY_HOLE_START, LOW_MEMORY_LIMIT },
+		{ bios_start, LOW_MEMORY_LIMIT },
 		{ 0, 0x1000 }, /* real-mode IVT and BIOS data area */
 	};
+	kprintf("lowmem: firmware area from 0x%llx up (BDA: base memory %u KiB, "
+		"EBDA segment 0x%x; Linux's reserve_bios_regions rule)\n",
+		(unsigned long long)bios_start, base_kib, ebda_seg);
 	return memmap_pick_low_page(boot.mem, boot.mem_count, excluded, 4);
 }
 
@@ -237,7 +242,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		cycles = smp_max_cycles(aps);
 	}
 
-	uint64_t tramp = place_trampoline(ebda);
+	uint64_t tramp = place_trampoline();
 	if (!tramp)
 		panic("no free 4 KiB page below 1 MiB for the AP trampoline");
 	if (!smp_install_trampoline(tramp))
