@@ -76,6 +76,12 @@ run_case "bad-cmdline-keeps-defaults" build/wbinvd0/apstart.elf 2 pass \
 	expect "unknown option 'frobnicate=1'" "cycles=0 out of range" \
 	"x2apic=maybe invalid" "maxcpus=9999 out of range" -- \
 	frobnicate=1 cycles=0 x2apic=maybe maxcpus=9999
+# A Multiboot1 command line of 4 KiB and more is taken whole (its last
+# option counts), and its 5 KiB echo is cut with the newline kept.
+long_cmdline=$(printf 'x2apic=auto %.0s' $(seq 400))cycles=3
+run_case "long-mb1-cmdline" build/wbinvd0/apstart.elf 2 pass \
+	tests/qemu/expect.sh '^cmdline: ".*x2apic=auto x2a\.\.\.$' '^exit: ' \
+	"@boot .* cycles=3 " "@end status=pass online=2 failed=0 warnings=0" -- $long_cmdline
 run_case "one-sipi" build/wbinvd0/apstart.elf 4 pass \
 	verify --wbinvd 0 --cpus 4 --cycles 3 -- sipi_count=1 cycles=3
 run_case "maxcpus2-of-4" build/wbinvd0/apstart.elf 4 pass \
