@@ -22,6 +22,7 @@
 #include "kernel/multiboot.h"
 #include "kernel/paging.h"
 #include "kernel/qemu.h"
+#include "kernel/serial.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
 #include "kernel/warn.h"
@@ -164,6 +165,31 @@ static uint64_t place_trampoline(void)
 	return memmap_pick_low_page(boot.mem, boot.mem_count, excluded, 4);
 }
 
+/* console=ttyS<n>,<baud>: ttyS<n> is at Linux's fixed address for it
+ * (0x3F8/0x2F8/0x3E8/0x2E8), not at the BIOS data area's COM<n+1> entry:
+ * a server's serial-over-LAN port that works as ttyS1 under Linux works
+ * here with the same words, and UEFI machines often leave the BDA empty.
+ * Where the BDA names another address, the message says so. */
+#define BDA_COM_PORTS 0x400 /* COM1-COM4 I/O bases, one word each */
+static void switch_serial_console(void)
+{
+	uint32_t n = opt.console_port, baud = opt.console_baud;
+	uint16_t port = serial_std_port(n);
+
+	if (n == 0 && baud == SERIAL_MAX_BAUD)
+		return;
+	uint16_t bda = boot.firmware == FIRMWARE_BIOS
+			       ? phys_read16(BDA_COM_PORTS + 2 * n) : 0;
+	kprintf("console: serial output moves to ttyS%u (COM%u, I/O 0x%x, Linux's "
+		"address for ttyS%u) at %u baud 8N1\n", n, n + 1, port, n, baud);
+	if (bda && bda != port)
+		kprintf("console: note: the BIOS data area lists COM%u at 0x%x\n",
+			n + 1, bda);
+	if (!console_switch_serial(port, baud))
+		kprintf("console: no UART answers at 0x%x: staying on ttyS0 "
+			"(0x3F8) at 115200\n", port);
+}
+
 void kmain(uint32_t magic, uint64_t info_phys)
 {
 	run_init();
@@ -197,6 +223,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	options_set_defaults(&opt);
 	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, 0);
 	summary_capture_begin(opt.save == SAVE_ON, boot.firmware == FIRMWARE_UEFI);
+	switch_serial_console();
 
 	/* Decided before anything can panic, so that a failure under QEMU
 	 * ends QEMU instead of halting it until a timeout. */

@@ -39,6 +39,11 @@ void console_init_serial(void)
 	serial_init();
 }
 
+bool console_switch_serial(uint16_t base, uint32_t baud)
+{
+	return serial_init_port(base, baud);
+}
+
 void console_init_screen(const struct boot_info *bi)
 {
 	const struct framebuffer *fb = &bi->fb;

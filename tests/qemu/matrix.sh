@@ -82,6 +82,22 @@ long_cmdline=$(printf 'x2apic=auto %.0s' $(seq 400))cycles=3
 run_case "long-mb1-cmdline" build/wbinvd0/apstart.elf 2 pass \
 	tests/qemu/expect.sh '^cmdline: ".*x2apic=auto x2a\.\.\.$' '^exit: ' \
 	"@boot .* cycles=3 " "@end status=pass online=2 failed=0 warnings=0" -- $long_cmdline
+# console=ttyS1 (Linux's spelling): records move to COM2 after the
+# command line is read; COM1 keeps only the lines before.
+extra=(--com1-file "$out/console-ttyS1.com1.log")
+run_case "console-ttyS1" build/wbinvd0/apstart.elf 2 pass \
+	tests/qemu/expect.sh "^@boot " "@end status=pass online=2 failed=0 warnings=0" -- \
+	console=ttyS1,57600 nosmp maxcpus=2 cycles=1
+extra=()
+if ! grep -aq "serial output moves to ttyS1 (COM2, I/O 0x2f8" "$out/console-ttyS1.com1.log" ||
+	grep -aq "^@boot" "$out/console-ttyS1.com1.log"; then
+	fail=$((fail + 1)); echo "  FAIL console-ttyS1-com1: COM1 should end at the switch ($out/console-ttyS1.com1.log)"
+else
+	pass=$((pass + 1)); echo "  ok   console-ttyS1-com1"
+fi
+run_case "linux-spellings" build/wbinvd0/apstart.elf 4 pass \
+	tests/qemu/expect.sh "@boot .* cpus=1 " "init_delay_us=20 " "@end status=pass online=1 failed=0" -- \
+	maxcpus=0 nox2apic cpu_init_udelay=20 cycles=1
 run_case "one-sipi" build/wbinvd0/apstart.elf 4 pass \
 	verify --wbinvd 0 --cpus 4 --cycles 3 -- sipi_count=1 cycles=3
 run_case "maxcpus2-of-4" build/wbinvd0/apstart.elf 4 pass \
