@@ -142,6 +142,7 @@ include tools/tools.mk
 -include tests/qr/qr.mk
 -include tests/usb/usb.mk
 -include tests/layers/layers.mk
+-include tests/madt/madt.mk
 -include tests/tools/tools-tests.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include boot/efi/efi.mk

@@ -25,6 +25,7 @@ parts=(
 	"ISO image + BIOS/UEFI x CD/USB boots|make --no-print-directory iso-tests"
 	"flush cost model (QEMU TCG plugin, wall clock)|make --no-print-directory flushmodel-tests"
 	"apstart.efi, results kept across a reset (OVMF)|make --no-print-directory efi-tests"
+	"crafted MADTs through GRUB's acpi command (SeaBIOS, TCG)|make --no-print-directory madt-tests"
 )
 summary_re='^(.+): ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
 total_pass=0 total_fail=0 total_skip=0 t_all=$SECONDS
