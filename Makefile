@@ -143,6 +143,7 @@ include tools/tools.mk
 -include tests/usb/usb.mk
 -include tests/layers/layers.mk
 -include tests/madt/madt.mk
+-include tests/fuzz/fuzz.mk
 -include tests/tools/tools-tests.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include boot/efi/efi.mk
