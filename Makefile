@@ -148,6 +148,7 @@ include tools/tools.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include boot/efi/efi.mk
 include tools/iso.mk
+-include tests/bochs/bochs.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev.mk
 include tests/efi/efi-tests.mk

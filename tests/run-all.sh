@@ -27,6 +27,7 @@ parts=(
 	"flush cost model (QEMU TCG plugin, wall clock)|make --no-print-directory flushmodel-tests"
 	"apstart.efi, results kept across a reset (OVMF)|make --no-print-directory efi-tests"
 	"crafted MADTs through GRUB's acpi command (SeaBIOS, TCG)|make --no-print-directory madt-tests"
+	"Bochs: BIOS image, Intel + AMD models, SMT|make --no-print-directory bochs-tests"
 )
 summary_re='^(.+): ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
 total_pass=0 total_fail=0 total_skip=0 t_all=$SECONDS
