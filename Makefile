@@ -52,7 +52,7 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
 
-.PHONY: all kernel run test clean deps deps-check unit-tests trampoline-check qemu-tests timing-tests baseline
+.PHONY: all kernel run test clean deps deps-check unit-tests trampoline-check qemu-tests timing-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
 all: deps-check kernel
 
@@ -167,6 +167,12 @@ qemu-tests: $(APLOG)
 
 timing-tests: deps
 	@tests/timing/run.sh
+
+# Long run, not in make test: 1000 offline/online cycles on every AP at
+# -smp 8; no CPU may be lost.
+soak: deps
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
+	@tests/soak/run.sh build/wbinvd0/apstart.elf 1000 8
 
 # Rewrite tests/baselines/ from fresh runs and show what changed.
 baseline: deps
