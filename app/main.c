@@ -252,7 +252,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 
 	bool need_x2apic = false;
 	for (uint32_t i = 0; i < acpi.cpu_count; i++)
-		need_x2apic |= acpi.cpus[i].apic_id >= 0xFF;
+		need_x2apic |= acpi.cpus[i].apic_id > XAPIC_MAX_ID;
 	if (!lapic_init_bsp(opt.x2apic, need_x2apic))
 		panic("local APIC unusable");
 	if (!smp_setup(&acpi, opt.maxcpus))
