@@ -86,8 +86,11 @@ bool lapic_init_bsp(enum x2apic_pref pref, bool need_x2apic)
 	} else if (st.x2apic_supported &&
 		   (pref == X2APIC_ON || (pref == X2APIC_AUTO && need_x2apic))) {
 		/* xAPIC -> x2APIC: set EXTD with EN already set (SDM Vol. 3A
-		 * §11.12.5, Figure 11-27). Linux switches the same way when
-		 * firmware left xAPIC on but lists IDs above 255. */
+		 * §11.12.5, Figure 11-27). Linux enables x2APIC whenever the
+		 * CPU has it and nox2apic is not given (try_to_enable_x2apic(),
+		 * arch/x86/kernel/apic/apic.c); it caps the usable IDs at 255
+		 * only without interrupt remapping, for device interrupts,
+		 * which apstart does not route: an IPI reaches any 32-bit ID. */
 		if (pref == X2APIC_AUTO)
 			kprintf("lapic: the MADT lists APIC IDs above 254: switching "
 				"to x2APIC (32-bit destinations)\n");

@@ -62,7 +62,8 @@ bool smp_install_trampoline(uint64_t phys)
 }
 
 /* Why a CPU the MADT lists cannot be sent an IPI in the APIC mode in
- * use: an ID above 254 needs x2APIC (never truncated to 8 bits). */
+ * use: an ID above 254 needs x2APIC (never truncated to 8 bits). Linux
+ * likewise leaves out CPUs it cannot address (x2apic_set_max_apicid()). */
 static void skip_unreachable(struct cpu *c)
 {
 	bool supported = lapic_status()->x2apic_supported;
