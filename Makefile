@@ -170,9 +170,9 @@ timing-tests: deps
 
 # Long run, not in make test: 1000 offline/online cycles on every AP at
 # -smp 8; no CPU may be lost.
-soak: deps
+soak: deps $(APLOG)
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
-	@tests/soak/run.sh build/wbinvd0/apstart.elf 1000 8
+	@APLOG=$(APLOG) tests/soak/run.sh build/wbinvd0/apstart.elf 1000 8
 
 # Rewrite tests/baselines/ from fresh runs and show what changed.
 baseline: deps

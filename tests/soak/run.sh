@@ -7,6 +7,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 kernel=$1 cycles=${2:-1000} smp=${3:-8}
+APLOG=${APLOG:-build/host/aplog}
 log=build/test-logs/soak-smp$smp-cycles$cycles.log
 mkdir -p "$(dirname "$log")"
 t0=$SECONDS
@@ -20,7 +21,7 @@ complete=$(tr -d '\r' <"$log" | awk -v c="$cycles" '
 	              n[f["apic"], f["op"]]++; a[f["apic"]] = 1 }
 	END { k = 0; for (x in a) if (n[x, "online"] == c && n[x, "offline"] == c) k++; print k }')
 lost=$((aps - complete))
-if [ $st -eq 0 ] && why=$(tests/qemu/check-log.sh 0 "$smp" "$cycles" "$log") &&
+if [ $st -eq 0 ] && why=$("$APLOG" verify --cpus "$smp" --cycles "$cycles" --warnings 0 "$log") &&
 	! grep -aq 'given up on' "$log"; then
 	echo "ok   soak: $aps APs x $cycles cycles at -smp $smp, 0 lost CPUs, ${secs} s (log: $log)"
 	echo "soak: 1 passed, 0 failed, 0 skipped"
