@@ -57,7 +57,7 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
 
-.PHONY: all kernel run test clean deps deps-check unit-tests trampoline-check qemu-tests timing-tests tscskew-tests baseline
+.PHONY: all kernel run test clean deps deps-check unit-tests trampoline-check qemu-tests timing-tests tscskew-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
 all: deps-check kernel
 
@@ -147,10 +147,13 @@ include tools/tools.mk
 -include tests/qr/qr.mk
 -include tests/usb/usb.mk
 -include tests/layers/layers.mk
+-include tests/madt/madt.mk
+-include tests/fuzz/fuzz.mk
 -include tests/tools/tools-tests.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include boot/efi/efi.mk
 include tools/iso.mk
+-include tests/bochs/bochs.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev.mk
 include tests/efi/efi-tests.mk
@@ -173,6 +176,12 @@ timing-tests: deps
 # A TSC-skewed AP prints na (Bochs and KVM honour WRMSR IA32_TSC; TCG not).
 tscskew-tests: deps $(APLOG)
 	@APLOG=$(APLOG) tests/tscskew/run.sh
+
+# Long run, not in make test: 1000 offline/online cycles on every AP at
+# -smp 8; no CPU may be lost.
+soak: deps $(APLOG)
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
+	@APLOG=$(APLOG) tests/soak/run.sh build/wbinvd0/apstart.elf 1000 8
 
 # Rewrite tests/baselines/ from fresh runs and show what changed.
 baseline: deps

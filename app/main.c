@@ -24,8 +24,10 @@
 #include "kernel/multiboot.h"
 #include "kernel/paging.h"
 #include "kernel/qemu.h"
+#include "kernel/serial.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
+#include "kernel/warn.h"
 #include "kernel/x86.h"
 
 #ifndef APSTART_WBINVD
@@ -35,7 +37,6 @@
 #define APSTART_SLOW_TRAMP_NS 0
 #endif
 
-#define BDA_EBDA_SEGMENT 0x40E /* BIOS data area: EBDA segment (word) */
 
 extern uint8_t __kernel_start[], __kernel_end[];
 
@@ -89,8 +90,21 @@ static void find_acpi(uint64_t ebda)
 		 * at 1 MiB: that bounds every read of it. */
 		rsdp_len = (size_t)(LOW_MEMORY_LIMIT - rsdp_phys);
 	}
-	if (acpi_parse(rsdp, rsdp_len, rsdp_phys, identity_map, 0, &acpi,
-		       diag_print, 0) != 0)
+	int r = acpi_parse(rsdp, rsdp_len, rsdp_phys, identity_map, 0, &acpi,
+			   diag_print, 0);
+	for (int k = 0; k < ACPI_WARN_KINDS; k++) {
+		if (!acpi.warn[k])
+			continue;
+		if (k == ACPI_WARN_MADT_TRUNCATED)
+			warn_record("what=%s count=%u stop_offset=%u", acpi_warn_name(k),
+				    acpi.warn[k], acpi.madt_stop_offset);
+		else if (k == ACPI_WARN_CPUS_DROPPED)
+			warn_record("what=%s count=%u max=%u", acpi_warn_name(k),
+				    acpi.cpus_dropped, (unsigned)APSTART_MAX_CPUS);
+		else
+			warn_record("what=%s count=%u", acpi_warn_name(k), acpi.warn[k]);
+	}
+	if (r != 0)
 		panic("no usable MADT: cannot find the CPUs");
 }
 
@@ -136,15 +150,46 @@ static void print_environment(uint64_t tramp)
 		console_screen_kind(), loader[0] ? loader : "none");
 }
 
-static uint64_t place_trampoline(uint64_t ebda)
+static uint64_t place_trampoline(void)
 {
+	uint16_t base_kib = phys_read16(BDA_BASE_MEM_KIB);
+	uint16_t ebda_seg = phys_read16(BDA_EBDA_SEGMENT);
+	uint64_t bios_start = memmap_bios_area_start(base_kib, ebda_seg);
 	struct phys_range excluded[4] = {
 		{ (uintptr_t)__kernel_start, (uintptr_t)__kernel_end },
 		{ boot.info_start, boot.info_end },
-		{ ebda ? ebda : LEGACY_HOLE_START, LOW_MEMORY_LIMIT },
+		{ bios_start, LOW_MEMORY_LIMIT },
 		{ 0, 0x1000 }, /* real-mode IVT and BIOS data area */
 	};
+	kprintf("lowmem: firmware area from 0x%llx up (BDA: base memory %u KiB, "
+		"EBDA segment 0x%x; Linux's reserve_bios_regions rule)\n",
+		(unsigned long long)bios_start, base_kib, ebda_seg);
 	return memmap_pick_low_page(boot.mem, boot.mem_count, excluded, 4);
+}
+
+/* console=ttyS<n>,<baud>: ttyS<n> is at Linux's fixed address for it
+ * (0x3F8/0x2F8/0x3E8/0x2E8), not at the BIOS data area's COM<n+1> entry:
+ * a server's serial-over-LAN port that works as ttyS1 under Linux works
+ * here with the same words, and UEFI machines often leave the BDA empty.
+ * Where the BDA names another address, the message says so. */
+#define BDA_COM_PORTS 0x400 /* COM1-COM4 I/O bases, one word each */
+static void switch_serial_console(void)
+{
+	uint32_t n = opt.console_port, baud = opt.console_baud;
+	uint16_t port = serial_std_port(n);
+
+	if (n == 0 && baud == SERIAL_MAX_BAUD)
+		return;
+	uint16_t bda = boot.firmware == FIRMWARE_BIOS
+			       ? phys_read16(BDA_COM_PORTS + 2 * n) : 0;
+	kprintf("console: serial output moves to ttyS%u (COM%u, I/O 0x%x, Linux's "
+		"address for ttyS%u) at %u baud 8N1\n", n, n + 1, port, n, baud);
+	if (bda && bda != port)
+		kprintf("console: note: the BIOS data area lists COM%u at 0x%x\n",
+			n + 1, bda);
+	if (!console_switch_serial(port, baud))
+		kprintf("console: no UART answers at 0x%x: staying on ttyS0 "
+			"(0x3F8) at 115200\n", port);
 }
 
 void kmain(uint32_t magic, uint64_t info_phys)
@@ -181,6 +226,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	options_set_defaults(&opt);
 	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, 0);
 	summary_capture_begin(opt.save == SAVE_ON, boot.firmware == FIRMWARE_UEFI);
+	switch_serial_console();
 
 	/* Decided before anything can panic, so that a failure under QEMU
 	 * ends QEMU instead of halting it until a timeout. */
@@ -209,7 +255,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 
 	bool need_x2apic = false;
 	for (uint32_t i = 0; i < acpi.cpu_count; i++)
-		need_x2apic |= acpi.cpus[i].apic_id >= 0xFF;
+		need_x2apic |= acpi.cpus[i].apic_id > XAPIC_MAX_ID;
 	if (!lapic_init_bsp(opt.x2apic, need_x2apic))
 		panic("local APIC unusable");
 	if (!smp_setup(&acpi, opt.maxcpus))
@@ -226,7 +272,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		cycles = smp_max_cycles(aps);
 	}
 
-	uint64_t tramp = place_trampoline(ebda);
+	uint64_t tramp = place_trampoline();
 	if (!tramp)
 		panic("no free 4 KiB page below 1 MiB for the AP trampoline");
 	if (!smp_install_trampoline(tramp))
@@ -257,11 +303,15 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	/* Hundreds of skipped CPUs (maxcpus=1 on a big box) would fill the
 	 * screen: list them on serial, count them on the screen. */
 	uint32_t skipped = smp_count_state(CPU_SKIPPED);
-	for (uint32_t i = 0; i < cpu_count; i++)
-		if (cpus[i].state == CPU_SKIPPED)
-			cprintf(skipped <= 8 ? CON_ALL : CON_SERIAL,
-				"cpu: APIC ID %u skipped: %s\n", cpus[i].apic_id,
-				cpus[i].skip_reason);
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		if (cpus[i].state != CPU_SKIPPED)
+			continue;
+		cprintf(skipped <= 8 ? CON_ALL : CON_SERIAL,
+			"cpu: APIC ID %u skipped: %s\n", cpus[i].apic_id,
+			cpus[i].skip_reason);
+		cprintf(CON_SERIAL, "@cpu cpu=%u apic=%u state=skipped reason=%s\n",
+			cpus[i].index, cpus[i].apic_id, cpus[i].skip_code);
+	}
 	if (skipped > 8)
 		cprintf(CON_SCREEN, "cpu: %u CPUs skipped (list on serial)\n", skipped);
 	char sipi_delay[32], sipi_count[8];
@@ -315,16 +365,20 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	bool complete = report_results(cycles);
 	smp_park_all(&wake);
 
-	for (uint32_t i = 0; i < cpu_count; i++)
-		if (cpus[i].late_arrivals)
-			kprintf("smp: APIC ID %u reached C %u time(s) after it was "
-				"given up on\n", cpus[i].apic_id, cpus[i].late_arrivals);
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		if (!cpus[i].late_arrivals)
+			continue;
+		kprintf("smp: APIC ID %u reached C %u time(s) after it was "
+			"given up on\n", cpus[i].apic_id, cpus[i].late_arrivals);
+		warn_record("what=late_ap apic=%u arrivals=%u", cpus[i].apic_id,
+			    cpus[i].late_arrivals);
+	}
 	uint32_t failed = smp_count_state(CPU_FAILED);
 	uint32_t online = 0;
 	for (uint32_t i = 0; i < cpu_count; i++)
 		online += cpus[i].bsp || cpus[i].cycles_done == cycles;
 	bool pass = failed == 0 && complete;
-	kprintf("@end status=%s online=%u failed=%u\n", pass ? "pass" : "fail",
-		online, failed);
+	kprintf("@end status=%s online=%u failed=%u warnings=%u\n",
+		pass ? "pass" : "fail", online, failed, warn_count());
 	run_finish(pass);
 }

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kernel/serial.h"
+
 /* Bound for the copy of a token quoted in a message; longer tokens are
  * shown cut short with "...". Parsing itself never copies a token. */
 #define TOKEN_SHOW_MAX 48
@@ -16,14 +18,22 @@ struct keyword {
 	uint32_t value;
 };
 
+/* Checks and stores a value the table cannot describe; returns NULL, or
+ * why the value is invalid. */
+typedef const char *(*opt_parse_fn)(struct options *o, const char *val,
+				    size_t len);
+
 struct opt_desc {
 	const char *name;
+	const char *linux_name; /* Linux's name for the same setting */
+	opt_parse_fn parse;     /* custom value syntax (console=) */
 	size_t offset;         /* of a 32-bit field in struct options */
 	uint32_t def;
 	uint32_t min, max;     /* numeric range (unused with keywords) */
 	bool max_is_cpus;      /* max comes from the max_cpus argument */
 	const char *def_name;  /* how def is shown if it is out of range */
 	const struct keyword *keywords; /* NULL: numeric option */
+	bool hidden;           /* set only through another option's parse */
 };
 
 static const struct keyword x2apic_words[] = {
@@ -42,7 +52,9 @@ static const struct keyword icount_words[] = {
 static const struct keyword selftest_words[] = {
 	{ "none", SELFTEST_NONE }, { "bsp-fault", SELFTEST_BSP_FAULT },
 	{ "ap-fault", SELFTEST_AP_FAULT }, { "ap-hang", SELFTEST_AP_HANG },
-	{ "double-start", SELFTEST_DOUBLE_START }, { "tsc-skew", SELFTEST_TSC_SKEW },
+	{ "double-start", SELFTEST_DOUBLE_START },
+	{ "apic-renumber", SELFTEST_APIC_RENUMBER }, { "ap-late", SELFTEST_AP_LATE },
+	{ "tsc-skew", SELFTEST_TSC_SKEW },
 	{ NULL, 0 },
 };
 
@@ -77,13 +89,48 @@ static const struct keyword save_words[] = {
 
 #define OPT(f, d, ...) { .name = #f, .offset = FIELD32(f), .def = (d), __VA_ARGS__ }
 
+enum num_result { NUM_OK, NUM_BAD, NUM_TOO_BIG };
+static enum num_result parse_u32(const char *s, size_t n, uint32_t *out);
+
+/* console=ttyS<n>[,<baud>[n8]], Linux's syntax (Documentation/admin-guide/
+ * serial-console.rst): COM1-COM4, 8N1 only, a baud a 16550 can make. */
+static const char *parse_console(struct options *o, const char *v, size_t n)
+{
+	uint32_t port, baud = SERIAL_MAX_BAUD;
+	size_t i = 0;
+
+	if (n == 4 && v[0] == 't' && v[1] == 't' && v[2] == 'y' &&
+	    (v[3] == '0' || v[3] == '1'))
+		return NULL; /* tty0/tty1: the screen, which is always on */
+	if (n < 5 || v[0] != 't' || v[1] != 't' || v[2] != 'y' || v[3] != 'S')
+		return "only ttyS0..ttyS3 (and tty0)";
+	for (i = 4; i < n && v[i] >= '0' && v[i] <= '9'; i++)
+		;
+	if ((i < n && v[i] != ',') || parse_u32(v + 4, i - 4, &port) != NUM_OK ||
+	    port >= SERIAL_PORTS)
+		return "only ttyS0..ttyS3 (COM1-COM4)";
+	if (i < n) {
+		size_t b = ++i;
+		while (i < n && v[i] >= '0' && v[i] <= '9')
+			i++;
+		/* Linux's optional parity/bits suffix: only n8 is 8N1. */
+		bool suffix_ok = i == n || (n - i == 2 && v[i] == 'n' && v[i + 1] == '8');
+		if (!suffix_ok || parse_u32(v + b, i - b, &baud) != NUM_OK ||
+		    !serial_baud_valid(baud))
+			return "baud must divide 115200 (e.g. 115200, 57600, 9600), 8N1";
+	}
+	o->console_port = port;
+	o->console_baud = baud;
+	return NULL;
+}
+
 /* One row per option: name (= field), default, then range or keywords. */
 static const struct opt_desc opt_table[] = {
 	OPT(cycles, 10, .min = 1, .max = 100000),
 	OPT(maxcpus, 0, .min = 1, .max_is_cpus = true, .def_name = "all"),
 	OPT(x2apic, X2APIC_AUTO, .keywords = x2apic_words),
 	OPT(init_delay_us, INIT_DELAY_AUTO, .min = 0, .max = 10000000,
-	    .def_name = "auto"),
+	    .def_name = "auto", .linux_name = "cpu_init_udelay"),
 	OPT(sipi_delay, SIPI_DELAY_LINUX, .keywords = sipi_delay_words),
 	OPT(sipi_delay_us, 10, .min = 0, .max = 10000000),
 	OPT(sipi_count, 2, .keywords = sipi_count_words),
@@ -94,6 +141,19 @@ static const struct opt_desc opt_table[] = {
 	OPT(icount, ICOUNT_OFF, .keywords = icount_words),
 	OPT(selftest, SELFTEST_NONE, .keywords = selftest_words),
 	OPT(save, SAVE_ON, .keywords = save_words),
+	/* console= sets both fields; the second row only gives the default. */
+	{ .name = "console", .offset = FIELD32(console_port), .def = 0,
+	  .parse = parse_console },
+	{ .name = "console_baud", .offset = FIELD32(console_baud),
+	  .def = SERIAL_MAX_BAUD, .hidden = true },
+};
+
+/* Linux's whole-word spellings, replaced by apstart's. maxcpus=0 means
+ * "no APs" to Linux (as nosmp); apstart's maxcpus counts the BSP. */
+static const struct { const char *linux_word, *apstart_word; } word_aliases[] = {
+	{ "nosmp", "maxcpus=1" },
+	{ "maxcpus=0", "maxcpus=1" },
+	{ "nox2apic", "x2apic=off" },
 };
 
 #define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
@@ -134,8 +194,6 @@ static int hex_digit(char c)
 		return c - 'A' + 10;
 	return -1;
 }
-
-enum num_result { NUM_OK, NUM_BAD, NUM_TOO_BIG };
 
 /* Decimal, or hex with a 0x/0X prefix; the whole span must be digits. */
 static enum num_result parse_u32(const char *s, size_t n, uint32_t *out)
@@ -234,6 +292,16 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 		report(p, msg);
 		return;
 	}
+	if (d->parse) {
+		const char *why = d->parse(p->o, val, val_len);
+		if (why) {
+			fmt_snprintf(msg, sizeof(msg),
+				     "cmdline: %s invalid: %s; keeping ttyS%u", shown,
+				     why, *f);
+			report(p, msg);
+		}
+		return;
+	}
 	if (d->keywords) {
 		for (const struct keyword *k = d->keywords; k->word; k++)
 			if (span_eq(val, val_len, k->word)) {
@@ -241,7 +309,7 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 				return;
 			}
 		/* "auto|on|off", built from the table, cut to fit */
-		char words[64];
+		char words[96];
 		size_t w = 0;
 		for (const struct keyword *k = d->keywords; k->word; k++) {
 			if (k != d->keywords && w < sizeof(words) - 1)
@@ -303,12 +371,28 @@ int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,
 			continue; /* boot image path from the loader */
 		leading = false;
 
+		/* Linux's whole-word spellings: parse apstart's instead. */
+		for (size_t i = 0; i < sizeof word_aliases / sizeof word_aliases[0]; i++) {
+			if (!span_eq(tok, tok_len, word_aliases[i].linux_word))
+				continue;
+			tok = word_aliases[i].apstart_word;
+			for (tok_len = 0; tok[tok_len]; tok_len++)
+				;
+			for (eq = tok; *eq != '='; eq++)
+				;
+			break;
+		}
+
 		const struct opt_desc *d = NULL;
 		if (eq)
-			for (size_t i = 0; i < OPT_COUNT && !d; i++)
-				if (span_eq(tok, (size_t)(eq - tok),
-					    opt_table[i].name))
-					d = &opt_table[i];
+			for (size_t i = 0; i < OPT_COUNT && !d; i++) {
+				const struct opt_desc *c = &opt_table[i];
+				size_t n = (size_t)(eq - tok);
+				if (!c->hidden && (span_eq(tok, n, c->name) ||
+						   (c->linux_name &&
+						    span_eq(tok, n, c->linux_name))))
+					d = c;
+			}
 		if (!d) {
 			char shown[TOKEN_SHOW_MAX];
 			char msg[96];
@@ -319,7 +403,7 @@ int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,
 			report(&p, msg);
 			continue;
 		}
-		apply(&p, d, tok, tok_len, eq + 1, (size_t)(s - eq - 1));
+		apply(&p, d, tok, tok_len, eq + 1, tok_len - (size_t)(eq - tok) - 1);
 	}
 	return p.problems;
 }

@@ -42,6 +42,8 @@ struct options {
 	enum icount_mode icount; /* default off */
 	enum selftest selftest;  /* default none */
 	enum save_mode save;     /* default on */
+	uint32_t console_port;   /* console=ttyS<n>: n, default 0 (COM1) */
+	uint32_t console_baud;   /* default 115200 */
 };
 
 void options_set_defaults(struct options *o);
@@ -49,6 +51,10 @@ void options_set_defaults(struct options *o);
 /* Parse a NUL-terminated command line. Leading words without '=' that
  * contain '/' are taken as the boot image path (QEMU -kernel passes
  * "<file> <args>") and skipped silently. max_cpus bounds maxcpus=.
+ * Linux's spellings of the same settings are accepted too: nosmp and
+ * maxcpus=0 (maxcpus=1), nox2apic (x2apic=off), cpu_init_udelay=N
+ * (init_delay_us=N), console=ttyS<n>[,<baud>] (console=tty0, the screen,
+ * is always on and accepted silently).
  * Returns the number of problems reported. */
 int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,
 		  diag_fn diag, void *ctx);

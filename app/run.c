@@ -13,6 +13,7 @@
 #include "kernel/console.h"
 #include "kernel/qemu.h"
 #include "kernel/reset.h"
+#include "kernel/warn.h"
 
 static enum exit_mode exit_mode = EXIT_HALT;
 
@@ -36,9 +37,9 @@ static void leave(bool pass)
 static void end_aborted(const char *why)
 {
 	kprintf("run aborted: %s\n", why);
-	kprintf("@end status=fail online=%u failed=%u\n",
+	kprintf("@end status=fail online=%u failed=%u warnings=%u\n",
 		smp_count_state(CPU_ONLINE) + smp_count_state(CPU_PARKED),
-		smp_count_state(CPU_FAILED));
+		smp_count_state(CPU_FAILED), warn_count());
 	leave(false);
 }
 

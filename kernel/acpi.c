@@ -113,12 +113,25 @@ struct walk {
 	bool seen_hpet, seen_fadt;
 };
 
-__attribute__((format(printf, 2, 3)))
-static void report(struct walk *w, const char *fmt, ...)
+const char *acpi_warn_name(enum acpi_warn kind)
+{
+	switch (kind) {
+	case ACPI_WARN_TABLE: return "acpi_table_skipped";
+	case ACPI_WARN_MADT_TRUNCATED: return "madt_truncated";
+	case ACPI_WARN_MADT_ENTRY: return "madt_bad_entry";
+	case ACPI_WARN_MADT_DUPLICATE: return "madt_duplicate";
+	case ACPI_WARN_CPUS_DROPPED: return "cpus_beyond_max";
+	default: return "acpi_other";
+	}
+}
+
+__attribute__((format(printf, 3, 4)))
+static void report(struct walk *w, enum acpi_warn kind, const char *fmt, ...)
 {
 	va_list ap;
 
 	w->out->problems++;
+	w->out->warn[kind]++;
 	va_start(ap, fmt);
 	diag_vprintf(w->diag, w->diag_ctx, fmt, ap);
 	va_end(ap);
@@ -142,19 +155,19 @@ static const uint8_t *load_table(struct walk *w, uint64_t phys,
 	if (phys <= UINT64_MAX - SDT_HEADER_LEN)
 		h = w->map(w->map_ctx, phys, SDT_HEADER_LEN);
 	if (!h) {
-		report(w, "acpi: table at 0x%llx unreadable, skipped", pa);
+		report(w, ACPI_WARN_TABLE, "acpi: table at 0x%llx unreadable, skipped", pa);
 		return NULL;
 	}
 	char sig[5];
 	sig_text(sig, h);
 	if (want && !bytes_eq(h, want, 4)) {
-		report(w, "acpi: expected %s at 0x%llx, found '%s', skipped",
+		report(w, ACPI_WARN_TABLE, "acpi: expected %s at 0x%llx, found '%s', skipped",
 		       want, pa, sig);
 		return NULL;
 	}
 	uint32_t len = rd32(h + 4);
 	if (len < SDT_HEADER_LEN || len > SDT_MAX_LEN) {
-		report(w, "acpi: %s at 0x%llx has length %u, skipped", sig, pa,
+		report(w, ACPI_WARN_TABLE, "acpi: %s at 0x%llx has length %u, skipped", sig, pa,
 		       len);
 		return NULL;
 	}
@@ -162,22 +175,25 @@ static const uint8_t *load_table(struct walk *w, uint64_t phys,
 	if (phys <= UINT64_MAX - len)
 		t = w->map(w->map_ctx, phys, len);
 	if (!t) {
-		report(w, "acpi: %s at 0x%llx (%u bytes) unreadable, skipped",
+		report(w, ACPI_WARN_TABLE, "acpi: %s at 0x%llx (%u bytes) unreadable, skipped",
 		       sig, pa, len);
 		return NULL;
 	}
 	/* Re-read through the full mapping: the length checked must be the
 	 * length the checksum covers. */
 	if (rd32(t + 4) != len || sum8(t, len)) {
-		report(w, "acpi: %s at 0x%llx bad checksum, skipped", sig, pa);
+		report(w, ACPI_WARN_TABLE, "acpi: %s at 0x%llx bad checksum, skipped", sig, pa);
 		return NULL;
 	}
 	*len_out = len;
 	return t;
 }
 
-/* Decoded Processor Local APIC / x2APIC entry. */
-enum cpu_entry { ENTRY_OTHER, ENTRY_BAD, ENTRY_CPU };
+/* Decoded Processor Local APIC / x2APIC entry. A placeholder is an
+ * entry firmware writes for a CPU slot that has no CPU (LAPIC ID 0xFF,
+ * x2APIC ID 0xFFFFFFFF: the broadcast IDs, never a CPU's); servers and
+ * laptops list dozens, so they are counted, not reported one by one. */
+enum cpu_entry { ENTRY_OTHER, ENTRY_BAD, ENTRY_PLACEHOLDER, ENTRY_CPU };
 
 static enum cpu_entry decode_cpu(const uint8_t *e, struct acpi_cpu *c,
 				 const char **why)
@@ -190,10 +206,8 @@ static enum cpu_entry decode_cpu(const uint8_t *e, struct acpi_cpu *c,
 			*why = "length != 8";
 			return ENTRY_BAD;
 		}
-		if (e[3] == 0xFF) {
-			*why = "APIC ID 0xFF";
-			return ENTRY_BAD;
-		}
+		if (e[3] == 0xFF)
+			return ENTRY_PLACEHOLDER;
 		*c = (struct acpi_cpu){ e[3], e[2], rd32(e + 4), type };
 		return ENTRY_CPU;
 	}
@@ -203,10 +217,8 @@ static enum cpu_entry decode_cpu(const uint8_t *e, struct acpi_cpu *c,
 			*why = "length != 16";
 			return ENTRY_BAD;
 		}
-		if (rd32(e + 4) == 0xFFFFFFFFu) {
-			*why = "x2APIC ID 0xFFFFFFFF";
-			return ENTRY_BAD;
-		}
+		if (rd32(e + 4) == 0xFFFFFFFFu)
+			return ENTRY_PLACEHOLDER;
 		*c = (struct acpi_cpu){ rd32(e + 4), rd32(e + 12), rd32(e + 8),
 					type };
 		return ENTRY_CPU;
@@ -246,6 +258,19 @@ static bool listed(const uint8_t *t, size_t stop, uint32_t apic_id,
 	return false;
 }
 
+/* Does a CPU entry for apic_id come before stop? */
+static bool listed_before(const uint8_t *t, size_t stop, uint32_t apic_id)
+{
+	const char *why;
+	struct acpi_cpu c;
+
+	for (size_t off = MADT_ENTRIES; off < stop; off += t[off + 1])
+		if (decode_cpu(t + off, &c, &why) == ENTRY_CPU &&
+		    c.apic_id == apic_id)
+			return true;
+	return false;
+}
+
 static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len,
 		       uint64_t phys)
 {
@@ -253,7 +278,7 @@ static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len,
 	unsigned long long pa = phys;
 
 	if (len < MADT_ENTRIES) {
-		report(w, "acpi: MADT at 0x%llx length %u < 44, skipped", pa,
+		report(w, ACPI_WARN_TABLE, "acpi: MADT at 0x%llx length %u < 44, skipped", pa,
 		       len);
 		return;
 	}
@@ -264,21 +289,22 @@ static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len,
 	/* First walk: find how far the entry list is sound (end), report
 	 * bad entries and apply the LAPIC address override. */
 	size_t end = MADT_ENTRIES;
+	uint32_t placeholders = 0;
 	for (size_t off = MADT_ENTRIES; off < len;) {
 		if (len - off < 2) {
-			report(w, "acpi: MADT entry at offset %zu truncated, stopping",
+			report(w, ACPI_WARN_MADT_TRUNCATED, "acpi: MADT entry at offset %zu truncated, stopping",
 			       off);
 			break;
 		}
 		const uint8_t *e = t + off;
 		uint8_t type = e[0], elen = e[1];
 		if (elen < 2) {
-			report(w, "acpi: MADT entry type %u at offset %zu has length %u, stopping",
+			report(w, ACPI_WARN_MADT_TRUNCATED, "acpi: MADT entry type %u at offset %zu has length %u, stopping",
 			       type, off, elen);
 			break;
 		}
 		if (elen > len - off) {
-			report(w, "acpi: MADT entry type %u at offset %zu runs past the table end, stopping",
+			report(w, ACPI_WARN_MADT_TRUNCATED, "acpi: MADT entry type %u at offset %zu runs past the table end, stopping",
 			       type, off);
 			break;
 		}
@@ -289,18 +315,35 @@ static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len,
 			if (elen == 12)
 				o->lapic_phys = rd64(e + 4);
 			else
-				report(w, "acpi: MADT LAPIC override at offset %zu length %u != 12, skipped",
+				report(w, ACPI_WARN_MADT_ENTRY, "acpi: MADT LAPIC override at offset %zu length %u != 12, skipped",
 				       off, elen);
 		} else {
 			enum cpu_entry k = decode_cpu(e, &c, &why);
 			if (k == ENTRY_BAD)
-				report(w, "acpi: MADT entry type %u at offset %zu: %s, skipped",
+				report(w, ACPI_WARN_MADT_ENTRY, "acpi: MADT entry type %u at offset %zu: %s, skipped",
 				       type, off, why);
+			else if (k == ENTRY_PLACEHOLDER)
+				placeholders++;
+			else if (k == ENTRY_CPU && listed_before(t, off, c.apic_id))
+				/* ACPI 6.5 §5.2.12.12: a CPU is listed once,
+				 * as type 0 below ID 255, as type 9 above. */
+				report(w, ACPI_WARN_MADT_DUPLICATE,
+				       "acpi: MADT entry type %u at offset %zu lists APIC ID %u again, "
+				       "taken as the same CPU", type, off, c.apic_id);
 			else if (k == ENTRY_CPU && !usable(&c))
 				o->cpus_unusable++; /* e.g. QEMU's not-plugged CPUs */
 		}
 		off += elen;
 		end = off;
+	}
+	if (end < len)
+		o->madt_stop_offset = (uint32_t)end;
+	if (placeholders) {
+		o->placeholders += placeholders;
+		/* Information, not a problem: diag without counting. */
+		diag_printf(w->diag, w->diag_ctx,
+			    "acpi: MADT: %u placeholder entries (LAPIC ID 0xFF / x2APIC "
+			    "ID 0xFFFFFFFF: slots without a CPU) ignored", placeholders);
 	}
 
 	/* Enabled CPUs first, in MADT order, then online-capable ones. The
@@ -332,7 +375,7 @@ static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len,
 	}
 	if (dropped) {
 		o->cpus_dropped += dropped;
-		report(w, "acpi: MADT lists %u more usable CPUs than APSTART_MAX_CPUS=%u, ignored",
+		report(w, ACPI_WARN_CPUS_DROPPED, "acpi: MADT lists %u more usable CPUs than APSTART_MAX_CPUS=%u, ignored",
 		       dropped, (unsigned)APSTART_MAX_CPUS);
 	}
 }
@@ -344,13 +387,13 @@ static void parse_hpet(struct walk *w, const uint8_t *t, uint32_t len)
 	struct acpi_info *o = w->out;
 
 	if (len < 56) {
-		report(w, "acpi: HPET length %u < 56, skipped", len);
+		report(w, ACPI_WARN_OTHER, "acpi: HPET length %u < 56, skipped", len);
 		return;
 	}
 	uint8_t space = t[40];
 	uint64_t addr = rd64(t + 44);
 	if (space != 0 || addr == 0) {
-		report(w, "acpi: HPET base (space %u, address 0x%llx) not usable",
+		report(w, ACPI_WARN_OTHER, "acpi: HPET base (space %u, address 0x%llx) not usable",
 		       space, (unsigned long long)addr);
 		return;
 	}
@@ -366,7 +409,7 @@ static void parse_fadt(struct walk *w, const uint8_t *t, uint32_t len)
 	struct acpi_info *o = w->out;
 
 	if (len < 116) {
-		report(w, "acpi: FADT length %u < 116, no PM timer", len);
+		report(w, ACPI_WARN_OTHER, "acpi: FADT length %u < 116, no PM timer", len);
 		return;
 	}
 	uint32_t flags = rd32(t + 112);
@@ -380,12 +423,12 @@ static void parse_fadt(struct walk *w, const uint8_t *t, uint32_t len)
 	if (port == 0)
 		return; /* no PM timer */
 	if (t[91] != 4) {
-		report(w, "acpi: FADT PM_TMR_LEN %u != 4, PM timer ignored",
+		report(w, ACPI_WARN_OTHER, "acpi: FADT PM_TMR_LEN %u != 4, PM timer ignored",
 		       t[91]);
 		return;
 	}
 	if (port > 0xFFFF) {
-		report(w, "acpi: PM timer port 0x%llx outside I/O space, ignored",
+		report(w, ACPI_WARN_OTHER, "acpi: PM timer port 0x%llx outside I/O space, ignored",
 		       (unsigned long long)port);
 		return;
 	}
@@ -401,7 +444,7 @@ static void walk_root(struct walk *w, const uint8_t *root, uint32_t len,
 	uint32_t n = (len - SDT_HEADER_LEN) / esize;
 
 	if ((len - SDT_HEADER_LEN) % esize)
-		report(w, "acpi: %s has %u trailing bytes, ignored",
+		report(w, ACPI_WARN_OTHER, "acpi: %s has %u trailing bytes, ignored",
 		       esize == 8 ? "XSDT" : "RSDT",
 		       (len - SDT_HEADER_LEN) % esize);
 	for (uint32_t i = 0; i < n; i++) {
@@ -409,7 +452,7 @@ static void walk_root(struct walk *w, const uint8_t *root, uint32_t len,
 		uint64_t phys = esize == 8 ? rd64(e) : rd32(e);
 		uint32_t tlen;
 		if (!phys) {
-			report(w, "acpi: %s entry %u is null, skipped",
+			report(w, ACPI_WARN_OTHER, "acpi: %s entry %u is null, skipped",
 			       esize == 8 ? "XSDT" : "RSDT", i);
 			continue;
 		}
@@ -418,7 +461,7 @@ static void walk_root(struct walk *w, const uint8_t *root, uint32_t len,
 			continue;
 		if (bytes_eq(t, "APIC", 4)) {
 			if (w->out->have_madt)
-				report(w, "acpi: second MADT at 0x%llx ignored",
+				report(w, ACPI_WARN_OTHER, "acpi: second MADT at 0x%llx ignored",
 				       (unsigned long long)phys);
 			else
 				parse_madt(w, t, tlen, phys);
@@ -456,10 +499,14 @@ int acpi_parse(const void *rsdp, size_t rsdp_len, uint64_t rsdp_phys,
 	out->pm_timer_port = 0;
 	out->pm_timer_32bit = false;
 	out->problems = 0;
+	for (int k = 0; k < ACPI_WARN_KINDS; k++)
+		out->warn[k] = 0;
+	out->placeholders = 0;
+	out->madt_stop_offset = 0;
 
 	const char *why = rsdp_problem(p, rsdp_len);
 	if (why) {
-		report(&w, "acpi: RSDP invalid: %s", why);
+		report(&w, ACPI_WARN_OTHER, "acpi: RSDP invalid: %s", why);
 		return -1;
 	}
 	out->revision = p[15];
@@ -485,17 +532,17 @@ int acpi_parse(const void *rsdp, size_t rsdp_len, uint64_t rsdp_phys,
 		if (rsdt)
 			root = load_table(&w, rsdt, "RSDT", &root_len);
 		else
-			report(&w, "acpi: RSDP has no RSDT address");
+			report(&w, ACPI_WARN_OTHER, "acpi: RSDP has no RSDT address");
 		if (root)
 			walk_root(&w, root, root_len, 4);
 	}
 
 	if (!out->have_madt) {
-		report(&w, "acpi: no valid MADT found");
+		report(&w, ACPI_WARN_OTHER, "acpi: no valid MADT found");
 		return -1;
 	}
 	if (out->cpu_count == 0) {
-		report(&w, "acpi: MADT lists no usable CPU");
+		report(&w, ACPI_WARN_OTHER, "acpi: MADT lists no usable CPU");
 		return -1;
 	}
 	return 0;

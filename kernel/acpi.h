@@ -17,6 +17,17 @@
 #define MADT_CPU_ENABLED        (1u << 0)
 #define MADT_CPU_ONLINE_CAPABLE (1u << 1)
 
+/* Kinds of problem the parser reports (and skips). */
+enum acpi_warn {
+	ACPI_WARN_TABLE,          /* a table unreadable, mis-sized or bad checksum */
+	ACPI_WARN_MADT_TRUNCATED, /* the entry list stops early (bad length) */
+	ACPI_WARN_MADT_ENTRY,     /* an entry of a known type mis-sized */
+	ACPI_WARN_MADT_DUPLICATE, /* a CPU listed more than once */
+	ACPI_WARN_CPUS_DROPPED,   /* more CPUs than APSTART_MAX_CPUS */
+	ACPI_WARN_OTHER,
+	ACPI_WARN_KINDS
+};
+
 struct acpi_cpu {
 	uint32_t apic_id;     /* full 32-bit ID (x2APIC entries) */
 	uint32_t acpi_uid;
@@ -49,7 +60,17 @@ struct acpi_info {
 	bool pm_timer_32bit;      /* FADT TMR_VAL_EXT */
 
 	uint32_t problems;        /* tables or entries skipped */
+	/* The same problems by kind (each counted once in problems too),
+	 * for the @warn records: names in acpi_warn_name(). */
+	uint32_t warn[ACPI_WARN_KINDS];
+	/* Firmware's unused CPU slots (LAPIC ID 0xFF, x2APIC ID 0xFFFFFFFF):
+	 * common on real machines, not a problem; one summary line. */
+	uint32_t placeholders;
+	uint32_t madt_stop_offset; /* where a truncated entry list stopped */
 };
+
+/* Short record-friendly name of a warning kind ("madt_truncated"...). */
+const char *acpi_warn_name(enum acpi_warn kind);
 
 /* Validate an RSDP (checksum over 20 bytes, extended checksum over
  * length for revision >= 2). len is how many bytes are readable. */

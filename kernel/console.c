@@ -39,6 +39,11 @@ void console_init_serial(void)
 	serial_init();
 }
 
+bool console_switch_serial(uint16_t base, uint32_t baud)
+{
+	return serial_init_port(base, baud);
+}
+
 void console_init_screen(const struct boot_info *bi)
 {
 	const struct framebuffer *fb = &bi->fb;
@@ -48,7 +53,8 @@ void console_init_screen(const struct boot_info *bi)
 		screen = SCREEN_VGA_TEXT;
 	} else if (fb->present && fb->type == 1) {
 		uint64_t bytes = (uint64_t)fb->pitch * fb->height;
-		uint8_t *pixels = paging_map_phys(fb->addr, bytes, MAP_WB);
+		/* UC-, never WB: see cache_bits() in kernel/paging.c. */
+		uint8_t *pixels = paging_map_phys(fb->addr, bytes, MAP_UC_MINUS);
 		if (pixels && fbcon_init(fb, pixels))
 			screen = SCREEN_FB;
 	} else if (!fb->present && bi->firmware == FIRMWARE_BIOS) {
@@ -113,7 +119,17 @@ static void vcprintf(unsigned targets, const char *fmt, va_list ap)
 {
 	char line[LINE_MAX];
 
-	fmt_vsnprintf(line, sizeof line, fmt, ap);
+	int n = fmt_vsnprintf(line, sizeof line, fmt, ap);
+	/* Cut short: mark it and keep the line's end, so that the next line
+	 * (often a record a parser waits for) starts on a line of its own. */
+	if (n >= LINE_MAX) {
+		char *end = line + LINE_MAX - 5;
+		*end++ = '.';
+		*end++ = '.';
+		*end++ = '.';
+		*end++ = '\n';
+		*end = '\0';
+	}
 	bool taken = lock();
 	emit(targets, line);
 	if (sink)

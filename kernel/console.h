@@ -4,6 +4,7 @@
 #ifndef APSTART_CONSOLE_H
 #define APSTART_CONSOLE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernel/multiboot.h"
@@ -13,6 +14,9 @@
 #define CON_ALL    (CON_SERIAL | CON_SCREEN)
 
 void console_init_serial(void);
+/* Move the serial console to the UART at I/O base (console=ttyS<n>);
+ * false, and the old port kept, if none answers there. */
+bool console_switch_serial(uint16_t base, uint32_t baud);
 /* Picks VGA text or the framebuffer from what the loader handed over. */
 void console_init_screen(const struct boot_info *bi);
 const char *console_screen_kind(void);   /* "vga-text", "framebuffer", "none" */

@@ -19,6 +19,14 @@ struct phys_range {
 /* Legacy video RAM and option/system ROMs: never RAM to us. */
 #define LEGACY_HOLE_START 0xA0000ull
 
+/* Where the firmware-owned area below 1 MiB starts, by Linux's rule
+ * (reserve_bios_regions(), arch/x86/kernel/ebda.c), from two BIOS data
+ * area words: base memory size in KiB (0x413, INT 12h's answer) and the
+ * EBDA segment (0x40E). Everything from there to 1 MiB is off limits. */
+#define BDA_BASE_MEM_KIB  0x413
+#define BDA_EBDA_SEGMENT  0x40E
+uint64_t memmap_bios_area_start(uint16_t base_mem_kib, uint16_t ebda_segment);
+
 /* Highest 4 KiB page below LOW_MEMORY_LIMIT that lies wholly inside an
  * available range of the map, outside every other (non-available) range,
  * outside every excluded range, and is not page 0. Returns 0 if none. */

@@ -28,7 +28,10 @@ enum {
 /* Multiboot 0.6.96 §3.3: the info structure up to the framebuffer color
  * info (offset 110, 6 bytes) is 116 bytes. */
 #define MB1_INFO_SIZE 116
-#define MB1_STRING_MAX 4096
+/* Strings (command line, loader name) are bounded like the whole
+ * Multiboot2 info block (kmain's max_len): a long command line is taken
+ * whole under either protocol. */
+#define MB1_STRING_MAX (1u << 20)
 /* No real BIOS map comes near this (24-byte entries). */
 #define MB1_MMAP_MAX (64u * 1024)
 

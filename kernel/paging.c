@@ -25,11 +25,24 @@
 static uint64_t pool[POOL_PAGES][512] __attribute__((aligned(4096)));
 static unsigned pool_used;
 
-/* PAT entry 3 (PCD=1, PWT=1) is UC at reset and we never reprogram the PAT
- * (SDM Vol. 3A §13.12.2, IA32_PAT power-up value). */
+/* We never reprogram the PAT, so its power-up entries hold on every CPU
+ * (SDM Vol. 3A §13.12.2, IA32_PAT 0007040600070406H; INIT leaves it):
+ * PCD=1 PWT=1 selects entry 3, UC; PCD=1 PWT=0 entry 2, UC-.
+ * A framebuffer is mapped UC-, not WB: with PAT WB the MTRR type decides
+ * alone, and a BAR that firmware's MTRRs cover as WB would keep screen
+ * writes in the cache (the screen stays stale, and a halted machine
+ * never shows its results). UC- combined with an MTRR WC range gives WC,
+ * with anything else UC (SDM Vol. 3A §13.5.2.2, Table 13-7), so a
+ * framebuffer firmware set up as WC stays fast. WC through a PAT entry of
+ * our own would need the same PAT programmed on every CPU (§13.12.4);
+ * UC- needs nothing, and fbcon's shadow buffer keeps writes few. */
 static uint64_t cache_bits(enum map_type type)
 {
-	return type == MAP_UC ? PTE_PCD | PTE_PWT : 0;
+	switch (type) {
+	case MAP_UC: return PTE_PCD | PTE_PWT;
+	case MAP_UC_MINUS: return PTE_PCD;
+	default: return 0;
+	}
 }
 
 static uint64_t *next_table(uint64_t *entry)

@@ -9,8 +9,9 @@
 #include <stdint.h>
 
 enum map_type {
-	MAP_WB, /* RAM, ACPI tables, framebuffers (the MTRRs pick WC/UC) */
-	MAP_UC, /* device registers: LAPIC, HPET */
+	MAP_WB,       /* RAM, ACPI tables */
+	MAP_UC,       /* device registers: LAPIC, HPET */
+	MAP_UC_MINUS, /* framebuffers: uncached, or WC where the MTRRs say WC */
 };
 
 /* Returns the virtual (= physical) address, or NULL if the range lies

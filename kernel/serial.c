@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* COM1 16550 driver: polled output only, every wait bounded so that a
- * missing or stuck UART can never hang the kernel. */
+/* 16550 UART driver: polled output only, every wait bounded so that a
+ * missing or stuck UART can never hang the kernel. COM1 at 115200 until
+ * the command line picks another port (console=ttyS<n>,<baud>). */
 #include "kernel/serial.h"
 
 #include <stdint.h>
 
 #include "kernel/x86.h"
 
-#define COM1 0x3F8
 /* 16550 register offsets (PC16550D data sheet, Table 2). */
 #define UART_THR 0   /* transmit holding (DLAB=0) */
 #define UART_DLL 0   /* divisor latch low (DLAB=1) */
@@ -21,24 +21,41 @@
 #define LCR_8N1  0x03
 #define LCR_DLAB 0x80
 #define LSR_THRE 0x20
-#define BAUD_DIVISOR 1 /* 115200 = 1.8432 MHz / 16 / 1 */
 
 static bool present;
+static uint16_t port = SERIAL_COM1;
+
+/* Linux's fixed legacy addresses for ttyS0-3 (arch/x86/include/asm/
+ * serial.h, SERIAL_PORT_DFNS), the PC/AT standard for COM1-COM4. */
+uint16_t serial_std_port(uint32_t n)
+{
+	static const uint16_t ports[SERIAL_PORTS] = { 0x3F8, 0x2F8, 0x3E8, 0x2E8 };
+	return n < SERIAL_PORTS ? ports[n] : 0;
+}
+
+bool serial_init_port(uint16_t base, uint32_t baud)
+{
+	if (!serial_baud_valid(baud))
+		return false;
+	/* Scratch register round trip: absent on machines without a UART. */
+	outb(base + UART_SCR, 0x5A);
+	if (inb(base + UART_SCR) != 0x5A)
+		return false;
+	uint32_t divisor = SERIAL_MAX_BAUD / baud;
+	outb(base + UART_IER, 0x00);
+	outb(base + UART_LCR, LCR_DLAB);
+	outb(base + UART_DLL, divisor & 0xFF);
+	outb(base + UART_DLM, (divisor >> 8) & 0xFF);
+	outb(base + UART_LCR, LCR_8N1);
+	outb(base + UART_FCR, 0xC7); /* enable + clear FIFOs, 14-byte level */
+	outb(base + UART_MCR, 0x03); /* DTR, RTS */
+	port = base;
+	return present = true;
+}
 
 bool serial_init(void)
 {
-	/* Scratch register round trip: absent on machines without a UART. */
-	outb(COM1 + UART_SCR, 0x5A);
-	if (inb(COM1 + UART_SCR) != 0x5A)
-		return present = false;
-	outb(COM1 + UART_IER, 0x00);
-	outb(COM1 + UART_LCR, LCR_DLAB);
-	outb(COM1 + UART_DLL, BAUD_DIVISOR & 0xFF);
-	outb(COM1 + UART_DLM, BAUD_DIVISOR >> 8);
-	outb(COM1 + UART_LCR, LCR_8N1);
-	outb(COM1 + UART_FCR, 0xC7); /* enable + clear FIFOs, 14-byte level */
-	outb(COM1 + UART_MCR, 0x03); /* DTR, RTS */
-	return present = true;
+	return serial_init_port(SERIAL_COM1, 115200);
 }
 
 bool serial_present(void)
@@ -50,9 +67,9 @@ void serial_putc(char c)
 {
 	if (!present)
 		return;
-	/* At 115200 baud a byte takes ~87 us; 1M polls is far longer. */
+	/* At 1200 baud a byte takes ~8 ms; 1M polls of ~1 us are longer. */
 	for (uint32_t spins = 0; spins < 1000000; spins++)
-		if (inb(COM1 + UART_LSR) & LSR_THRE)
+		if (inb(port + UART_LSR) & LSR_THRE)
 			break;
-	outb(COM1 + UART_THR, (uint8_t)c);
+	outb(port + UART_THR, (uint8_t)c);
 }

@@ -75,6 +75,22 @@ static inline uint16_t phys_read16(uint64_t phys)
 	return *(volatile uint16_t *)(uintptr_t)phys;
 }
 
+/* IA32_APIC_BASE (SDM Vol. 3A §11.4.4, Figure 11-5; §11.12.1 for EXTD). */
+static inline uint32_t phys_read32(uint64_t phys)
+{
+	__asm__("" : "+r"(phys));
+	return *(volatile uint32_t *)(uintptr_t)phys;
+}
+
 #define MSR_IA32_APIC_BASE 0x1B
+#define APIC_BASE_BSP   (1ull << 8)
+#define APIC_BASE_EXTD  (1ull << 10)  /* x2APIC mode */
+#define APIC_BASE_EN    (1ull << 11)  /* APIC globally enabled */
+#define APIC_BASE_ADDR  0x000FFFFFFFFFF000ull
+/* The APIC ID register: xAPIC MMIO offset 0x20, ID in bits 31:24 (SDM Vol.
+ * 3A §11.4.6); x2APIC MSR 0x802, all 32 bits (§11.12.5.1, Table 11-6). */
+#define XAPIC_ID_REG    0x20
+#define XAPIC_ID_SHIFT  24
+#define MSR_X2APIC_ID   0x802
 
 #endif

@@ -5,6 +5,7 @@
 #include "realmode/trampoline_abi.h"
 #include "kernel/asm_defs.h"
 #include "kernel/cpu.h"
+#include "kernel/x86.h"
 
 #define HDR_FIELD(NAME, member) \
 	ASM_DEFINE(HDR_##NAME, offsetof(struct tramp_header, member)); \
@@ -21,6 +22,13 @@ void realmode_asm_defs(void)
 	ASM_DEFINE(TRAMP_FLAG_WBINVD, TRAMP_FLAG_WBINVD);
 	ASM_DEFINE(TRAMP_FLAG_SLOW, TRAMP_FLAG_SLOW);
 	ASM_DEFINE(APIC_ID_NONE, APIC_ID_NONE);
+	ASM_DEFINE(MSR_IA32_APIC_BASE, MSR_IA32_APIC_BASE);
+	ASM_DEFINE(APIC_BASE_EN, APIC_BASE_EN);
+	ASM_DEFINE(APIC_BASE_EXTD, APIC_BASE_EXTD);
+	ASM_DEFINE(APIC_BASE_ADDR_LOW, (uint32_t)APIC_BASE_ADDR);
+	ASM_DEFINE(XAPIC_ID_REG, XAPIC_ID_REG);
+	ASM_DEFINE(XAPIC_ID_SHIFT, XAPIC_ID_SHIFT);
+	ASM_DEFINE(MSR_X2APIC_ID, MSR_X2APIC_ID);
 
 	HDR_FIELD(MAGIC, magic);
 	HDR_FIELD(VERSION, version);

@@ -174,8 +174,34 @@ long_mode_entry:
 	mov [rbp + TRAMP_HDR + HDR_TSC_LONG + 4], edx
 	mov dword [rbp + TRAMP_HDR + HDR_STAGE], TRAMP_STAGE_LONG
 
-	; Our APIC ID, all 32 bits: CPUID leaf 0xB EDX when the leaf exists
-	; (SDM Vol. 2A, CPUID, "x2APIC ID"), else leaf 1 EBX[31:24].
+	; Our APIC ID as the local APIC has it (what the MADT and the BSP's
+	; ICR use; firmware may have changed it, so not CPUID's initial ID):
+	; x2APIC mode: MSR 0x802, all 32 bits; xAPIC: the ID register at
+	; MMIO base + 0x20, bits 31:24 (SDM Vol. 3A §11.4.6, §11.12.5.1).
+	; Linux's parallel bring-up reads it the same way (head_64.S,
+	; STARTUP_READ_APICID). The kernel maps 0-4 GiB: an xAPIC page above
+	; that, or a globally disabled APIC, falls back to CPUID (the ID
+	; after reset), as cpu_apic_id() in kernel/cpu.c does.
+	mov ecx, MSR_IA32_APIC_BASE
+	rdmsr
+	test eax, APIC_BASE_EN
+	jz .initial_id
+	test eax, APIC_BASE_EXTD
+	jz .xapic
+	mov ecx, MSR_X2APIC_ID
+	rdmsr
+	mov r8d, eax
+	jmp .have_id
+.xapic:
+	test edx, edx                   ; base above 4 GiB: not mapped
+	jnz .initial_id
+	and eax, APIC_BASE_ADDR_LOW     ; zero-extends into rax
+	mov r8d, [rax + XAPIC_ID_REG]
+	shr r8d, XAPIC_ID_SHIFT
+	jmp .have_id
+.initial_id:
+	; CPUID leaf 0xB EDX when the leaf exists (SDM Vol. 2A, CPUID,
+	; "x2APIC ID"), else leaf 1 EBX[31:24].
 	xor eax, eax
 	cpuid
 	cmp eax, 0x0B

@@ -45,7 +45,15 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 	c->request = REQ_NONE;
 	c->stage = AP_STAGE_ONLINE;
 	c->tsc_online = rdtsc();
-	__atomic_store_n(&c->state, CPU_ONLINE, __ATOMIC_RELEASE);
+	/* STARTING -> ONLINE only if the BSP has not given up on us in the
+	 * meantime (it moves STARTING -> FAILED the same way, in ap_start()):
+	 * one of the two wins, a late AP is never counted online. */
+	uint32_t starting = CPU_STARTING;
+	if (!__atomic_compare_exchange_n(&c->state, &starting, CPU_ONLINE, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		c->late_arrivals++;
+		halt_forever();
+	}
 	ap_notify_bsp();
 
 	for (;;) {

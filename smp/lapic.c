@@ -10,13 +10,8 @@
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
 
-#define APIC_BASE_BSP   (1ull << 8)
-#define APIC_BASE_EXTD  (1ull << 10)
-#define APIC_BASE_EN    (1ull << 11)
-#define APIC_BASE_ADDR  0x000FFFFFFFFFF000ull
-
 /* xAPIC register offsets (SDM Vol. 3A Table 11-1). */
-#define REG_ID     0x020
+#define REG_ID     XAPIC_ID_REG
 #define REG_TPR    0x080
 #define REG_EOI    0x0B0
 #define REG_SVR    0x0F0
@@ -91,15 +86,26 @@ bool lapic_init_bsp(enum x2apic_pref pref, bool need_x2apic)
 	} else if (st.x2apic_supported &&
 		   (pref == X2APIC_ON || (pref == X2APIC_AUTO && need_x2apic))) {
 		/* xAPIC -> x2APIC: set EXTD with EN already set (SDM Vol. 3A
-		 * §11.12.5, Figure 11-27). */
+		 * §11.12.5, Figure 11-27). Linux enables x2APIC whenever the
+		 * CPU has it and nox2apic is not given (try_to_enable_x2apic(),
+		 * arch/x86/kernel/apic/apic.c); it caps the usable IDs at 255
+		 * only without interrupt remapping, for device interrupts,
+		 * which apstart does not route: an IPI reaches any 32-bit ID. */
+		if (pref == X2APIC_AUTO)
+			kprintf("lapic: the MADT lists APIC IDs above 254: switching "
+				"to x2APIC (32-bit destinations)\n");
 		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EN | APIC_BASE_EXTD);
 		st.x2apic = true;
 	} else {
 		if (pref == X2APIC_ON)
 			kprintf("lapic: x2apic=on but the CPU has no x2APIC; using xAPIC\n");
-		if (need_x2apic)
-			kprintf("lapic: APIC IDs above 254 need x2APIC, which this CPU "
-				"lacks: those CPUs cannot be started\n");
+		if (need_x2apic && st.x2apic_supported)
+			kprintf("lapic: the MADT lists APIC IDs above 254; they need "
+				"x2APIC, which x2apic=off/nox2apic forbids: those CPUs "
+				"are skipped\n");
+		else if (need_x2apic)
+			kprintf("lapic: the MADT lists APIC IDs above 254; they need "
+				"x2APIC, which this CPU lacks: those CPUs are skipped\n");
 		st.x2apic = false;
 	}
 
@@ -138,6 +144,19 @@ uint32_t lapic_id(void)
 	return rd(REG_ID) >> 24;
 }
 
+bool lapic_reachable(uint32_t dest)
+{
+	return st.x2apic || dest <= XAPIC_MAX_ID;
+}
+
+bool lapic_set_xapic_id(uint32_t id)
+{
+	if (st.x2apic || id > XAPIC_MAX_ID)
+		return false;
+	wr(REG_ID, id << 24);
+	return lapic_id() == id;
+}
+
 void lapic_eoi(void)
 {
 	wr(REG_EOI, 0);
@@ -158,6 +177,14 @@ static bool wait_icr_idle(void)
 
 static bool write_icr(uint32_t dest, uint32_t icr_low, void (*after_write)(void))
 {
+	/* Never truncate: dest << 24 of 0x100 is APIC ID 0 (the BSP), of
+	 * 0xFF or 0x1FF the broadcast. Callers skip such CPUs; this is the
+	 * last guard. */
+	if (!lapic_reachable(dest)) {
+		if (after_write)
+			after_write();
+		return false;
+	}
 	if (st.x2apic) {
 		/* WRMSR to the x2APIC ICR is not ordered with earlier stores
 		 * (SDM Vol. 3A §11.12.3): fence so the target sees our

@@ -25,6 +25,16 @@ void lapic_init_ap(void);  /* same mode as the BSP, software-enable */
 const struct lapic_status *lapic_status(void);
 
 uint32_t lapic_id(void);
+/* Highest xAPIC physical destination: 0xFF is the broadcast (SDM Vol. 3A
+ * §11.6.1, destination field 8 bits; §11.6.2.1). */
+#define XAPIC_MAX_ID 0xFEu
+/* Can an IPI reach APIC ID dest in the mode in use? (xAPIC: 8-bit
+ * destinations up to XAPIC_MAX_ID only.) */
+bool lapic_reachable(uint32_t dest);
+/* Test hook: write this CPU's xAPIC ID register (writable on most
+ * implementations, SDM Vol. 3A §11.4.6); false in x2APIC mode, where the
+ * ID is read-only. */
+bool lapic_set_xapic_id(uint32_t id);
 void lapic_eoi(void);
 
 /* ICR low-dword fields (SDM Vol. 3A §11.6.1, Figure 11-12). */

@@ -3,9 +3,11 @@
  * APIC ID. Each CPU gets its own stack and trampoline table slot. */
 #include "smp/smp.h"
 
+#include "smp/lapic.h"
 #include "smp/trampoline.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/warn.h"
 
 #define AP_STACK_SIZE 8192
 
@@ -23,6 +25,12 @@ struct cpu *cpu_by_apic(uint32_t apic_id)
 		if (cpus[i].apic_id == apic_id)
 			return &cpus[i];
 	return 0;
+}
+
+void smp_renumber(struct cpu *c, uint32_t new_id)
+{
+	__atomic_store_n(&tramp_cpus[c->index].apic_id, new_id, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->apic_id, new_id, __ATOMIC_RELEASE);
 }
 
 uint32_t smp_count_state(enum cpu_state s)
@@ -53,41 +61,66 @@ bool smp_install_trampoline(uint64_t phys)
 	return trampoline_install(phys, tramp_cpus, cpu_count);
 }
 
+/* Why a CPU the MADT lists cannot be sent an IPI in the APIC mode in
+ * use: an ID above 254 needs x2APIC (never truncated to 8 bits). Linux
+ * likewise leaves out CPUs it cannot address (x2apic_set_max_apicid()). */
+static void skip_unreachable(struct cpu *c)
+{
+	bool supported = lapic_status()->x2apic_supported;
+
+	c->state = CPU_SKIPPED;
+	c->skip_reason = supported
+		? "APIC ID above 254 needs x2APIC, forbidden by x2apic=off/nox2apic"
+		: "APIC ID above 254 needs x2APIC, which this CPU lacks";
+	c->skip_code = supported ? "x2apic_forbidden" : "x2apic_unsupported";
+	warn_record("what=cpu_unreachable apic=%u reason=%s", c->apic_id,
+		    c->skip_code);
+}
+
+static struct cpu *add_cpu(uint32_t apic_id, uint32_t madt_flags, bool bsp)
+{
+	struct cpu *c = &cpus[cpu_count];
+
+	*c = (struct cpu){
+		.apic_id = apic_id,
+		.index = cpu_count,
+		.madt_flags = madt_flags,
+		.bsp = bsp,
+		.state = bsp ? CPU_ONLINE : CPU_ABSENT,
+	};
+	tramp_cpus[cpu_count] = (struct tramp_cpu){
+		.apic_id = apic_id,
+		.index = cpu_count,
+		.stack_top = (uint64_t)(uintptr_t)&ap_stacks[cpu_count][AP_STACK_SIZE],
+	};
+	cpu_count++;
+	return c;
+}
+
 bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus)
 {
 	uint32_t self = cpu_apic_id();
 	uint32_t limit = maxcpus ? maxcpus : APSTART_MAX_CPUS;
-	uint32_t started = 0;
-	bool bsp_found = false;
+	uint32_t started = 1; /* the BSP counts toward maxcpus */
+	bool bsp_listed = false;
 
+	for (uint32_t i = 0; i < acpi->cpu_count; i++)
+		bsp_listed |= acpi->cpus[i].apic_id == self;
 	cpu_count = 0;
-	for (uint32_t i = 0; i < acpi->cpu_count && cpu_count < APSTART_MAX_CPUS; i++) {
-		const struct acpi_cpu *a = &acpi->cpus[i];
-		struct cpu *c = &cpus[cpu_count];
-		*c = (struct cpu){
-			.apic_id = a->apic_id,
-			.index = cpu_count,
-			.madt_flags = a->flags,
-			.bsp = a->apic_id == self,
-		};
-		tramp_cpus[cpu_count] = (struct tramp_cpu){
-			.apic_id = a->apic_id,
-			.index = cpu_count,
-			.stack_top = (uint64_t)(uintptr_t)&ap_stacks[cpu_count][AP_STACK_SIZE],
-		};
-		if (c->bsp) {
-			bsp_found = true;
-			c->state = CPU_ONLINE;
-		}
-		cpu_count++;
+	if (!bsp_listed) {
+		/* We run on it, so it is CPU 0 whatever the table says: the
+		 * CPUs counted in @boot and @end stay the same, and the APs
+		 * keep their numbers. */
+		kprintf("smp: the boot CPU (APIC ID %u) is not in the MADT: "
+			"counted as CPU 0 (the table is incomplete)\n", self);
+		warn_record("what=bsp_not_in_madt apic=%u", self);
+		add_cpu(self, 0, true);
 	}
-	if (!bsp_found) {
-		kprintf("smp: the boot CPU (APIC ID %u) is not in the MADT; "
-			"continuing with the MADT's list\n", self);
-	}
-	/* The BSP counts toward maxcpus; then enabled CPUs in MADT order. */
-	if (bsp_found)
-		started = 1;
+	for (uint32_t i = 0; i < acpi->cpu_count && cpu_count < APSTART_MAX_CPUS; i++)
+		add_cpu(acpi->cpus[i].apic_id, acpi->cpus[i].flags,
+			acpi->cpus[i].apic_id == self);
+
+	/* Then enabled CPUs in MADT order. */
 	for (uint32_t i = 0; i < cpu_count; i++) {
 		struct cpu *c = &cpus[i];
 		if (c->bsp)
@@ -95,9 +128,13 @@ bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus)
 		if (!(c->madt_flags & MADT_CPU_ENABLED)) {
 			c->state = CPU_SKIPPED;
 			c->skip_reason = "MADT: not enabled (online-capable, needs hot-add)";
+			c->skip_code = "madt_not_enabled";
+		} else if (!lapic_reachable(c->apic_id)) {
+			skip_unreachable(c);
 		} else if (started >= limit) {
 			c->state = CPU_SKIPPED;
 			c->skip_reason = "beyond maxcpus";
+			c->skip_code = "beyond_maxcpus";
 		} else {
 			started++;
 		}

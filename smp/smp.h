@@ -47,6 +47,7 @@ struct cpu {
 	uint32_t madt_flags;
 	bool bsp;
 	const char *skip_reason;      /* set for CPU_SKIPPED */
+	const char *skip_code;        /* the same as one word, for @cpu records */
 
 	volatile uint32_t state;      /* enum cpu_state */
 	volatile uint32_t stage;      /* highest ap_stage in C */
@@ -80,6 +81,9 @@ extern struct cpu cpus[APSTART_MAX_CPUS];
 extern uint32_t cpu_count;
 
 struct cpu *cpu_by_apic(uint32_t apic_id);
+/* Test hook (selftest=apic-renumber): c now answers to new_id; its
+ * record and trampoline slot follow. */
+void smp_renumber(struct cpu *c, uint32_t new_id);
 
 /* Fill cpus[] from the MADT, apply maxcpus (0: all); the BSP is the CPU
  * we run on. */

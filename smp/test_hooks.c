@@ -54,7 +54,30 @@ static void skew_own_tsc(void)
 	tsc_skew_moved = (int64_t)(rdtsc() - before);
 }
 
-void test_hooks_ap_selftest(const struct cpu *c)
+/* The first free xAPIC ID above c's in steps of 0x10 (AP 1 -> 0x11). */
+static uint32_t renumber_target(const struct cpu *c)
+{
+	for (uint32_t id = c->apic_id + 0x10; id <= XAPIC_MAX_ID; id += 0x10)
+		if (!cpu_by_apic(id))
+			return id;
+	return APIC_ID_NONE;
+}
+
+static void renumber(struct cpu *c)
+{
+	uint32_t old = c->apic_id, id = renumber_target(c);
+
+	if (id == APIC_ID_NONE || !lapic_set_xapic_id(id)) {
+		kprintf("selftest: apic-renumber: APIC ID %u cannot be renumbered "
+			"(x2APIC IDs are read-only)\n", old);
+		return;
+	}
+	smp_renumber(c, id);
+	kprintf("selftest: APIC ID %u renumbered to %u in its xAPIC ID register "
+		"(CPUID still says %u)\n", old, cpu_apic_id(), cpu_initial_apic_id());
+}
+
+void test_hooks_ap_selftest(struct cpu *c)
 {
 	if (!selftest_target(c))
 		return;
@@ -62,6 +85,16 @@ void test_hooks_ap_selftest(const struct cpu *c)
 		__asm__ volatile("ud2");
 	if (test_selftest == SELFTEST_AP_HANG)
 		halt_forever();
+	if (test_selftest == SELFTEST_APIC_RENUMBER)
+		renumber(c);
+	if (test_selftest == SELFTEST_AP_LATE) {
+		/* Arrive just after the BSP gave up (bounded, in case it
+		 * never does): the hand-over must not count us online. */
+		uint64_t deadline = tsc_deadline_us(10u * 1000 * 1000);
+		while (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CPU_STARTING &&
+		       !tsc_passed(deadline))
+			cpu_relax();
+	}
 	if (test_selftest == SELFTEST_TSC_SKEW)
 		skew_own_tsc();
 }
@@ -79,6 +112,14 @@ void test_hook_after_bring_up(void)
 		kprintf("selftest: APIC ID %u wrote IA32_TSC but its TSC did not "
 			"go back (the CPU or emulator ignores the write)\n",
 			selftest_apic);
+}
+
+void test_hooks_gave_up(struct cpu *c)
+{
+	uint64_t deadline = tsc_deadline_us(100000);
+	while (!__atomic_load_n(&c->late_arrivals, __ATOMIC_ACQUIRE) &&
+	       !tsc_passed(deadline))
+		cpu_relax();
 }
 
 void test_hooks_double_start(struct cpu *c, const struct wake_config *w,

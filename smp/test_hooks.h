@@ -24,7 +24,8 @@
  * (WRMSR IA32_TSC) before it comes online, so the warp test must find it
  * out of step and its cross-CPU figures must print as na. */
 enum selftest { SELFTEST_NONE, SELFTEST_BSP_FAULT, SELFTEST_AP_FAULT,
-		SELFTEST_AP_HANG, SELFTEST_DOUBLE_START, SELFTEST_TSC_SKEW };
+		SELFTEST_AP_HANG, SELFTEST_DOUBLE_START, SELFTEST_APIC_RENUMBER,
+		SELFTEST_AP_LATE, SELFTEST_TSC_SKEW };
 
 /* Set by test_hooks_setup() before any AP starts; read by the APs. */
 extern enum selftest test_selftest;
@@ -37,11 +38,14 @@ void test_hook_before_bring_up(void);
 /* BSP, after the bring-up: selftest=tsc-skew says what its write did. */
 void test_hook_after_bring_up(void);
 
-void test_hooks_ap_selftest(const struct cpu *c);
+void test_hooks_ap_selftest(struct cpu *c);
 /* AP, in ap_entry() before it enables its LAPIC: selftest=ap-fault takes
- * an exception, selftest=ap-hang never comes online, selftest=tsc-skew
- * sets its TSC back. */
-static inline void test_hook_ap_arrived(const struct cpu *c)
+ * an exception, selftest=ap-hang never comes online, selftest=ap-late
+ * comes online only after the BSP gave up on it, selftest=apic-renumber
+ * writes a new xAPIC ID into its APIC ID register (as firmware may) and
+ * becomes that CPU: every later bring-up must find it by the new ID;
+ * selftest=tsc-skew sets its TSC back. */
+static inline void test_hook_ap_arrived(struct cpu *c)
 {
 	if (test_selftest != SELFTEST_NONE)
 		test_hooks_ap_selftest(c);
@@ -57,6 +61,15 @@ static inline void test_hook_sipis_sent(struct cpu *c, const struct wake_config 
 {
 	if (test_selftest == SELFTEST_DOUBLE_START)
 		test_hooks_double_start(c, w, vector);
+}
+
+void test_hooks_gave_up(struct cpu *c);
+/* BSP, in ap_start() after it gave up on an AP, before the INIT that
+ * stops it: selftest=ap-late lets the AP arrive first (bounded). */
+static inline void test_hook_gave_up(struct cpu *c)
+{
+	if (test_selftest == SELFTEST_AP_LATE)
+		test_hooks_gave_up(c);
 }
 
 /* ----------------------------------------------------------- icount=on */

@@ -203,6 +203,14 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 	test_hook_sipis_sent(c, w, vector);
 
 	uint64_t t1 = wait_for_state(c, CPU_ONLINE, w);
+	/* Give up by compare-and-exchange, as the AP comes online (see
+	 * ap_entry()): if it marked itself online after our last look, it
+	 * made it after all. */
+	uint32_t starting = CPU_STARTING;
+	if (!t1 && !__atomic_compare_exchange_n(&c->state, &starting, CPU_FAILED,
+						false, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+		t1 = rdtsc();
 	if (t1) {
 		ph->total = t1 - t0;
 		ph->ap = tsc_cross_cpu(c, c->tsc_online, t0);
@@ -212,12 +220,12 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 		return true;
 	}
 	c->fail_stage = last_stage(c);
-	__atomic_store_n(&c->state, CPU_FAILED, __ATOMIC_RELEASE);
 	kprintf("smp: APIC ID %u did not come online within %u ms; last stage: %u (%s)\n",
 		c->apic_id, w->ap_timeout_ms, c->fail_stage,
 		ap_stage_name(c->fail_stage));
 	kprintf("@fail what=ap_timeout apic=%u stage=%u timeout_ms=%u\n",
 		c->apic_id, c->fail_stage, w->ap_timeout_ms);
+	test_hook_gave_up(c);
 	/* Back to wait-for-SIPI, so it cannot wander in later. */
 	ap_send_init(c, w);
 	return false;

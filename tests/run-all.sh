@@ -16,6 +16,7 @@ parts=(
 	"USB writer (fake sysfs, loop device)|make --no-print-directory usb-tests"
 	"log analyzer aplog (plain + ASan/UBSan)|make --no-print-directory aplog-tests"
 	"developer tools (runners, make help/debug)|make --no-print-directory tools-tests"
+	"parsers under libFuzzer, 3 s each from the seeds|make --no-print-directory fuzz-smoke"
 	"kernel layers point down (includes, symbols)|make --no-print-directory layers-check"
 	"linux-hotplug (fake sysfs, signals, Linux VM)|make --no-print-directory linux-hotplug-tests"
 	"QR encoder (host; python3-qrcode, zbarimg)|make --no-print-directory qr-tests"
@@ -26,6 +27,8 @@ parts=(
 	"ISO image + BIOS/UEFI x CD/USB boots|make --no-print-directory iso-tests"
 	"flush cost model (QEMU TCG plugin, wall clock)|make --no-print-directory flushmodel-tests"
 	"apstart.efi, results kept across a reset (OVMF)|make --no-print-directory efi-tests"
+	"crafted MADTs through GRUB's acpi command (SeaBIOS, TCG)|make --no-print-directory madt-tests"
+	"Bochs: BIOS image, Intel + AMD models, SMT|make --no-print-directory bochs-tests"
 )
 summary_re='^(.+): ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
 total_pass=0 total_fail=0 total_skip=0 t_all=$SECONDS

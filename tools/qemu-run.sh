@@ -5,7 +5,7 @@
 #   qemu-run.sh --kernel ELF [--smp N] [--accel auto|kvm|tcg] [--machine pc|q35]
 #               [--timeout S] [--icount] [--tcg-single] [--cpu MODEL] [--mem MB]
 #               [--log FILE] [--initrd FILE] [--flush SPEC] [--gdb PORT]
-#               [--dry-run] -- [kernel args...]
+#               [--com1-file FILE] [--dry-run] -- [kernel args...]
 #
 # --smp         QEMU -smp syntax (default 4), e.g. 4,maxcpus=8.
 # --accel       auto (default): KVM when hardware-backed (tools/kvm-usable.sh),
@@ -26,6 +26,7 @@
 #               plugin refuses).
 # --gdb PORT    start paused with QEMU's gdb server on PORT (-S -gdb); the
 #               timeout still applies. auto accel picks TCG.
+# --com1-file   COM1 goes to FILE and COM2 to stdout (console=ttyS1 tests).
 # --dry-run     print the accelerator line and the QEMU command, run nothing.
 #
 # Exit status: 0 = the kernel reported pass, 1 = it reported fail,
@@ -38,7 +39,7 @@ die() { echo "qemu-run: $*" >&2; echo "qemu-run: see tools/qemu-run.sh --help" >
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
 
 kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512 tcg_single=0 cpu_model=
-initrd= flush= gdb_port= dry_run=0
+initrd= flush= gdb_port= dry_run=0 com1_file=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) need "$@"; kernel=$2; shift 2 ;;
@@ -50,6 +51,7 @@ while [ $# -gt 0 ]; do
 	--tcg-single) tcg_single=1; shift ;;
 	--cpu) need "$@"; cpu_model=$2; shift 2 ;;
 	--log) need "$@"; log=$2; shift 2 ;;
+	--com1-file) need "$@"; com1_file=$2; shift 2 ;;
 	--flush) need "$@"; flush=$2; shift 2 ;;
 	--mem) need "$@"; mem=$2; shift 2 ;;
 	--initrd) need "$@"; initrd=$2; shift 2 ;;
@@ -122,8 +124,10 @@ mode=
 echo "qemu-run: accel=$accel ($why) machine=$machine smp=$smp$mode timeout=${timeout_s}s" >&2
 [ -n "$flush" ] && echo "qemu-run: flush model $flush (TCG plugin): $flush_what" >&2
 
+serial_opts=(-serial stdio)
+[ -n "$com1_file" ] && serial_opts=(-serial "file:$com1_file" -serial stdio)
 cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$mem"
-	-display none -no-reboot -serial stdio -monitor none
+	-display none -no-reboot "${serial_opts[@]}" -monitor none
 	-device isa-debug-exit,iobase=0xf4,iosize=4
 	-kernel "$kernel")
 [ -n "$initrd" ] && cmd+=(-initrd "$initrd")

@@ -320,6 +320,20 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	has "one-fail.log:5: @fail record (1 in all), want none"
 	run verify --status fail --online 2 --failed 1 "$tmp/one-fail.log"
 	expect_rc 0
+	# @end warnings=N (kernel/warn.h): a passing run must have none
+	# unless --warnings says how many; logs without the key are not held
+	# to it, an explicit --warnings is.
+	sed 's/^@end status=pass online=4 failed=0$/& warnings=2/' smp4.log >"$tmp/warn.log"
+	run verify --cpus 4 "$tmp/warn.log"
+	expect_rc 1
+	has "warn.log:16: @end warnings=2, want 0"
+	run verify --cpus 4 --warnings 2 "$tmp/warn.log"
+	expect_rc 0
+	run verify --cpus 4 --warnings 0 smp4.log
+	expect_rc 1
+	has "smp4.log:16: @end has no warnings=, want 0"
+	run verify --cpus 4 smp4.log
+	expect_rc 0
 	run verify fail-run.log
 	expect_rc 1
 	has "fail-run.log:8: 2 runs (@boot records) in this log, want one"

@@ -76,6 +76,27 @@ run_case "bad-cmdline-keeps-defaults" build/wbinvd0/apstart.elf 2 pass \
 	expect "unknown option 'frobnicate=1'" "cycles=0 out of range" \
 	"x2apic=maybe invalid" "maxcpus=9999 out of range" -- \
 	frobnicate=1 cycles=0 x2apic=maybe maxcpus=9999
+# A Multiboot1 command line of 4 KiB and more is taken whole (its last
+# option counts), and its 5 KiB echo is cut with the newline kept.
+long_cmdline=$(printf 'x2apic=auto %.0s' $(seq 400))cycles=3
+run_case "long-mb1-cmdline" build/wbinvd0/apstart.elf 2 pass \
+	verify --cpus 2 --cycles 3 --warnings 0 \
+	expect '^cmdline: ".*x2apic=auto x2a\.\.\.$' '^exit: ' -- $long_cmdline
+# console=ttyS1 (Linux's spelling): records move to COM2 after the
+# command line is read; COM1 keeps only the lines before.
+extra=(--com1-file "$out/console-ttyS1.com1.log")
+run_case "console-ttyS1" build/wbinvd0/apstart.elf 2 pass \
+	verify --cpus 2 --cycles 1 --warnings 0 -- console=ttyS1,57600 nosmp maxcpus=2 cycles=1
+extra=()
+if grep -aq "serial output moves to ttyS1 (COM2, I/O 0x2f8" "$out/console-ttyS1.com1.log" &&
+	! grep -aq "^@boot" "$out/console-ttyS1.com1.log"; then
+	ok "console-ttyS1-com1"
+else
+	fail "console-ttyS1-com1" "COM1 should end at the switch ($out/console-ttyS1.com1.log)"
+fi
+run_case "linux-spellings" build/wbinvd0/apstart.elf 4 pass \
+	verify --cpus 1 --cycles 1 expect "init_delay_us=20 " -- \
+	maxcpus=0 nox2apic cpu_init_udelay=20 cycles=1
 run_case "one-sipi" build/wbinvd0/apstart.elf 4 pass \
 	verify --wbinvd 0 --cpus 4 --cycles 3 -- sipi_count=1 cycles=3
 run_case "maxcpus2-of-4" build/wbinvd0/apstart.elf 4 pass \
@@ -94,8 +115,9 @@ for p in hlt mwait init; do
 done
 
 run_case "more-cpus-than-build-max" build/wbinvd0-max4/apstart.elf 8 pass \
-	verify --cpus 4 --cycles 2 \
-	expect "MADT lists 4 more usable CPUs than APSTART_MAX_CPUS=4" -- cycles=2
+	verify --cpus 4 --cycles 2 --warnings 1 \
+	expect "MADT lists 4 more usable CPUs than APSTART_MAX_CPUS=4" \
+	"@warn what=cpus_beyond_max count=4 max=4" -- cycles=2
 
 # Failure paths: each must end the run with a clear report, never hang.
 run_case "exception-on-bsp" build/wbinvd0/apstart.elf 2 fail \
@@ -116,6 +138,19 @@ run_case "trampoline-entered-twice" build/wbinvd0/apstart.elf 4 pass \
 	verify --cpus 4 --cycles 2 \
 	expect "selftest: APIC ID 1 stopped with INIT at stage [1-8] .* started again" \
 	-- selftest=double-start cycles=2
+
+# The APIC ID comes from the APIC, not CPUID: an AP whose xAPIC ID register
+# was rewritten (1 -> 17) must still find its trampoline slot every cycle.
+run_case "apic-id-from-register" build/wbinvd0/apstart.elf 4 pass \
+	verify --cpus 4 --cycles 3 \
+	expect "selftest: APIC ID 1 renumbered to 17 " "@sample cpu=1 apic=17 cycle=3 op=online" -- \
+	selftest=apic-renumber cycles=3 ap_timeout_ms=500
+# An AP arriving just after the BSP gave up is reported, never counted online.
+run_case "late-ap-not-online" build/wbinvd0/apstart.elf 4 fail \
+	verify --cpus 4 --cycles 2 --online 3 --failed 1 \
+	expect "@fail what=ap_timeout apic=1 " \
+	"smp: APIC ID 1 reached C 1 time\(s\) after it was given up on" \
+	"@warn what=late_ap apic=1 arrivals=1" -- selftest=ap-late ap_timeout_ms=200 cycles=2
 
 # x2APIC: TCG in QEMU 7.2 has none, so this needs KVM (any /dev/kvm that
 # opens, even a slow paravirtual one: the run is short).

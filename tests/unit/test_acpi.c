@@ -288,8 +288,11 @@ static void test_flags_and_duplicates(void)
 	build(&m, 2);
 
 	CHECK_EQ(run(), 0);
-	CHECK_EQ(dlog.count, 0);
-	CHECK_EQ(ai.problems, 0);
+	/* Each second listing is an inconsistency, reported once. */
+	CHECK_EQ(dlog.count, 4);
+	CHECK_EQ(ai.problems, 4);
+	CHECK_EQ(ai.warn[ACPI_WARN_MADT_DUPLICATE], 4);
+	CHECK_EQ(diag_count_with(&dlog, "lists APIC ID 7 again"), 1);
 	CHECK_EQ(ai.cpu_count, 5);
 	CHECK_EQ(ai.enabled_count, 4);
 	CHECK(cpu_is(0, 0, 0, E, 0));   /* first listing kept */
@@ -297,7 +300,7 @@ static void test_flags_and_duplicates(void)
 	CHECK(cpu_is(2, 4, 4, E | O, 9));
 	CHECK(cpu_is(3, 7, 107, E, 9));
 	CHECK(cpu_is(4, 2, 2, O, 0));   /* not-enabled ones last */
-	CHECK_EQ(ai.cpus_unusable, 2);  /* entries, counted as listed */
+	CHECK_EQ(ai.cpus_unusable, 1);  /* the second listing is a duplicate */
 
 	/* Only unusable entries: a MADT, but no CPU. */
 	m.len = 0;
@@ -335,10 +338,12 @@ static void test_bad_entries(void)
 	CHECK(cpu_is(0, 0, 0, E, 0));
 	CHECK(cpu_is(1, 1, 1, E, 0));
 	CHECK_EQ(ai.lapic_phys, 0xfee00000);
-	CHECK_EQ(ai.problems, 5);
-	CHECK_EQ(dlog.count, 5);
-	CHECK_EQ(diag_count_with(&dlog, "APIC ID 0xFF,"), 1);
-	CHECK_EQ(diag_count_with(&dlog, "x2APIC ID 0xFFFFFFFF"), 1);
+	/* The two placeholders: one summary line, not problems. */
+	CHECK_EQ(ai.problems, 3);
+	CHECK_EQ(ai.warn[ACPI_WARN_MADT_ENTRY], 3);
+	CHECK_EQ(ai.placeholders, 2);
+	CHECK_EQ(dlog.count, 4);
+	CHECK_EQ(diag_count_with(&dlog, "2 placeholder entries"), 1);
 	CHECK_EQ(diag_count_with(&dlog, "length != 8"), 1);
 	CHECK_EQ(diag_count_with(&dlog, "length != 16"), 1);
 	CHECK_EQ(diag_count_with(&dlog, "override"), 1);
@@ -361,6 +366,8 @@ static void test_broken_walk(void)
 		CHECK_EQ(ai.cpu_count, 1);
 		CHECK_EQ(ai.problems, 1);
 		CHECK_EQ(diag_count_with(&dlog, "stopping"), 1);
+		CHECK_EQ(ai.warn[ACPI_WARN_MADT_TRUNCATED], 1);
+		CHECK_EQ(ai.madt_stop_offset, 44 + 8);
 	}
 
 	/* Length 0 as the very first entry: no CPU. */
@@ -381,6 +388,8 @@ static void test_broken_walk(void)
 	CHECK_EQ(run(), 0);
 	CHECK_EQ(ai.cpu_count, 2);
 	CHECK_EQ(diag_count_with(&dlog, "runs past"), 1);
+	CHECK_EQ(ai.warn[ACPI_WARN_MADT_TRUNCATED], 1);
+	CHECK_EQ(ai.madt_stop_offset, 44 + 16);
 
 	/* One stray byte at the end: a truncated entry header. */
 	m.len = 0;

@@ -121,8 +121,8 @@ static void test_all_valid(void)
 	CHECK_EQ(o.selftest, SELFTEST_NONE);
 	CHECK_EQ(o.bsp_wait, BSP_WAIT_SPIN);
 	CHECK_STREQ(dlog.msg[0], "cmdline: selftest=ap_hang invalid, expected "
-				 "none|bsp-fault|ap-fault|ap-hang|double-start|tsc-skew, "
-				 "keeping none");
+				 "none|bsp-fault|ap-fault|ap-hang|double-start|apic-renumber|"
+				 "ap-late|tsc-skew, keeping none");
 
 	/* Range edges are inclusive. */
 	CHECK_EQ(parse(&o, "cycles=1 ap_timeout_ms=1 init_delay_us=10000000 "
@@ -223,7 +223,10 @@ static void test_bad_values(void)
 	CHECK_EQ(o.maxcpus, 0);
 	CHECK_STREQ(dlog.msg[0],
 		    "cmdline: maxcpus=9 out of range 1..8, keeping all");
-	CHECK_EQ(parse(&o, "maxcpus=0", 8), 1);
+	/* maxcpus=0 is Linux's "no APs": the BSP only. */
+	CHECK_EQ(parse(&o, "maxcpus=0", 8), 0);
+	CHECK_EQ(o.maxcpus, 1);
+	CHECK_EQ(parse(&o, "maxcpus=00", 8), 1);
 	CHECK_EQ(parse(&o, "maxcpus=9", 16), 0);
 	CHECK_EQ(o.maxcpus, 9);
 
@@ -359,8 +362,55 @@ static void test_null_diag(void)
 	CHECK_EQ(o.cycles, 12);
 }
 
+static void test_linux_spellings(void)
+{
+	struct options o;
+
+	CHECK_EQ(parse(&o, "nosmp nox2apic cpu_init_udelay=10000", 8), 0);
+	CHECK_EQ(o.maxcpus, 1);
+	CHECK_EQ(o.x2apic, X2APIC_OFF);
+	CHECK_EQ(o.init_delay_us, 10000);
+	/* Only whole words: nosmpx is unknown; a later option wins. */
+	CHECK_EQ(parse(&o, "nosmpx nosmp maxcpus=3", 8), 1);
+	CHECK_EQ(o.maxcpus, 3);
+	CHECK_STREQ(dlog.msg[0], "cmdline: unknown option 'nosmpx' ignored");
+	CHECK_EQ(parse(&o, "cpu_init_udelay=x", 8), 1);
+	CHECK_STREQ(dlog.msg[0], "cmdline: cpu_init_udelay=x is not a number, "
+				 "keeping auto");
+
+	/* console=ttyS<n>[,<baud>[n8]]: COM1-COM4. */
+	CHECK_EQ(o.console_port, 0);
+	CHECK_EQ(o.console_baud, 115200);
+	CHECK_EQ(parse(&o, "console=ttyS1", 8), 0);
+	CHECK_EQ(o.console_port, 1);
+	CHECK_EQ(o.console_baud, 115200);
+	CHECK_EQ(parse(&o, "console=tty0 console=ttyS3,9600", 8), 0);
+	CHECK_EQ(o.console_port, 3);
+	CHECK_EQ(o.console_baud, 9600);
+	CHECK_EQ(parse(&o, "console=ttyS2,57600n8", 8), 0);
+	CHECK_EQ(o.console_port, 2);
+	CHECK_EQ(o.console_baud, 57600);
+	static const char *const bad[] = {
+		"console=ttyS4", "console=ttyS", "console=ttyS1,", "console=ttyS1,1000",
+		"console=ttyS1,0", "console=ttyS1,115200e7", "console=ttyUSB0",
+		"console=ttyS1,99999999999", "console=ttyS0x1", "console=",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CHECK_EQ(parse(&o, bad[i], 8), 1);
+		CHECK_EQ(o.console_port, 0);
+		CHECK_EQ(o.console_baud, 115200);
+	}
+	CHECK_EQ(parse(&o, "console=ttyUSB0", 8), 1);
+	CHECK_STREQ(dlog.msg[0], "cmdline: console=ttyUSB0 invalid: only "
+				 "ttyS0..ttyS3 (and tty0); keeping ttyS0");
+	/* The baud row is not an option of its own. */
+	CHECK_EQ(parse(&o, "console_baud=9600", 8), 1);
+	CHECK_EQ(o.console_baud, 115200);
+}
+
 void test_cmdline(void)
 {
+	RUN_CASE(test_linux_spellings);
 	RUN_CASE(test_defaults_and_empty);
 	RUN_CASE(test_all_valid);
 	RUN_CASE(test_bad_values);

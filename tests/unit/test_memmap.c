@@ -64,4 +64,27 @@ void test_memmap(void)
 		R(0x1000, 0x1000, MEM_AVAILABLE), R(0xFFFFFFFFFFFFF000ull, 0x2000, MEM_RESERVED),
 	};
 	CHECK_EQ(pick(wrap, 2, NULL, 0), 0x1000);
+
+	/* Linux's reserve_bios_regions() rule. SeaBIOS: 639 KiB, EBDA at
+	 * 0x9FC00: the 0x9F000 cap wins. */
+	CHECK_EQ(memmap_bios_area_start(639, 0x9FC0), 0x9F000);
+	/* A real BIOS with a 16 KiB EBDA counted out of base memory. */
+	CHECK_EQ(memmap_bios_area_start(624, 0x9C00), 0x9C000);
+	/* Dell quirk: the EBDA below a base memory size that ignores it. */
+	CHECK_EQ(memmap_bios_area_start(639, 0x9000), 0x90000);
+	/* Bogus sizes (0 on some UEFI machines, > 640 KiB) -> 0x9F000. */
+	CHECK_EQ(memmap_bios_area_start(0, 0), 0x9F000);
+	CHECK_EQ(memmap_bios_area_start(127, 0), 0x9F000);
+	CHECK_EQ(memmap_bios_area_start(641, 0), 0x9F000);
+	CHECK_EQ(memmap_bios_area_start(128, 0), 0x20000);
+	/* An EBDA below 128 KiB, or above the size, does not count. */
+	CHECK_EQ(memmap_bios_area_start(639, 0x1000), 0x9F000);
+	CHECK_EQ(memmap_bios_area_start(512, 0x9000), 0x80000);
+	CHECK_EQ(memmap_bios_area_start(512, 0x2000), 0x20000);
+	/* The old rule took an EBDA only in [0x80000, 0xA0000) and ignored
+	 * the size: here it would have let 0x7F000 go. */
+	const struct mem_range low[] = { R(0x0, 0x9FC00, MEM_AVAILABLE) };
+	const struct phys_range bda[] = {
+		{ memmap_bios_area_start(512, 0x2000), 0x100000 } };
+	CHECK_EQ(pick(low, 1, bda, 1), 0x1F000);
 }

@@ -669,8 +669,9 @@ static void test_mb1_strings(void)
 	CHECK_STREQ(bi.loader_name, "ldr");
 	CHECK_EQ(dlog.count, 0);
 
-	/* 4095 characters + NUL fits; 4096 characters does not. */
-	memset(fake_at(&m, 0x20000), 'a', 5000);
+	/* Long command lines are taken whole, as in Multiboot2 (4096
+	 * characters and more used to be dropped). */
+	memset(fake_at(&m, 0x20000), 'a', 70000);
 	fake_at(&m, 0x20000)[4095] = '\0';
 	put32(info + 16, 0x20000);
 	CHECK_EQ(mb1_parse(&m, 116), 0);
@@ -678,8 +679,12 @@ static void test_mb1_strings(void)
 	fake_at(&m, 0x20000)[4095] = 'a';
 	fake_at(&m, 0x20000)[4096] = '\0';
 	CHECK_EQ(mb1_parse(&m, 116), 0);
-	CHECK_STREQ(bi.cmdline, "");
-	CHECK_EQ(diag_count_with(&dlog, "not NUL-terminated"), 1);
+	CHECK_EQ(strlen(bi.cmdline), 4096);
+	fake_at(&m, 0x20000)[4096] = 'a';
+	fake_at(&m, 0x20000)[69999] = '\0';
+	CHECK_EQ(mb1_parse(&m, 116), 0);
+	CHECK_EQ(strlen(bi.cmdline), 69999);
+	CHECK_EQ(dlog.count, 0);
 
 	/* Runs off the end of memory, or starts outside it (the fill
 	 * below overwrites the loader name, so stop asking for it). */
@@ -699,8 +704,26 @@ static void test_mb1_strings(void)
 	fake_mem_free(&m);
 }
 
+/* A string with no NUL within the 1 MiB bound. */
+static void test_mb1_string_bound(void)
+{
+	struct fake_mem m;
+	fake_mem_init(&m, 0, 0x300000);
+	uint8_t *info = mb1_info(&m, 1u << 2);
+	memset(fake_at(&m, 0x100000), 'c', 0x180000);
+	put32(info + 16, 0x100000);
+	CHECK_EQ(mb1_parse(&m, 116), 0);
+	CHECK_STREQ(bi.cmdline, "");
+	CHECK_EQ(diag_count_with(&dlog, "not NUL-terminated within 1048576 bytes"), 1);
+	fake_at(&m, 0x100000)[0xFFFFF] = '\0';
+	CHECK_EQ(mb1_parse(&m, 116), 0);
+	CHECK_EQ(strlen(bi.cmdline), 0xFFFFF);
+	fake_mem_free(&m);
+}
+
 void test_multiboot(void)
 {
+	RUN_CASE(test_mb1_string_bound);
 	RUN_CASE(test_mb2_everything);
 	RUN_CASE(test_mb2_efi_mmap);
 	RUN_CASE(test_mb2_sources);

@@ -146,6 +146,17 @@ static void check_end(const struct run *r)
 	if (failed >= 0 && r->end_failed != (uint32_t)failed)
 		problem(r->file, r->end_line, "@end failed=%" PRIu32 ", want %ld",
 			r->end_failed, failed);
+	/* A passing run that says how many warnings it had must have none,
+	 * unless the caller expects some (@warn records, kernel/warn.h). */
+	long warnings = cli.warnings;
+	if (warnings < 0 && cli.status == 0)
+		warnings = 0;
+	if (warnings >= 0 && r->end_warnings >= 0 && r->end_warnings != warnings)
+		problem(r->file, r->end_line, "@end warnings=%" PRId64 ", want %ld",
+			r->end_warnings, warnings);
+	if (warnings >= 0 && cli.warnings >= 0 && r->end_warnings < 0)
+		problem(r->file, r->end_line, "@end has no warnings=, want %ld",
+			warnings);
 	if (cli.status == 0 && r->nfail)
 		problem(r->file, r->fail_line, "@fail record (%zu in all), want "
 			"none", r->nfail);

@@ -28,7 +28,7 @@ void usage(FILE *f)
 "        [--op online|offline] [--resamples N] [--seed S]\n"
 "  check --identical A.log -- B.log\n"
 "  verify [--status pass|fail] [--cpus N] [--cycles C] [--wbinvd 0|1]\n"
-"         [--online N] [--failed N] [--boot KEY=VALUE]... LOG\n"
+"         [--online N] [--failed N] [--warnings N] [--boot KEY=VALUE]... LOG\n"
 "  medians [--op online|offline] LOG...\n"
 "  baseline [--tolerance PCT] [--mode M] [--config TEXT] LOG... > FILE\n"
 "  diff-baseline OLD NEW\n"
@@ -83,7 +83,7 @@ enum opt_id {
 	OPT_TRUNC = 256, OPT_LABEL_A, OPT_LABEL_B, OPT_RESAMPLES, OPT_SEED,
 	OPT_BASELINE, OPT_TOLERANCE, OPT_SLOWER, OPT_MAX_RATIO, OPT_OP,
 	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT, OPT_IDENTICAL, OPT_STATUS,
-	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_BOOT,
+	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_WARNINGS, OPT_BOOT,
 };
 
 static const struct option longopts[] = {
@@ -108,6 +108,7 @@ static const struct option longopts[] = {
 	{ "wbinvd", required_argument, NULL, OPT_WBINVD },
 	{ "online", required_argument, NULL, OPT_ONLINE },
 	{ "failed", required_argument, NULL, OPT_FAILED },
+	{ "warnings", required_argument, NULL, OPT_WARNINGS },
 	{ "boot", required_argument, NULL, OPT_BOOT },
 	{ NULL, 0, NULL, 0 },
 };
@@ -178,6 +179,7 @@ static void take(int id, const char *val)
 	case OPT_WBINVD: cli.wbinvd = (long)opt_u64(name, val, 0, 1); break;
 	case OPT_ONLINE: cli.online = (long)opt_u64(name, val, 0, CPUS_MAX); break;
 	case OPT_FAILED: cli.failed = (long)opt_u64(name, val, 0, CPUS_MAX); break;
+	case OPT_WARNINGS: cli.warnings = (long)opt_u64(name, val, 0, UINT32_MAX); break;
 	case OPT_BOOT: {
 		size_t kl = key_len(val, strlen(val));
 		if (!kl || !val[kl + 1] || strpbrk(val, " \t\r\n"))
@@ -257,6 +259,7 @@ void parse_cli(int argc, char **argv, unsigned allowed, bool two_sets)
 	cli.op = OP_ONLINE;
 	cli.max_ratio = 1.0;
 	cli.cpus = cli.cycles = cli.wbinvd = cli.online = cli.failed = -1;
+	cli.warnings = -1;
 
 	char **args = argv + 2;
 	int n = argc - 2;

@@ -34,6 +34,7 @@ struct cli {
 	/* verify */
 	int status;              /* 0 pass, 1 fail */
 	long cpus, cycles, wbinvd, online, failed; /* -1: not checked */
+	long warnings; /* -1: 0 for a passing run whose @end has the key */
 	const char *boot_expect[MAX_BOOT_EXPECT]; /* KEY=VALUE */
 	size_t nboot_expect;
 };

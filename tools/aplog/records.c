@@ -585,7 +585,7 @@ static void on_end(struct loader *ld, size_t line, const struct record *rec)
 		return;
 	struct run *r = &ld->set->runs[ld->cur];
 	struct msgs *m = &ld->m;
-	uint64_t online = 0, failed = 0;
+	uint64_t online = 0, failed = 0, warnings = 0;
 	int status = 1;
 	bool ok = need_keys(m, line, rec, end_keys) &&
 		  get_choice(m, line, rec, "status", status_choices, &status) &&
@@ -597,6 +597,10 @@ static void on_end(struct loader *ld, size_t line, const struct record *rec)
 	r->passed = ok && status == 0;
 	r->end_online = (uint32_t)online;
 	r->end_failed = (uint32_t)failed;
+	r->end_warnings = -1;
+	if (rec_get(rec, "warnings") &&
+	    get_num(m, line, rec, "warnings", 0, UINT32_MAX, &warnings))
+		r->end_warnings = (int64_t)warnings;
 	ld->last_end = line;
 	close_run(ld, line, "");
 }

@@ -67,6 +67,7 @@ struct run {
 	char flush_model[HOST_STR_MAX];
 	bool ended, passed;
 	uint32_t end_online, end_failed;
+	int64_t end_warnings; /* @end warnings=N; -1 when absent (older logs) */
 	size_t nfail, fail_line; /* @fail records, and the first one's line */
 	bool settled;         /* every offline sample has a settled_ns number */
 	struct cpu_sync *sync; /* @cpu records with tsc_sync= */

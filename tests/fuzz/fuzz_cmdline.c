@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target: the kernel command line parser (app/options.c). Every
+ * value it leaves must be in its documented range. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/options.h"
+#include "fuzz_map.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+	struct options o;
+
+	if (!s)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+	options_set_defaults(&o);
+	options_parse(&o, s, 64, fuzz_diag, 0);
+	if (o.cycles < 1 || o.cycles > 100000 || o.maxcpus > 64 ||
+	    o.sipi_count < 1 || o.sipi_count > 2 || o.ap_timeout_ms < 1 ||
+	    o.console_port > 3 || !o.console_baud || 115200 % o.console_baud)
+		abort();
+	free(s);
+	return 0;
+}

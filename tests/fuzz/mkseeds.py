@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# Writes the seed corpus in tests/fuzz/corpus/ (committed; rerun only to
+# change it): well-formed inputs close to what QEMU, SeaBIOS, OVMF and
+# GRUB hand over, so the fuzzer starts deep inside each parser.
+import os
+import struct
+
+here = os.path.dirname(os.path.abspath(__file__))
+
+
+def out(target, name, data):
+    d = os.path.join(here, "corpus", target)
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def fix(b, at, start=0, end=None):
+    b = bytearray(b)
+    end = len(b) if end is None else end
+    b[at] = 0
+    b[at] = (-sum(b[start:end])) & 0xFF
+    return bytes(b)
+
+
+def sdt(sig, body, rev=1):
+    n = 36 + len(body)
+    h = sig + struct.pack("<IBB", n, rev, 0) + b"APTEST" + b"FUZZSEED" + struct.pack("<I4sI", 1, b"FUZZ", 1)
+    return fix(h + body, 9)
+
+
+def madt(entries):
+    return sdt(b"APIC", struct.pack("<II", 0xFEE00000, 1) + b"".join(entries), 5)
+
+
+def lapic(uid, aid, fl=1):
+    return struct.pack("<BBBBI", 0, 8, uid, aid, fl)
+
+
+def x2apic(aid, fl, uid):
+    return struct.pack("<BBHIII", 9, 16, 0, aid, fl, uid)
+
+
+def rsdp(rev, rsdt, xsdt):
+    b = b"RSD PTR " + b"\0" + b"BOCHS " + bytes([rev]) + struct.pack("<I", rsdt)
+    b = fix(b, 8)
+    if rev >= 2:
+        b = b + struct.pack("<IQ", 36, xsdt) + b"\0\0\0\0"
+        b = fix(b, 32)
+    return b
+
+
+def fadt():
+    body = bytearray(276 - 36)
+    struct.pack_into("<I", body, 76 - 36, 0x608)
+    body[91 - 36] = 4
+    struct.pack_into("<I", body, 112 - 36, 1 << 8)
+    body[208 - 36] = 1
+    struct.pack_into("<Q", body, 212 - 36, 0x608)
+    return sdt(b"FACP", bytes(body), 6)
+
+
+def hpet():
+    body = struct.pack("<IBBBBQ", 0x8086A201, 0, 64, 0, 0, 0xFED00000) + b"\0" * 4
+    return sdt(b"HPET", body)
+
+
+def memory(base, tables):
+    img = bytearray(0x800)
+    for at, blob in tables:
+        img[at - base:at - base + len(blob)] = blob
+    return bytes(img)
+
+
+cpus = [lapic(i, i) for i in range(4)] + [lapic(4, 0xFF, 0), x2apic(0x100, 1, 5),
+                                          x2apic(0xFFFFFFFF, 0, 6),
+                                          struct.pack("<BBBBIQ", 5, 12, 0, 0, 0, 0xFEE00000)[:12],
+                                          struct.pack("<BBBBII", 1, 12, 0, 0, 0xFEC00000, 0)]
+for base, name in ((0, "xsdt"), (0x400, "scan-ebda")):
+    t = [(base + 0x100, madt(cpus)), (base + 0x300, fadt()), (base + 0x500, hpet())]
+    ptrs = [base + 0x100, base + 0x300, base + 0x500]
+    t.append((base + 0x40, sdt(b"XSDT", b"".join(struct.pack("<Q", p) for p in ptrs))))
+    t.append((base + 0x80, sdt(b"RSDT", b"".join(struct.pack("<I", p) for p in ptrs))))
+    t.append((base, rsdp(2, base + 0x80, base + 0x40)))
+    out("acpi", name, memory(base, t))
+t = [(0x100, madt(cpus[:2])), (0x80, sdt(b"RSDT", struct.pack("<I", 0x100))), (0, rsdp(0, 0x80, 0))]
+out("acpi", "rsdt-v1", memory(0, t))
+
+
+def tag(typ, payload):
+    b = struct.pack("<II", typ, 8 + len(payload)) + payload
+    return b + b"\0" * (-len(b) % 8)
+
+
+mmap = struct.pack("<II", 24, 0) + b"".join(struct.pack("<QQII", b, l, ty, 0) for b, l, ty in (
+    (0, 0x9FC00, 1), (0x9FC00, 0x400, 2), (0xF0000, 0x10000, 2), (0x100000, 0x1FF00000, 1)))
+fb = struct.pack("<QIIIBBH", 0xFD000000, 4096, 1024, 768, 32, 1, 0) + bytes([16, 8, 8, 8, 0, 8]) + b"\0\0"
+efimap = struct.pack("<II", 48, 1) + b"".join(struct.pack("<IIQQQQQ", ty, 0, b, 0, pages, 0xF, 0) for ty, b, pages in (
+    (7, 0, 0x9F), (3, 0x100000, 0x700), (9, 0x800000, 16)))
+tags = (tag(1, b"cycles=2 console=ttyS1,57600 x2apic=auto\0") + tag(2, b"GRUB 2.06\0") +
+        tag(4, struct.pack("<II", 639, 523264)) + tag(6, mmap) + tag(8, fb) +
+        tag(14, rsdp(0, 0xE0000, 0)) + tag(0, b""))
+out("mb2", "bios", struct.pack("<II", 8 + len(tags), 0) + tags)
+tags = (tag(1, b"\0") + tag(12, struct.pack("<Q", 0x7F9EE018)) + tag(17, efimap) +
+        tag(15, rsdp(2, 0x7FB7E000, 0x7FB7E0E8)) + tag(0, b""))
+out("mb2", "uefi", struct.pack("<II", 8 + len(tags), 0) + tags)
+
+info = bytearray(0x1000)  # whole pages: strings are mapped page by page
+struct.pack_into("<IIII", info, 0, 1 | 1 << 2 | 1 << 6 | 1 << 9 | 1 << 12, 639, 523264, 0)
+struct.pack_into("<I", info, 16, 0x200)
+struct.pack_into("<II", info, 44, 3 * 24, 0x300)
+struct.pack_into("<I", info, 64, 0x280)
+struct.pack_into("<QIIIBB", info, 88, 0xB8000, 160, 80, 25, 16, 2)
+for at, text in ((0x200, b"apstart.elf cycles=3 maxcpus=4\0"), (0x280, b"qemu\0")):
+    info[at:at + len(text)] = text
+for i, (b, l, ty) in enumerate(((0, 0x9FC00, 1), (0x9FC00, 0x400, 2), (0x100000, 0x1FF00000, 1))):
+    struct.pack_into("<IQQI", info, 0x300 + 24 * i, 20, b, l, ty)
+out("mb1", "qemu", bytes(info))
+
+for i, s in enumerate((b"cycles=10 maxcpus=4 x2apic=off init_delay_us=0 sipi_delay_us=10",
+                       b"/boot/apstart.elf sipi_count=1 ap_timeout_ms=200 exit=qemu bsp_wait=hlt icount=on",
+                       b"nosmp nox2apic cpu_init_udelay=10000 console=ttyS1,115200n8 console=tty0",
+                       b"selftest=double-start maxcpus=0 cycles=0x10 frobnicate=1 cycles=")):
+    out("cmdline", "seed%d" % i, s)

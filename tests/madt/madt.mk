@@ -1,0 +1,14 @@
+# SPDX-License-Identifier: MIT
+# make madt-tests: the kernel booted on crafted MADTs (tests/madt/run.sh),
+# made by the host tool tools/mkmadt.c. Included from the top-level Makefile.
+
+MKMADT := build/host/mkmadt
+
+.PHONY: madt-tests
+$(MKMADT): tools/mkmadt.c tests/madt/madt.mk
+	@mkdir -p $(@D)
+	gcc -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
+
+madt-tests: $(MKMADT)
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
+	@MKMADT=$(MKMADT) KERNEL=build/wbinvd0/apstart.elf timeout 900 tests/madt/run.sh
