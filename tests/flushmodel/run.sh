@@ -118,8 +118,11 @@ run() { # variant log flush-spec kernel-args...
 	tools/qemu-run.sh --kernel build/$v/apstart.elf --smp $SMP --timeout $TIMEOUT \
 		--flush "$spec" -- "$*" >"$log" 2>&1
 }
-boot_has() { # log key -> exit 0 if the log's @boot has key=
-	tr -d '\r' <"$1" | grep -a -m1 '^@boot ' | grep -Eq "[[:space:]]$2="
+boot_has() { # log key -> exit 0 if the log's first @boot has key=
+	# awk reads the whole log: a reader that stops early (grep -m1/-q)
+	# would let tr die of SIGPIPE, which pipefail turns into "no key".
+	tr -d '\r' <"$1" | awk -v key="$2" '/^@boot / && !seen++ {
+		found = $0 ~ ("[[:space:]]" key "=") } END { exit !found }'
 }
 
 # What this kernel can do, from its @boot record.
