@@ -259,7 +259,10 @@ check "6 LOADER=gnu-efi: firmware starts apstart.efi itself (no GRUB), pass" dir
 wait_for() { # NAME REGEX: up to 60 s for the boot's log to show REGEX
 	local i
 	for ((i = 0; i < 600; i++)); do
-		tr -d '\r' <"$out/efi-$1.log" 2>/dev/null | grep -aqE "$2" && return 0
+		# grep reads all (no -q): under pipefail an early exit would
+		# make tr's SIGPIPE fail the pipeline.
+		[[ -e $out/efi-$1.log ]] &&
+			tr -d '\r' <"$out/efi-$1.log" | grep -aE "$2" >/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
