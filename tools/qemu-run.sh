@@ -147,7 +147,7 @@ if [ -n "$flush" ]; then
 	status=${PIPESTATUS[0]}
 	flush_report_show
 	seen_end=0
-	tr -d '\r' <"$out" | grep -aq '^@end ' && seen_end=1
+	tr -d '\r' <"$out" | grep -a '^@end ' >/dev/null && seen_end=1
 	[ -n "$log" ] || rm -f "$out"
 	if { [ "$status" = 1 ] || [ "$status" = 3 ]; } && [ $seen_end = 0 ]; then
 		echo "qemu-run: QEMU exited with status $status before the kernel's @end (plugin refused? see above)" >&2

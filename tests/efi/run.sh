@@ -60,8 +60,8 @@ done
 
 # ---------------------------------------------------------------- static
 pe_app() {
-	objdump -f "$EFI" | grep -q 'file format pei-x86-64' || { echo "not a PE32+ x86-64 image"; return 1; }
-	objdump -p "$EFI" | grep -Eq '^Subsystem[[:space:]]+0000000a' || { echo "subsystem is not 10 (EFI application)"; return 1; }
+	objdump -f "$EFI" | grep 'file format pei-x86-64' >/dev/null || { echo "not a PE32+ x86-64 image"; return 1; }
+	objdump -p "$EFI" | grep -E '^Subsystem[[:space:]]+0000000a' >/dev/null || { echo "subsystem is not 10 (EFI application)"; return 1; }
 }
 check "apstart.efi is a PE32+ x86-64 EFI application" pe_app
 

@@ -261,9 +261,9 @@ fi
 # with it before the second of two runs, only that run is.
 grep -v '^@host ' "$one" >"$OUT/unmarked.log"
 cat "$OUT/unmarked.log" "$one" >"$OUT/mixed.log"
-if $APLOG stats "$OUT/unmarked.log" 2>&1 | grep -q MODELLED; then
+if $APLOG stats "$OUT/unmarked.log" 2>&1 | grep MODELLED >/dev/null; then
 	bad "aplog stats marks a log without @host as modelled"
-elif ! $APLOG stats "$OUT/mixed.log" 2>&1 | grep -q '^MODELLED: 1 of 2 runs'; then
+elif ! $APLOG stats "$OUT/mixed.log" 2>&1 | grep '^MODELLED: 1 of 2 runs' >/dev/null; then
 	bad "aplog stats: @host should mark only the run after it ($OUT/mixed.log)"
 else
 	ok "aplog: no @host, no mark; @host marks only the run that follows it"

@@ -88,7 +88,7 @@ expect "missing image" 2 "missing or unreadable" plain "$TMP/no-image.iso" /dev/
 # reserved for local/experimental use.
 MAJOR=''
 for m in 60 61 62 63 120 121 122 123 124 125 126 127; do
-	if ! sed -n '/^Block devices:/,$p' /proc/devices | grep -Eq "^ *$m "; then
+	if ! sed -n '/^Block devices:/,$p' /proc/devices | grep -E "^ *$m " >/dev/null; then
 		MAJOR=$m
 		break
 	fi

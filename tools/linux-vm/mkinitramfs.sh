@@ -9,7 +9,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 [ $# = 3 ] || { echo "usage: mkinitramfs.sh BUSYBOX LINUX_HOTPLUG OUT.cpio" >&2; exit 2; }
 bb=$1 lh=$2 out=$3
 for f in "$bb" "$lh"; do [ -x "$f" ] || { echo "mkinitramfs: $f missing or not executable" >&2; exit 1; }; done
-! readelf -l "$lh" 2>/dev/null | grep -q 'program interpreter' ||
+! readelf -l "$lh" 2>/dev/null | grep 'program interpreter' >/dev/null ||
 	{ echo "mkinitramfs: $lh is not a static binary (the initramfs has no libc)" >&2; exit 1; }
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
