@@ -14,6 +14,7 @@
 #include "smp/wakeup.h"
 #include "kernel/abort.h"
 #include "kernel/acpi.h"
+#include "kernel/bootmem.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
@@ -150,6 +151,22 @@ static void print_environment(uint64_t tramp)
 		console_screen_kind(), loader[0] ? loader : "none");
 }
 
+/* What the allocator of big buffers (kernel/bootmem.h) must leave alone
+ * besides what the map reserves: the loaded image, the boot information,
+ * and the strings it points to (outside the block under Multiboot1). */
+static void reserve_boot_memory(void)
+{
+	uint64_t cmdline = (uintptr_t)boot.cmdline, loader = (uintptr_t)boot.loader_name;
+	struct phys_range reserved[] = {
+		{ (uintptr_t)__kernel_start, (uintptr_t)__kernel_end },
+		{ boot.info_start, boot.info_end },
+		{ cmdline, cmdline + strlen(boot.cmdline) + 1 },
+		{ loader, loader + strlen(boot.loader_name) + 1 },
+	};
+	bootmem_init(boot.mem, boot.mem_count, reserved,
+		     sizeof reserved / sizeof reserved[0]);
+}
+
 static uint64_t place_trampoline(void)
 {
 	uint16_t base_kib = phys_read16(BDA_BASE_MEM_KIB);
@@ -210,6 +227,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		kprintf("PANIC: not started by a Multiboot1/2 loader (magic 0x%x)\n", magic);
 		halt_forever();
 	}
+	reserve_boot_memory();
 	console_init_screen(&boot);
 	console_set_self_id(cpu_apic_id);
 	outb(0x21, 0xFF); /* mask the legacy PICs: we use only the LAPIC */

@@ -8,13 +8,16 @@
 #include "app/report.h"
 
 #include "smp/smp.h"
+#include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/format.h"
 #include "kernel/stats.h"
 #include "kernel/tsc.h"
 
-/* Room for every sample of one direction (the pools in smp/cycles.c). */
-static uint64_t scratch[SMP_SAMPLES_MAX];
+/* Room for every sample of one direction (the pools in smp/cycles.c),
+ * taken from free RAM on first use, when their number is known. */
+static uint64_t *scratch;
+static uint32_t scratch_len;
 
 void format_seconds(char *buf, uint32_t size, uint64_t ns)
 {
@@ -79,12 +82,22 @@ static bool gather(const uint64_t *(*bsp)(const struct cpu *),
 {
 	uint32_t n = 0;
 	*ncpu = 0;
+	if (!scratch) { /* the report runs once the cycles are over */
+		uint64_t total = 1;
+		for (uint32_t i = 0; i < cpu_count; i++)
+			total += cpus[i].bsp ? 0 : cpus[i].cycles_done;
+		if (total > SMP_SAMPLES_MAX)
+			total = SMP_SAMPLES_MAX;
+		scratch = bootmem_alloc(total * sizeof *scratch, 4096,
+					"the report's sort buffer");
+		scratch_len = (uint32_t)total;
+	}
 	for (uint32_t i = 0; i < cpu_count; i++) {
 		const struct cpu *c = &cpus[i];
 		if (c->bsp || !c->cycles_done)
 			continue;
 		(*ncpu)++;
-		for (uint32_t k = 0; k < c->cycles_done && n < SMP_SAMPLES_MAX; k++) {
+		for (uint32_t k = 0; k < c->cycles_done && n < scratch_len; k++) {
 			if (bsp) {
 				scratch[n++] = tsc_ticks_to_ns(bsp(c)[k]);
 				continue;

@@ -14,30 +14,89 @@ static bool overlaps(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 	return a0 < b1 && b0 < a1;
 }
 
+static uint64_t range_end(const struct mem_range *r)
+{
+	return r->length > UINT64_MAX - r->base ? UINT64_MAX : r->base + r->length;
+}
+
+/* [start, end) lies in the union of the available entries (firmware
+ * often splits one bank into several), overlaps no other entry and no
+ * excluded range. */
+static bool region_is_free(uint64_t start, uint64_t end,
+			   const struct mem_range *mem, uint32_t count,
+			   const struct phys_range *excluded, uint32_t excluded_count)
+{
+	for (uint32_t i = 0; i < count; i++)
+		if (mem[i].type != MEM_AVAILABLE &&
+		    overlaps(start, end, mem[i].base, range_end(&mem[i])))
+			return false;
+	for (uint32_t i = 0; i < excluded_count; i++)
+		if (overlaps(start, end, excluded[i].start, excluded[i].end))
+			return false;
+	/* Walk forward through available entries until end is covered;
+	 * each step advances or fails, so count steps bound it. */
+	uint64_t covered = start;
+	for (uint32_t step = 0; step <= count && covered < end; step++) {
+		uint64_t next = covered;
+		for (uint32_t i = 0; i < count; i++)
+			if (mem[i].type == MEM_AVAILABLE && mem[i].base <= covered &&
+			    range_end(&mem[i]) > next)
+				next = range_end(&mem[i]);
+		if (next == covered)
+			return false;
+		covered = next;
+	}
+	return covered >= end;
+}
+
 static bool page_is_free(uint64_t page, const struct mem_range *mem,
 			 uint32_t count, const struct phys_range *excluded,
 			 uint32_t excluded_count)
 {
-	uint64_t end = page + PAGE;
-	bool available = false;
+	return region_is_free(page, page + PAGE, mem, count, excluded, excluded_count);
+}
 
-	for (uint32_t i = 0; i < count; i++) {
-		uint64_t r0 = mem[i].base;
-		uint64_t r1 = mem[i].length > UINT64_MAX - r0 ? UINT64_MAX
-							       : r0 + mem[i].length;
-		if (mem[i].type == MEM_AVAILABLE) {
-			if (r0 <= page && end <= r1)
-				available = true;
-		} else if (overlaps(page, end, r0, r1)) {
-			return false;
-		}
-	}
-	if (!available)
-		return false;
+/* The lowest fit starts where free memory starts: at an available
+ * entry's base (or min), or at the end of something that blocked the
+ * addresses below it; so those candidates, aligned up, are enough. */
+static uint64_t align_up(uint64_t v, uint64_t align, bool *overflow)
+{
+	uint64_t r = (v + align - 1) & ~(align - 1);
+	*overflow |= r < v;
+	return r;
+}
+
+static void try_candidate(uint64_t c, uint64_t size, uint64_t align,
+			  uint64_t min, uint64_t limit, const struct mem_range *mem,
+			  uint32_t count, const struct phys_range *excluded,
+			  uint32_t excluded_count, uint64_t *best)
+{
+	bool overflow = false;
+	c = align_up(c < min ? min : c, align, &overflow);
+	if (overflow || c > limit || size > limit - c || c >= *best)
+		return;
+	if (region_is_free(c, c + size, mem, count, excluded, excluded_count))
+		*best = c;
+}
+
+uint64_t memmap_find_free(const struct mem_range *mem, uint32_t count,
+			  const struct phys_range *excluded, uint32_t excluded_count,
+			  uint64_t size, uint64_t align, uint64_t min, uint64_t limit)
+{
+	uint64_t best = UINT64_MAX;
+
+	if (size == 0 || align == 0 || (align & (align - 1)))
+		return 0;
+	try_candidate(min, size, align, min, limit, mem, count, excluded,
+		      excluded_count, &best);
+	for (uint32_t i = 0; i < count; i++)
+		try_candidate(mem[i].type == MEM_AVAILABLE ? mem[i].base : range_end(&mem[i]),
+			      size, align, min, limit, mem, count, excluded,
+			      excluded_count, &best);
 	for (uint32_t i = 0; i < excluded_count; i++)
-		if (overlaps(page, end, excluded[i].start, excluded[i].end))
-			return false;
-	return true;
+		try_candidate(excluded[i].end, size, align, min, limit, mem, count,
+			      excluded, excluded_count, &best);
+	return best == UINT64_MAX ? 0 : best;
 }
 
 /* Linux's bounds (ebda.c): a base memory size below 128 KiB is taken as

@@ -34,4 +34,12 @@ uint64_t memmap_pick_low_page(const struct mem_range *mem, uint32_t count,
 			      const struct phys_range *excluded,
 			      uint32_t excluded_count);
 
+/* Lowest address a >= min, a multiple of align (a power of two), such
+ * that [a, a + size) lies in available memory of the map, overlaps no
+ * other entry and no excluded range, and ends at or below limit.
+ * Returns 0 if there is none (min > 0 keeps 0 unambiguous). */
+uint64_t memmap_find_free(const struct mem_range *mem, uint32_t count,
+			  const struct phys_range *excluded, uint32_t excluded_count,
+			  uint64_t size, uint64_t align, uint64_t min, uint64_t limit);
+
 #endif

@@ -7,14 +7,32 @@
 #include "smp/tsc_sync.h"
 #include "smp/wakeup.h"
 #include "kernel/abort.h"
+#include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/format.h"
 #include "kernel/tsc.h"
 
-static uint64_t online_pool[SMP_SAMPLES_MAX];
-static uint64_t offline_pool[SMP_SAMPLES_MAX];
-static int64_t ap_pool[SMP_SAMPLES_MAX];
-static int64_t settled_pool[SMP_SAMPLES_MAX];
+/* The sample store: cycles entries per AP that came online, in free RAM
+ * (kernel/bootmem.h), at most SMP_SAMPLES_MAX per pool (main clamps
+ * cycles with smp_max_cycles). */
+static uint64_t *online_pool, *offline_pool;
+static int64_t *ap_pool, *settled_pool;
+
+static void alloc_sample_store(uint32_t cycles)
+{
+	uint64_t n = 0;
+	for (uint32_t i = 0; i < cpu_count; i++)
+		n += !cpus[i].bsp && cpus[i].state == CPU_ONLINE;
+	n *= cycles;
+	if (n > SMP_SAMPLES_MAX)
+		n = SMP_SAMPLES_MAX;
+	if (n == 0 || online_pool)
+		return;
+	online_pool = bootmem_alloc(n * sizeof *online_pool, 4096, "the online samples");
+	offline_pool = bootmem_alloc(n * sizeof *offline_pool, 4096, "the offline samples");
+	ap_pool = bootmem_alloc(n * sizeof *ap_pool, 4096, "the AP-side samples");
+	settled_pool = bootmem_alloc(n * sizeof *settled_pool, 4096, "the settled samples");
+}
 
 uint32_t smp_max_cycles(uint32_t aps)
 {
@@ -89,6 +107,7 @@ void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
 {
 	uint32_t slot = 0;
 
+	alloc_sample_store(cycles);
 	for (uint32_t i = 0; i < cpu_count && !run_ended(); i++) {
 		struct cpu *c = &cpus[i];
 		if (c->bsp || c->state != CPU_ONLINE)

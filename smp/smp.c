@@ -5,6 +5,7 @@
 
 #include "smp/lapic.h"
 #include "smp/trampoline.h"
+#include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/warn.h"
@@ -17,7 +18,6 @@ enum bsp_wait smp_bsp_wait;
 uint32_t smp_bsp_apic;
 
 static struct tramp_cpu tramp_cpus[APSTART_MAX_CPUS];
-static uint8_t ap_stacks[APSTART_MAX_CPUS][AP_STACK_SIZE] __attribute__((aligned(16)));
 
 struct cpu *cpu_by_apic(uint32_t apic_id)
 {
@@ -91,7 +91,6 @@ static struct cpu *add_cpu(uint32_t apic_id, uint32_t madt_flags, bool bsp)
 	tramp_cpus[cpu_count] = (struct tramp_cpu){
 		.apic_id = apic_id,
 		.index = cpu_count,
-		.stack_top = (uint64_t)(uintptr_t)&ap_stacks[cpu_count][AP_STACK_SIZE],
 	};
 	cpu_count++;
 	return c;
@@ -140,5 +139,13 @@ bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus)
 		}
 	}
 	smp_bsp_apic = self;
+	/* Stacks for the CPUs found, from free RAM (kernel/bootmem.h). */
+	if (cpu_count) {
+		uint8_t *stacks = bootmem_alloc((uint64_t)cpu_count * AP_STACK_SIZE,
+						4096, "the AP stacks");
+		for (uint32_t i = 0; i < cpu_count; i++)
+			tramp_cpus[i].stack_top =
+				(uint64_t)(uintptr_t)(stacks + (i + 1) * AP_STACK_SIZE);
+	}
 	return cpu_count > 0;
 }

@@ -105,8 +105,9 @@ void smp_run_cycles(const struct wake_config *w, uint32_t cycles);
  * park= says (480 WBINVDs would add 40 s to the end of a big run). */
 void smp_park_all(const struct wake_config *w);
 /* Samples kept per figure (online, offline, ap, settled) for all APs and
- * cycles together: 4 x 1 MiB. */
-#define SMP_SAMPLES_MAX (1u << 17)
+ * cycles together: 1000 cycles of 1000 APs. The store is allocated at its
+ * used size from free RAM (kernel/bootmem.h): 5 x 8 MiB at most. */
+#define SMP_SAMPLES_MAX (1u << 20)
 /* Cycles that fit the sample pool for this many APs. */
 uint32_t smp_max_cycles(uint32_t aps);
 

@@ -50,14 +50,14 @@ static VOID *stub_field(UINT8 *page, UINT8 *field)
 
 /* Whether the kernel may be copied over [lo, hi) once boot services are
  * gone. Memory of the loaders and boot services is free then. The
- * kernel's image and .bss (its per-CPU sample store) span 1 MiB to
- * ~8.5 MiB, and OVMF with S3 keeps ACPI NVS inside that (its S3 resume
- * state at 0x806000 and 0x810000-0x900000): GRUB loads over such memory
+ * kernel's image and .bss stay below 4 MiB (linker.ld asserts it; its big
+ * buffers come from free RAM at run time, kernel/bootmem.h), clear of the
+ * ACPI NVS that OVMF with S3 keeps at 0x806000 and 0x810000-0x900000.
+ * Firmware that keeps NVS or reserved RAM lower still: GRUB loads over it
  * without a word (its relocator retries without collision checks), and
- * the kernel zeroes its .bss there anyway; apstart never suspends, so
- * NVS and reserved RAM are overwritten with a warning. Refused: runtime
- * services' memory (the kernel calls them), ACPI tables (it reads them),
- * MMIO, bad or persistent memory, anything unknown. */
+ * apstart never suspends, so such memory is overwritten with a warning.
+ * Refused: runtime services' memory (the kernel calls them), ACPI tables
+ * (it reads them), MMIO, bad or persistent memory, anything unknown. */
 static BOOLEAN load_range_usable(UINT64 lo, UINT64 hi)
 {
 	UINTN n, key, dsize;

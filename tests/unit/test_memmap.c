@@ -87,4 +87,56 @@ void test_memmap(void)
 	const struct phys_range bda[] = {
 		{ memmap_bios_area_start(512, 0x2000), 0x100000 } };
 	CHECK_EQ(pick(low, 1, bda, 1), 0x1F000);
+
+	/* memmap_find_free: the big buffers' placement (kernel/bootmem.c). */
+#define FIND(m, n, x, nx, size, align) \
+	memmap_find_free(m, n, x, nx, size, align, 0x100000, 0x100000000ull)
+	/* OVMF (q35): ACPI NVS inside a large available bank, the kernel
+	 * image at 1 MiB: the lowest fit lands between them. */
+	const struct mem_range ovmf[] = {
+		R(0x100000, 0x700000, MEM_AVAILABLE), R(0x800000, 0x6000, MEM_AVAILABLE),
+		R(0x806000, 0x2000, MEM_ACPI_NVS), R(0x808000, 0x8000, MEM_AVAILABLE),
+		R(0x810000, 0xF0000, MEM_ACPI_NVS), R(0x900000, 0x7F700000, MEM_AVAILABLE),
+	};
+	const struct phys_range kernel[] = { { 0x100000, 0x1BF000 } };
+	CHECK_EQ(FIND(ovmf, 6, kernel, 1, 0x100000, 4096), 0x1BF000);
+	/* Too big for the gap below the NVS: after it, at 0x900000. */
+	CHECK_EQ(FIND(ovmf, 6, kernel, 1, 0x700000, 4096), 0x900000);
+	/* Split entries count as one bank: 0x800000-0x806000 follows the
+	 * first entry, so a buffer may cross their boundary. */
+	CHECK_EQ(FIND(ovmf, 6, kernel, 1, 0x647000, 4096), 0x1BF000);
+	CHECK_EQ(FIND(ovmf, 6, kernel, 1, 0x648000, 4096), 0x900000);
+	/* Alignment: a 2 MiB-aligned buffer skips to 0x200000. */
+	CHECK_EQ(FIND(ovmf, 6, kernel, 1, 0x1000, 0x200000), 0x200000);
+	/* Excluded ranges after the first: the fit moves past each. */
+	const struct phys_range busy2[] = { { 0x100000, 0x1BF000 }, { 0x1BF000, 0x300000 },
+					    { 0x300800, 0x400000 } };
+	CHECK_EQ(FIND(ovmf, 6, busy2, 3, 0x1000, 4096), 0x400000);
+	CHECK_EQ(FIND(ovmf, 6, busy2, 3, 0x800, 0x800), 0x300000);
+	/* Nothing below 1 MiB even when it is free (min), nothing that ends
+	 * above the limit, and no fit at all: 0. */
+	const struct mem_range lowonly[] = { R(0x1000, 0x9E000, MEM_AVAILABLE),
+					     R(0x100000, 0x100000, MEM_AVAILABLE) };
+	CHECK_EQ(FIND(lowonly, 2, NULL, 0, 0x1000, 4096), 0x100000);
+	CHECK_EQ(FIND(lowonly, 2, NULL, 0, 0x100001, 4096), 0);
+	const struct mem_range high[] = { R(0xFFFFF000, 0x2000, MEM_AVAILABLE),
+					  R(0x100000000ull, 0x40000000, MEM_AVAILABLE) };
+	CHECK_EQ(FIND(high, 2, NULL, 0, 0x1000, 4096), 0xFFFFF000);
+	CHECK_EQ(FIND(high, 2, NULL, 0, 0x2000, 4096), 0);
+	/* A reserved entry overlapping an available one wins, as for the
+	 * trampoline page. */
+	const struct mem_range over[] = { R(0x100000, 0x1000000, MEM_AVAILABLE),
+					  R(0x200000, 0x1000, MEM_RESERVED) };
+	CHECK_EQ(FIND(over, 2, NULL, 0, 0x100000, 4096), 0x100000);
+	CHECK_EQ(FIND(over, 2, NULL, 0, 0x100001, 4096), 0x201000);
+	/* Bad requests: size 0, alignment 0 or not a power of two; a map
+	 * entry that wraps 2^64 does not break the walk. */
+	CHECK_EQ(FIND(over, 2, NULL, 0, 0, 4096), 0);
+	CHECK_EQ(FIND(over, 2, NULL, 0, 0x1000, 0), 0);
+	CHECK_EQ(FIND(over, 2, NULL, 0, 0x1000, 0x3000), 0);
+	const struct mem_range wrap2[] = { R(0x100000, 0x100000, MEM_AVAILABLE),
+					   R(0xFFFFFFFFFFFFF000ull, 0x2000, MEM_AVAILABLE) };
+	CHECK_EQ(FIND(wrap2, 2, NULL, 0, 0x1000, 4096), 0x100000);
+	CHECK_EQ(FIND(NULL, 0, NULL, 0, 0x1000, 4096), 0);
+#undef FIND
 }
