@@ -308,6 +308,8 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		.bsp_wait = opt.bsp_wait,
 		.park = opt.park,
 		.icount_fence = opt.icount == ICOUNT_ON,
+		.bringup = opt.bringup,
+		.cycles_mode = opt.cycles_mode,
 	};
 	park_setup(wake.park);
 	const struct park_plan *park = park_plan();
@@ -360,7 +362,8 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	kprintf("@boot kernel=apstart version=%s wbinvd=%d cpus=%u x2apic=%d "
 		"tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
 		"protocol=mb%d cycles=%u slow_tramp_ns=%u park=%s park_via=%s "
-		"park_flush=%d slow_park_ns=%u sipi_delay=%s sipi_delay_us=%u sipi_count=%s\n",
+		"park_flush=%d slow_park_ns=%u sipi_delay=%s sipi_delay_us=%u sipi_count=%s "
+		"bringup=%s cycles_mode=%s\n",
 		APSTART_VERSION, APSTART_WBINVD, aps + 1,
 		lapic_status()->x2apic ? 1 : 0,
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
@@ -370,7 +373,10 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		park->mwait ? "mwait" : "hlt", park->flush,
 		(unsigned)APSTART_SLOW_PARK_NS,
 		wake.sipi_delay == SIPI_DELAY_LINUX ? "linux" : "fixed",
-		wake.sipi_delay_us, sipi_count);
+		wake.sipi_delay_us, sipi_count,
+		wake.bringup == BRINGUP_SERIAL ? "serial"
+		: wake.bringup == BRINGUP_PARALLEL ? "parallel" : "broadcast",
+		wake.cycles_mode == CYCLES_PARALLEL ? "parallel" : "serial");
 
 	print_environment(tramp);
 	test_hook_before_bring_up();

@@ -71,6 +71,15 @@ static const struct keyword sipi_count_words[] = {
 	{ "auto", SIPI_COUNT_AUTO }, { "1", 1 }, { "2", 2 }, { NULL, 0 },
 };
 
+static const struct keyword bringup_words[] = {
+	{ "serial", BRINGUP_SERIAL }, { "parallel", BRINGUP_PARALLEL },
+	{ "broadcast", BRINGUP_BROADCAST }, { NULL, 0 },
+};
+
+static const struct keyword cycles_mode_words[] = {
+	{ "serial", CYCLES_SERIAL }, { "parallel", CYCLES_PARALLEL }, { NULL, 0 },
+};
+
 static const struct keyword exit_words[] = {
 	{ "auto", EXIT_AUTO }, { "qemu", EXIT_QEMU }, { "halt", EXIT_HALT },
 	{ "reset", EXIT_RESET }, { NULL, 0 },
@@ -141,6 +150,8 @@ static const struct opt_desc opt_table[] = {
 	OPT(icount, ICOUNT_OFF, .keywords = icount_words),
 	OPT(selftest, SELFTEST_NONE, .keywords = selftest_words),
 	OPT(save, SAVE_ON, .keywords = save_words),
+	OPT(bringup, BRINGUP_SERIAL, .keywords = bringup_words),
+	OPT(cycles_mode, CYCLES_SERIAL, .keywords = cycles_mode_words),
 	/* console= sets both fields; the second row only gives the default. */
 	{ .name = "console", .offset = FIELD32(console_port), .def = 0,
 	  .parse = parse_console },

@@ -42,6 +42,8 @@ struct options {
 	enum icount_mode icount; /* default off */
 	enum selftest selftest;  /* default none */
 	enum save_mode save;     /* default on */
+	enum bringup_mode bringup;    /* default serial */
+	enum cycles_mode cycles_mode; /* default serial */
 	uint32_t console_port;   /* console=ttyS<n>: n, default 0 (COM1) */
 	uint32_t console_baud;   /* default 115200 */
 };

@@ -7,6 +7,7 @@
  * flushes after the BSP has stopped waiting. */
 #include "app/report.h"
 
+#include "smp/phases.h"
 #include "smp/smp.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
@@ -255,6 +256,7 @@ bool report_results(uint32_t cycles)
 	}
 
 	print_slowest(5);
+	phases_report();
 
 	bool settled_ok, ap_ok;
 	uint64_t off_total = op_summary("offline", false, cycles, &settled_ok);

@@ -47,20 +47,22 @@ void realmode_asm_defs(void)
 	HDR_FIELD(ENTRY64, entry64);
 	HDR_FIELD(CPU_TABLE, cpu_table);
 	HDR_FIELD(CPU_COUNT, cpu_count);
-	HDR_FIELD(STAGE, stage);
-	HDR_FIELD(STAGE_APIC, stage_apic);
+	HDR_FIELD(REAL_ENTRIES, real_entries);
+	HDR_FIELD(NO_SLOT_APIC, no_slot_apic);
 	HDR_FIELD(FLAGS, flags);
 	HDR_FIELD(OFF_CODE32, off_code32);
 	HDR_FIELD(OFF_CODE64, off_code64);
 	HDR_FIELD(OFF_CODE_END, off_code_end);
 	HDR_FIELD(RESERVED, reserved);
-	HDR_FIELD(TSC_REAL, tsc_real);
-	HDR_FIELD(TSC_LONG, tsc_long);
 
 	ASM_DEFINE(TRAMP_CPU_SIZE, sizeof(struct tramp_cpu));
 	ASM_DEFINE(TRAMP_CPU_APIC_ID, offsetof(struct tramp_cpu, apic_id));
 	ASM_DEFINE(TRAMP_CPU_INDEX, offsetof(struct tramp_cpu, index));
 	ASM_DEFINE(TRAMP_CPU_STACK_TOP, offsetof(struct tramp_cpu, stack_top));
+	ASM_DEFINE(TRAMP_CPU_STAGE, offsetof(struct tramp_cpu, stage));
+	ASM_DEFINE(TRAMP_CPU_TSC_REAL, offsetof(struct tramp_cpu, tsc[AP_PHASE_REAL]));
+	ASM_DEFINE(TRAMP_CPU_TSC_PROTECTED, offsetof(struct tramp_cpu, tsc[AP_PHASE_PROTECTED]));
+	ASM_DEFINE(TRAMP_CPU_TSC_LONG, offsetof(struct tramp_cpu, tsc[AP_PHASE_LONG]));
 
 	ASM_DEFINE(TRAMP_STAGE_REAL, TRAMP_STAGE_REAL);
 	ASM_DEFINE(TRAMP_STAGE_PROTECTED, TRAMP_STAGE_PROTECTED);

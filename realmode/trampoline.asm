@@ -9,9 +9,10 @@
 ; Position independent: it addresses itself through CS in real mode and
 ; through a base register afterwards. Every absolute address is patched by
 ; the BSP into the header before the first SIPI; the AP itself writes only
-; the stage fields, so a second SIPI (or a second INIT-SIPI-SIPI) entering
-; it again finds the same bytes. Several APs may run it at once: each one
-; picks its stack by its own APIC ID.
+; its own slot (struct tramp_cpu: stage and timestamps) and one counter,
+; so a second SIPI (or a second INIT-SIPI-SIPI) entering it again finds
+; the same bytes. Any number of APs may run it at once: each one finds
+; its slot by its own APIC ID, read from the APIC in protected mode.
 ;
 ; Build knobs (nasm -D): WBINVD=0|1, SLOW_SPIN=0|1 (a test-only delay
 ; spinning header.slow_ticks TSC ticks where WBINVD sits).
@@ -105,28 +106,27 @@ header:
 	FIELD ENTRY64,        0                 ; void ap_entry(apic_id, index)
 	FIELD CPU_TABLE,      0                 ; struct tramp_cpu[]
 	FIELD CPU_COUNT,      0
-	FIELD STAGE,          0                 ; last stage reached
-	FIELD STAGE_APIC,     APIC_ID_NONE      ; who wrote it (from 64-bit)
+	FIELD REAL_ENTRIES,   0                 ; APs that entered real mode
+	FIELD NO_SLOT_APIC,   APIC_ID_NONE      ; an APIC ID not in the table
 	FIELD FLAGS,          (WBINVD * TRAMP_FLAG_WBINVD) | (SLOW_SPIN * TRAMP_FLAG_SLOW)
 	FIELD OFF_CODE32,     code32_start      ; for the content test
 	FIELD OFF_CODE64,     code64_start
 	FIELD OFF_CODE_END,   code_end
 	FIELD RESERVED,       0
-	FIELD TSC_REAL,       0                 ; TSC on entering real_mode_entry
-	FIELD TSC_LONG,       0                 ; TSC on reaching long mode
 header_end:
 	EXPECT_EQUAL header_end - header, TRAMP_HDR_SIZE
 
 ; ---------------------------------------------------------------------------
 real_mode_entry:
+	; The first phase's timestamp, kept in edi:ebp until protected mode,
+	; where the APIC ID (an MMIO read above 1 MiB in xAPIC mode) tells
+	; which slot is ours. Until then the AP is only counted.
+	rdtsc
+	mov ebp, eax
+	mov edi, edx
 	mov ax, cs
 	mov ds, ax
-	; Per-phase timestamps for the BSP (bring-up is one AP at a time).
-	rdtsc
-	mov [TRAMP_HDR + HDR_TSC_REAL], eax
-	mov [TRAMP_HDR + HDR_TSC_REAL + 4], edx
-	mov ax, cs
-	mov dword [TRAMP_HDR + HDR_STAGE], TRAMP_STAGE_REAL
+	lock inc dword [TRAMP_HDR + HDR_REAL_ENTRIES]
 
 	; Until the kernel's IDT is loaded any interrupt or exception must
 	; not vector through the real-mode IVT: a zero-limit IDT turns it into
@@ -144,13 +144,94 @@ real_mode_entry:
 [bits 32]
 code32_start:
 protected_mode_entry:
+	; Registers from here to the stack: esi page base, edi:ebp TSC of
+	; the real-mode phase, ebx:esp TSC of this one (no stack yet).
+	rdtsc
+	mov ebx, eax
+	mov esp, edx
 	mov ax, SEL_DATA
 	mov ds, ax
 	mov es, ax
 	mov ss, ax
 	mov fs, ax
 	mov gs, ax
-	mov dword [esi + TRAMP_HDR + HDR_STAGE], TRAMP_STAGE_PROTECTED
+
+	; Our APIC ID as the local APIC has it (what the MADT and the BSP's
+	; ICR use; firmware may have changed it, so not CPUID's initial ID):
+	; x2APIC mode: MSR 0x802, all 32 bits; xAPIC: the ID register at
+	; MMIO base + 0x20, bits 31:24 (SDM Vol. 3A §11.4.6, §11.12.5.1),
+	; read through the flat data segment, paging off. Linux's parallel
+	; bring-up reads it the same way (head_64.S, STARTUP_READ_APICID).
+	; An xAPIC page above 4 GiB, or a globally disabled APIC, falls back
+	; to CPUID (the ID after reset), as cpu_apic_id() in kernel/cpu.c does.
+	mov ecx, MSR_IA32_APIC_BASE
+	rdmsr
+	test eax, APIC_BASE_EN
+	jz .initial_id
+	test eax, APIC_BASE_EXTD
+	jz .xapic
+	mov ecx, MSR_X2APIC_ID
+	rdmsr
+	jmp .have_id
+.xapic:
+	test edx, edx                   ; base above 4 GiB: out of reach
+	jnz .initial_id
+	and eax, APIC_BASE_ADDR_LOW
+	mov eax, [eax + XAPIC_ID_REG]
+	shr eax, XAPIC_ID_SHIFT
+	jmp .have_id
+.initial_id:
+	; CPUID leaf 0xB EDX when the leaf exists (SDM Vol. 2A, CPUID,
+	; "x2APIC ID"), else leaf 1 EBX[31:24]. CPUID clobbers ebx, which
+	; held this phase's TSC: on this rare path it is read again after.
+	xor eax, eax
+	cpuid
+	cmp eax, 0x0B
+	jb .leaf1
+	mov eax, 0x0B
+	xor ecx, ecx
+	cpuid
+	test ebx, ebx                   ; EBX[15:0] = 0: leaf not implemented
+	jz .leaf1
+	mov ecx, edx
+	jmp .retime
+.leaf1:
+	mov eax, 1
+	cpuid
+	shr ebx, 24
+	mov ecx, ebx
+.retime:
+	rdtsc
+	mov ebx, eax
+	mov esp, edx
+	mov eax, ecx
+.have_id:
+	; Find our slot in the table of struct tramp_cpu (below 4 GiB: the
+	; BSP checks) and write the two timestamps taken so far.
+	mov edx, [esi + TRAMP_HDR + HDR_CPU_TABLE]
+	mov ecx, [esi + TRAMP_HDR + HDR_CPU_COUNT]
+.search:
+	test ecx, ecx
+	jz .no_slot
+	cmp [edx + TRAMP_CPU_APIC_ID], eax
+	je .found
+	add edx, TRAMP_CPU_SIZE
+	dec ecx
+	jmp .search
+.no_slot:
+	mov [esi + TRAMP_HDR + HDR_NO_SLOT_APIC], eax
+.halt32:
+	cli
+	hlt
+	jmp .halt32
+.found:
+	mov [edx + TRAMP_CPU_TSC_REAL], ebp
+	mov [edx + TRAMP_CPU_TSC_REAL + 4], edi
+	mov [edx + TRAMP_CPU_TSC_PROTECTED], ebx
+	mov [edx + TRAMP_CPU_TSC_PROTECTED + 4], esp
+	mov dword [edx + TRAMP_CPU_STAGE], TRAMP_STAGE_PROTECTED
+	mov edi, eax                    ; edi = APIC ID, ebx = our slot
+	mov ebx, edx
 
 	mov eax, cr4
 	or eax, CR4_PAE
@@ -168,80 +249,21 @@ protected_mode_entry:
 [bits 64]
 code64_start:
 long_mode_entry:
-	lea rbp, [rel trampoline_start] ; rip-relative: no patching needed
 	rdtsc
-	mov [rbp + TRAMP_HDR + HDR_TSC_LONG], eax
-	mov [rbp + TRAMP_HDR + HDR_TSC_LONG + 4], edx
-	mov dword [rbp + TRAMP_HDR + HDR_STAGE], TRAMP_STAGE_LONG
+	; The upper halves of the registers are undefined after the switch
+	; from 32-bit code (SDM Vol. 1 §3.4.1.1): zero-extend what we keep.
+	mov ebx, ebx
+	mov edi, edi
+	mov [rbx + TRAMP_CPU_TSC_LONG], eax
+	mov [rbx + TRAMP_CPU_TSC_LONG + 4], edx
+	mov dword [rbx + TRAMP_CPU_STAGE], TRAMP_STAGE_LONG
 
-	; Our APIC ID as the local APIC has it (what the MADT and the BSP's
-	; ICR use; firmware may have changed it, so not CPUID's initial ID):
-	; x2APIC mode: MSR 0x802, all 32 bits; xAPIC: the ID register at
-	; MMIO base + 0x20, bits 31:24 (SDM Vol. 3A §11.4.6, §11.12.5.1).
-	; Linux's parallel bring-up reads it the same way (head_64.S,
-	; STARTUP_READ_APICID). The kernel maps 0-4 GiB: an xAPIC page above
-	; that, or a globally disabled APIC, falls back to CPUID (the ID
-	; after reset), as cpu_apic_id() in kernel/cpu.c does.
-	mov ecx, MSR_IA32_APIC_BASE
-	rdmsr
-	test eax, APIC_BASE_EN
-	jz .initial_id
-	test eax, APIC_BASE_EXTD
-	jz .xapic
-	mov ecx, MSR_X2APIC_ID
-	rdmsr
-	mov r8d, eax
-	jmp .have_id
-.xapic:
-	test edx, edx                   ; base above 4 GiB: not mapped
-	jnz .initial_id
-	and eax, APIC_BASE_ADDR_LOW     ; zero-extends into rax
-	mov r8d, [rax + XAPIC_ID_REG]
-	shr r8d, XAPIC_ID_SHIFT
-	jmp .have_id
-.initial_id:
-	; CPUID leaf 0xB EDX when the leaf exists (SDM Vol. 2A, CPUID,
-	; "x2APIC ID"), else leaf 1 EBX[31:24].
-	xor eax, eax
-	cpuid
-	cmp eax, 0x0B
-	jb .leaf1
-	mov eax, 0x0B
-	xor ecx, ecx
-	cpuid
-	test ebx, ebx                   ; EBX[15:0] = 0: leaf not implemented
-	jz .leaf1
-	mov r8d, edx
-	jmp .have_id
-.leaf1:
-	mov eax, 1
-	cpuid
-	shr ebx, 24
-	mov r8d, ebx
-.have_id:
-	mov [rbp + TRAMP_HDR + HDR_STAGE_APIC], r8d
-
-	; Find our slot in the table of struct tramp_cpu.
-	mov rsi, [rbp + TRAMP_HDR + HDR_CPU_TABLE]
-	mov ecx, [rbp + TRAMP_HDR + HDR_CPU_COUNT]
-.search:
-	test ecx, ecx
-	jz .no_slot
-	cmp [rsi + TRAMP_CPU_APIC_ID], r8d
-	je .found
-	add rsi, TRAMP_CPU_SIZE
-	dec ecx
-	jmp .search
-.found:
-	mov rsp, [rsi + TRAMP_CPU_STACK_TOP]
-	mov dword [rbp + TRAMP_HDR + HDR_STAGE], TRAMP_STAGE_STACK
-	mov edi, r8d                    ; ap_entry(apic_id, index)
-	mov esi, [rsi + TRAMP_CPU_INDEX]
+	mov rsp, [rbx + TRAMP_CPU_STACK_TOP]
+	mov dword [rbx + TRAMP_CPU_STAGE], TRAMP_STAGE_STACK
+	mov esi, [rbx + TRAMP_CPU_INDEX] ; ap_entry(apic_id, index)
 	xor ebp, ebp
 	mov rax, [rel trampoline_start + TRAMP_HDR + HDR_ENTRY64]
 	call rax                        ; does not return
-.no_slot:
-	mov dword [rbp + TRAMP_HDR + HDR_STAGE], TRAMP_STAGE_NO_SLOT
 .halt:
 	cli
 	hlt

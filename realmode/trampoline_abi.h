@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The trampoline's interface: the header the BSP patches and the AP
- * reports through, and the per-CPU table the AP searches for its stack.
+/* The trampoline's interface: the header the BSP patches, and the per-CPU
+ * slots the AP finds by its APIC ID and reports through (its stack, its
+ * stage, a TSC reading per phase), so that any number of APs can run it
+ * at once.
  * This is the one definition: the assembly (realmode/trampoline.asm)
  * takes every offset, width and value below from the generated
  * realmode/asm_defs.inc, and the C that installs and watches the
@@ -14,10 +16,12 @@
 #include "kernel/cpu.h"
 
 #define TRAMP_MAGIC   0x54535041u /* "APST" */
-#define TRAMP_VERSION 1
+#define TRAMP_VERSION 2
 #define TRAMP_HDR     0x40        /* header offset in the page, after the entry code */
 
-/* Stages the AP writes into the header (smp/smp.h continues them in C). */
+/* Stages the AP writes into its slot (smp/smp.h continues them in C).
+ * REAL is written only once the slot is found, in protected mode: an AP
+ * that stops in between is counted in the header's real_entries. */
 enum tramp_stage {
 	TRAMP_STAGE_NONE = 0,
 	TRAMP_STAGE_REAL = 1,
@@ -25,6 +29,21 @@ enum tramp_stage {
 	TRAMP_STAGE_LONG = 3,
 	TRAMP_STAGE_STACK = 4,
 	TRAMP_STAGE_NO_SLOT = 0xE,
+};
+
+/* The AP-side phases, in order: each slot keeps the AP's TSC on reaching
+ * it (0: not reached). REAL is the first real-mode instruction after cli
+ * [and wbinvd]; the trampoline writes the first three, ap_entry() the
+ * rest (smp/ap_entry.c). */
+enum ap_phase {
+	AP_PHASE_REAL,
+	AP_PHASE_PROTECTED,
+	AP_PHASE_LONG,
+	AP_PHASE_C_ENTRY,
+	AP_PHASE_TABLES,
+	AP_PHASE_LAPIC,
+	AP_PHASE_ONLINE,
+	AP_PHASES
 };
 
 /* Header flags: the build knobs the blob was assembled with. */
@@ -53,23 +72,25 @@ struct tramp_header {
 	uint64_t entry64;             /* void ap_entry(apic_id, index) */
 	uint64_t cpu_table;           /* struct tramp_cpu[cpu_count] */
 	uint32_t cpu_count;
-	volatile uint32_t stage;      /* enum tramp_stage, last reached */
-	volatile uint32_t stage_apic; /* who wrote it (known from long mode) */
+	volatile uint32_t real_entries; /* APs that entered real mode (lock inc) */
+	volatile uint32_t no_slot_apic; /* last APIC ID not in the table */
 	uint32_t flags;               /* TRAMP_FLAG_* */
 	uint32_t off_code32;          /* where each mode's code starts, for */
 	uint32_t off_code64;          /* the content test */
 	uint32_t off_code_end;
 	uint32_t reserved;
-	volatile uint64_t tsc_real;   /* AP's TSC in real mode, after cli/wbinvd */
-	volatile uint64_t tsc_long;   /* AP's TSC on reaching long mode */
 } __attribute__((packed));
 
-/* One entry per CPU the trampoline may start: it looks itself up by APIC
- * ID to find its stack (never through a shared "next stack" variable). */
+/* One slot per CPU the trampoline may start: it looks itself up by APIC
+ * ID (never through a shared "next stack" variable) and writes only its
+ * own slot's stage and timestamps. The BSP clears them before each start. */
 struct tramp_cpu {
 	uint32_t apic_id;
 	uint32_t index;
 	uint64_t stack_top;
+	volatile uint32_t stage;            /* enum tramp_stage / ap_stage */
+	uint32_t pad;
+	volatile uint64_t tsc[AP_PHASES];   /* enum ap_phase: AP's TSC, 0 = not yet */
 };
 
 #define TRAMP_ALIGNED(type, member) \
@@ -88,13 +109,13 @@ TRAMP_ALIGNED(struct tramp_header, far64_selector);
 TRAMP_ALIGNED(struct tramp_header, entry64);
 TRAMP_ALIGNED(struct tramp_header, cpu_table);
 TRAMP_ALIGNED(struct tramp_header, cpu_count);
-TRAMP_ALIGNED(struct tramp_header, stage);
-TRAMP_ALIGNED(struct tramp_header, stage_apic);
+TRAMP_ALIGNED(struct tramp_header, real_entries);
+TRAMP_ALIGNED(struct tramp_header, no_slot_apic);
 TRAMP_ALIGNED(struct tramp_header, flags);
-TRAMP_ALIGNED(struct tramp_header, tsc_real);
-TRAMP_ALIGNED(struct tramp_header, tsc_long);
 TRAMP_ALIGNED(struct tramp_cpu, apic_id);
 TRAMP_ALIGNED(struct tramp_cpu, stack_top);
+TRAMP_ALIGNED(struct tramp_cpu, stage);
+TRAMP_ALIGNED(struct tramp_cpu, tsc[0]);
 /* Operand layouts the instructions dictate (SDM Vol. 2A, LGDT: 16-bit
  * limit then 32-bit base; JMP: m16:32 is the offset then the selector). */
 _Static_assert(offsetof(struct tramp_header, gdt_base) ==

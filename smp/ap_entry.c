@@ -19,6 +19,14 @@ void ap_notify_bsp(void)
 		lapic_send_ipi(smp_bsp_apic, ICR_FIXED | VEC_WAKE);
 }
 
+/* Phase p reached: its timestamp, then the stage the BSP reads. */
+static inline void ap_reached(struct tramp_cpu *slot, enum ap_phase p,
+			      uint32_t stage)
+{
+	slot->tsc[p] = rdtsc();
+	__atomic_store_n(&slot->stage, stage, __ATOMIC_RELEASE);
+}
+
 void ap_entry(uint32_t apic_id, uint32_t index)
 {
 	struct cpu *c = index < cpu_count ? &cpus[index] : 0;
@@ -28,10 +36,11 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 		 * cannot happen unless memory was corrupted. Stop here. */
 		halt_forever();
 	}
-	c->stage = AP_STAGE_C_ENTRY;
+	struct tramp_cpu *slot = c->slot;
+	ap_reached(slot, AP_PHASE_C_ENTRY, AP_STAGE_C_ENTRY);
 	gdt_reload();
 	idt_load();
-	c->stage = AP_STAGE_TABLES;
+	ap_reached(slot, AP_PHASE_TABLES, AP_STAGE_TABLES);
 
 	if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != CPU_STARTING) {
 		/* We were given up on (timed out) and arrived late: stop
@@ -41,10 +50,9 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 	}
 	test_hook_ap_arrived(c);
 	lapic_init_ap();
-	c->stage = AP_STAGE_LAPIC;
+	ap_reached(slot, AP_PHASE_LAPIC, AP_STAGE_LAPIC);
 	c->request = REQ_NONE;
-	c->stage = AP_STAGE_ONLINE;
-	c->tsc_online = rdtsc();
+	ap_reached(slot, AP_PHASE_ONLINE, AP_STAGE_ONLINE);
 	/* STARTING -> ONLINE only if the BSP has not given up on us in the
 	 * meantime (it moves STARTING -> FAILED the same way, in ap_start()):
 	 * one of the two wins, a late AP is never counted online. */

@@ -3,6 +3,8 @@
  * then for each AP `cycles` rounds of offline (request -> reported dead,
  * and -> settled) and online (first INIT -> the BSP sees the online mark,
  * and -> the AP's own mark). */
+#include "smp/bringup.h"
+#include "smp/phases.h"
 #include "smp/smp.h"
 #include "smp/tsc_sync.h"
 #include "smp/wakeup.h"
@@ -74,49 +76,93 @@ static void online_line(const struct cpu *c, uint32_t cycle,
 		ns_or_na(onl, ph->to_online));
 }
 
+static struct cpu *set[APSTART_MAX_CPUS];
+
+/* Broadcast only when the rules allow it (smp_broadcast_refused()) and
+ * every AP takes part in this round (the shorthand reaches them all). */
+static bool use_broadcast(const struct wake_config *w, uint32_t n, uint32_t aps)
+{
+	return w->bringup == BRINGUP_BROADCAST && !smp_broadcast_refused() && n == aps;
+}
+
+static const char *const bringup_names[] = { "serial", "parallel", "broadcast" };
+
+static void cpu_line(const struct cpu *c)
+{
+	cprintf(CON_SERIAL, "@cpu cpu=%u apic=%u state=online boot_ns=%llu "
+		"tsc_skew_ns=%lld tsc_sync=%d\n",
+		c->index, c->apic_id,
+		(unsigned long long)tsc_ticks_to_ns(c->boot_ticks),
+		(long long)tsc_skew_ns(c), c->tsc_synced);
+}
+
+static uint32_t aps_total;
+
 void smp_bring_up(const struct wake_config *w)
 {
 	smp_bsp_wait = w->bsp_wait; /* read by the APs */
 	/* Firmware may leave APs running (OVMF's spin after
 	 * ExitBootServices): put every one into wait-for-SIPI before
 	 * anything is timed. */
+	uint32_t n = 0;
 	for (uint32_t i = 0; i < cpu_count; i++)
-		if (cpus[i].state == CPU_ABSENT)
+		if (cpus[i].state == CPU_ABSENT) {
 			ap_send_init(&cpus[i], w);
+			set[n++] = &cpus[i];
+		}
+	aps_total = n;
+	if (w->bringup == BRINGUP_BROADCAST && smp_broadcast_refused())
+		kprintf("bringup: broadcast refused (%s): parallel instead\n",
+			smp_broadcast_refused());
 
-	for (uint32_t i = 0; i < cpu_count && !run_ended(); i++) {
-		struct cpu *c = &cpus[i];
-		if (c->state != CPU_ABSENT)
-			continue;
-		struct start_phases ph;
-		if (!ap_start(c, w, &ph))
-			continue;
-		c->boot_ticks = ph.total;
-		/* Linux checks each CPU it brings up (check_tsc_sync_target()
-		 * in start_secondary()); here after the timed bring-up. */
-		tsc_sync_check(c, w);
-		cprintf(CON_SERIAL, "@cpu cpu=%u apic=%u state=online boot_ns=%llu "
-			"tsc_skew_ns=%lld tsc_sync=%d\n",
-			c->index, c->apic_id,
-			(unsigned long long)tsc_ticks_to_ns(c->boot_ticks),
-			(long long)tsc_skew_ns(c), c->tsc_synced);
+	enum bringup_mode mode = w->bringup;
+	uint64_t total = 0;
+	uint32_t online = 0;
+	if (mode == BRINGUP_SERIAL) {
+		for (uint32_t i = 0; i < n && !run_ended(); i++) {
+			struct cpu *c = set[i];
+			struct start_phases ph;
+			if (!ap_start(c, w, &ph))
+				continue;
+			c->boot_ticks = ph.total;
+			total += ph.total;
+			online++;
+			/* Linux checks each CPU it brings up
+			 * (check_tsc_sync_target() in start_secondary());
+			 * here after the timed bring-up. */
+			tsc_sync_check(c, w);
+			cpu_line(c);
+			phases_record(c, 0);
+		}
+	} else {
+		bool bc = use_broadcast(w, n, n);
+		if (mode == BRINGUP_BROADCAST && !bc)
+			mode = BRINGUP_PARALLEL;
+		online = n ? ap_start_many(set, n, w, bc, &total) : 0;
+		for (uint32_t i = 0; i < n && !run_ended(); i++) {
+			struct cpu *c = set[i];
+			if (c->state != CPU_ONLINE)
+				continue;
+			c->boot_ticks = c->marks.seen - c->marks.start;
+			tsc_sync_check(c, w);
+			cpu_line(c);
+			phases_record(c, 0);
+		}
 	}
+	/* serial: the sum of the starts (the warp tests between them not
+	 * counted); parallel, broadcast: first INIT -> last AP seen. */
+	kprintf("bringup: %s, %u of %u APs online in %llu ns\n", bringup_names[mode],
+		online, n, (unsigned long long)tsc_ticks_to_ns(total));
+	cprintf(CON_SERIAL, "@bringup mode=%s aps=%u online=%u total_ns=%llu\n",
+		bringup_names[mode], n, online, (unsigned long long)tsc_ticks_to_ns(total));
 }
 
-void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
+static void cycles_serial(const struct wake_config *w, uint32_t cycles)
 {
-	uint32_t slot = 0;
-
-	alloc_sample_store(cycles);
 	for (uint32_t i = 0; i < cpu_count && !run_ended(); i++) {
 		struct cpu *c = &cpus[i];
 		if (c->bsp || c->state != CPU_ONLINE)
 			continue;
-		c->online_ticks = &online_pool[slot * cycles];
-		c->offline_ticks = &offline_pool[slot * cycles];
-		c->ap_ticks = &ap_pool[slot * cycles];
-		c->settled_ticks = &settled_pool[slot * cycles];
-		slot++;
 		for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
 			struct offline_times off;
 			struct start_phases ph;
@@ -131,8 +177,81 @@ void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
 			online_line(c, k + 1, &ph);
+			phases_record(c, k + 1);
 		}
 	}
+}
+
+/* Every AP offline at once, then every AP online at once, per cycle:
+ * whether N flushes cost N times one. An AP that fails drops out. */
+static void cycles_parallel(const struct wake_config *w, uint32_t cycles)
+{
+	static struct offline_times off[APSTART_MAX_CPUS];
+	static bool ok[APSTART_MAX_CPUS];
+
+	for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
+		uint32_t n = 0;
+		for (uint32_t i = 0; i < cpu_count; i++)
+			if (!cpus[i].bsp && cpus[i].state == CPU_ONLINE &&
+			    cpus[i].cycles_done == k)
+				set[n++] = &cpus[i];
+		if (!n)
+			break;
+		uint64_t wall;
+		ap_offline_many(set, n, w, off, ok, &wall);
+		cprintf(CON_SERIAL, "@round cycle=%u op=offline aps=%u ns=%llu\n", k + 1,
+			n, (unsigned long long)tsc_ticks_to_ns(wall));
+		uint32_t m = 0;
+		for (uint32_t i = 0; i < n; i++) {
+			struct cpu *c = set[i];
+			if (!ok[i])
+				continue;
+			c->offline_ticks[k] = off[i].total;
+			c->settled_ticks[k] = off[i].settled;
+			offline_line(c, k + 1, &off[i]);
+			set[m++] = c;
+		}
+		if (!m || run_ended())
+			break;
+		bool bc = use_broadcast(w, m, aps_total);
+		uint32_t up = ap_start_many(set, m, w, bc, &wall);
+		cprintf(CON_SERIAL, "@round cycle=%u op=online aps=%u online=%u ns=%llu mode=%s\n",
+			k + 1, m, up, (unsigned long long)tsc_ticks_to_ns(wall),
+			bc ? "broadcast" : "parallel");
+		for (uint32_t i = 0; i < m; i++) {
+			struct cpu *c = set[i];
+			struct start_phases ph;
+			if (c->state != CPU_ONLINE)
+				continue;
+			ap_start_figures(c, &ph);
+			c->online_ticks[k] = ph.total;
+			c->ap_ticks[k] = ph.ap;
+			c->cycles_done = k + 1;
+			online_line(c, k + 1, &ph);
+			phases_record(c, k + 1);
+		}
+	}
+}
+
+void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
+{
+	uint32_t slot = 0;
+
+	alloc_sample_store(cycles);
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		struct cpu *c = &cpus[i];
+		if (c->bsp || c->state != CPU_ONLINE)
+			continue;
+		c->online_ticks = &online_pool[slot * cycles];
+		c->offline_ticks = &offline_pool[slot * cycles];
+		c->ap_ticks = &ap_pool[slot * cycles];
+		c->settled_ticks = &settled_pool[slot * cycles];
+		slot++;
+	}
+	if (w->cycles_mode == CYCLES_PARALLEL)
+		cycles_parallel(w, cycles);
+	else
+		cycles_serial(w, cycles);
 }
 
 void smp_park_all(const struct wake_config *w)

@@ -207,6 +207,21 @@ static bool write_icr(uint32_t dest, uint32_t icr_low, void (*after_write)(void)
 	return true;
 }
 
+bool lapic_send_ipi_all_but_self(uint32_t icr_low)
+{
+	icr_low |= ICR_ALL_BUT_SELF;
+	if (st.x2apic) {
+		__asm__ volatile("mfence; lfence" ::: "memory");
+		wrmsr(X2APIC_MSR(REG_ICR_LO), icr_low); /* destination ignored */
+		return true;
+	}
+	if (!wait_icr_idle())
+		return false;
+	wr(REG_ICR_HI, 0);
+	wr(REG_ICR_LO, icr_low);
+	return wait_icr_idle();
+}
+
 static bool send_ipi(uint32_t dest, uint32_t icr_low, void (*after_write)(void))
 {
 	return write_icr(dest, icr_low, after_write) && wait_icr_idle();

@@ -44,6 +44,7 @@ void lapic_eoi(void);
 #define ICR_BUSY         (1u << 12)
 #define ICR_LEVEL_ASSERT (1u << 14)
 #define ICR_TRIGGER_LEVEL (1u << 15)
+#define ICR_ALL_BUT_SELF (3u << 18)  /* destination shorthand 11b */
 
 /* Send one IPI to a physical destination. Waits (bounded) for the ICR to
  * go idle before and after in xAPIC mode; false if it never did. */
@@ -57,6 +58,11 @@ bool lapic_send_ipi_then(uint32_t dest, uint32_t icr_low, void (*after_write)(vo
  * STARTUP IPIs: smp/wakeup.c). In x2APIC mode there is no wait. */
 bool lapic_write_icr(uint32_t dest, uint32_t icr_low, void (*after_write)(void));
 bool lapic_wait_icr_idle(void);
+/* The same IPI to every APIC but this one, by the all-excluding-self
+ * destination shorthand (SDM Vol. 3A §11.6.1; in x2APIC mode the ICR MSR
+ * keeps the field, §11.12.9). Only for INIT and STARTUP at bring-up:
+ * smp/bringup.c says when it may be used. */
+bool lapic_send_ipi_all_but_self(uint32_t icr_low);
 /* Clear, then read the Error Status Register: the write arms it (SDM Vol.
  * 3A §11.5.3: "write before read"). */
 uint32_t lapic_read_esr(void);

@@ -92,8 +92,45 @@ static struct cpu *add_cpu(uint32_t apic_id, uint32_t madt_flags, bool bsp)
 		.apic_id = apic_id,
 		.index = cpu_count,
 	};
+	c->slot = &tramp_cpus[cpu_count];
 	cpu_count++;
 	return c;
+}
+
+static const char *broadcast_refusal;
+
+/* bringup=broadcast sends INIT and STARTUP to every APIC but the BSP's
+ * at once (the SDM's own sequence, Vol. 3A §9.4.4.1, with the
+ * all-excluding-self shorthand of §11.6.1). That wakes every processor
+ * there is, not only those in cpus[], so it is used only when the MADT
+ * is whole and each CPU it lists is one we start:
+ * - no CPU skipped: not enabled (online-capable ones would be woken
+ *   without a hot-add), beyond maxcpus, or unreachable (xAPIC mode with
+ *   an APIC ID above 254: the shorthand would reach it where a
+ *   destination cannot, so the run would not know it);
+ * - no MADT entry dropped or lost (truncated table, more CPUs than
+ *   MAX_CPUS): an unlisted CPU would run the trampoline without a slot;
+ * - the BSP listed in the MADT (else the table is known incomplete).
+ * Both APIC modes allow the shorthand for INIT and STARTUP (xAPIC:
+ * §11.6.1 Table 11-3 "All Excluding Self" valid for INIT and Start-Up;
+ * x2APIC keeps the ICR's shorthand field, §11.12.9). */
+static const char *broadcast_check(const struct acpi_info *acpi, bool bsp_listed)
+{
+	if (!bsp_listed)
+		return "the BSP is not in the MADT";
+	if (acpi->warn[ACPI_WARN_MADT_TRUNCATED] || acpi->warn[ACPI_WARN_MADT_ENTRY])
+		return "the MADT is damaged: it may not list every CPU";
+	if (acpi->cpus_dropped)
+		return "the MADT lists more CPUs than MAX_CPUS";
+	for (uint32_t i = 0; i < cpu_count; i++)
+		if (cpus[i].state == CPU_SKIPPED)
+			return "not every MADT CPU is to be started (skipped CPUs)";
+	return 0;
+}
+
+const char *smp_broadcast_refused(void)
+{
+	return broadcast_refusal;
 }
 
 bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus)
@@ -147,5 +184,6 @@ bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus)
 			tramp_cpus[i].stack_top =
 				(uint64_t)(uintptr_t)(stacks + (i + 1) * AP_STACK_SIZE);
 	}
+	broadcast_refusal = broadcast_check(acpi, bsp_listed);
 	return cpu_count > 0;
 }

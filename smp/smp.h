@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "smp/phases.h"
 #include "smp/wakeup.h"
+#include "realmode/trampoline_abi.h"
 #include "kernel/acpi.h"
 #include "kernel/config.h"
 
@@ -50,14 +52,17 @@ struct cpu {
 	const char *skip_code;        /* the same as one word, for @cpu records */
 
 	volatile uint32_t state;      /* enum cpu_state */
-	volatile uint32_t stage;      /* highest ap_stage in C */
 	volatile uint32_t request;    /* enum cpu_request, set by the BSP */
+	/* Its trampoline slot: the stage it reached and the AP's TSC at
+	 * each phase (realmode/trampoline_abi.h), written by the AP. */
+	struct tramp_cpu *slot;
+	struct bsp_marks marks;       /* the BSP's steps of its last start */
+	uint32_t real_entries;        /* the header's count at that start */
 
 	uint32_t fail_stage;          /* last stage seen when it failed */
 	uint32_t esr;                 /* APIC error bits seen after SIPIs */
 	uint32_t late_arrivals;       /* reached C after we gave up on it */
 
-	volatile uint64_t tsc_online; /* AP's own TSC at its online mark */
 	volatile uint64_t tsc_settled;/* AP's TSC when parked, about to halt */
 
 	bool tsc_synced;              /* warp test passed (smp/tsc_sync.c) */
@@ -81,6 +86,9 @@ extern struct cpu cpus[APSTART_MAX_CPUS];
 extern uint32_t cpu_count;
 
 struct cpu *cpu_by_apic(uint32_t apic_id);
+/* Can every AP be woken by the all-excluding-self shorthand? NULL if so,
+ * else why not (smp/smp.c). */
+const char *smp_broadcast_refused(void);
 /* Test hook (selftest=apic-renumber): c now answers to new_id; its
  * record and trampoline slot follow. */
 void smp_renumber(struct cpu *c, uint32_t new_id);

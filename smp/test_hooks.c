@@ -127,17 +127,15 @@ void test_hooks_double_start(struct cpu *c, const struct wake_config *w,
 {
 	if (!selftest_target(c))
 		return;
-	struct tramp_header *h = trampoline_header();
 	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
 
-	while (h->stage == TRAMP_STAGE_NONE && !tsc_passed(deadline))
+	while (!ap_entered(c, true) && !tsc_passed(deadline))
 		cpu_relax();
-	uint32_t seen = h->stage;
+	uint32_t seen = ap_last_stage(c, ap_entered(c, true));
 	ap_send_init(c, w);
-	c->stage = 0;
-	h->stage = TRAMP_STAGE_NONE;
-	h->stage_apic = APIC_ID_NONE;
-	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
+	uint64_t start = c->marks.start;
+	ap_prepare(c);
+	c->marks.start = start;
 	ap_send_startup_ipis(c, w, vector);
 	kprintf("selftest: APIC ID %u stopped with INIT at stage %u (%s) and "
 		"started again\n", c->apic_id, seen, ap_stage_name(seen));

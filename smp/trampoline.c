@@ -51,6 +51,11 @@ bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
 			"(WBINVD=%d)\n", src->flags, APSTART_WBINVD);
 		return false;
 	}
+	/* Protected mode searches the table with 32-bit addresses. */
+	if ((uintptr_t)table + (uint64_t)count * sizeof *table > (1ull << 32)) {
+		kprintf("trampoline: its CPU table is above 4 GiB\n");
+		return false;
+	}
 	uint64_t cr3 = read_cr3();
 	if (cr3 >= (1ull << 32)) {
 		kprintf("trampoline: page tables at 0x%llx are above 4 GiB\n",
@@ -72,8 +77,8 @@ bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
 	h->entry64 = (uint64_t)(uintptr_t)ap_entry;
 	h->cpu_table = (uint64_t)(uintptr_t)table;
 	h->cpu_count = count;
-	h->stage = TRAMP_STAGE_NONE;
-	h->stage_apic = APIC_ID_NONE;
+	h->real_entries = 0;
+	h->no_slot_apic = APIC_ID_NONE;
 	return true;
 }
 

@@ -36,24 +36,32 @@ void ap_send_init(struct cpu *c, const struct wake_config *w)
 {
 	ap_send_ipi(c, ICR_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL,
 		    "INIT assert", NULL);
+	c->marks.init_assert = rdtsc();
 	udelay(w->init_delay_us);
 	/* INIT level de-assert: needed by the 82489DX; the SDM says Pentium 4
 	 * and later do not support it (Vol. 3A §11.6.1, ICR delivery mode
 	 * 101), i.e. they ignore it. Sent anyway, in both APIC modes, as
 	 * Linux does: the sequence timed is the one Linux sends. */
 	ap_send_ipi(c, ICR_INIT | ICR_TRIGGER_LEVEL, "INIT de-assert", NULL);
+	c->marks.init_deassert = rdtsc();
 }
 
-static uint32_t last_stage(const struct cpu *c)
+uint32_t ap_last_stage(const struct cpu *c, bool in_real)
 {
-	if (c->stage)
-		return c->stage;
-	const struct tramp_header *h = trampoline_header();
-	/* Bring-up is serial: the trampoline's stage belongs to this AP
-	 * (stage_apic is only known from long mode on). */
-	if (h->stage_apic == APIC_ID_NONE || h->stage_apic == c->apic_id)
-		return h->stage;
-	return 0;
+	uint32_t stage = __atomic_load_n(&c->slot->stage, __ATOMIC_ACQUIRE);
+	if (stage == TRAMP_STAGE_NONE && in_real)
+		return TRAMP_STAGE_REAL;
+	return stage;
+}
+
+bool ap_entered(const struct cpu *c, bool serial)
+{
+	if (__atomic_load_n(&c->slot->stage, __ATOMIC_ACQUIRE) != TRAMP_STAGE_NONE)
+		return true;
+	/* Before protected mode an AP is only counted: in a serial start
+	 * the count can only be this AP's. */
+	return serial && __atomic_load_n(&trampoline_header()->real_entries,
+					 __ATOMIC_ACQUIRE) != c->real_entries;
 }
 
 const char *ap_stage_name(uint32_t stage)
@@ -120,17 +128,16 @@ static uint64_t wait_for_state(struct cpu *c, uint32_t want,
 
 /* Wait us after a STARTUP IPI. poll (sipi_count=auto): stop as soon as
  * the AP has entered the trampoline; true if it has. */
-static bool sipi_wait(uint64_t us, bool poll)
+static bool sipi_wait(const struct cpu *c, uint64_t us, bool poll)
 {
 	if (!poll) {
 		udelay(us);
 		return false;
 	}
-	const struct tramp_header *h = trampoline_header();
 	uint64_t deadline = tsc_deadline_us(us);
-	while (h->stage == TRAMP_STAGE_NONE && !tsc_passed(deadline))
+	while (!ap_entered(c, true) && !tsc_passed(deadline))
 		cpu_relax();
-	return h->stage != TRAMP_STAGE_NONE;
+	return ap_entered(c, true);
 }
 
 /* sipi_delay=linux is Linux 6.6's loop (wakeup_secondary_cpu_via_init()),
@@ -153,16 +160,19 @@ void ap_send_startup_ipis(struct cpu *c, const struct wake_config *w, uint8_t ve
 
 	for (uint32_t i = 0; i < count && !arrived; i++) {
 		lapic_clear_esr();
+		/* Before the write: the AP may run (and, under -icount, its
+		 * whole trampoline) before the BSP's next instruction. */
+		*(i == 0 ? &c->marks.sipi1 : &c->marks.sipi2) = rdtsc();
 		bool sent = lapic_write_icr(c->apic_id, ICR_STARTUP | vector,
 					    icount_fence_after_sipi(w, i));
 		if (linux_delays) {
-			arrived = sipi_wait(modern ? 10 : 300, poll);
+			arrived = sipi_wait(c, modern ? 10 : 300, poll);
 			sent = sent && lapic_wait_icr_idle();
 			if (!arrived)
-				arrived = sipi_wait(modern ? 10 : 200, poll);
+				arrived = sipi_wait(c, modern ? 10 : 200, poll);
 		} else {
 			sent = sent && lapic_wait_icr_idle();
-			arrived = sipi_wait(w->sipi_delay_us, poll);
+			arrived = sipi_wait(c, w->sipi_delay_us, poll);
 		}
 		uint32_t esr = lapic_read_esr() & ESR_REPORT_MASK;
 		if (!sent)
@@ -178,48 +188,43 @@ void ap_send_startup_ipis(struct cpu *c, const struct wake_config *w, uint8_t ve
 	}
 }
 
-bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph)
+void ap_prepare(struct cpu *c)
 {
-	struct tramp_header *h = trampoline_header();
-	uint8_t vector = (uint8_t)(trampoline_phys() >> 12);
+	struct tramp_cpu *slot = c->slot;
 
-	h->stage = TRAMP_STAGE_NONE;
-	h->stage_apic = APIC_ID_NONE;
-	h->tsc_real = 0;
-	h->tsc_long = 0;
-	c->stage = 0;
+	slot->stage = TRAMP_STAGE_NONE;
+	for (int p = 0; p < AP_PHASES; p++)
+		slot->tsc[p] = 0;
+	c->marks = (struct bsp_marks){ 0 };
+	c->real_entries = trampoline_header()->real_entries;
 	c->request = REQ_NONE;
 	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
-	lapic_clear_esr();
+}
 
-	/* icount=on only: see smp/test_hooks.h. */
-	bool fence_armed = icount_fence_arm_early(w);
+void ap_start_figures(const struct cpu *c, struct start_phases *ph)
+{
+	const volatile uint64_t *ap = c->slot->tsc;
+	uint64_t t0 = c->marks.start;
 
-	uint64_t t0 = rdtsc();
-	ap_send_init(c, w);
-	icount_fence_arm_late(w, fence_armed);
-	ap_send_startup_ipis(c, w, vector);
+	ph->total = c->marks.seen - t0;
+	ph->ap = tsc_cross_cpu(c, ap[AP_PHASE_ONLINE], t0);
+	ph->to_real = tsc_cross_cpu(c, ap[AP_PHASE_REAL], t0);
+	ph->to_long = tsc_same_cpu(ap[AP_PHASE_LONG], ap[AP_PHASE_REAL]);
+	ph->to_online = tsc_same_cpu(ap[AP_PHASE_ONLINE], ap[AP_PHASE_LONG]);
+}
 
-	test_hook_sipis_sent(c, w, vector);
-
-	uint64_t t1 = wait_for_state(c, CPU_ONLINE, w);
+bool ap_give_up(struct cpu *c, const struct wake_config *w, bool in_real)
+{
 	/* Give up by compare-and-exchange, as the AP comes online (see
 	 * ap_entry()): if it marked itself online after our last look, it
 	 * made it after all. */
 	uint32_t starting = CPU_STARTING;
-	if (!t1 && !__atomic_compare_exchange_n(&c->state, &starting, CPU_FAILED,
-						false, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
-		t1 = rdtsc();
-	if (t1) {
-		ph->total = t1 - t0;
-		ph->ap = tsc_cross_cpu(c, c->tsc_online, t0);
-		ph->to_real = tsc_cross_cpu(c, h->tsc_real, t0);
-		ph->to_long = tsc_same_cpu(h->tsc_long, h->tsc_real);
-		ph->to_online = tsc_same_cpu(c->tsc_online, h->tsc_long);
-		return true;
+	if (!__atomic_compare_exchange_n(&c->state, &starting, CPU_FAILED, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		c->marks.seen = rdtsc();
+		return false;
 	}
-	c->fail_stage = last_stage(c);
+	c->fail_stage = ap_last_stage(c, in_real);
 	kprintf("smp: APIC ID %u did not come online within %u ms; last stage: %u (%s)\n",
 		c->apic_id, w->ap_timeout_ms, c->fail_stage,
 		ap_stage_name(c->fail_stage));
@@ -228,21 +233,52 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 	test_hook_gave_up(c);
 	/* Back to wait-for-SIPI, so it cannot wander in later. */
 	ap_send_init(c, w);
-	return false;
+	return true;
+}
+
+bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph)
+{
+	uint8_t vector = (uint8_t)(trampoline_phys() >> 12);
+
+	ap_prepare(c);
+	lapic_clear_esr();
+
+	/* icount=on only: see smp/test_hooks.h. */
+	bool fence_armed = icount_fence_arm_early(w);
+
+	c->marks.start = rdtsc();
+	ap_send_init(c, w);
+	icount_fence_arm_late(w, fence_armed);
+	ap_send_startup_ipis(c, w, vector);
+
+	test_hook_sipis_sent(c, w, vector);
+
+	c->marks.seen = wait_for_state(c, CPU_ONLINE, w);
+	/* An entry counted but no slot written: this AP, in real mode. */
+	if (!c->marks.seen &&
+	    ap_give_up(c, w, trampoline_header()->real_entries != c->real_entries))
+		return false;
+	ap_start_figures(c, ph);
+	return true;
+}
+
+void ap_request_park(struct cpu *c, uint32_t req)
+{
+	__atomic_store_n(&c->tsc_settled, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->request, req, __ATOMIC_RELEASE);
+	ap_send_ipi(c, ICR_FIXED | VEC_WAKE, "wake-up IPI", NULL);
 }
 
 /* Ask online AP c for req (REQ_OFFLINE or REQ_HALT) and wait until it
  * reports dead; the BSP's TSC then, or 0 after reporting a timeout. */
 static uint64_t request_park(struct cpu *c, uint32_t req, const struct wake_config *w)
 {
-	__atomic_store_n(&c->tsc_settled, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&c->request, req, __ATOMIC_RELEASE);
-	ap_send_ipi(c, ICR_FIXED | VEC_WAKE, "wake-up IPI", NULL);
+	ap_request_park(c, req);
 	return wait_for_state(c, CPU_PARKED, w);
 }
 
-static bool offline_failed(struct cpu *c, const struct wake_config *w,
-			   const char *what)
+bool ap_offline_failed(struct cpu *c, const struct wake_config *w,
+		       const char *what)
 {
 	__atomic_store_n(&c->state, CPU_FAILED, __ATOMIC_RELEASE);
 	kprintf("smp: APIC ID %u did not %s within %u ms\n", c->apic_id, what,
@@ -258,13 +294,13 @@ bool ap_offline(struct cpu *c, const struct wake_config *w, struct offline_times
 	uint64_t t0 = rdtsc();
 	uint64_t t1 = request_park(c, REQ_OFFLINE, w);
 	if (!t1)
-		return offline_failed(c, w, "report dead");
+		return ap_offline_failed(c, w, "report dead");
 	/* Linux's wait ends here (cpuhp_bp_sync_dead()); the AP may still be
 	 * flushing. Wait for that too, so that the next bring-up cannot cut
 	 * it short, and keep when it finished. */
 	t->total = t1 - t0;
 	if (!wait_until(c, has_settled, 0, w))
-		return offline_failed(c, w, "settle after reporting dead");
+		return ap_offline_failed(c, w, "settle after reporting dead");
 	t->settled = tsc_cross_cpu(c, c->tsc_settled, t0);
 	if (w->park == PARK_INIT)
 		ap_send_init(c, w); /* now in wait-for-SIPI */
@@ -273,5 +309,5 @@ bool ap_offline(struct cpu *c, const struct wake_config *w, struct offline_times
 
 bool ap_halt(struct cpu *c, const struct wake_config *w)
 {
-	return request_park(c, REQ_HALT, w) || offline_failed(c, w, "halt");
+	return request_park(c, REQ_HALT, w) || ap_offline_failed(c, w, "halt");
 }

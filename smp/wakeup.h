@@ -25,6 +25,15 @@ enum sipi_delay { SIPI_DELAY_LINUX, SIPI_DELAY_FIXED };
  * the trampoline. */
 #define SIPI_COUNT_AUTO 0
 
+/* bringup=: how the APs are started. serial: one at a time, each waited
+ * for (what apstart always did); parallel: Linux 6.5+'s order, every AP
+ * sent its INIT and SIPIs first, then all waited for at once; broadcast:
+ * INIT and SIPIs once, to all but self (smp/bringup.c). */
+enum bringup_mode { BRINGUP_SERIAL, BRINGUP_PARALLEL, BRINGUP_BROADCAST };
+/* cycles_mode=: serial, each AP offline and online in turn; parallel,
+ * every AP offline at once, then every AP online at once, per cycle. */
+enum cycles_mode { CYCLES_SERIAL, CYCLES_PARALLEL };
+
 struct wake_config {
 	uint32_t init_delay_us;
 	enum sipi_delay sipi_delay;
@@ -34,6 +43,8 @@ struct wake_config {
 	enum bsp_wait bsp_wait;
 	enum park_mode park;
 	bool icount_fence;      /* icount=on: see smp/test_hooks.h */
+	enum bringup_mode bringup; /* broadcast only if smp_broadcast_refused() is NULL */
+	enum cycles_mode cycles_mode;
 };
 
 /* One bring-up. total is the BSP's own figure; the rest are differences
@@ -62,6 +73,23 @@ bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what,
 		 void (*after_write)(void));
 /* INIT, then STARTUP IPIs, then wait for the AP to report online. */
 bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph);
+
+/* The parts of a start, for smp/bringup.c's many at once: */
+/* Clear c's slot and marks, mark it STARTING (before the start's TSC). */
+void ap_prepare(struct cpu *c);
+/* Has c entered the trampoline? (its slot, or in a serial start the
+ * header's count of real-mode entries) */
+bool ap_entered(const struct cpu *c, bool serial);
+/* Waiting ended without c online: give up on it by compare-and-exchange
+ * (false: it made it after all, seen now), report its last stage, put it
+ * back into wait-for-SIPI. in_real: c is known to have entered real mode
+ * (counted, no slot written yet). */
+bool ap_give_up(struct cpu *c, const struct wake_config *w, bool in_real);
+/* The figures of c's start from its marks and slot (t0 = marks.start). */
+void ap_start_figures(const struct cpu *c, struct start_phases *ph);
+/* The last stage c reached: its slot's, or real mode (1) when in_real
+ * and the slot has none yet. */
+uint32_t ap_last_stage(const struct cpu *c, bool in_real);
 /* INIT only: put the AP into wait-for-SIPI (firmware may leave APs
  * spinning, OVMF does). */
 void ap_send_init(struct cpu *c, const struct wake_config *w);
@@ -70,6 +98,10 @@ void ap_send_startup_ipis(struct cpu *c, const struct wake_config *w, uint8_t ve
 /* Ask an online AP to go offline (park= decides how); wait until it has
  * reported dead and then until it has settled. */
 bool ap_offline(struct cpu *c, const struct wake_config *w, struct offline_times *t);
+/* The halves of ap_offline(), for smp/bringup.c: ask (no wait), and on
+ * a timeout: report c failed, INIT it (false). */
+void ap_request_park(struct cpu *c, uint32_t req);
+bool ap_offline_failed(struct cpu *c, const struct wake_config *w, const char *what);
 /* End of run: ask an online AP to halt without a flush; wait for it. */
 bool ap_halt(struct cpu *c, const struct wake_config *w);
 

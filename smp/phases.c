@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/* The phases of a bring-up (smp/phases.h): computed from the BSP's marks
+ * and the AP's slot, printed as @phase records, summed per phase. */
+#include "smp/phases.h"
+
+#include "smp/smp.h"
+#include "smp/tsc_sync.h"
+#include "kernel/console.h"
+#include "kernel/format.h"
+#include "kernel/tsc.h"
+
+static const char *const names[PHASES] = {
+	[PH_INIT_ASSERT] = "init_assert",
+	[PH_INIT_DEASSERT] = "init_deassert",
+	[PH_SIPI] = "sipi",
+	[PH_REAL] = "real",
+	[PH_PROTECTED] = "protected",
+	[PH_LONG] = "long",
+	[PH_C_ENTRY] = "c_entry",
+	[PH_TABLES] = "tables",
+	[PH_LAPIC] = "lapic",
+	[PH_ONLINE] = "online",
+	[PH_SEEN] = "seen",
+	[PH_SIPI2] = "sipi2",
+};
+
+const char *phase_name(enum phase p)
+{
+	return p < PHASES ? names[p] : "unknown";
+}
+
+/* An AP-side step not reached (0) makes every difference with it na. */
+static int64_t ap_diff(uint64_t later, uint64_t earlier)
+{
+	return later && earlier ? tsc_same_cpu(later, earlier) : TICKS_NA;
+}
+
+void phases_compute(const struct cpu *c, int64_t out[PHASES])
+{
+	const struct bsp_marks *m = &c->marks;
+	const volatile uint64_t *ap = c->slot->tsc;
+
+	out[PH_INIT_ASSERT] = tsc_same_cpu(m->init_assert, m->start);
+	out[PH_INIT_DEASSERT] = tsc_same_cpu(m->init_deassert, m->init_assert);
+	out[PH_SIPI] = tsc_same_cpu(m->sipi1, m->init_deassert);
+	out[PH_REAL] = ap[AP_PHASE_REAL] ? tsc_cross_cpu(c, ap[AP_PHASE_REAL], m->sipi1)
+					 : TICKS_NA;
+	for (int p = PH_PROTECTED; p <= PH_ONLINE; p++) {
+		int a = AP_PHASE_PROTECTED + (p - PH_PROTECTED);
+		out[p] = ap_diff(ap[a], ap[a - 1]);
+	}
+	out[PH_SEEN] = ap[AP_PHASE_ONLINE] && m->seen
+			       ? tsc_cross_cpu(c, m->seen, ap[AP_PHASE_ONLINE])
+			       : TICKS_NA;
+	out[PH_SIPI2] = m->sipi2 ? tsc_same_cpu(m->sipi2, m->sipi1) : TICKS_NA;
+}
+
+/* Per phase, over every AP and cycle recorded: sums for the mean. */
+static struct {
+	uint64_t n, na, sum, min, max;
+} table[PHASES];
+
+void phases_record(const struct cpu *c, uint32_t cycle)
+{
+	int64_t ph[PHASES];
+	phases_compute(c, ph);
+	for (int p = 0; p < PHASES; p++) {
+		if (p == PH_SIPI2 && !c->marks.sipi2)
+			continue; /* not sent: no such phase */
+		char ns[24] = "na";
+		if (ph[p] != TICKS_NA)
+			fmt_snprintf(ns, sizeof ns, "%llu",
+				     (unsigned long long)tsc_ticks_to_ns((uint64_t)ph[p]));
+		cprintf(CON_SERIAL, "@phase cpu=%u apic=%u cycle=%u phase=%s ns=%s\n",
+			c->index, c->apic_id, cycle, names[p], ns);
+		if (cycle == 0)
+			continue;
+		if (ph[p] == TICKS_NA) {
+			table[p].na++;
+			continue;
+		}
+		uint64_t v = tsc_ticks_to_ns((uint64_t)ph[p]);
+		if (!table[p].n || v < table[p].min)
+			table[p].min = v;
+		if (v > table[p].max)
+			table[p].max = v;
+		table[p].n++;
+		table[p].sum += v;
+	}
+}
+
+void phases_report(void)
+{
+	int slowest = -1;
+	uint64_t slowest_mean = 0, chain_sum = 0;
+
+	for (int p = 0; p < PH_CHAIN; p++)
+		chain_sum += table[p].n ? table[p].sum / table[p].n : 0;
+	cprintf(CON_SERIAL, "phases: where an online goes, every AP and cycle "
+		"(ns; the first %u add up to it, sipi2 overlaps them):\n", PH_CHAIN);
+	cprintf(CON_SERIAL, "  %-14s %8s %6s %12s %12s %12s %6s\n", "phase", "n", "na",
+		"mean", "min", "max", "share");
+	for (int p = 0; p < PHASES; p++) {
+		uint64_t n = table[p].n;
+		uint64_t mean = n ? table[p].sum / n : 0;
+		if (!n && !table[p].na)
+			continue;
+		/* share of the chain's mean, in tenths of a percent */
+		uint64_t share = p < PH_CHAIN && chain_sum ? mean * 1000 / chain_sum : 0;
+		cprintf(CON_SERIAL, "  %-14s %8llu %6llu %12llu %12llu %12llu %3llu.%llu%%\n",
+			names[p], (unsigned long long)n,
+			(unsigned long long)table[p].na, (unsigned long long)mean,
+			(unsigned long long)table[p].min,
+			(unsigned long long)table[p].max,
+			(unsigned long long)(share / 10), (unsigned long long)(share % 10));
+		cprintf(CON_SERIAL, "@phases phase=%s n=%llu na=%llu mean_ns=%llu "
+			"min_ns=%llu max_ns=%llu\n", names[p], (unsigned long long)n,
+			(unsigned long long)table[p].na, (unsigned long long)mean,
+			(unsigned long long)table[p].min,
+			(unsigned long long)table[p].max);
+		if (p < PH_CHAIN && n && mean > slowest_mean) {
+			slowest = p;
+			slowest_mean = mean;
+		}
+	}
+	if (slowest >= 0)
+		kprintf("slowest phase: %s, mean %llu ns of %llu ns per online "
+			"(%llu%%)\n", names[slowest], (unsigned long long)slowest_mean,
+			(unsigned long long)chain_sum,
+			(unsigned long long)(chain_sum ? slowest_mean * 100 / chain_sum : 0));
+}

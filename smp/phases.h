@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* Where one bring-up's time goes: the BSP's steps (INIT assert, INIT
+ * de-assert, SIPI sent) and the AP's (realmode/trampoline_abi.h, enum
+ * ap_phase), as one chain of phases from the first INIT to the BSP
+ * seeing the AP online, each the time since the one before it. The
+ * records (@phase) and the per-phase table come from here. */
+#ifndef APSTART_PHASES_H
+#define APSTART_PHASES_H
+
+#include <stdint.h>
+
+struct cpu;
+
+/* The chain, in order; PH_SIPI2 is outside it (see below). */
+enum phase {
+	PH_INIT_ASSERT,   /* BSP: start -> INIT assert sent (ICR idle) */
+	PH_INIT_DEASSERT, /* BSP: -> INIT de-assert sent (after init_delay_us) */
+	PH_SIPI,          /* BSP: -> first STARTUP IPI written to the ICR */
+	PH_REAL,          /* AP:  -> first real-mode instruction after cli[/wbinvd]
+			     (cross-CPU) */
+	PH_PROTECTED,     /* AP:  -> protected mode */
+	PH_LONG,          /* AP:  -> long mode */
+	PH_C_ENTRY,       /* AP:  -> ap_entry() on its stack */
+	PH_TABLES,        /* AP:  -> kernel GDT/IDT loaded */
+	PH_LAPIC,         /* AP:  -> local APIC enabled */
+	PH_ONLINE,        /* AP:  -> its online mark */
+	PH_SEEN,          /* BSP: -> saw the mark (cross-CPU) */
+	/* BSP: first -> second STARTUP IPI written, when one was sent. The
+	 * AP runs meanwhile, so it overlaps the AP's phases: not part of
+	 * the chain (the chain's phases add up to the start's total). */
+	PH_SIPI2,
+	PHASES
+};
+#define PH_CHAIN PH_SIPI2 /* phases [0, PH_CHAIN) add up to the total */
+
+const char *phase_name(enum phase p);
+
+/* The BSP's TSC at each of its steps of one start of one AP. In parallel
+ * and broadcast bring-up, start is the round's, shared by every AP. */
+struct bsp_marks {
+	uint64_t start, init_assert, init_deassert, sipi1, sipi2, seen;
+};
+
+/* The phases of c's last start (c->marks, c->slot), in ticks: signed,
+ * TICKS_NA when meaningless (cross-CPU with an unsynchronised TSC, a
+ * negative difference, a step not taken: PH_SIPI2 without a second SIPI). */
+void phases_compute(const struct cpu *c, int64_t out[PHASES]);
+/* One @phase record per phase of c's last start (serial only), and the
+ * figures into the run's per-phase table (cycle 0, the first bring-up,
+ * is recorded but not tabled: the cycles are what the table compares). */
+void phases_record(const struct cpu *c, uint32_t cycle);
+/* The per-phase table of every cycle so far (serial), and the slowest
+ * phase by mean (screen and serial). */
+void phases_report(void);
+
+#endif
