@@ -104,6 +104,55 @@ run_case "maxcpus2-of-4" build/wbinvd0/apstart.elf 4 pass \
 run_case "sipi-count-auto" build/wbinvd0/apstart.elf 4 pass \
 	verify --wbinvd 0 --cpus 4 --cycles 3 --boot sipi_count=auto -- sipi_count=auto cycles=3
 
+# Bring-up modes (issue 9): every AP started at once, by per-AP IPIs
+# (parallel) or the all-excluding-self shorthand (broadcast), with the
+# cycles serial or all APs at once; each must report its mode in
+# @bringup, one @phase record set per start, and for broadcast not fall
+# back. -smp 64: many APs in the trampoline at the same time; the sparse
+# topology (2 sockets x 3 cores x 2 threads: APIC IDs 0-5, 8-13) has
+# holes that an index-keyed slot would get wrong.
+phases_ok() { # log aps cycles: every AP has its phases for cycles 0..C
+	local log=$1 aps=$2 cycles=$3 n want
+	n=$(tr -d '\r' <"$log" | grep -c '^@phase .* phase=seen ns=[0-9]')
+	want=$((aps * (cycles + 1)))
+	[ "$n" -eq "$want" ] || { echo "$log: $n @phase seen records with a number, want $want"; return 1; }
+}
+for m in parallel broadcast; do
+	run_case "bringup-$m" build/wbinvd0/apstart.elf 8 pass \
+		verify --wbinvd 0 --cpus 8 --cycles 3 --boot bringup=$m \
+		expect "^@bringup mode=$m aps=7 online=7 " -- bringup=$m cycles=3
+	if why=$(phases_ok "$out/bringup-$m.log" 7 3); then
+		ok "bringup-$m: @phase records for every AP and start, seen na-free"
+	else
+		fail "bringup-$m: @phase records for every AP and start" "$why"
+	fi
+	run_case "bringup-$m-cycles-parallel" build/wbinvd1/apstart.elf 4 pass \
+		verify --wbinvd 1 --cpus 4 --cycles 3 --boot cycles_mode=parallel \
+		expect "^@bringup mode=$m aps=3 online=3 " "^@round cycle=3 op=online aps=3 online=3 ns=[0-9]+ mode=$m" \
+		"^@round cycle=3 op=offline aps=3 " -- bringup=$m cycles_mode=parallel cycles=3
+done
+run_case "bringup-parallel-smp64" build/wbinvd0/apstart.elf 64 pass \
+	verify --cpus 64 --cycles 2 expect "^@bringup mode=parallel aps=63 online=63 " \
+	"^@round cycle=2 op=online aps=63 online=63 " -- bringup=parallel cycles_mode=parallel cycles=2
+run_case "bringup-broadcast-sparse-apic-ids" build/wbinvd0/apstart.elf 12,sockets=2,cores=3,threads=2 pass \
+	verify --cpus 12 --cycles 2 expect "^@bringup mode=broadcast aps=11 online=11 " \
+	"@cpu cpu=11 apic=13 state=online" "^@round cycle=2 op=online aps=11 online=11 ns=[0-9]+ mode=broadcast" -- \
+	bringup=broadcast cycles_mode=parallel cycles=2
+# Broadcast would wake CPUs left out by maxcpus: refused, parallel instead.
+run_case "broadcast-refused-with-maxcpus" build/wbinvd0/apstart.elf 4 pass \
+	verify --cpus 3 --cycles 1 expect "bringup: broadcast refused \(not every MADT CPU is to be started" \
+	"^@bringup mode=parallel aps=2 online=2 " -- bringup=broadcast maxcpus=3 cycles=1
+# A failed AP in parallel mode is named with its exact stage (6: it
+# stops after loading the kernel's tables), the others go on.
+run_case "parallel-ap-never-answers" build/wbinvd0/apstart.elf 4 fail \
+	verify --cpus 4 --cycles 2 --online 3 --failed 1 \
+	expect "APIC ID 1 did not come online within 200 ms; last stage: 6 \(kernel GDT/IDT loaded\)" \
+	"@fail what=ap_timeout apic=1 stage=6" "^@round cycle=2 op=online aps=2 online=2 " -- \
+	bringup=parallel cycles_mode=parallel selftest=ap-hang ap_timeout_ms=200 cycles=2
+# An unknown mode is named and the default kept.
+run_case "bad-bringup-keeps-serial" build/wbinvd0/apstart.elf 2 pass \
+	verify --cpus 2 --cycles 1 --boot bringup=serial expect "bringup=sideways" -- bringup=sideways cycles=1
+
 # Park modes: every case above runs park=linux (the default); each of the
 # others must park its APs and bring them back too.
 run_case "park-linux-flushes" build/wbinvd0/apstart.elf 2 pass \
