@@ -89,6 +89,13 @@ sed '/^@sample cpu=1 apic=1 cycle=1 op=online/s/ap_ns=na/ap_ns=999999999999999/'
 sed '/^@sample cpu=1 apic=1 cycle=1 op=online/s/ap_ns=400000000/ap_ns=600000000/' settled-a.log >"$tmp/settled-above.log"
 sed '/^@sample cpu=1 apic=1 cycle=1 op=online/s/to_real_ns=na/to_real_ns=300000000/' "$tmp/settled-skew.log" >"$tmp/settled-real.log"
 
+# phases.log (hand-made, hand-computed: real 5000 and 7000 ns -> median
+# 6.000 us; seen one number, one na; cycle 0 left out of the table;
+# online rounds 7000 and 9000 -> median 8.000): B with real +200 ns each,
+# and with a phase name the kernel does not have.
+sed 's/phase=real ns=\([57]\)000/phase=real ns=\1200/' phases.log >"$tmp/phases-slow.log"
+sed 's/phase=tables/phase=warp/' phases.log >"$tmp/phases-bad.log"
+
 # smp4 without apic=3 (a CPU that did not come up), and a baseline without it.
 grep -v 'apic=3 ' smp4.log >"$tmp/smp3.log"
 grep -v 'apic=3 ' smp4.baseline >"$tmp/smp3.baseline"
@@ -398,6 +405,32 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	# offline is the same in both: noise, so not slower
 	run check --slower-than --op offline wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log
 	expect_rc 0
+
+	# phases and rounds (issue 9)
+	run stats phases.log; expect_rc 0
+	row real "real 2 0 6.000 6.000 5.000 7.000 71.5%"
+	row seen "seen 1 1 0.400 0.400 0.400 0.400 4.8%"
+	row init_assert "init_assert 2 0 1.000 1.000 1.000 1.000 11.9%"
+	line "Slowest phase (median): real"
+	row online "online 2 1 8.000 7.000 9.000"
+	row offline "offline 2 1 4.000 3.000 5.000"
+	run compare phases.log -- "$tmp/phases-slow.log"; expect_rc 0
+	matches '^  real +6\.000 -> +6\.200  \(\+0\.200 us\)$'
+	matches '^  protected +0\.100 -> +0\.100  \(\+0\.000 us\)$'
+	run csv --phases phases.log; expect_rc 0
+	line "file,run,wbinvd,cpu,apic,cycle,phase,ns"
+	line "phases.log,1,0,1,1,2,real,7000"
+	line "phases.log,1,0,1,1,1,seen,na"
+	if [ "$(wc -l <"$tmp/out")" -eq 27 ]; then pass "27 rows (header + 26 @phase)"; else bad "27 rows" "$(wc -l <"$tmp/out")"; fi
+	run stats "$tmp/phases-bad.log"; expect_rc 1
+	errhas "@phase: phase=warp must be init_assert|"
+	run plot --out "$tmp/phases.png" phases.log; expect_rc 0
+	if grep -q '^# set A phases: apic init_assert_us' "$tmp/phases.dat" &&
+		grep -Fxq '1 1.000 0.200 0.300 6.000 0.100 0.200 0.050 0.060 0.070 0.010 0.400' "$tmp/phases.dat"; then
+		pass "plot data: the stacked phases block, medians per phase"
+	else
+		bad "plot data: the stacked phases block" "$(cat "$tmp/phases.dat")"
+	fi
 
 	# csv
 	run csv wbinvd1.log

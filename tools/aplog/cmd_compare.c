@@ -11,6 +11,7 @@
 #include "commands.h"
 #include "options.h"
 #include "output.h"
+#include "phases.h"
 #include "sets.h"
 #include "util.h"
 
@@ -142,6 +143,12 @@ int cmd_compare(void)
 		print_boot(name, &bt);
 	}
 	print_per_cpu(s);
+	print_phase_compare(s);
+	for (int i = 0; i < 2; i++)
+		if (side_has_rounds(&s[i])) {
+			printf("\nSet %c (%s):", 'A' + i, s[i].label);
+			print_rounds(&s[i]);
+		}
 out:
 	side_free(&s[0]);
 	side_free(&s[1]);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* csv: one row per sample, every run (failed ones too, with a warning):
+/* csv: one row per sample (--phases: one per @phase record instead), every run (failed ones too, with a warning):
  * ap_ns (online rows) and settled_ns (offline rows), empty where the log
  * has no such key and na where the kernel printed na, then the run's
  * flush model last (empty when not modelled). */
@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "options.h"
 #include "output.h"
+#include "phases.h"
 #include "records.h"
 
 int cmd_csv(void)
@@ -22,6 +23,11 @@ int cmd_csv(void)
 	if (errors) {
 		set_free(&set);
 		return 1;
+	}
+	if (cli.given & O_PHASES) {
+		print_phase_csv(&set);
+		set_free(&set);
+		return 0;
 	}
 	printf("file,run,wbinvd,cpu,apic,cycle,op,ns,ticks,ap_ns,settled_ns,"
 	       "flush_model\n");

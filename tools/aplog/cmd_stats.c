@@ -8,6 +8,7 @@
 #include "commands.h"
 #include "options.h"
 #include "output.h"
+#include "phases.h"
 #include "sets.h"
 #include "util.h"
 
@@ -106,6 +107,8 @@ int cmd_stats(void)
 	print_runs(&sd);
 	putchar('\n');
 	print_cpus(&sd);
+	print_phases(&sd);
+	print_rounds(&sd);
 	putchar('\n');
 	if (!sd.complete) {
 		printf("Totals: n/a (no complete run)\n");

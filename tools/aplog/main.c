@@ -49,7 +49,7 @@ static const struct command {
 	{ "medians", cmd_medians, O_TRUNC | O_OP, false },
 	{ "baseline", cmd_baseline, O_TRUNC | O_TOL | O_MODE | O_CONFIG, false },
 	{ "diff-baseline", cmd_diff_baseline, 0, false },
-	{ "csv", cmd_csv, O_TRUNC, false },
+	{ "csv", cmd_csv, O_TRUNC | O_PHASES, false },
 	{ "plot", cmd_plot, O_TRUNC | O_LABELS | O_OUT, true },
 };
 

@@ -32,7 +32,7 @@ void usage(FILE *f)
 "  medians [--op online|offline] LOG...\n"
 "  baseline [--tolerance PCT] [--mode M] [--config TEXT] LOG... > FILE\n"
 "  diff-baseline OLD NEW\n"
-"  csv LOG... > out.csv\n"
+"  csv [--phases] LOG... > out.csv\n"
 "  plot --out FILE.png [--label-a X] [--label-b Y] A.log... [-- B.log...]\n"
 "Every command that reads logs takes --allow-truncated.\n"
 "Exit status: 0 ok, 1 bad input or failed check, 2 usage error.\n", f);
@@ -84,6 +84,7 @@ enum opt_id {
 	OPT_BASELINE, OPT_TOLERANCE, OPT_SLOWER, OPT_MAX_RATIO, OPT_OP,
 	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT, OPT_IDENTICAL, OPT_STATUS,
 	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_WARNINGS, OPT_BOOT,
+	OPT_PHASES,
 };
 
 static const struct option longopts[] = {
@@ -110,6 +111,7 @@ static const struct option longopts[] = {
 	{ "failed", required_argument, NULL, OPT_FAILED },
 	{ "warnings", required_argument, NULL, OPT_WARNINGS },
 	{ "boot", required_argument, NULL, OPT_BOOT },
+	{ "phases", no_argument, NULL, OPT_PHASES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -130,6 +132,7 @@ static unsigned group_of(int id)
 	case OPT_CONFIG: return O_CONFIG;
 	case OPT_OUT: return O_OUT;
 	case OPT_IDENTICAL: return O_IDENT;
+	case OPT_PHASES: return O_PHASES;
 	default: return O_VERIFY;
 	}
 }

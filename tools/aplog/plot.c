@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* plot: median per APIC ID, one panel per op, one line per set; the data
- * file is always written, the PNG when gnuplot can be started. */
+/* plot: median per APIC ID, one panel per op, one line per set; and where
+ * the logs have @phase records, one panel per set of stacked bars, a bar
+ * per CPU made of its median per phase (sets side by side: serial vs
+ * parallel rounds, WBINVD=1 vs 0). The data file is always written, the
+ * PNG when gnuplot can be started. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <inttypes.h>
@@ -16,6 +19,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "phases.h"
 #include "sets.h"
 #include "util.h"
 
@@ -144,6 +148,27 @@ static int write_data(const char *dat, const struct side *s, int nsides)
 		if (!s[i].t.nrows) /* keep the block: gnuplot needs a point */
 			fprintf(f, "? ? ?\n");
 	}
+	/* Blocks nsides.. : per set with phases, median per phase per CPU. */
+	for (int i = 0; i < nsides; i++) {
+		if (!side_has_phases(&s[i]))
+			continue;
+		fprintf(f, "\n\n# set %c phases: apic", 'A' + i);
+		for (int k = 0; k < PHASE_CHAIN; k++)
+			fprintf(f, " %s_us", phase_names[k]);
+		fputc('\n', f);
+		for (size_t k = 0; k < s[i].t.nrows; k++) {
+			struct phase_pool p;
+			phase_pool_build(&s[i], (long)s[i].t.rows[k].apic, &p);
+			fprintf(f, "%" PRIu32, s[i].t.rows[k].apic);
+			for (int ph = 0; ph < PHASE_CHAIN; ph++)
+				if (p.n[ph])
+					fprintf(f, " %.3f", (double)median_of(p.v[ph], p.n[ph]) / 1000);
+				else
+					fprintf(f, " 0");
+			fputc('\n', f);
+			phase_pool_free(&p);
+		}
+	}
 	if (fclose(f) != 0) {
 		fprintf(stderr, "aplog: %s: write error\n", dat);
 		return 1;
@@ -158,9 +183,11 @@ static int write_data(const char *dat, const struct side *s, int nsides)
 static void script(struct sbuf *sc, const char *dat, const struct side *s,
 		   int nsides, bool has[2][OP_COUNT], int panels)
 {
+	int height = 400 * (panels > 2 ? panels : 2);
 	sb_printf(sc, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) "
-		      "{ set terminal pngcairo size 1200,800 } "
-		      "else { set terminal png size 1200,800 }\n"
+		      "{ set terminal pngcairo size 1200,%d } "
+		      "else { set terminal png size 1200,%d }\n", height, height);
+	sb_printf(sc, ""
 		      "set termoption noenhanced\nset output ");
 	sb_gpquote(sc, cli.out);
 	sb_printf(sc, "\nset datafile missing '?'\nset grid\nset key top left\n"
@@ -184,6 +211,36 @@ static void script(struct sbuf *sc, const char *dat, const struct side *s,
 			sb_gpquote(sc, s[i].label);
 		}
 		sb_printf(sc, "\n");
+	}
+	/* Stacked bars, one panel per set with phases (data blocks after
+	 * the sets' own, in set order). */
+	/* One colour per phase (gnuplot's default cycle has 8). */
+	static const char *const colour[PHASE_CHAIN] = { "#9400d3", "#009e73",
+		"#56b4e9", "#e69f00", "#f0e442", "#0072b2", "#e51e10", "#404040",
+		"#c080ff", "#00c000", "#a0d8ff" };
+	int block = nsides;
+	for (int i = 0; i < nsides; i++) {
+		if (!side_has_phases(&s[i]))
+			continue;
+		sb_printf(sc, "set style data histograms\nset style histogram rowstacked\n"
+			      "set style fill solid 0.8 border -1\nset boxwidth 0.8\n"
+			      "set key outside right top\nset format x '%%g'\n"
+			      "set xtics rotate by -90 font ',7'\n"
+			      "set ylabel 'median per phase (us)'\nset title ");
+		char title[160];
+		snprintf(title, sizeof(title), "%c: %s: where an online goes, per CPU "
+			 "(median per phase, stacked)", 'A' + i, s[i].label);
+		sb_gpquote(sc, title);
+		sb_printf(sc, "\nplot ");
+		for (int ph = 0; ph < PHASE_CHAIN; ph++) {
+			sb_printf(sc, "%s", ph ? ", " : "");
+			sb_gpquote(sc, dat);
+			sb_printf(sc, " index %d using %d%s lc rgb '%s' title ", block,
+				  2 + ph, ph ? "" : ":xtic(1)", colour[ph]);
+			sb_gpquote(sc, phase_names[ph]);
+		}
+		sb_printf(sc, "\n");
+		block++;
 	}
 	sb_printf(sc, "unset multiplot\nset output\n");
 }
@@ -235,6 +292,8 @@ int cmd_plot(void)
 				has[i][op] |= s[i].t.rows[k].n[op] > 0;
 		panels += has[0][op] || has[1][op];
 	}
+	for (int i = 0; i < nsides; i++)
+		panels += side_has_phases(&s[i]);
 	if (!panels) {
 		printf("no AP samples: nothing to plot\n");
 		goto out;

@@ -22,6 +22,12 @@ static const char *const sample_keys[] = { "cpu", "apic", "cycle", "op", "ns",
 static const char *const summary_keys[] = { "op", "cpus", "cycles", "total_ns",
 	"mean_ns", "median_ns", "min_ns", "max_ns", NULL };
 static const char *const end_keys[] = { "status", "online", "failed", NULL };
+const char *const phase_names[PHASE_COUNT + 1] = { "init_assert", "init_deassert",
+	"sipi", "real", "protected", "long", "c_entry", "tables", "lapic", "online",
+	"seen", "sipi2", NULL };
+static const char *const phase_keys[] = { "cpu", "apic", "cycle", "phase", "ns", NULL };
+static const char *const round_keys[] = { "cycle", "op", "aps", "ns", NULL };
+static const char *const bringup_keys[] = { "mode", "total_ns", NULL };
 static const char *const firmware_names[] = { "bios", "uefi", NULL };
 static const char *const status_choices[] = { "pass", "fail", NULL };
 
@@ -31,6 +37,8 @@ void set_free(struct set *s)
 		free(s->runs[i].s);
 		free(s->runs[i].boot_fields);
 		free(s->runs[i].sync);
+		free(s->runs[i].ph);
+		free(s->runs[i].rounds);
 	}
 	free(s->runs);
 	memset(s, 0, sizeof(*s));
@@ -513,6 +521,67 @@ static void on_sample(struct loader *ld, size_t line, const struct record *rec,
 		(uint8_t)x, xns, (uint8_t)x_real };
 }
 
+/* @phase: one phase of one AP start (smp/phases.c). */
+static void on_phase(struct loader *ld, size_t line, const struct record *rec)
+{
+	if (!in_run(ld, line, "@phase"))
+		return;
+	struct run *r = &ld->set->runs[ld->cur];
+	struct msgs *m = &ld->m;
+	uint64_t cpu, apic, cycle, ns = 0;
+	int phase;
+	bool ok = need_keys(m, line, rec, phase_keys) &&
+		  get_num(m, line, rec, "cpu", 0, CPUS_MAX - 1, &cpu) &&
+		  get_num(m, line, rec, "apic", 0, UINT32_MAX, &apic) &&
+		  get_num(m, line, rec, "cycle", 0, CYCLES_MAX, &cycle) &&
+		  get_choice(m, line, rec, "phase", phase_names, &phase);
+	if (!ok)
+		return;
+	int x = get_xfig(m, line, rec, "ns", &ns);
+	if (x < 0)
+		return;
+	if (!r->bad_boot && cycle > r->cycles) {
+		lerr(m, line, "@phase: cycle=%" PRIu64 " but @boot at line %zu "
+		     "has cycles=%" PRIu32, cycle, r->boot_line, r->cycles);
+		return;
+	}
+	grow((void **)&r->ph, &r->ph_cap, r->nph + 1, sizeof(*r->ph));
+	r->ph[r->nph++] = (struct phase_rec){ (uint32_t)cpu, (uint32_t)apic,
+		(uint32_t)cycle, (uint8_t)phase, x == X_NA, ns };
+}
+
+/* @round: the wall time of one round of cycles_mode=parallel. */
+static void on_round(struct loader *ld, size_t line, const struct record *rec)
+{
+	if (!in_run(ld, line, "@round"))
+		return;
+	struct run *r = &ld->set->runs[ld->cur];
+	struct msgs *m = &ld->m;
+	uint64_t cycle, aps, ns;
+	int op;
+	if (!(need_keys(m, line, rec, round_keys) &&
+	      get_num(m, line, rec, "cycle", 1, CYCLES_MAX, &cycle) &&
+	      get_choice(m, line, rec, "op", op_choices, &op) &&
+	      get_num(m, line, rec, "aps", 0, CPUS_MAX, &aps) &&
+	      get_num(m, line, rec, "ns", 0, NS_MAX, &ns)))
+		return;
+	grow((void **)&r->rounds, &r->rounds_cap, r->nrounds + 1, sizeof(*r->rounds));
+	r->rounds[r->nrounds++] = (struct round_rec){ (uint32_t)cycle, (uint32_t)aps,
+		(uint8_t)op, ns };
+}
+
+/* @bringup: the mode that ran and its total (first bring-up). */
+static void on_bringup(struct loader *ld, size_t line, const struct record *rec)
+{
+	if (!in_run(ld, line, "@bringup"))
+		return;
+	struct run *r = &ld->set->runs[ld->cur];
+	struct msgs *m = &ld->m;
+	if (need_keys(m, line, rec, bringup_keys) &&
+	    get_str(m, line, rec, "mode", r->bringup))
+		get_num(m, line, rec, "total_ns", 0, NS_MAX, &r->bringup_ns);
+}
+
 /* @cpu: only its TSC warp test result is kept (tsc_sync=0|1, apstart);
  * records without it (older kernels, other tools) are left alone. */
 static void on_cpu(struct loader *ld, size_t line, const struct record *rec)
@@ -637,12 +706,14 @@ static bool has_text(const char *p, size_t n, const char *t)
 	return false;
 }
 
-enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_COUNT };
+enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU,
+	W_PHASE, W_ROUND, W_BRINGUP, W_COUNT };
 
 static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 {
 	static const char *const words[W_COUNT] = { "@boot", "@sample",
-		"@summary", "@fail", "@end", "@host", "@cpu" };
+		"@summary", "@fail", "@end", "@host", "@cpu", "@phase", "@round",
+		"@bringup" };
 	size_t w = 1;
 	while (w < n && p[w] != ' ' && p[w] != '\t')
 		w++;
@@ -679,6 +750,9 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 	case W_SUMMARY: on_summary(ld, line, &rec); break;
 	case W_END: on_end(ld, line, &rec); break;
 	case W_CPU: on_cpu(ld, line, &rec); break;
+	case W_PHASE: on_phase(ld, line, &rec); break;
+	case W_ROUND: on_round(ld, line, &rec); break;
+	case W_BRINGUP: on_bringup(ld, line, &rec); break;
 	default: on_host(ld, line, &rec); break;
 	}
 }

@@ -43,6 +43,26 @@ struct sample {
 			       (enum xfig; only verify looks at it) */
 };
 
+/* The phases of one AP start (the kernel's smp/phases.h, in its order):
+ * the first PHASE_CHAIN add up to the start's total, sipi2 overlaps them. */
+enum { PHASE_COUNT = 12, PHASE_CHAIN = 11 };
+extern const char *const phase_names[PHASE_COUNT + 1]; /* NULL-terminated */
+
+/* @phase cpu= apic= cycle= phase= ns=N|na (cycle 0: the first bring-up). */
+struct phase_rec {
+	uint32_t cpu, apic, cycle;
+	uint8_t phase;
+	bool na;
+	uint64_t ns;
+};
+
+/* @round cycle= op= aps= ns= (cycles_mode=parallel: one round's wall time). */
+struct round_rec {
+	uint32_t cycle, aps;
+	uint8_t op;
+	uint64_t ns;
+};
+
 /* An @cpu record's TSC warp test result: 1 synchronised, 0 not. */
 struct cpu_sync {
 	uint32_t apic;
@@ -74,6 +94,12 @@ struct run {
 	size_t nsync, sync_cap;
 	struct sample *s;
 	size_t ns, cap;
+	struct phase_rec *ph;   /* @phase records */
+	size_t nph, ph_cap;
+	struct round_rec *rounds; /* @round records */
+	size_t nrounds, rounds_cap;
+	char bringup[STR_MAX];  /* @bringup mode=, "" if none */
+	uint64_t bringup_ns;    /* @bringup total_ns= */
 	struct {
 		bool present;
 		uint64_t total_ns;
