@@ -183,6 +183,16 @@ soak: deps $(APLOG)
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
 	@APLOG=$(APLOG) tests/soak/run.sh build/wbinvd0/apstart.elf 1000 8
 
+# Long run, not in make test: serial vs parallel bring-up at -smp 8, 64,
+# 255 under TCG, with the targets of issue 9 and a plot (tools/bench-scale.sh).
+BENCH_NS ?= 8 64 255
+BENCH_CYCLES ?= 3
+BENCH_TIMEOUT ?= 1800
+.PHONY: bench-scale
+bench-scale: deps $(APLOG)
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
+	@BENCH_CYCLES='$(BENCH_CYCLES)' BENCH_TIMEOUT='$(BENCH_TIMEOUT)' tools/bench-scale.sh $(BENCH_NS)
+
 # Rewrite tests/baselines/ from fresh runs and show what changed.
 baseline: deps
 	@tests/timing/run.sh --update
