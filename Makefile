@@ -188,10 +188,12 @@ soak: deps $(APLOG)
 BENCH_NS ?= 8 64 255
 BENCH_CYCLES ?= 3
 BENCH_TIMEOUT ?= 1800
+BENCH_TCG ?= multi
 .PHONY: bench-scale
 bench-scale: deps $(APLOG)
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
-	@BENCH_CYCLES='$(BENCH_CYCLES)' BENCH_TIMEOUT='$(BENCH_TIMEOUT)' tools/bench-scale.sh $(BENCH_NS)
+	@BENCH_CYCLES='$(BENCH_CYCLES)' BENCH_TIMEOUT='$(BENCH_TIMEOUT)' BENCH_TCG='$(BENCH_TCG)' \
+		tools/bench-scale.sh $(BENCH_NS)
 
 # Rewrite tests/baselines/ from fresh runs and show what changed.
 baseline: deps

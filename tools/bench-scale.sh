@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # make bench-scale: how bring-up scales with the CPU count (issue 9). For
-# each N (default 8, 64, 255) two TCG boots of the WBINVD=0 kernel:
+# each N (default 8, 64, 255) two TCG boots of the WBINVD=0 kernel (QEMU's
+# default multi-threaded TCG, as make run; BENCH_TCG=single for one thread):
 #   serial:   bringup=serial cycles_mode=serial  - the per-AP online median
 #             (aplog medians) and the serial bring-up of all APs;
 #   parallel: bringup=serial cycles_mode=parallel - in the same boot, the
@@ -12,7 +13,8 @@
 #   parallel bring-up of all APs >= 10x faster than serial at N=255;
 #   per-AP online median (serial) at N=255 within 1.5x of N=8.
 # Then aplog plot of the largest N: serial vs parallel, stacked phases.
-#   tools/bench-scale.sh [N...]   (BENCH_CYCLES, BENCH_TIMEOUT from the env;
+#   tools/bench-scale.sh [N...]   (BENCH_CYCLES, BENCH_TIMEOUT, BENCH_TCG=multi|single
+#   from the env: QEMU's default multi-threaded TCG, or one thread for all vCPUs;
 #   BENCH_REUSE=1 reports on the logs of the last run without booting)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +24,12 @@ KERNEL=build/wbinvd0/apstart.elf
 OUT=build/bench-scale
 CYCLES=${BENCH_CYCLES:-3}
 TIMEOUT=${BENCH_TIMEOUT:-1800}
+TCG=${BENCH_TCG:-multi}
+case $TCG in
+multi) tcg_opts=() ;;
+single) tcg_opts=(--tcg-single) ;;
+*) echo "bench-scale: BENCH_TCG=$TCG: multi or single" >&2; exit 2 ;;
+esac
 ns=("$@")
 [ ${#ns[@]} -gt 0 ] || ns=(8 64 255)
 for n in "${ns[@]}"; do
@@ -43,7 +51,7 @@ round_median() { # log -> median ns of the @round op=online records
 }
 boot() { # name smp args...
 	local name=$1 smp=$2 t0=$SECONDS; shift 2
-	local cmd=(tools/qemu-run.sh --kernel "$KERNEL" --accel tcg --tcg-single --smp "$smp"
+	local cmd=(tools/qemu-run.sh --kernel "$KERNEL" --accel tcg "${tcg_opts[@]}" --smp "$smp"
 		--timeout "$TIMEOUT" -- "$@")
 	echo "  ${cmd[*]} > $OUT/$name.log"
 	"${cmd[@]}" >"$OUT/$name.log" 2>&1
@@ -52,7 +60,7 @@ boot() { # name smp args...
 	return $st
 }
 
-echo "bench-scale: N = ${ns[*]}, cycles=$CYCLES, TCG single-threaded, -machine pc, WBINVD=0"
+echo "bench-scale: N = ${ns[*]}, cycles=$CYCLES, TCG ($TCG-threaded), -machine pc, WBINVD=0, host load: $(cut -d' ' -f1-3 /proc/loadavg)"
 declare -A ser_med ser_total par_total par_round
 for n in "${ns[@]}"; do
 	echo "N=$n:"
