@@ -225,18 +225,21 @@ static void script(struct sbuf *sc, const char *dat, const struct side *s,
 		sb_printf(sc, "set style data histograms\nset style histogram rowstacked\n"
 			      "set style fill solid 0.8 border -1\nset boxwidth 0.8\n"
 			      "set key outside right top\nset format x '%%g'\n"
-			      "set xtics rotate by -90 font ',7'\n"
+			      "set xtics rotate by -90 font ',8'\n"
 			      "set ylabel 'median per phase (us)'\nset title ");
 		char title[160];
-		snprintf(title, sizeof(title), "%c: %s: where an online goes, per CPU "
-			 "(median per phase, stacked)", 'A' + i, s[i].label);
+		snprintf(title, sizeof(title), "%s: where an online goes, per CPU "
+			 "(median per phase, stacked)", s[i].label);
 		sb_gpquote(sc, title);
 		sb_printf(sc, "\nplot ");
 		for (int ph = 0; ph < PHASE_CHAIN; ph++) {
 			sb_printf(sc, "%s", ph ? ", " : "");
 			sb_gpquote(sc, dat);
+			/* Beyond 32 CPUs a label on every 10th bar only. */
+			const char *xtic = ph ? "" : s[i].t.nrows > 32
+				? ":xtic(int($0) % 10 == 0 ? stringcolumn(1) : '')" : ":xtic(1)";
 			sb_printf(sc, " index %d using %d%s lc rgb '%s' title ", block,
-				  2 + ph, ph ? "" : ":xtic(1)", colour[ph]);
+				  2 + ph, xtic, colour[ph]);
 			sb_gpquote(sc, phase_names[ph]);
 		}
 		sb_printf(sc, "\n");
