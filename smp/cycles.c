@@ -111,6 +111,7 @@ void smp_bring_up(const struct wake_config *w)
 			set[n++] = &cpus[i];
 		}
 	aps_total = n;
+	phases_store_init(n);
 	if (w->bringup == BRINGUP_BROADCAST && smp_broadcast_refused())
 		kprintf("bringup: broadcast refused (%s): parallel instead\n",
 			smp_broadcast_refused());
@@ -235,9 +236,12 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles)
 
 void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
 {
-	uint32_t slot = 0;
+	uint32_t slot = 0, aps = 0;
 
 	alloc_sample_store(cycles);
+	for (uint32_t i = 0; i < cpu_count; i++)
+		aps += !cpus[i].bsp && cpus[i].state == CPU_ONLINE;
+	phases_store_init(aps * cycles);
 	for (uint32_t i = 0; i < cpu_count; i++) {
 		struct cpu *c = &cpus[i];
 		if (c->bsp || c->state != CPU_ONLINE)

@@ -5,6 +5,7 @@
 
 #include "smp/smp.h"
 #include "smp/tsc_sync.h"
+#include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/format.h"
 #include "kernel/tsc.h"
@@ -60,12 +61,43 @@ static struct {
 	uint64_t n, na, sum, min, max;
 } table[PHASES];
 
-void phases_record(const struct cpu *c, uint32_t cycle)
-{
+/* The records wait in a store until phases_flush(): printed between
+ * measurements, their ~700 bytes a start slowed the next measurement
+ * under QEMU's TCG 2-4x (seen with -smp 4, single-threaded TCG: the
+ * serial output drains while the next AP starts). Beyond the store's
+ * size they are printed as they come. */
+#define PHASE_STORE_MAX 8192u
+struct stored_start {
+	uint32_t cpu, cycle;
+	uint8_t sipi2;         /* a second SIPI was sent */
 	int64_t ph[PHASES];
-	phases_compute(c, ph);
+};
+/* Two stores: the first bring-up's (allocated before it, small) and the
+ * cycles' (after the sample store, so that a store too big for the RAM
+ * is still the samples' to report). */
+static struct {
+	struct stored_start *rec;
+	uint32_t cap, n;
+} stores[2];
+static uint32_t cur = 0;
+
+void phases_store_init(uint32_t starts)
+{
+	uint32_t i = stores[0].rec ? 1 : 0;
+	if (stores[i].rec || !starts)
+		return;
+	stores[i].cap = starts < PHASE_STORE_MAX ? starts : PHASE_STORE_MAX;
+	stores[i].rec = bootmem_alloc((uint64_t)stores[i].cap * sizeof *stores[i].rec,
+				      64, "the phase records");
+	cur = i;
+}
+
+static void print_start(uint32_t cpu, uint32_t cycle, bool sipi2,
+			const int64_t ph[PHASES])
+{
+	const struct cpu *c = &cpus[cpu];
 	for (int p = 0; p < PHASES; p++) {
-		if (p == PH_SIPI2 && !c->marks.sipi2)
+		if (p == PH_SIPI2 && !sipi2)
 			continue; /* not sent: no such phase */
 		char ns[24] = "na";
 		if (ph[p] != TICKS_NA)
@@ -73,7 +105,39 @@ void phases_record(const struct cpu *c, uint32_t cycle)
 				     (unsigned long long)tsc_ticks_to_ns((uint64_t)ph[p]));
 		cprintf(CON_SERIAL, "@phase cpu=%u apic=%u cycle=%u phase=%s ns=%s\n",
 			c->index, c->apic_id, cycle, names[p], ns);
-		if (cycle == 0)
+	}
+}
+
+void phases_flush(void)
+{
+	for (int k = 0; k < 2; k++) {
+		for (uint32_t i = 0; i < stores[k].n; i++) {
+			const struct stored_start *st = &stores[k].rec[i];
+			print_start(st->cpu, st->cycle, st->sipi2, st->ph);
+		}
+		stores[k].n = 0;
+	}
+}
+
+void phases_record(const struct cpu *c, uint32_t cycle)
+{
+	int64_t ph[PHASES];
+	bool sipi2 = c->marks.sipi2 != 0;
+	phases_compute(c, ph);
+	if (stores[cur].n < stores[cur].cap) {
+		struct stored_start *st = &stores[cur].rec[stores[cur].n++];
+		st->cpu = c->index;
+		st->cycle = cycle;
+		st->sipi2 = sipi2;
+		for (int p = 0; p < PHASES; p++)
+			st->ph[p] = ph[p];
+	} else {
+		print_start(c->index, cycle, sipi2, ph);
+	}
+	if (cycle == 0)
+		return;
+	for (int p = 0; p < PHASES; p++) {
+		if (p == PH_SIPI2 && !sipi2)
 			continue;
 		if (ph[p] == TICKS_NA) {
 			table[p].na++;
@@ -91,6 +155,7 @@ void phases_record(const struct cpu *c, uint32_t cycle)
 
 void phases_report(void)
 {
+	phases_flush();
 	int slowest = -1;
 	uint64_t slowest_mean = 0, chain_sum = 0;
 

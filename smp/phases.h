@@ -7,6 +7,7 @@
 #ifndef APSTART_PHASES_H
 #define APSTART_PHASES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct cpu;
@@ -45,12 +46,19 @@ struct bsp_marks {
  * TICKS_NA when meaningless (cross-CPU with an unsynchronised TSC, a
  * negative difference, a step not taken: PH_SIPI2 without a second SIPI). */
 void phases_compute(const struct cpu *c, int64_t out[PHASES]);
-/* One @phase record per phase of c's last start (serial only), and the
- * figures into the run's per-phase table (cycle 0, the first bring-up,
- * is recorded but not tabled: the cycles are what the table compares). */
+/* Room for the @phase records of this many starts (at most 8192; the
+ * rest are printed as they come), from free RAM: once for the first
+ * bring-up, once for the cycles. */
+void phases_store_init(uint32_t starts);
+/* c's last start: its @phase records (serial only) kept for
+ * phases_flush(), and its figures into the run's per-phase table (cycle
+ * 0, the first bring-up, is recorded but not tabled: the cycles are what
+ * the table compares). */
 void phases_record(const struct cpu *c, uint32_t cycle);
-/* The per-phase table of every cycle so far (serial), and the slowest
- * phase by mean (screen and serial). */
+/* Print the records kept so far. */
+void phases_flush(void);
+/* phases_flush(), then the per-phase table of every cycle so far
+ * (serial), and the slowest phase by mean (screen and serial). */
 void phases_report(void);
 
 #endif
