@@ -55,7 +55,7 @@ static const struct keyword selftest_words[] = {
 	{ "double-start", SELFTEST_DOUBLE_START },
 	{ "apic-renumber", SELFTEST_APIC_RENUMBER }, { "ap-late", SELFTEST_AP_LATE },
 	{ "tsc-skew", SELFTEST_TSC_SKEW }, { "lost-sipi", SELFTEST_LOST_SIPI },
-	{ "stray-ipi", SELFTEST_STRAY_IPI },
+	{ "stray-ipi", SELFTEST_STRAY_IPI }, { "parked-nmi", SELFTEST_PARKED_NMI },
 	{ NULL, 0 },
 };
 

@@ -20,6 +20,8 @@ static void count_nmi(uint8_t reason)
 	if (!c)
 		return; /* counted in nmi_total() only */
 	__atomic_store_n(&c->nmi_reason, reason, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CPU_PARKED)
+		__atomic_add_fetch(&c->nmis_parked, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&c->nmis, 1, __ATOMIC_RELEASE);
 }
 
@@ -58,11 +60,14 @@ void events_report(void)
 			/* Linux's words for the same event (unknown_nmi_error(),
 			 * pci_serr_error(), io_check_error()): serial only, a
 			 * storm of them would bury the screen. */
+			uint32_t parked = c->nmis_parked;
 			cprintf(CON_SERIAL, "nmi: APIC ID %u: NMI received, reason %s "
-				"(port 0x61 = 0x%02x), %u so far; carrying on\n",
-				c->apic_id, nmi_reason_name(reason), reason, n);
-			warn_record("what=nmi apic=%u count=%u reason=%s port61=0x%02x",
-				    c->apic_id, n, nmi_reason_name(reason), reason);
+				"(port 0x61 = 0x%02x), %u so far (%u while parked); "
+				"carrying on\n", c->apic_id, nmi_reason_name(reason),
+				reason, n, parked);
+			warn_record("what=nmi apic=%u count=%u reason=%s port61=0x%02x "
+				    "parked=%u", c->apic_id, n, nmi_reason_name(reason),
+				    reason, parked);
 		}
 		n = __atomic_load_n(&c->strays, __ATOMIC_ACQUIRE);
 		if (n != c->strays_reported) {

@@ -49,6 +49,7 @@ void lapic_eoi(void);
 /* ICR low-dword fields (SDM Vol. 3A §11.6.1, Figure 11-12). */
 #define ICR_FIXED        (0u << 8)
 #define ICR_INIT         (5u << 8)
+#define ICR_NMI          (4u << 8)
 #define ICR_STARTUP      (6u << 8)
 #define ICR_BUSY         (1u << 12)
 #define ICR_LEVEL_ASSERT (1u << 14)

@@ -61,6 +61,7 @@ struct cpu {
 	/* Events (smp/events.c), counted in NMI or interrupt context on
 	 * this CPU, reported by the BSP: */
 	volatile uint32_t nmis;       /* NMIs taken */
+	volatile uint32_t nmis_parked;/* of them, while parked (CPU_PARKED) */
 	volatile uint32_t nmi_reason; /* port 0x61 at the last one */
 	volatile uint32_t strays;     /* stray interrupts taken */
 	volatile uint32_t stray_vector; /* the last one's vector */

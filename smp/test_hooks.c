@@ -135,6 +135,16 @@ void test_hooks_parked(struct cpu *c, const struct wake_config *w)
 	if (done || c->apic_id != selftest_apic)
 		return;
 	done = true;
+	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
+	if (test_selftest == SELFTEST_PARKED_NMI) {
+		uint32_t before = __atomic_load_n(&c->nmis_parked, __ATOMIC_ACQUIRE);
+		kprintf("selftest: NMI IPI sent to APIC ID %u (parked)\n", c->apic_id);
+		ap_send_ipi(c, ICR_NMI, "NMI IPI", NULL);
+		while (__atomic_load_n(&c->nmis_parked, __ATOMIC_ACQUIRE) == before &&
+		       !tsc_passed(deadline))
+			cpu_relax();
+		return;
+	}
 	for (uint32_t i = 0; i < cpu_count && !idle; i++)
 		if (!cpus[i].bsp && &cpus[i] != c && cpus[i].state == CPU_ONLINE)
 			idle = &cpus[i];
@@ -147,7 +157,6 @@ void test_hooks_parked(struct cpu *c, const struct wake_config *w)
 	kprintf("selftest: vector 0x%x sent to APIC ID %u (online, idle)\n",
 		STRAY_TEST_VECTOR, idle->apic_id);
 	ap_send_ipi(idle, ICR_FIXED | STRAY_TEST_VECTOR, "stray IPI", NULL);
-	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
 	while (__atomic_load_n(&idle->strays, __ATOMIC_ACQUIRE) == before &&
 	       !tsc_passed(deadline))
 		cpu_relax();

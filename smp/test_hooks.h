@@ -25,11 +25,13 @@
  * out of step and its cross-CPU figures must print as na. lost-sipi:
  * that AP's first wake-up sends INIT but no STARTUP IPI, so that only
  * sipi_retry brings it online. stray-ipi: the BSP sends that AP, once
- * parked, and an idle online AP an interrupt vector nobody handles. */
+ * parked, and an idle online AP an interrupt vector nobody handles.
+ * parked-nmi: the BSP sends that AP, once parked, an NMI IPI; it must
+ * go back to its park loop and come online at the next wake-up. */
 enum selftest { SELFTEST_NONE, SELFTEST_BSP_FAULT, SELFTEST_AP_FAULT,
 		SELFTEST_AP_HANG, SELFTEST_DOUBLE_START, SELFTEST_APIC_RENUMBER,
 		SELFTEST_AP_LATE, SELFTEST_TSC_SKEW, SELFTEST_LOST_SIPI,
-		SELFTEST_STRAY_IPI };
+		SELFTEST_STRAY_IPI, SELFTEST_PARKED_NMI };
 
 /* Set by test_hooks_setup() before any AP starts; read by the APs. */
 extern enum selftest test_selftest;
@@ -79,10 +81,11 @@ void test_hooks_parked(struct cpu *c, const struct wake_config *w);
 /* BSP, in smp_run_cycles() once AP c has gone offline: selftest=stray-ipi
  * sends it (parked, interrupts off) and another AP (online, idle with
  * interrupts on) a vector nobody handles, and waits until the idle one
- * has taken it. */
+ * has taken it; selftest=parked-nmi sends it an NMI and waits until it
+ * has taken that. */
 static inline void test_hook_parked(struct cpu *c, const struct wake_config *w)
 {
-	if (test_selftest == SELFTEST_STRAY_IPI)
+	if (test_selftest == SELFTEST_STRAY_IPI || test_selftest == SELFTEST_PARKED_NMI)
 		test_hooks_parked(c, w);
 }
 

@@ -122,7 +122,7 @@ static void test_all_valid(void)
 	CHECK_EQ(o.bsp_wait, BSP_WAIT_SPIN);
 	CHECK_STREQ(dlog.msg[0], "cmdline: selftest=ap_hang invalid, expected "
 				 "none|bsp-fault|ap-fault|ap-hang|double-start|apic-renumber|"
-				 "ap-late|tsc-skew|lost-sipi|stray-ipi, keeping none");
+				 "ap-late|tsc-skew|lost-sipi|stray-ipi|parked-nmi, keeping none");
 	CHECK_EQ(parse(&o, "sipi_retry=0 extnmi=all selftest=lost-sipi", 8), 0);
 	CHECK_EQ(o.sipi_retry, 0);
 	CHECK_EQ(o.extnmi, EXTNMI_ALL);
