@@ -317,7 +317,7 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 				return;
 			}
 		/* "auto|on|off", built from the table, cut to fit */
-		char words[96];
+		char words[128];
 		size_t w = 0;
 		for (const struct keyword *k = d->keywords; k->word; k++) {
 			if (k != d->keywords && w < sizeof(words) - 1)
