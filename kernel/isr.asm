@@ -1,8 +1,9 @@
 ; SPDX-License-Identifier: MIT
-; Interrupt entry stubs: normalise the stack to one trap_frame layout
-; (vector, error code, then the CPU's frame) and call trap_dispatch().
-
-%include "kernel/asm_defs.inc"        ; VEC_* (kernel/trap.h)
+; Interrupt entry stubs, one for each of the 256 vectors: normalise the
+; stack to one trap_frame layout (vector, error code, then the CPU's frame)
+; and call trap_dispatch(). Every vector has a gate, so that an interrupt
+; nobody asked for (a stray IPI, a misrouted device interrupt) is counted
+; and survived instead of becoming a #GP through an empty gate.
 
 extern trap_dispatch
 global isr_table
@@ -56,9 +57,11 @@ ISR_NOERR 28
 ISR_ERR   29
 ISR_ERR   30
 ISR_NOERR 31
-ISR_NOERR VEC_WAKE
-ISR_NOERR VEC_TIMER
-ISR_NOERR VEC_SPURIOUS
+%assign i 32
+%rep 256 - 32
+ISR_NOERR i                             ; interrupts: no error code
+%assign i i+1
+%endrep
 
 isr_common:
 	push rax
@@ -99,12 +102,9 @@ isr_common:
 
 section .rodata
 align 8
-isr_table:                              ; 0..31, VEC_WAKE, VEC_TIMER, VEC_SPURIOUS
+isr_table:                              ; vectors 0..255
 %assign i 0
-%rep 32
+%rep 256
 	dq isr_ %+ i
 %assign i i+1
 %endrep
-	dq isr_ %+ VEC_WAKE
-	dq isr_ %+ VEC_TIMER
-	dq isr_ %+ VEC_SPURIOUS

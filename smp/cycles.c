@@ -2,10 +2,13 @@
 /* The measurement: first bring-up of every AP (with a TSC warp test each),
  * then for each AP `cycles` rounds of offline (request -> reported dead,
  * and -> settled) and online (first INIT -> the BSP sees the online mark,
- * and -> the AP's own mark). */
+ * and -> the AP's own mark). A sample whose window held an NMI on the
+ * BSP or on its AP says nmi=1 (smp/events.h). */
 #include "smp/bringup.h"
+#include "smp/events.h"
 #include "smp/phases.h"
 #include "smp/smp.h"
+#include "smp/test_hooks.h"
 #include "smp/tsc_sync.h"
 #include "smp/wakeup.h"
 #include "kernel/abort.h"
@@ -53,27 +56,27 @@ static const char *ns_or_na(char buf[24], int64_t ticks)
 /* Records go to serial only: thousands of lines would bury the screen;
  * the summary goes to both. */
 static void offline_line(const struct cpu *c, uint32_t cycle,
-			 const struct offline_times *t)
+			 const struct offline_times *t, bool nmi)
 {
 	char settled[24];
 	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=offline ns=%llu ticks=%llu "
-		"settled_ns=%s\n",
+		"settled_ns=%s nmi=%d\n",
 		c->index, c->apic_id, cycle,
 		(unsigned long long)tsc_ticks_to_ns(t->total),
-		(unsigned long long)t->total, ns_or_na(settled, t->settled));
+		(unsigned long long)t->total, ns_or_na(settled, t->settled), nmi);
 }
 
 static void online_line(const struct cpu *c, uint32_t cycle,
-			const struct start_phases *ph)
+			const struct start_phases *ph, bool nmi)
 {
 	char ap[24], real[24], lng[24], onl[24];
 	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=online ns=%llu ticks=%llu "
-		"ap_ns=%s to_real_ns=%s to_long_ns=%s to_online_ns=%s\n",
+		"ap_ns=%s to_real_ns=%s to_long_ns=%s to_online_ns=%s nmi=%d\n",
 		c->index, c->apic_id, cycle,
 		(unsigned long long)tsc_ticks_to_ns(ph->total),
 		(unsigned long long)ph->total, ns_or_na(ap, ph->ap),
 		ns_or_na(real, ph->to_real), ns_or_na(lng, ph->to_long),
-		ns_or_na(onl, ph->to_online));
+		ns_or_na(onl, ph->to_online), nmi);
 }
 
 static struct cpu *set[APSTART_MAX_CPUS];
@@ -90,10 +93,10 @@ static const char *const bringup_names[] = { "serial", "parallel", "broadcast" }
 static void cpu_line(const struct cpu *c)
 {
 	cprintf(CON_SERIAL, "@cpu cpu=%u apic=%u state=online boot_ns=%llu "
-		"tsc_skew_ns=%lld tsc_sync=%d\n",
+		"tsc_skew_ns=%lld tsc_sync=%d retries=%u\n",
 		c->index, c->apic_id,
 		(unsigned long long)tsc_ticks_to_ns(c->boot_ticks),
-		(long long)tsc_skew_ns(c), c->tsc_synced);
+		(long long)tsc_skew_ns(c), c->tsc_synced, c->retries);
 }
 
 static uint32_t aps_total;
@@ -123,7 +126,9 @@ void smp_bring_up(const struct wake_config *w)
 		for (uint32_t i = 0; i < n && !run_ended(); i++) {
 			struct cpu *c = set[i];
 			struct start_phases ph;
-			if (!ap_start(c, w, &ph))
+			bool started = ap_start(c, w, &ph);
+			events_report();
+			if (!started)
 				continue;
 			c->boot_ticks = ph.total;
 			total += ph.total;
@@ -140,6 +145,7 @@ void smp_bring_up(const struct wake_config *w)
 		if (mode == BRINGUP_BROADCAST && !bc)
 			mode = BRINGUP_PARALLEL;
 		online = n ? ap_start_many(set, n, w, bc, &total) : 0;
+		events_report();
 		for (uint32_t i = 0; i < n && !run_ended(); i++) {
 			struct cpu *c = set[i];
 			if (c->state != CPU_ONLINE)
@@ -167,28 +173,46 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles)
 		for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
 			struct offline_times off;
 			struct start_phases ph;
-			if (!ap_offline(c, w, &off))
+			uint32_t nmis = events_window_nmis(c);
+			bool ok = ap_offline(c, w, &off);
+			bool nmi = events_window_nmis(c) != nmis;
+			events_report();
+			if (!ok)
 				break;
 			c->offline_ticks[k] = off.total;
 			c->settled_ticks[k] = off.settled;
-			offline_line(c, k + 1, &off);
-			if (!ap_start(c, w, &ph))
+			offline_line(c, k + 1, &off, nmi);
+			test_hook_parked(c, w);
+			nmis = events_window_nmis(c);
+			ok = ap_start(c, w, &ph);
+			nmi = events_window_nmis(c) != nmis;
+			events_report();
+			if (!ok)
 				break;
 			c->online_ticks[k] = ph.total;
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
-			online_line(c, k + 1, &ph);
+			online_line(c, k + 1, &ph, nmi);
 			phases_record(c, k + 1);
 		}
 	}
 }
 
+/* set[i]'s NMI count (events_window_nmis()) into nmis[i]. */
+static void window_open(uint32_t n, uint32_t *nmis)
+{
+	for (uint32_t i = 0; i < n; i++)
+		nmis[i] = events_window_nmis(set[i]);
+}
+
 /* Every AP offline at once, then every AP online at once, per cycle:
- * whether N flushes cost N times one. An AP that fails drops out. */
+ * whether N flushes cost N times one. An AP that fails drops out. A
+ * sample's window is its round's. */
 static void cycles_parallel(const struct wake_config *w, uint32_t cycles)
 {
 	static struct offline_times off[APSTART_MAX_CPUS];
 	static bool ok[APSTART_MAX_CPUS];
+	static uint32_t nmis[APSTART_MAX_CPUS];
 
 	for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
 		uint32_t n = 0;
@@ -199,7 +223,9 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles)
 		if (!n)
 			break;
 		uint64_t wall;
+		window_open(n, nmis);
 		ap_offline_many(set, n, w, off, ok, &wall);
+		events_report();
 		cprintf(CON_SERIAL, "@round cycle=%u op=offline aps=%u ns=%llu\n", k + 1,
 			n, (unsigned long long)tsc_ticks_to_ns(wall));
 		uint32_t m = 0;
@@ -209,13 +235,15 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles)
 				continue;
 			c->offline_ticks[k] = off[i].total;
 			c->settled_ticks[k] = off[i].settled;
-			offline_line(c, k + 1, &off[i]);
+			offline_line(c, k + 1, &off[i], events_window_nmis(c) != nmis[i]);
 			set[m++] = c;
 		}
 		if (!m || run_ended())
 			break;
 		bool bc = use_broadcast(w, m, aps_total);
+		window_open(m, nmis);
 		uint32_t up = ap_start_many(set, m, w, bc, &wall);
+		events_report();
 		cprintf(CON_SERIAL, "@round cycle=%u op=online aps=%u online=%u ns=%llu mode=%s\n",
 			k + 1, m, up, (unsigned long long)tsc_ticks_to_ns(wall),
 			bc ? "broadcast" : "parallel");
@@ -228,7 +256,7 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles)
 			c->online_ticks[k] = ph.total;
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
-			online_line(c, k + 1, &ph);
+			online_line(c, k + 1, &ph, events_window_nmis(c) != nmis[i]);
 			phases_record(c, k + 1);
 		}
 	}

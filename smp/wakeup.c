@@ -15,6 +15,7 @@
 #include "kernel/cpu.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
+#include "kernel/warn.h"
 #include "kernel/x86.h"
 
 /* ESR bits worth reporting after a SIPI: all but bit 4 (reserved on
@@ -188,15 +189,22 @@ void ap_send_startup_ipis(struct cpu *c, const struct wake_config *w, uint8_t ve
 	}
 }
 
-void ap_prepare(struct cpu *c)
+/* c's slot and the count of real-mode entries it is told apart by,
+ * cleared for a new attempt. */
+static void reset_slot(struct cpu *c)
 {
 	struct tramp_cpu *slot = c->slot;
 
 	slot->stage = TRAMP_STAGE_NONE;
 	for (int p = 0; p < AP_PHASES; p++)
 		slot->tsc[p] = 0;
-	c->marks = (struct bsp_marks){ 0 };
 	c->real_entries = trampoline_header()->real_entries;
+}
+
+void ap_prepare(struct cpu *c)
+{
+	reset_slot(c);
+	c->marks = (struct bsp_marks){ 0 };
 	c->request = REQ_NONE;
 	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
 }
@@ -213,16 +221,62 @@ void ap_start_figures(const struct cpu *c, struct start_phases *ph)
 	ph->to_online = tsc_same_cpu(ap[AP_PHASE_ONLINE], ap[AP_PHASE_LONG]);
 }
 
+/* STARTING -> FAILED by compare-and-exchange, as the AP goes STARTING ->
+ * ONLINE (see ap_entry()): true if we gave up first; false if the AP made
+ * it after our last look (it is online, seen now). */
+static bool give_up(struct cpu *c)
+{
+	uint32_t starting = CPU_STARTING;
+	if (__atomic_compare_exchange_n(&c->state, &starting, CPU_FAILED, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return true;
+	c->marks.seen = rdtsc();
+	return false;
+}
+
+/* A lost STARTUP IPI (EDK2 re-sends them on busy hosts) leaves the AP in
+ * wait-for-SIPI: the whole INIT-SIPI-SIPI once more, from INIT, since an
+ * AP that did start may be stuck half-way. Called once the BSP has given
+ * up (give_up()), so a late arrival cannot count itself online in
+ * between; the AP is STARTING again when this returns. Its slot is
+ * cleared after the INIT (a late AP may have written it until then);
+ * marks.start stays the first attempt's, so the start's total and its
+ * first phase count the time the lost attempt cost. */
+void ap_wake_again(struct cpu *c, const struct wake_config *w, uint8_t vector,
+		   uint32_t attempt, bool in_real)
+{
+	uint32_t stage = ap_last_stage(c, in_real);
+
+	c->retries++;
+	kprintf("smp: APIC ID %u did not come online within %u ms (stage %u): "
+		"INIT-SIPI-SIPI again (retry %u of %u)\n", c->apic_id,
+		w->ap_timeout_ms, stage, attempt, w->sipi_retry);
+	warn_record("what=sipi_retry apic=%u retry=%u stage=%u", c->apic_id,
+		    attempt, stage);
+	ap_send_init(c, w);
+	reset_slot(c);
+	c->marks.sipi1 = c->marks.sipi2 = c->marks.seen = 0;
+	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
+	ap_send_startup_ipis(c, w, vector);
+}
+
 bool ap_give_up(struct cpu *c, const struct wake_config *w, bool in_real)
 {
-	/* Give up by compare-and-exchange, as the AP comes online (see
-	 * ap_entry()): if it marked itself online after our last look, it
-	 * made it after all. */
-	uint32_t starting = CPU_STARTING;
-	if (!__atomic_compare_exchange_n(&c->state, &starting, CPU_FAILED, false,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		c->marks.seen = rdtsc();
-		return false;
+	uint8_t vector = (uint8_t)(trampoline_phys() >> 12);
+
+	for (uint32_t attempt = 1;; attempt++) {
+		if (!give_up(c))
+			return false; /* it made it after all */
+		if (attempt > w->sipi_retry || run_ended())
+			break;
+		ap_wake_again(c, w, vector, attempt, in_real);
+		c->marks.seen = wait_for_state(c, CPU_ONLINE, w);
+		if (c->marks.seen)
+			return false;
+		/* Only this AP was woken since reset_slot() (in a parallel
+		 * start, one still pending could be counted too: then the
+		 * stage reported is real mode where it may be none). */
+		in_real = trampoline_header()->real_entries != c->real_entries;
 	}
 	c->fail_stage = ap_last_stage(c, in_real);
 	kprintf("smp: APIC ID %u did not come online within %u ms; last stage: %u (%s)\n",
@@ -239,6 +293,8 @@ bool ap_give_up(struct cpu *c, const struct wake_config *w, bool in_real)
 bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph)
 {
 	uint8_t vector = (uint8_t)(trampoline_phys() >> 12);
+	/* selftest=lost-sipi: this attempt's SIPIs are "lost". */
+	bool lose_sipis = test_hook_lose_sipis(c);
 
 	ap_prepare(c);
 	lapic_clear_esr();
@@ -249,7 +305,8 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 	c->marks.start = rdtsc();
 	ap_send_init(c, w);
 	icount_fence_arm_late(w, fence_armed);
-	ap_send_startup_ipis(c, w, vector);
+	if (!lose_sipis)
+		ap_send_startup_ipis(c, w, vector);
 
 	test_hook_sipis_sent(c, w, vector);
 

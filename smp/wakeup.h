@@ -42,6 +42,7 @@ struct wake_config {
 	uint32_t ap_timeout_ms;
 	enum bsp_wait bsp_wait;
 	enum park_mode park;
+	uint32_t sipi_retry;    /* wake-ups sent again before giving up */
 	bool icount_fence;      /* icount=on: see smp/test_hooks.h */
 	enum bringup_mode bringup; /* broadcast only if smp_broadcast_refused() is NULL */
 	enum cycles_mode cycles_mode;
@@ -81,10 +82,17 @@ void ap_prepare(struct cpu *c);
  * header's count of real-mode entries) */
 bool ap_entered(const struct cpu *c, bool serial);
 /* Waiting ended without c online: give up on it by compare-and-exchange
- * (false: it made it after all, seen now), report its last stage, put it
- * back into wait-for-SIPI. in_real: c is known to have entered real mode
+ * (false: it made it after all, seen now), then wake it again up to
+ * sipi_retry times (ap_wake_again(); false as soon as it comes online);
+ * after the last, report its last stage and put it back into
+ * wait-for-SIPI (true). in_real: c is known to have entered real mode
  * (counted, no slot written yet). */
 bool ap_give_up(struct cpu *c, const struct wake_config *w, bool in_real);
+/* The AP given up on (timed out) gets INIT-SIPI-SIPI again, retry
+ * number attempt of sipi_retry; in_real as for ap_give_up(), for the
+ * stage it reports. */
+void ap_wake_again(struct cpu *c, const struct wake_config *w, uint8_t vector,
+		   uint32_t attempt, bool in_real);
 /* The figures of c's start from its marks and slot (t0 = marks.start). */
 void ap_start_figures(const struct cpu *c, struct start_phases *ph);
 /* The last stage c reached: its slot's, or real mode (1) when in_real

@@ -34,7 +34,9 @@ void usage(FILE *f)
 "  diff-baseline OLD NEW\n"
 "  csv [--phases] LOG... > out.csv\n"
 "  plot --out FILE.png [--label-a X] [--label-b Y] A.log... [-- B.log...]\n"
-"Every command that reads logs takes --allow-truncated.\n"
+"Every command that reads logs takes --allow-truncated. Samples marked\n"
+"nmi=1 (an NMI hit the BSP or the AP inside their window) are left out of\n"
+"stats, compare, check, medians, baseline and plot; --with-nmi keeps them.\n"
 "Exit status: 0 ok, 1 bad input or failed check, 2 usage error.\n", f);
 }
 
@@ -84,6 +86,7 @@ enum opt_id {
 	OPT_BASELINE, OPT_TOLERANCE, OPT_SLOWER, OPT_MAX_RATIO, OPT_OP,
 	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT, OPT_IDENTICAL, OPT_STATUS,
 	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_WARNINGS, OPT_BOOT,
+	OPT_WITH_NMI,
 	OPT_PHASES,
 };
 
@@ -111,6 +114,7 @@ static const struct option longopts[] = {
 	{ "failed", required_argument, NULL, OPT_FAILED },
 	{ "warnings", required_argument, NULL, OPT_WARNINGS },
 	{ "boot", required_argument, NULL, OPT_BOOT },
+	{ "with-nmi", no_argument, NULL, OPT_WITH_NMI },
 	{ "phases", no_argument, NULL, OPT_PHASES },
 	{ NULL, 0, NULL, 0 },
 };
@@ -132,6 +136,7 @@ static unsigned group_of(int id)
 	case OPT_CONFIG: return O_CONFIG;
 	case OPT_OUT: return O_OUT;
 	case OPT_IDENTICAL: return O_IDENT;
+	case OPT_WITH_NMI: return O_NMI;
 	case OPT_PHASES: return O_PHASES;
 	default: return O_VERIFY;
 	}
