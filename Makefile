@@ -19,6 +19,10 @@ MACHINE ?= pc
 ARGS ?=
 TIMEOUT ?= 120
 FLUSH ?=
+# ARCH=i386 runs under qemu-system-i386 with a CPU without long mode
+# (QEMU_CPU=pentium3 by default; QEMU_CPU=max, n270, athlon... work too).
+QEMU_CPU ?= $(if $(filter i386,$(ARCH)),pentium3)
+QEMU_ARCH_OPTS = $(if $(filter i386,$(ARCH)),--emulator i386) $(if $(strip $(QEMU_CPU)),--cpu '$(strip $(QEMU_CPU))')
 FLUSH_OPT = $(if $(strip $(FLUSH)),--flush '$(subst ','\'',$(strip $(FLUSH)))')
 VERSION := 0.1
 # make V=1 shows full command lines.
@@ -159,7 +163,8 @@ deps-check:
 run: deps kernel $(if $(strip $(FLUSH)),flushmodel)
 ifeq ($(strip $(FIRMWARE)),)
 	@tools/qemu-run.sh --kernel $(OUT)/apstart.elf --smp '$(SMP)' --accel $(ACCEL) \
-		--machine $(MACHINE) --timeout $(TIMEOUT) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
+		--machine $(MACHINE) --timeout $(TIMEOUT) $(FLUSH_OPT) $(QEMU_ARCH_OPTS) \
+		-- '$(subst ','\'',$(ARGS))'
 else
 	@$(MAKE) --no-print-directory iso
 	@tools/iso-run.sh --firmware '$(FIRMWARE)' --media '$(or $(MEDIA),cdrom)' --smp '$(SMP)' \
