@@ -191,10 +191,14 @@ include tools/dev.mk
 include tests/efi/efi-tests.mk
 
 trampoline-check:
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
-	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd1/apstart.elf
+	@$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
+	@$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd1/apstart.elf
 	@tests/trampoline/check.sh build/wbinvd0/trampoline.bin 0 build/wbinvd0/apstart.elf
 	@tests/trampoline/check.sh build/wbinvd1/trampoline.bin 1 build/wbinvd1/apstart.elf
+	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd0/apstart.elf
+	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd1/apstart.elf
+	@tests/trampoline/check.sh --arch i386 build/i386-wbinvd0/trampoline.bin 0 build/i386-wbinvd0/apstart.elf
+	@tests/trampoline/check.sh --arch i386 build/i386-wbinvd1/trampoline.bin 1 build/i386-wbinvd1/apstart.elf
 
 qemu-tests: $(APLOG)
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
