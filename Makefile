@@ -204,6 +204,8 @@ qemu-tests: $(APLOG)
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
 	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd1/apstart.elf
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 MAX_CPUS=4 build/wbinvd0-max4/apstart.elf
+	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd0/apstart.elf
+	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd1/apstart.elf
 	@APLOG=$(APLOG) tests/qemu/matrix.sh
 
 timing-tests: deps
