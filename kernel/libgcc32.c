@@ -14,22 +14,38 @@ uint64_t __umoddi3(uint64_t n, uint64_t d);
 int64_t __divdi3(int64_t n, int64_t d);
 int64_t __moddi3(int64_t n, int64_t d);
 
+/* EDX:EAX / d with EDX < d: one DIV, no overflow (SDM Vol. 2A, DIV). */
+static uint32_t div64_32(uint32_t hi, uint32_t lo, uint32_t d, uint32_t *r)
+{
+	uint32_t q;
+	__asm__("divl %4" : "=a"(q), "=d"(*r) : "a"(lo), "d"(hi), "rm"(d));
+	return q;
+}
+
 uint64_t __udivmoddi4(uint64_t n, uint64_t d, uint64_t *rem)
 {
-	uint64_t q = 0, r = 0;
+	uint32_t n_hi = (uint32_t)(n >> 32), n_lo = (uint32_t)n;
+	uint64_t q, r;
 
 	if (d == 0) {
 		/* As the hardware would: a divide error. */
 		__asm__ volatile("divl %0" :: "r"(0u), "a"(0u), "d"(0u));
 	}
-	if ((n >> 32) == 0 && (d >> 32) == 0) {
-		q = (uint32_t)n / (uint32_t)d; /* one DIV */
-		r = (uint32_t)n % (uint32_t)d;
+	if ((d >> 32) == 0) {
+		/* The usual case (a TSC rate, 1000, 10^6...): long division in
+		 * two DIVs, the high half first; its remainder < d. */
+		uint32_t d32 = (uint32_t)d, r_hi, r_lo;
+		uint32_t q_hi = div64_32(0, n_hi, d32, &r_hi);
+		uint32_t q_lo = div64_32(r_hi, n_lo, d32, &r_lo);
+		q = (uint64_t)q_hi << 32 | q_lo;
+		r = r_lo;
 	} else {
-		for (int bit = 63; bit >= 0; bit--) {
-			r = r << 1 | ((n >> bit) & 1);
-			if (r >= d) {
-				r -= d;
+		/* d >= 2^32: the quotient fits in 32 bits; shift and subtract. */
+		q = 0;
+		r = n;
+		for (int bit = 31; bit >= 0; bit--) {
+			if ((d << bit) >> bit == d && r >= d << bit) {
+				r -= d << bit;
 				q |= 1ull << bit;
 			}
 		}
