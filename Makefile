@@ -169,7 +169,7 @@ else
 	@$(MAKE) --no-print-directory iso
 	@tools/iso-run.sh --firmware '$(FIRMWARE)' --media '$(or $(MEDIA),cdrom)' --smp '$(SMP)' \
 		--accel '$(ACCEL)' $(if $(filter-out file default,$(origin MACHINE)),--machine '$(MACHINE)') \
-		--loader '$(or $(LOADER),grub)' --timeout $(TIMEOUT) --wbinvd $(WBINVD) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
+		--loader '$(or $(LOADER),grub)' --timeout $(TIMEOUT) --wbinvd $(if $(filter i386,$(ARCH)),i386-)$(WBINVD) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
 endif
 
 # tools.mk first: it names the kernel files host programs share (KSTATS_SRC).
