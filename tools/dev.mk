@@ -76,6 +76,9 @@ COMPDB_TARGETS = $(OUT)/apstart.elf $(APLOG) $(UNIT_DIR)/unit_tests $(FBT_BIN) \
 compile_commands.json:
 	@mkdir -p build
 	$(DEV_Q)$(MAKE) --no-print-directory -n -B V=1 $(COMPDB_TARGETS) >build/compdb.cmds
+	@# kernel/libgcc32.c is built only for ARCH=i386: its entry from that build.
+	$(DEV_Q)$(MAKE) --no-print-directory -n -B V=1 ARCH=i386 build/i386-wbinvd0/kernel/libgcc32.o \
+		>>build/compdb.cmds
 	$(DEV_Q)tools/compile-commands.sh <build/compdb.cmds >$@.new
 	@mv -f $@.new $@
 	@echo "  wrote $@ ($$(grep -c '"file"' $@) files)"
