@@ -305,6 +305,10 @@ run_case "i386-exception-on-ap" build/i386-wbinvd0/apstart.elf 2 fail \
 	verify \
 	expect "^EXCEPTION on CPU apic=1: vector 6 \(#UD" "eip=0x[0-9a-f]+ cr2=0x" \
 	"@fail what=exception apic=1 vector=6" -- selftest=ap-fault
+# A 486 (no PSE, no TSC): the i386 kernel stops with a message.
+extra=(--accel tcg --emulator i386 --cpu 486)
+run_case "i386-cpu-without-pse-tsc" build/i386-wbinvd0/apstart.elf 1 fail \
+	expect "this CPU has no PSE or no TSC" -- cycles=1
 extra=(--accel tcg)
 run_case "i386-on-x86_64-emulator" build/i386-wbinvd0/apstart.elf 4 pass \
 	verify --wbinvd 0 --cpus 4 --cycles 3 --boot arch=i386 -- cycles=3
