@@ -70,8 +70,9 @@ static inline void test_hook_sipis_sent(struct cpu *c, const struct wake_config 
 }
 
 bool test_hooks_lose_sipis(struct cpu *c);
-/* BSP, in ap_start() before t0: true if selftest=lost-sipi wants this
- * attempt's STARTUP IPIs left out (the first attempt on its AP). */
+/* BSP, in ap_start() or ap_start_many() (per-AP IPIs) before t0: true
+ * if selftest=lost-sipi wants this attempt's STARTUP IPIs left out (the
+ * first attempt on its AP). */
 static inline bool test_hook_lose_sipis(struct cpu *c)
 {
 	return test_selftest == SELFTEST_LOST_SIPI && test_hooks_lose_sipis(c);

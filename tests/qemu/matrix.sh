@@ -147,8 +147,18 @@ run_case "broadcast-refused-with-maxcpus" build/wbinvd0/apstart.elf 4 pass \
 run_case "parallel-ap-never-answers" build/wbinvd0/apstart.elf 4 fail \
 	verify --cpus 4 --cycles 2 --online 3 --failed 1 \
 	expect "APIC ID 1 did not come online within 200 ms; last stage: 6 \(kernel GDT/IDT loaded\)" \
+	"@warn what=sipi_retry apic=1 retry=1 stage=6" \
 	"@fail what=ap_timeout apic=1 stage=6" "^@round cycle=2 op=online aps=2 online=2 " -- \
 	bringup=parallel cycles_mode=parallel selftest=ap-hang ap_timeout_ms=200 cycles=2
+# A lost SIPI in a parallel start: that AP alone is woken again after
+# the round (sipi_retry=1, the default), the others are not held up.
+run_case "parallel-lost-sipi-retried" build/wbinvd0/apstart.elf 4 pass \
+	verify --cpus 4 --cycles 2 --boot bringup=parallel \
+	expect "selftest: APIC ID 1: INIT without STARTUP IPIs" \
+	"@warn what=sipi_retry apic=1 retry=1 stage=0" \
+	"@cpu cpu=1 apic=1 state=online .* retries=1" \
+	"^@bringup mode=parallel aps=3 online=3 " "@end status=pass .* retries=1" -- \
+	bringup=parallel selftest=lost-sipi ap_timeout_ms=200 cycles=2
 # An unknown mode is named and the default kept.
 run_case "bad-bringup-keeps-serial" build/wbinvd0/apstart.elf 2 pass \
 	verify --cpus 2 --cycles 1 --boot bringup=serial expect "bringup=sideways" -- bringup=sideways cycles=1
