@@ -17,7 +17,10 @@ uint32_t cpu_count;
 enum bsp_wait smp_bsp_wait;
 uint32_t smp_bsp_apic;
 
-static struct tramp_cpu tramp_cpus[APSTART_MAX_CPUS];
+/* The trampoline's per-CPU table, one slot per CPU in cpus[], from free
+ * RAM (smp_setup()): 80 bytes a slot would take 40 KiB of the image for
+ * APSTART_MAX_CPUS where a small machine has a few. */
+static struct tramp_cpu *tramp_cpus;
 
 struct cpu *cpu_by_apic(uint32_t apic_id)
 {
@@ -142,6 +145,12 @@ bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus)
 
 	for (uint32_t i = 0; i < acpi->cpu_count; i++)
 		bsp_listed |= acpi->cpus[i].apic_id == self;
+	uint32_t slots = acpi->cpu_count + !bsp_listed;
+	if (slots > APSTART_MAX_CPUS)
+		slots = APSTART_MAX_CPUS;
+	/* Below 4 GiB, as the trampoline needs (kernel/bootmem.h). */
+	tramp_cpus = bootmem_alloc((uint64_t)slots * sizeof *tramp_cpus, 64,
+				   "the trampoline's CPU table");
 	cpu_count = 0;
 	if (!bsp_listed) {
 		/* We run on it, so it is CPU 0 whatever the table says: the
