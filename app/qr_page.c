@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/* Module size: at least 3 pixels, so that a photo of the screen resolves
+ * every module (640x480 VGA: version 33, 1628 bytes; 800x600: version
+ * 40, 2331 bytes; larger screens draw bigger modules). Level M
+ * (ISO/IEC 18004:2015 Table 7: ~15% of codewords recoverable) rather than
+ * L: glare and moire on a photographed screen cost modules, and the
+ * records that matter fit either way. The quiet zone is the spec's 4
+ * modules (section 6.3.8), drawn light on the black screen. */
+#include "app/qr_page.h"
+
+#include <stdint.h>
+
+#include "app/report.h"
+#include "app/summary_save.h"
+#include "smp/smp.h"
+#include "kernel/format.h"
+#include "kernel/kstring.h"
+#include "kernel/qr.h"
+#include "kernel/screen.h"
+
+#define MIN_SCALE 3
+#define CAPTION_COLS 22 /* text beside the code, 8-pixel cells */
+#define MARGIN 8        /* pixels around the quiet zone */
+
+static uint8_t modules[QR_BUFFER_BYTES_MAX], work[QR_BUFFER_BYTES_MAX];
+static char payload[QR_BUFFER_BYTES_MAX];
+static char summary[160];
+
+static bool starts(const char *l, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+	return len > n && memcmp(l, word, n) == 0 && l[n] == ' ';
+}
+
+/* Building the payload: pass 1 sizes the other records, pass 2 writes. */
+struct build {
+	char *out;
+	size_t cap, len, others;
+	const bool *take; /* per ap_results index: include its @cpusum */
+	bool cpusums_done;
+};
+
+static void put(struct build *b, const char *s, size_t n)
+{
+	if (b->out && b->len + n <= b->cap)
+		memcpy(b->out + b->len, s, n);
+	b->len += n;
+}
+
+static void put_cpusums(struct build *b)
+{
+	const struct run_result *r = report_result();
+	if (b->cpusums_done || !r)
+		return;
+	b->cpusums_done = true;
+	for (uint32_t k = 0; k < r->n; k++) {
+		char rec[256];
+		if (!b->take[k])
+			continue;
+		report_cpusum_line(rec, sizeof rec, &r->ap[k]);
+		put(b, rec, strlen(rec));
+	}
+}
+
+static void record(void *ctx, const char *l, size_t len)
+{
+	struct build *b = ctx;
+	if (!len || l[0] != '@' || starts(l, len, "@cpusum"))
+		return;
+	/* serial prints the per-CPU summaries just before @summary */
+	if (starts(l, len, "@summary") && b->take)
+		put_cpusums(b);
+	put(b, l, len);
+	if (l[len - 1] != '\n')
+		put(b, "\n", 1);
+}
+
+static bool taken[APSTART_MAX_CPUS];
+
+size_t qr_page_payload(char *out, size_t cap, unsigned *cpusums_in)
+{
+	const struct run_result *r = report_result();
+	struct build b = { NULL, 0, 0, 0, NULL, false };
+
+	summary_for_each_line(record, &b); /* size of the other records */
+	*cpusums_in = 0;
+	if (b.len > cap)
+		return 0;
+	size_t room = cap - b.len;
+	for (uint32_t k = 0; r && k < r->n; k++)
+		taken[k] = false;
+	/* Slowest online median first: those are what a reader asks about. */
+	for (;;) {
+		int best = -1;
+		for (uint32_t k = 0; r && k < r->n; k++)
+			if (!taken[k] && (best < 0 || r->ap[k].online_median >
+						      r->ap[best].online_median))
+				best = (int)k;
+		if (best < 0)
+			break;
+		char rec[256];
+		report_cpusum_line(rec, sizeof rec, &r->ap[best]);
+		size_t n = strlen(rec);
+		if (n > room)
+			break;
+		taken[best] = true;
+		room -= n;
+		(*cpusums_in)++;
+	}
+	b = (struct build){ out, cap, 0, 0, taken, false };
+	summary_for_each_line(record, &b);
+	put_cpusums(&b); /* no @summary (an early end): at the end */
+	return b.len;
+}
+
+struct draw {
+	uint32_t x0, y0;
+};
+
+static void rect(void *ctx, int x, int y, int w, int h, bool dark)
+{
+	const struct draw *d = ctx;
+	screen_picture_rect(d->x0 + (uint32_t)x, d->y0 + (uint32_t)y, (uint32_t)w,
+			    (uint32_t)h, !dark);
+}
+
+bool qr_page_draw(const char *const *footer, unsigned footer_lines)
+{
+	uint32_t w, h;
+	unsigned cpusums;
+	const struct run_result *r = report_result();
+
+	if (!screen_picture_begin(&w, &h))
+		return false;
+	uint32_t side = w > CAPTION_COLS * 8 + 2 * MARGIN ? w - CAPTION_COLS * 8 - 2 * MARGIN : 0;
+	if (side > h - 2 * MARGIN)
+		side = h - 2 * MARGIN;
+	int max_v = qr_max_version_for_modules((int)(side / MIN_SCALE), QR_QUIET_SPEC);
+	if (max_v < 1)
+		return false;
+	size_t len = qr_page_payload(payload, qr_capacity(max_v, QR_ECC_M), &cpusums);
+	struct qr_options opt = { QR_ECC_M, 1, max_v, QR_MASK_AUTO };
+	struct qr_code qr;
+	if (!len || qr_encode(payload, len, &opt, modules, sizeof modules, work, sizeof work,
+			      &qr) != QR_OK)
+		return false;
+	uint32_t span = (uint32_t)qr.size + 2 * QR_QUIET_SPEC;
+	uint32_t scale = side / span;
+	struct draw d = { MARGIN, (h - span * scale) / 2 };
+	qr_render_pixels(&qr, QR_QUIET_SPEC, (int)scale, rect, &d);
+
+	/* The caption, right of the code, top-aligned with it. */
+	char t[8][48];
+	unsigned records = 0;
+	for (size_t i = 0; i < len; i++)
+		records += payload[i] == '\n';
+	fmt_snprintf(t[0], sizeof t[0], "apstart records");
+	fmt_snprintf(t[1], sizeof t[1], "%u lines, %u bytes", records, (unsigned)len);
+	fmt_snprintf(t[2], sizeof t[2], "QR version %d-M", qr.version);
+	fmt_snprintf(t[3], sizeof t[3], "%u of %u per-CPU", cpusums, r ? r->n : 0);
+	fmt_snprintf(t[4], sizeof t[4], "summaries (@cpusum)");
+	fmt_snprintf(t[5], sizeof t[5], "Scan, save as a file:");
+	fmt_snprintf(t[6], sizeof t[6], "aplog reads it like");
+	fmt_snprintf(t[7], sizeof t[7], "a serial log.");
+	uint32_t col = (MARGIN + span * scale + MARGIN + 7) / 8, row = d.y0 / 16;
+	static const uint32_t gap_after[8] = { 1, 0, 0, 0, 1, 0, 0, 1 };
+	for (unsigned i = 0; i < 8; i++) {
+		screen_text(col, row++, i ? SCREEN_NORMAL : SCREEN_BRIGHT, t[i]);
+		row += gap_after[i];
+	}
+	for (unsigned i = 0; i < footer_lines; i++)
+		screen_text(col, row++, SCREEN_NORMAL, footer[i]);
+	fmt_snprintf(summary, sizeof summary,
+		     "%u record lines (%u of %u @cpusum), %u bytes, QR version %d-M, mask %d, "
+		     "%u px per module", records, cpusums, r ? r->n : 0, (unsigned)len,
+		     qr.version, qr.mask, scale);
+	return true;
+}
+
+const char *qr_page_summary(void)
+{
+	return summary;
+}
