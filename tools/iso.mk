@@ -13,7 +13,9 @@
 #   make iso-tests              tests/iso/run.sh (contents, checker, 8 QEMU boots)
 #   make run FIRMWARE=bios|uefi [MEDIA=cdrom|usb] ...   tools/iso-run.sh
 #
-# Variables: ISO_TIMEOUT (menu seconds, default 5), ISO_TEST_ARGS.
+# Variables: ISO_TIMEOUT (menu seconds, default 5), ISO_TEST_ARGS,
+# ISO_TEST_SCREEN_ARGS (the -halt image's run: long enough to catch the
+# status line mid-run).
 ifndef ISO_MK_INCLUDED
 ISO_MK_INCLUDED := 1
 
@@ -23,6 +25,8 @@ ISO_SAVED_GOAL := $(.DEFAULT_GOAL)
 ISO := build/apstart.iso
 ISO_TIMEOUT ?= 5
 ISO_TEST_ARGS ?= cycles=2
+# 3 APs x 40 cycles x 20 ms INIT delay: ~2.5 s of cycles on any host.
+ISO_TEST_SCREEN_ARGS ?= cycles=40 init_delay_us=20000
 ISO_TEST_DIR := build/iso-test
 # The kernels as they go into every image (copied only when changed).
 ISO_KDIR := build/iso/kernels
@@ -84,10 +88,11 @@ endef
 
 $(eval $(call ISO_IMAGE,$(ISO),build/iso/menu,$(ISO_TIMEOUT)))
 # Test images: default entry WBINVD=0 with ISO_TEST_ARGS; the -halt one
-# keeps the machine up after @end for a screendump.
+# runs ISO_TEST_SCREEN_ARGS and keeps the machine up after @end for the
+# screen's pages.
 ISO_TEST_IMAGES := $(ISO_TEST_DIR)/apstart-test.iso $(ISO_TEST_DIR)/apstart-test-halt.iso
 $(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test.iso,$(ISO_TEST_DIR)/menu,0,0,$(ISO_TEST_ARGS)))
-$(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test-halt.iso,$(ISO_TEST_DIR)/menu-halt,0,0,$(ISO_TEST_ARGS) exit=halt))
+$(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test-halt.iso,$(ISO_TEST_DIR)/menu-halt,0,0,$(ISO_TEST_SCREEN_ARGS) exit=halt))
 
 # apstart.efi's tests (tests/efi/): on UEFI, GRUB chainloads apstart.efi
 # at once; on BIOS the plain menu with no delay.
@@ -108,9 +113,10 @@ $(SCREENTEXT): tests/iso/screentext.c tests/iso/ppm.c tests/iso/ppm.h tests/iso/
 	$(ISO_HOSTCC) $(ISO_HOSTCFLAGS) -I. -o $@ tests/iso/screentext.c tests/iso/ppm.c \
 		tests/iso/vgafont.c $(FONT_GEN)
 
-iso-tests: $(ISO) $(ISO_TEST_IMAGES) $(PPMCHECK) $(APLOG)
+iso-tests: $(ISO) $(ISO_TEST_IMAGES) $(PPMCHECK) $(SCREENTEXT) $(APLOG)
 	$(ISO_Q)ISO=$(ISO) ISO_TEST_DIR=$(ISO_TEST_DIR) ISO_TEST_ARGS='$(ISO_TEST_ARGS)' \
-		PPMCHECK=$(PPMCHECK) APLOG=$(APLOG) timeout $(ISO_TESTS_TIMEOUT) bash tests/iso/run.sh
+		ISO_TEST_SCREEN_ARGS='$(ISO_TEST_SCREEN_ARGS)' PPMCHECK=$(PPMCHECK) \
+		SCREENTEXT=$(SCREENTEXT) APLOG=$(APLOG) timeout $(ISO_TESTS_TIMEOUT) bash tests/iso/run.sh
 
 # make usb: refuse before building anything when no device is named.
 ifneq ($(filter usb,$(MAKECMDGOALS)),)

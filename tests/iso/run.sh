@@ -8,9 +8,12 @@
 # default entry with ISO_TEST_ARGS, no menu delay). Every way boots twice:
 #   exit  the kernel ends the run itself (isa-debug-exit): QEMU's exit
 #         status is the verdict (apstart-test.iso);
-#   shot  the kernel runs with exit=halt; once "@end" is on the serial line
-#         the screen is saved (QEMU monitor screendump), checked for text by
-#         ppmcheck, and QEMU is told to quit (apstart-test-halt.iso).
+#   shot  the kernel runs ISO_TEST_SCREEN_ARGS with exit=halt
+#         (apstart-test-halt.iso); the screen is saved (QEMU monitor
+#         screendump) while the cycles run, on the result page, and, after
+#         a key, on the QR code page; tests/iso/screens.sh reads them: the
+#         status line, the result page's figures against serial's, the QR
+#         code decoded (zbarimg) against serial's records.
 # ISO_TESTS_QUICK=1: 4 boots, exit from the USB stick, shot from the CD.
 #
 # The BIOS and UEFI boots run as two parallel lanes (OVMF under TCG takes
@@ -21,7 +24,9 @@ cd "$(dirname "$0")/../.."
 ISO=${ISO:-build/apstart.iso}
 TDIR=${ISO_TEST_DIR:-build/iso-test}
 TEST_ARGS=${ISO_TEST_ARGS:-cycles=2}
+SCREEN_ARGS=${ISO_TEST_SCREEN_ARGS:-cycles=40 init_delay_us=20000}
 PPMCHECK=${PPMCHECK:-build/host/ppmcheck}
+SCREENTEXT=${SCREENTEXT:-build/host/screentext}
 APLOG=${APLOG:-build/host/aplog}
 SMP=4
 BOOT_TIMEOUT=${ISO_BOOT_TIMEOUT:-120}
@@ -31,6 +36,8 @@ work=$(mktemp -d "$out/iso-tmp.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=tests/protocol.sh
 . tests/protocol.sh
+# shellcheck source=tests/iso/screens.sh
+. tests/iso/screens.sh
 not_ok() { # NAME WHY [LOG]: a failure, with the log's tail below it
 	if [ -n "${3:-}" ] && [ -f "$3" ]; then
 		fail "$1" "$2 (log: $3)" "$(tail -n 15 "$3")"
@@ -44,7 +51,7 @@ check() {
 	if why=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$(tail -n 3 <<<"$why")"; fi
 }
 
-for f in "$ISO" "$TDIR/apstart-test.iso" "$TDIR/apstart-test-halt.iso" "$PPMCHECK" "$APLOG"; do
+for f in "$ISO" "$TDIR/apstart-test.iso" "$TDIR/apstart-test-halt.iso" "$PPMCHECK" "$SCREENTEXT" "$APLOG"; do
 	[ -f "$f" ] || { fail "$f exists" "missing (run: make iso-tests)"; summary iso; exit 1; }
 done
 
@@ -127,7 +134,7 @@ test_cfg() { # ISO ARGS: the test image's default entry carries ARGS, no delay
 		"multiboot2 /boot/apstart-wbinvd0.elf $2"
 }
 check "test image: default entry '$TEST_ARGS', timeout 0" test_cfg "$TDIR/apstart-test.iso" "$TEST_ARGS"
-check "test image (halt): default entry '$TEST_ARGS exit=halt'" test_cfg "$TDIR/apstart-test-halt.iso" "$TEST_ARGS exit=halt"
+check "test image (halt): default entry '$SCREEN_ARGS exit=halt'" test_cfg "$TDIR/apstart-test-halt.iso" "$SCREEN_ARGS exit=halt"
 
 # ---------------------------------------------------------------- generator
 echo "iso: grub.cfg generator (boot/mkgrubcfg.sh)"
@@ -196,10 +203,14 @@ check "bad usage rejected (exit 2)" expect_status 2 --rows 0 "$work/text.ppm"
 # ---------------------------------------------------------------- boots
 # boot NAME FIRMWARE MEDIA MODE(exit|shot): one boot, its result in $work/NAME.result
 boot() {
-	local name=$1 fw=$2 media=$3 mode=$4 log=$out/iso-$1.log shot=$out/iso-$1.ppm t0=$SECONDS st
-	local why=() img=$TDIR/apstart-test.iso opts=()
-	if [ "$mode" = shot ]; then img=$TDIR/apstart-test-halt.iso opts=(--screendump "$shot"); fi
-	rm -f "$shot"
+	local name=$1 fw=$2 media=$3 mode=$4 log=$out/iso-$1.log shots=$out/iso-$1 t0=$SECONDS st
+	local why=() img=$TDIR/apstart-test.iso opts=() args=$TEST_ARGS
+	if [ "$mode" = shot ]; then
+		img=$TDIR/apstart-test-halt.iso args=$SCREEN_ARGS
+		rm -rf "$shots" && mkdir -p "$shots"
+		screen_script "$shots" >"$shots/script"
+		opts=(--screen-script "$shots/script")
+	fi
 	tools/iso-run.sh --iso "$img" --firmware "$fw" --media "$media" --smp $SMP \
 		--timeout "$BOOT_TIMEOUT" "${opts[@]}" >"$log" 2>&1
 	st=$?
@@ -213,20 +224,23 @@ boot() {
 	[ "$fw" = uefi ] && screen=framebuffer
 	grep -Eq "^boot: multiboot2 from \"GRUB[^\"]*\", firmware ${fw^^}, screen $screen\$" "$log.txt" ||
 		why+=("kernel boot line does not say firmware ${fw^^}, screen $screen")
-	grep -Eq "^cmdline: \"$TEST_ARGS( exit=halt)?\"\$" "$log.txt" ||
-		why+=("kernel did not get the test arguments '$TEST_ARGS'")
+	grep -Eq "^cmdline: \"$args( exit=halt)?\"\$" "$log.txt" ||
+		why+=("kernel did not get the test arguments '$args'")
 	if [ "$mode" = exit ]; then
 		grep -q '^exit: qemu' "$log.txt" || why+=("kernel did not choose exit=qemu")
 	else
-		if [ ! -s "$shot" ]; then
-			why+=("no screendump")
-		elif ! "$PPMCHECK" "$shot" >>"$log.txt" 2>&1; then
+		local problems
+		if [ ! -s "$shots/result.ppm" ]; then
+			why+=("no screendump of the result page")
+		elif ! "$PPMCHECK" "$shots/result.ppm" >>"$log.txt" 2>&1; then
 			why+=("screen shows no text: $(tail -n 1 "$log.txt")")
 		fi
+		problems=$(screen_checks "$log.txt" "$fw" "$shots") ||
+			why+=("screens ($shots): $(head -n 4 <<<"$problems" | paste -sd';')")
 	fi
 	rm -f "$log.txt"
 	if [ ${#why[@]} = 0 ]; then
-		echo "ok|$name ($fw, $media, $([ $mode = exit ] && echo 'verdict from QEMU exit status' || echo 'exit=halt + screendump'), $((SECONDS - t0))s)"
+		echo "ok|$name ($fw, $media, $([ $mode = exit ] && echo 'verdict from QEMU exit status' || echo 'exit=halt: status line mid-run, result page, QR code = serial records'), $((SECONDS - t0))s)"
 	else
 		local IFS=';'
 		echo "FAIL|$name ($fw, $media, $((SECONDS - t0))s)|${why[*]}|$log"
