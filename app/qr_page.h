@@ -8,12 +8,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The payload: the kept records (app/summary_save.h) that are not
- * per-CPU, in print order, with as many @cpusum records (slowest online
- * median first, placed where serial has them) as fit in cap bytes; whole
- * lines only. Returns the length; *cpusums_in counts those included. */
-size_t qr_page_payload(char *out, size_t cap, unsigned *cpusums_in);
-
 /* Switches the screen to pixels and draws the largest QR code it holds
  * at 3 pixels a module or more (level M), with a caption; the caption's
  * last lines are footer. False if the screen cannot show pixels or the
