@@ -50,7 +50,7 @@ void pager_run(bool pass)
 		if (!have_qr)
 			halt_forever();
 		wait_page();
-		have_qr = qr_page_draw(qr_footer, 2);
+		have_qr = qr_page_draw(pass, qr_footer, 2);
 		if (!have_qr) {
 			screen_picture_end();
 			cprintf(CON_SERIAL, "screen: no QR code page: this screen cannot show pixels, or the "

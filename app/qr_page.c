@@ -8,6 +8,7 @@
  * modules (section 6.3.8), drawn light on the black screen. */
 #include "app/qr_page.h"
 
+#include "app/header.h"
 #include "app/qr_records.h"
 
 #include <stdint.h>
@@ -36,7 +37,7 @@ static void rect(void *ctx, int x, int y, int w, int h, bool dark)
 			    (uint32_t)h, !dark);
 }
 
-bool qr_page_draw(const char *const *footer, unsigned footer_lines)
+bool qr_page_draw(bool pass, const char *const *footer, unsigned footer_lines)
 {
 	uint32_t w, h;
 	unsigned cpusums;
@@ -61,23 +62,26 @@ bool qr_page_draw(const char *const *footer, unsigned footer_lines)
 	struct draw d = { MARGIN, (h - span * scale) / 2 };
 	qr_render_pixels(&qr, QR_QUIET_SPEC, (int)scale, rect, &d);
 
-	/* The caption, right of the code, top-aligned with it. */
-	char t[8][48];
+	/* The caption, right of the code, top-aligned with it: what a photo
+	 * of this page alone must say, then what the code holds. */
+	char t[9][48];
 	unsigned records = 0;
 	for (size_t i = 0; i < len; i++)
 		records += payload[i] == '\n';
+	const struct run_facts *f = header_facts();
 	fmt_snprintf(t[0], sizeof t[0], "apstart records");
-	fmt_snprintf(t[1], sizeof t[1], "%u lines, %u bytes", records, (unsigned)len);
-	fmt_snprintf(t[2], sizeof t[2], "QR version %d-M", qr.version);
-	fmt_snprintf(t[3], sizeof t[3], "%u of %u per-CPU", cpusums, r ? r->n : 0);
-	fmt_snprintf(t[4], sizeof t[4], "summaries (@cpusum)");
-	fmt_snprintf(t[5], sizeof t[5], "Scan, save as a file:");
-	fmt_snprintf(t[6], sizeof t[6], "aplog reads it like");
-	fmt_snprintf(t[7], sizeof t[7], "a serial log.");
+	fmt_snprintf(t[1], sizeof t[1], "WBINVD=%d  %s", f ? f->wbinvd : -1, pass ? "PASS" : "FAIL");
+	fmt_snprintf(t[2], sizeof t[2], "%u lines, %u bytes", records, (unsigned)len);
+	fmt_snprintf(t[3], sizeof t[3], "QR version %d-M", qr.version);
+	fmt_snprintf(t[4], sizeof t[4], "%u of %u per-CPU", cpusums, r ? r->n : 0);
+	fmt_snprintf(t[5], sizeof t[5], "summaries (@cpusum)");
+	fmt_snprintf(t[6], sizeof t[6], "Scan, save as a file:");
+	fmt_snprintf(t[7], sizeof t[7], "aplog reads it like");
+	fmt_snprintf(t[8], sizeof t[8], "a serial log.");
 	uint32_t col = (MARGIN + span * scale + MARGIN + 7) / 8, row = d.y0 / 16;
-	static const uint32_t gap_after[8] = { 1, 0, 0, 0, 1, 0, 0, 1 };
-	for (unsigned i = 0; i < 8; i++) {
-		screen_text(col, row++, i ? SCREEN_NORMAL : SCREEN_BRIGHT, t[i]);
+	static const uint32_t gap_after[9] = { 0, 1, 0, 0, 0, 1, 0, 0, 1 };
+	for (unsigned i = 0; i < 9; i++) {
+		screen_text(col, row++, i < 2 ? SCREEN_BRIGHT : SCREEN_NORMAL, t[i]);
 		row += gap_after[i];
 	}
 	for (unsigned i = 0; i < footer_lines; i++)

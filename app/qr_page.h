@@ -11,8 +11,8 @@
 /* Switches the screen to pixels and draws the largest QR code it holds
  * at 3 pixels a module or more (level M), with a caption; the caption's
  * last lines are footer. False if the screen cannot show pixels or the
- * records do not fit. */
-bool qr_page_draw(const char *const *footer, unsigned footer_lines);
+ * records do not fit. pass: the run's verdict, for the caption. */
+bool qr_page_draw(bool pass, const char *const *footer, unsigned footer_lines);
 
 /* After a successful qr_page_draw: what it shows, one line for serial. */
 const char *qr_page_summary(void);
