@@ -42,7 +42,7 @@ SCREENTEXT := build/host/screentext
 ISO_TESTS_TIMEOUT ?= 600
 ISO_Q := $(if $(filter 1,$(V)),,@)
 
-.PHONY: iso iso-kernels iso-force iso-test-images iso-tests usb ppmcheck
+.PHONY: iso iso-kernels iso-force iso-test-images iso-tests usb ppmcheck screenshots
 iso-force:
 
 iso: $(ISO)
@@ -130,4 +130,14 @@ usb: $(ISO)
 	@FORCE='$(FORCE)' YES='$(YES)' tools/usb-write.sh $(ISO) '$(DEV)'
 
 .DEFAULT_GOAL := $(ISO_SAVED_GOAL)
+# The README's screenshots from the last iso-tests run's screendumps
+# (SeaBIOS and OVMF, from the CD): small indexed PNGs.
+screenshots:
+	$(ISO_Q)for fw in bios uefi; do for page in progress result qr; do \
+		in=build/test-logs/iso-$$fw-cdrom-shot/$$page.ppm; \
+		[ -f $$in ] || { echo "no $$in: run make iso-tests first"; exit 1; }; \
+		mkdir -p docs/screens; \
+		python3 tools/ppm2png.py $$in docs/screens/$$fw-$$page.png || exit 1; \
+		echo "  PNG     docs/screens/$$fw-$$page.png"; done; done
+
 endif
