@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Two rows, white on blue:
  *   apstart 0.1  WBINVD=0 (no WBINVD in the trampoline)  park=hlt  bring-up=serial
- *   QEMU TCG CPU version 2.5+   8 CPUs   BIOS via GRUB 2.06   10 cycles
+ *   QEMU TCG CPU version 2.5+  8 CPUs  10 cycles  BIOS via GRUB 2.06
  * Each row is cut at the screen's right edge; the first row puts the
  * variant first because a photo of a result must say it. */
 #include "app/header.h"
@@ -43,8 +43,9 @@ void header_draw(void)
 	if (facts->cycles)
 		fmt_snprintf(cycles, sizeof cycles, "  %u cycle%s", facts->cycles,
 			     facts->cycles == 1 ? "" : "s");
-	fmt_snprintf(row, sizeof row, " %s  %s  %s via %s%s", or_dash(facts->cpu_model), cpus,
-		     or_dash(facts->firmware), or_dash(facts->loader), cycles);
+	/* Least important last: a long brand string cuts off the loader. */
+	fmt_snprintf(row, sizeof row, " %s  %s%s  %s via %s", or_dash(facts->cpu_model), cpus,
+		     cycles, or_dash(facts->firmware), or_dash(facts->loader));
 	screen_blank(0, 1, 0, SCREEN_BAR);
 	screen_text(0, 1, SCREEN_BAR, row);
 }

@@ -61,7 +61,7 @@ screen_checks() { # LOG FW DIR
 	# Mid-run: header, status line short of the end, no machine records.
 	t=$dir/progress.txt
 	has "$t" "^ apstart .*  WBINVD=0 \(no WBINVD in the trampoline\)  park=[a-z]+  bring-up=[a-z]+" "header row 1"
-	has "$t" "  $cpus CPUs  $fwname via GRUB [^ ]+  $cycles cycles\$" "header row 2"
+	has "$t" "  $cpus CPUs  $cycles cycles  $fwname via GRUB [^ ]+\$" "header row 2"
 	local status
 	status=$(tail -n 1 "$t")
 	if [[ $status =~ ^\ cycles\ \ CPU\ ([0-9]+)\ of\ 3\ \ cycle\ ([0-9]+)\ of\ $cycles\ \ \ elapsed\ [0-9]+:[0-9]{2}\ \ \ left\ ~[0-9]+:[0-9]{2}$ ]]; then
