@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
 # What the screen shows, checked from screendumps (sourced by
 # tests/iso/run.sh): the status line mid-run, the result page, and the QR
-# code page, whose code must decode (zbarimg) to the run's serial records.
+# code page, whose code must decode (zbarimg) to the run's serial records
+# and read back with aplog verify as the run it came from.
 #
 #   screen_script DIR          the iso-run.sh --screen-script for a boot
 #   screen_checks LOG FW DIR   prints one line per problem; status 1 if any
@@ -110,6 +111,9 @@ screen_checks() { # LOG FW DIR
 		grep -q "^$w " "$dec" || { echo "qr: no $w record"; bad=1; }
 	done
 	[ "$(grep -c '^@cpusum ' "$dec")" = 3 ] || { echo "qr: $(grep -c '^@cpusum ' "$dec") @cpusum records, want 3"; bad=1; }
+	local v
+	v=$("${APLOG:-build/host/aplog}" verify --cpus $cpus --cycles "$cycles" "$dec" 2>&1) ||
+		{ echo "aplog verify of the scanned text: $(grep -v '^FAIL' <<<"$v" | head -n 2 | paste -sd';')"; bad=1; }
 	has "$dir/qr.txt" "apstart records" "caption"
 	has "$dir/qr.txt" "$(wc -l <"$dec") lines, $(wc -c <"$dec") bytes" "caption's size of the payload"
 	return $bad
