@@ -54,7 +54,6 @@ static struct run_facts facts = {
 	.wbinvd = APSTART_WBINVD,
 	.slow_tramp_ns = APSTART_SLOW_TRAMP_NS,
 	.version = APSTART_VERSION,
-	.park = "hlt",      /* cli; hlt until the next INIT (smp/ap_entry.c) */
 	.bringup = "serial", /* one AP after the other (smp/cycles.c) */
 };
 
@@ -345,6 +344,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	};
 	park_setup(wake.park);
 	const struct park_plan *park = park_plan();
+	facts.park = park_mode_name(park->mode);
 	kprintf("cpus: %u in MADT (%u enabled), %u APs to start, BSP APIC ID %u, %s\n",
 		acpi.cpu_count, acpi.enabled_count, aps, lapic_id(),
 		lapic_status()->x2apic ? "x2APIC" : "xAPIC");

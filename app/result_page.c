@@ -68,8 +68,8 @@ static void totals(struct page *p, const struct run_result *r)
 		fmt_duration(tot, sizeof tot, s[i]->sum);
 		fmt_duration(med, sizeof med, s[i]->median);
 		fmt_duration(max, sizeof max, s[i]->max);
-		fmt_snprintf(t, sizeof t, "%s %10s   per AP: median %s, max %s", name[i], tot,
-			     med, max);
+		fmt_snprintf(t, sizeof t, "%s %10s   per AP: median %s, max %s%s", name[i], tot,
+			     med, max, i == 0 && r->offline_settled ? "  (until settled)" : "");
 		line(p, SCREEN_BRIGHT, t);
 	}
 	fmt_duration(tot, sizeof tot, r->offline.sum + r->online.sum);

@@ -61,7 +61,7 @@ screen_checks() { # LOG FW DIR
 	}
 	# Mid-run: header, status line short of the end, no machine records.
 	t=$dir/progress.txt
-	has "$t" "^ apstart .*  WBINVD=0 \(no WBINVD in the trampoline\)  park=[a-z]+  bring-up=[a-z]+" "header row 1"
+	has "$t" "^ apstart [^ ]+  WBINVD=0 \(patched\)  park=[a-z]+  bring-up=[a-z]+\$" "header row 1"
 	has "$t" "  $cpus CPUs  $cycles cycles  $fwname via GRUB [^ ]+\$" "header row 2"
 	local status
 	status=$(tail -n 1 "$t")
