@@ -25,19 +25,21 @@ screendump $1/qr.ppm
 SCRIPT
 }
 
-# fmt_duration of kernel/format.c, for the figures the page must show.
+# fmt_duration of kernel/format.c, for the figures the page must show:
+# an awk function, and a shell function around it.
+DURATION_AWK='function duration(ns) {
+	if (ns >= 999995000) return fixed(ns, 1000000000, 2, "s")
+	if (ns >= 999950) return fixed(ns, 1000000, 2, "ms")
+	if (ns >= 1000) return fixed(ns, 1000, 1, "us")
+	return sprintf("%d ns", ns)
+}
+function fixed(ns, unit, dec, name,   scale, v) {
+	scale = dec == 1 ? 10 : 100
+	v = int(ns / unit) * scale + int(((ns % unit) * scale + int(unit / 2)) / unit)
+	return sprintf(dec == 1 ? "%d.%01d %s" : "%d.%02d %s", int(v / scale), v % scale, name)
+}'
 duration() { # NS
-	awk -v ns="$1" 'function fixed(unit, dec, name,   scale, v) {
-		scale = dec == 1 ? 10 : 100
-		v = int(ns / unit) * scale + int(((ns % unit) * scale + int(unit / 2)) / unit)
-		return sprintf(dec == 1 ? "%d.%01d %s" : "%d.%02d %s", int(v / scale), v % scale, name)
-	}
-	BEGIN {
-		if (ns >= 999995000) print fixed(1000000000, 2, "s")
-		else if (ns >= 999950) print fixed(1000000, 2, "ms")
-		else if (ns >= 1000) print fixed(1000, 1, "us")
-		else printf "%d ns\n", ns
-	}'
+	awk -v ns="$1" "$DURATION_AWK"' BEGIN { print duration(ns) }'
 }
 
 summary_total() { # LOG OP [PREFIX]: @summary op=OP's PREFIXtotal_ns
@@ -56,9 +58,6 @@ screen_checks() { # LOG FW DIR
 		"$SCREENTEXT" "$dir/$f.ppm" >"$dir/$f.txt" 2>&1 || { echo "screentext $f.ppm: $(tail -n 1 "$dir/$f.txt")"; bad=1; }
 	done
 	[ $bad = 0 ] || return 1
-	has() { # FILE REGEX WHAT
-		grep -Eq -- "$2" "$1" || { echo "$(basename "$1" .txt): no $3 (/$2/)"; bad=1; }
-	}
 	# Mid-run: header, status line short of the end, no machine records.
 	t=$dir/progress.txt
 	has "$t" "^ apstart [^ ]+  WBINVD=0 \(patched\)  park=[a-z]+  bring-up=[a-z]+\$" "header row 1"
@@ -101,14 +100,26 @@ screen_checks() { # LOG FW DIR
 	has "$t" "^ Warnings and failures: none\$" "empty warnings block"
 	has "$t" "^ Next page: these results as a QR code" "footer"
 	grep -q '@' "$t" && { echo "result: a machine record on the screen: $(grep -m1 '@' "$t")"; bad=1; }
-	# The QR code: decoded, it is the serial's records, in order.
+	qr_checks "$log" "$dir" $cpus "$cycles" || bad=1
+	return $bad
+}
+
+has() { # FILE REGEX WHAT: a line of the screen's text matches, else say so (bad=1)
+	grep -Eq -- "$2" "$1" || { echo "$(basename "$1" .txt): no $3 (/$2/)"; bad=1; }
+}
+
+# The QR code page: decoded, the code is serial's records in serial's
+# order, with the @cpusum records of the slowest APs (online median) as
+# the caption says, and reads back (aplog verify) as the run.
+qr_checks() { # LOG DIR CPUS CYCLES
+	local log=$1 dir=$2 cpus=$3 cycles=$4 bad=0
 	local dec=$dir/qr.decoded
 	if ! zbarimg -q --raw "$dir/qr.ppm" >"$dec" 2>"$dir/zbarimg.err"; then
 		echo "zbarimg decoded no QR code in qr.ppm: $(tail -n 1 "$dir/zbarimg.err")"; bad=1
 		return 1
 	fi
 	sed -i '${/^$/d}' "$dec" # --raw adds a newline after the data
-	local rec missing=0 w
+	local w
 	grep '^@' "$log" | grep -Ev '^@(sample|cpu) ' >"$dir/serial.records"
 	awk 'NR == FNR { want[++n] = $0; next }
 	     { while (i < n && want[i + 1] != $0) i++
@@ -118,11 +129,93 @@ screen_checks() { # LOG FW DIR
 	for w in @boot @env '@summary op=offline' '@summary op=online' @end; do
 		grep -q "^$w " "$dec" || { echo "qr: no $w record"; bad=1; }
 	done
-	[ "$(grep -c '^@cpusum ' "$dec")" = 3 ] || { echo "qr: $(grep -c '^@cpusum ' "$dec") @cpusum records, want 3"; bad=1; }
+	local n aps=$((cpus - 1))
+	n=$(grep -c '^@cpusum ' "$dec")
+	has "$dir/qr.txt" " $n of $aps per-CPU\$" "caption's $n of $aps per-CPU summaries"
+	# Which ones: the slowest online medians (ties in serial's order).
+	local want got
+	want=$(grep '^@cpusum ' "$log" | sed 's/.* apic=\([0-9]*\) .* online_median_ns=\([0-9]*\) .*/\1 \2/' |
+		sort -s -k2,2nr | head -n "$n" | cut -d' ' -f1 | sort -n | paste -sd,)
+	got=$(sed -n 's/^@cpusum .* apic=\([0-9]*\) .*/\1/p' "$dec" | sort -n | paste -sd,)
+	[ "$n" -ge 1 ] && [ "$got" = "$want" ] ||
+		{ echo "qr: @cpusum for APs (APIC IDs) $got, want the $n slowest online: $want"; bad=1; }
 	local v
 	v=$("${APLOG:-build/host/aplog}" verify --cpus $cpus --cycles "$cycles" "$dec" 2>&1) ||
 		{ echo "aplog verify of the scanned text: $(grep -v '^FAIL' <<<"$v" | head -n 2 | paste -sd';')"; bad=1; }
 	has "$dir/qr.txt" "apstart records" "caption"
 	has "$dir/qr.txt" "$(wc -l <"$dec") lines, $(wc -c <"$dec") bytes" "caption's size of the payload"
+	return $bad
+}
+
+# Many APs: the result page of a run whose APs do not fit one row each
+# (tests/iso/run.sh boots SeaBIOS at -smp 16, 2 sockets x 4 cores x 2
+# threads, whose APIC IDs QEMU numbers socket << 3 | core << 1 | thread).
+screen_script_many() { # DIR
+	cat <<SCRIPT
+wait ^screen: result page
+screendump $1/result.ppm
+sendkey spc
+wait ^screen: QR code page
+screendump $1/qr.ppm
+SCRIPT
+}
+
+# The rows the page must show, computed from serial's @cpusum records:
+# per socket and SMT thread the APs, the median of their online medians
+# (kernel/stats.c's median: the mean of the two middle ones, rounded
+# down) and the largest, the same for offline; then the five slowest APs.
+many_expected() { # LOG PACKAGE_SHIFT SMT_BITS
+	sed -n 's/^@cpusum .* apic=\([0-9]*\) .* online_median_ns=\([0-9]*\) .* offline_median_ns=\([0-9]*\) .*/\1 \2 \3/p' "$1" |
+		awk -v ps="$2" -v sb="$3" "$DURATION_AWK"'
+		function median(list,   v, n, i, j, t) {
+			n = split(list, v, " ")
+			for (i = 2; i <= n; i++)
+				for (j = i; j > 1 && v[j - 1] + 0 > v[j] + 0; j--) { t = v[j]; v[j] = v[j - 1]; v[j - 1] = t }
+			if (n % 2) return v[(n + 1) / 2]
+			return v[n / 2] + int((v[n / 2 + 1] - v[n / 2]) / 2)
+		}
+		{
+			g = sprintf("%6d %6d", int($1 / 2 ^ ps), $1 % 2 ^ sb)
+			if (!(g in count)) keys[++ng] = g
+			count[g]++; on[g] = on[g] " " $2; off[g] = off[g] " " $3
+			if ($2 > onmax[g]) onmax[g] = $2
+			if ($3 > offmax[g]) offmax[g] = $3
+		}
+		END {
+			for (i = 1; i <= ng; i++)
+				printf " %s %5d %15s %10s %16s %10s\n", keys[i], count[keys[i]],
+					duration(median(on[keys[i]])), duration(onmax[keys[i]]),
+					duration(median(off[keys[i]])), duration(offmax[keys[i]])
+		}' | sort -k1,1n -k2,2n
+}
+many_slowest() { # LOG: "apic 10 2.08 ms, apic 3 2.02 ms, ..." (online medians)
+	sed -n 's/^@cpusum .* apic=\([0-9]*\) .* online_median_ns=\([0-9]*\) .*/\1 \2/p' "$1" |
+		sort -s -k2,2nr | head -n 5 |
+		awk "$DURATION_AWK"' { s = s (NR > 1 ? ", " : "") "apic " $1 " " duration($2) } END { print s }'
+}
+
+screen_checks_many() { # LOG DIR CPUS CYCLES PACKAGE_SHIFT SMT_BITS
+	local log=$1 dir=$2 cpus=$3 cycles=$4 bad=0 f t=$2/result.txt
+	for f in result qr; do
+		"$SCREENTEXT" "$dir/$f.ppm" >"$dir/$f.txt" 2>&1 ||
+			{ echo "screentext $f.ppm: $(tail -n 1 "$dir/$f.txt")"; return 1; }
+	done
+	has "$t" "^ PASS  $((cpus - 1)) APs x $cycles cycles, every cycle completed\$" "verdict"
+	has "$t" "^ $((cpus - 1)) APs by socket and SMT thread" "per-socket summary's title"
+	# Exactly the expected group rows, in order, between the column
+	# heads and the slowest APs.
+	local want got
+	want=$(many_expected "$log" "$5" "$6")
+	got=$(sed -n '/^ socket thread   APs /,/^ Slowest online/p' "$t" | sed '1d;$d')
+	[ -n "$want" ] && [ "$got" = "$want" ] ||
+		{ echo "result: group rows"; diff <(echo "$want") <(echo "$got") | sed -n 's/^\([<>]\)/  \1/p'; bad=1; }
+	# The slowest APs, their line wrapped at the screen's edge.
+	want=$(many_slowest "$log")
+	got=$(sed -n '/^ Slowest online (median):/,/^$/p' "$t" | sed 's/^ Slowest online (median)://' |
+		tr -s ' \n' '  ' | sed 's/^ //;s/ $//')
+	[ "$got" = "$want" ] || { echo "result: slowest APs '$got', want '$want'"; bad=1; }
+	has "$t" "^ Warnings and failures: none\$" "empty warnings block"
+	grep -q '@' "$t" && { echo "result: a machine record on the screen: $(grep -m1 '@' "$t")"; bad=1; }
+	qr_checks "$log" "$dir" "$cpus" "$cycles" || bad=1
 	return $bad
 }
