@@ -21,7 +21,6 @@
 #include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
-#include "kernel/format.h"
 #include "kernel/efi_runtime.h"
 #include "kernel/format.h"
 #include "kernel/kstring.h"
