@@ -14,9 +14,9 @@
 #         a key, on the QR code page; tests/iso/screens.sh reads them: the
 #         status line, the result page's figures against serial's, the QR
 #         code decoded (zbarimg) against serial's records.
-# A ninth boot (SeaBIOS, -smp 16 in 2 sockets) checks the result page of
-# a machine whose APs do not fit a row each.
-# ISO_TESTS_QUICK=1: 5 boots, exit from the USB stick, shot from the CD.
+# Two more SeaBIOS boots check the result page of a machine whose APs do
+# not fit a row each (-smp 16 in 2 sockets) and of a failed run.
+# ISO_TESTS_QUICK=1: 6 boots, exit from the USB stick, shot from the CD.
 #
 # The BIOS and UEFI boots run as two parallel lanes (OVMF under TCG takes
 # ~5 s to start). Logs and screenshots: build/test-logs/iso-*.
@@ -248,33 +248,47 @@ boot() {
 		echo "FAIL|$name ($fw, $media, $((SECONDS - t0))s)|${why[*]}|$log"
 	fi >"$work/$name.result"
 }
-# Many APs: SeaBIOS at -smp 16 in 2 sockets x 4 cores x 2 threads, too
-# many for a row each on 80x25; the result page must summarise them per
-# socket and SMT thread (package shift 3, one SMT bit in QEMU's APIC IDs)
-# with the slowest APs, and the QR code hold the slowest APs' @cpusum.
-MANY_SMP=16,sockets=2,cores=4,threads=2 MANY_CPUS=16 MANY_ARGS="cycles=2"
-boot_many() {
-	local name=bios-cdrom-many log=$out/iso-bios-cdrom-many.log shots=$out/iso-bios-cdrom-many
-	local t0=$SECONDS st why=() problems
+# Two more SeaBIOS boots (CD, exit=halt) for the end screens' other
+# forms, checked by tests/iso/screens.sh:
+#  many  -smp 16 in 2 sockets x 4 cores x 2 threads, too many APs for a
+#        row each on 80x25: the result page must summarise them per
+#        socket and SMT thread (package shift 3, one SMT bit in QEMU's
+#        APIC IDs) with the slowest APs; the QR code holds the slowest
+#        APs' @cpusum;
+#  fail  the first AP never answers (selftest=ap-hang): the verdict
+#        FAIL, and the @fail record in the warnings block.
+MANY_SMP=16,sockets=2,cores=4,threads=2
+# end_boot NAME SMP WANT_STATUS WHAT CHECK -- ARGS...: CHECK LOG DIR judges
+# the screens; its output lines are the reasons.
+end_boot() {
+	local name=bios-cdrom-$1 smp=$2 want=$3 what=$4 check=$5 args
+	shift 6
+	args="$*"
+	local log=$out/iso-$name.log shots=$out/iso-$name t0=$SECONDS st why=() problems
 	rm -rf "$shots" && mkdir -p "$shots"
-	screen_script_many "$shots" >"$shots/script"
-	tools/iso-run.sh --iso "$ISO" --firmware bios --media cdrom --smp "$MANY_SMP" \
-		--timeout "$BOOT_TIMEOUT" --screen-script "$shots/script" -- $MANY_ARGS exit=halt >"$log" 2>&1
+	screen_script_end "$shots" >"$shots/script"
+	tools/iso-run.sh --iso "$ISO" --firmware bios --media cdrom --smp "$smp" \
+		--timeout "$BOOT_TIMEOUT" --screen-script "$shots/script" -- "$@" exit=halt >"$log" 2>&1
 	st=$?
-	[ $st = 0 ] || why+=("exit status $st, want 0 (pass)")
+	[ $st = "$want" ] || why+=("exit status $st, want $want")
 	tr -d '\r' <"$log" >"$log.txt"
-	local verdict
-	verdict=$("$APLOG" verify --cpus $MANY_CPUS --boot firmware=bios "$log.txt" 2>&1) ||
-		why+=("$(grep -v '^FAIL' <<<"$verdict" | sed 's/^verify: [^ ]* //' | head -n 5 | paste -sd';')")
-	problems=$(screen_checks_many "$log.txt" "$shots" $MANY_CPUS "${MANY_ARGS#cycles=}" 3 1) ||
+	problems=$("$check" "$log.txt" "$shots") ||
 		why+=("screens ($shots): $(head -n 6 <<<"$problems" | paste -sd';')")
 	rm -f "$log.txt"
 	if [ ${#why[@]} = 0 ]; then
-		echo "ok|$name (bios, cdrom, -smp $MANY_SMP: result page per socket and SMT thread + slowest APs, QR code = serial records, $((SECONDS - t0))s)"
+		echo "ok|$name (bios, cdrom, -smp $smp, '$args': $what, $((SECONDS - t0))s)"
 	else
 		local IFS=';'
-		echo "FAIL|$name (bios, cdrom, -smp $MANY_SMP, $((SECONDS - t0))s)|${why[*]}|$log"
+		echo "FAIL|$name (bios, cdrom, -smp $smp, '$args', $((SECONDS - t0))s)|${why[*]}|$log"
 	fi >"$work/$name.result"
+}
+many_checks() { # LOG DIR
+	"$APLOG" verify --cpus 16 --cycles 2 --boot firmware=bios "$1" >/dev/null 2>&1 ||
+		{ echo "aplog verify --cpus 16: $("$APLOG" verify --cpus 16 --cycles 2 "$1" 2>&1 | grep -v '^FAIL' | head -n 2 | paste -sd';')"; return 1; }
+	screen_checks_many "$1" "$2" 16 2 3 1
+}
+fail_checks() { # LOG DIR
+	screen_checks_fail "$1" "$2" 4 2
 }
 lane() { # FIRMWARE: that firmware's boots, one after the other
 	local fw=$1 m mode
@@ -288,7 +302,12 @@ lane() { # FIRMWARE: that firmware's boots, one after the other
 		done
 	done
 	# The BIOS lane has time to spare while OVMF boots.
-	if [ "$fw" = bios ]; then boot_many; fi
+	if [ "$fw" = bios ]; then
+		end_boot many "$MANY_SMP" 0 "result page per socket and SMT thread + slowest APs, QR code" \
+			many_checks -- cycles=2
+		end_boot fail $SMP 1 "FAIL verdict, the @fail record in the warnings block" \
+			fail_checks -- selftest=ap-hang ap_timeout_ms=200 cycles=2
+	fi
 }
 
 echo "iso: QEMU boots of $TDIR/*.iso, -smp $SMP, '$TEST_ARGS' (BIOS and UEFI lanes in parallel)"
@@ -303,8 +322,8 @@ for r in "$work"/*.result; do
 	if [ "$res" = ok ]; then ok "$what"; else not_ok "$what" "$why" "$log"; fi
 done
 n=$(ls "$work"/*.result 2>/dev/null | wc -l)
-want=9
-[ "${ISO_TESTS_QUICK:-0}" = 1 ] && want=5
+want=10
+[ "${ISO_TESTS_QUICK:-0}" = 1 ] && want=6
 [ "$n" = $want ] || not_ok "boots" "$n of $want boots reported a result"
 echo "iso: boots took $((SECONDS - t0))s"
 

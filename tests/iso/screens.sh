@@ -147,10 +147,8 @@ qr_checks() { # LOG DIR CPUS CYCLES
 	return $bad
 }
 
-# Many APs: the result page of a run whose APs do not fit one row each
-# (tests/iso/run.sh boots SeaBIOS at -smp 16, 2 sockets x 4 cores x 2
-# threads, whose APIC IDs QEMU numbers socket << 3 | core << 1 | thread).
-screen_script_many() { # DIR
+# The end screens alone: the result page, then after a key the QR code.
+screen_script_end() { # DIR
 	cat <<SCRIPT
 wait ^screen: result page
 screendump $1/result.ppm
@@ -164,6 +162,9 @@ SCRIPT
 # per socket and SMT thread the APs, the median of their online medians
 # (kernel/stats.c's median: the mean of the two middle ones, rounded
 # down) and the largest, the same for offline; then the five slowest APs.
+# Many APs: the result page of a run whose APs do not fit one row each
+# (tests/iso/run.sh boots SeaBIOS at -smp 16, 2 sockets x 4 cores x 2
+# threads, whose APIC IDs QEMU numbers socket << 3 | core << 1 | thread).
 many_expected() { # LOG PACKAGE_SHIFT SMT_BITS
 	sed -n 's/^@cpusum .* apic=\([0-9]*\) .* online_median_ns=\([0-9]*\) .* offline_median_ns=\([0-9]*\) .*/\1 \2 \3/p' "$1" |
 		awk -v ps="$2" -v sb="$3" "$DURATION_AWK"'
@@ -217,5 +218,36 @@ screen_checks_many() { # LOG DIR CPUS CYCLES PACKAGE_SHIFT SMT_BITS
 	has "$t" "^ Warnings and failures: none\$" "empty warnings block"
 	grep -q '@' "$t" && { echo "result: a machine record on the screen: $(grep -m1 '@' "$t")"; bad=1; }
 	qr_checks "$log" "$dir" "$cpus" "$cycles" || bad=1
+	return $bad
+}
+
+# A failed run (the first AP never answers): the verdict says FAIL, the
+# APs that did come online have their rows, and the warnings block shows
+# serial's @fail and @warn records word for word, without the '@'.
+screen_checks_fail() { # LOG DIR CPUS CYCLES
+	local log=$1 dir=$2 cpus=$3 cycles=$4 bad=0 t=$2/result.txt
+	"$SCREENTEXT" "$dir/result.ppm" >"$t" 2>&1 || { echo "screentext result.ppm: $(tail -n 1 "$t")"; return 1; }
+	has "$t" "^ FAIL  $((cpus - 1)) APs x $cycles cycles, some APs did not complete their cycles\$" "FAIL verdict"
+	local recs n
+	recs=$(grep -E '^@(fail|warn) ' "$log")
+	n=$(grep -c . <<<"$recs")
+	[ "$n" -ge 1 ] || { echo "serial log has no @fail record"; return 1; }
+	has "$t" "^ Warnings and failures: $n records?\$" "warnings block title ($n records)"
+	has "$t" "^   1 AP did not complete $cycles cycles\$" "incomplete APs line"
+	local r kind line
+	while IFS= read -r r; do
+		kind=FAIL
+		[ "${r:1:4}" = warn ] && kind=warn
+		line="   $kind ${r#@* }"
+		line=${line:0:80} # cut at the 80x25 screen's edge, trailing blanks not read
+		line=${line%"${line##*[! ]}"}
+		grep -Fxq -- "$line" "$t" || { echo "result: no line '$line' for serial's $r"; bad=1; }
+	done <<<"$recs"
+	local apic
+	for apic in 2 3; do
+		has "$t" "^ +$apic +$apic +[0-9.]+ (ns|us|ms|s) " "table row for apic $apic"
+	done
+	grep -Eq '^ +1 +1 +[0-9.]+ (ns|us|ms|s) ' "$t" && { echo "result: a table row for apic 1, which never came online"; bad=1; }
+	grep -q '@' "$t" && { echo "result: a machine record on the screen: $(grep -m1 '@' "$t")"; bad=1; }
 	return $bad
 }
