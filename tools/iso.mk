@@ -131,13 +131,16 @@ usb: $(ISO)
 
 .DEFAULT_GOAL := $(ISO_SAVED_GOAL)
 # The README's screenshots from the last iso-tests run's screendumps
-# (SeaBIOS and OVMF, from the CD): small indexed PNGs.
+# (SeaBIOS and OVMF, from the CD; the -smp 16 boot's result page): small
+# indexed PNGs.
+SCREENSHOTS := $(foreach fw,bios uefi,$(foreach page,progress result qr,$(fw)-cdrom-shot/$(page):$(fw)-$(page))) \
+	bios-cdrom-many/result:bios-result-many
 screenshots:
-	$(ISO_Q)for fw in bios uefi; do for page in progress result qr; do \
-		in=build/test-logs/iso-$$fw-cdrom-shot/$$page.ppm; \
+	$(ISO_Q)for s in $(SCREENSHOTS); do \
+		in=build/test-logs/iso-$${s%%:*}.ppm out=docs/screens/$${s#*:}.png; \
 		[ -f $$in ] || { echo "no $$in: run make iso-tests first"; exit 1; }; \
 		mkdir -p docs/screens; \
-		python3 tools/ppm2png.py $$in docs/screens/$$fw-$$page.png || exit 1; \
-		echo "  PNG     docs/screens/$$fw-$$page.png"; done; done
+		python3 tools/ppm2png.py $$in $$out || exit 1; \
+		echo "  PNG     $$out"; done
 
 endif
