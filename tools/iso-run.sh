@@ -287,7 +287,7 @@ if [ ${#steps[@]} -gt 0 ]; then
 		arg=${step#* }
 		case "$step" in
 		'wait '*)
-			until tr -d '\r' <"$serial_log" | grep -aEq -- "$arg"; do
+			until tr -d '\r' <"$serial_log" | grep -aE -- "$arg" >/dev/null; do
 				kill -0 "$qpid" 2>/dev/null || { shot_state="failed: QEMU ended before a serial line matched /$arg/"; break; }
 				sleep 0.1
 			done ;;
