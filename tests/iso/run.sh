@@ -241,11 +241,20 @@ boot() {
 			why+=("screens ($shots): $(head -n 4 <<<"$problems" | paste -sd';')")
 	fi
 	rm -f "$log.txt"
-	if [ ${#why[@]} = 0 ]; then
-		echo "ok|$name ($fw, $media, $([ $mode = exit ] && echo 'verdict from QEMU exit status' || echo 'exit=halt: status line mid-run, result page, QR code = serial records'), $((SECONDS - t0))s)"
+	boot_result "$name" "$fw, $media" "$([ $mode = exit ] && echo 'verdict from QEMU exit status' ||
+		echo 'exit=halt: status line mid-run, result page, QR code = serial records')" \
+		$t0 "$log" "${why[@]}"
+}
+# boot_result NAME HOW WHAT T0 LOG [WHY...]: a boot's line for the summary
+# (ok without WHY, else FAIL with the reasons) in $work/NAME.result.
+boot_result() {
+	local name=$1 how=$2 what=$3 t0=$4 log=$5
+	shift 5
+	if [ $# = 0 ]; then
+		echo "ok|$name ($how, $what, $((SECONDS - t0))s)"
 	else
 		local IFS=';'
-		echo "FAIL|$name ($fw, $media, $((SECONDS - t0))s)|${why[*]}|$log"
+		echo "FAIL|$name ($how, $((SECONDS - t0))s)|$*|$log"
 	fi >"$work/$name.result"
 }
 # Two more SeaBIOS boots (CD, exit=halt) for the end screens' other
@@ -275,12 +284,7 @@ end_boot() {
 	problems=$("$check" "$log.txt" "$shots") ||
 		why+=("screens ($shots): $(head -n 6 <<<"$problems" | paste -sd';')")
 	rm -f "$log.txt"
-	if [ ${#why[@]} = 0 ]; then
-		echo "ok|$name (bios, cdrom, -smp $smp, '$args': $what, $((SECONDS - t0))s)"
-	else
-		local IFS=';'
-		echo "FAIL|$name (bios, cdrom, -smp $smp, '$args', $((SECONDS - t0))s)|${why[*]}|$log"
-	fi >"$work/$name.result"
+	boot_result "$name" "bios, cdrom, -smp $smp, '$args'" "$what" $t0 "$log" "${why[@]}"
 }
 many_checks() { # LOG DIR
 	"$APLOG" verify --cpus 16 --cycles 2 --boot firmware=bios "$1" >/dev/null 2>&1 ||

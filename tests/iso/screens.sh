@@ -5,6 +5,7 @@
 # and read back with aplog verify as the run it came from.
 #
 #   screen_script DIR          the iso-run.sh --screen-script for a boot
+#   screen_script_end DIR      the same from the result page on
 #   screen_checks LOG FW DIR   prints one line per problem; status 1 if any
 #
 # LOG is the boot's serial log (CRs removed), FW bios|uefi, DIR holds
@@ -17,6 +18,13 @@ screen_script() { # DIR
 	cat <<SCRIPT
 wait ^@sample cpu=2 .*cycle=5 op=online
 screendump $1/progress.ppm
+SCRIPT
+	screen_script_end "$1"
+}
+
+# The end screens: the result page, then after a key the QR code.
+screen_script_end() { # DIR
+	cat <<SCRIPT
 wait ^screen: result page
 screendump $1/result.ppm
 sendkey spc
@@ -145,17 +153,6 @@ qr_checks() { # LOG DIR CPUS CYCLES
 	has "$dir/qr.txt" "apstart records" "caption"
 	has "$dir/qr.txt" "$(wc -l <"$dec") lines, $(wc -c <"$dec") bytes" "caption's size of the payload"
 	return $bad
-}
-
-# The end screens alone: the result page, then after a key the QR code.
-screen_script_end() { # DIR
-	cat <<SCRIPT
-wait ^screen: result page
-screendump $1/result.ppm
-sendkey spc
-wait ^screen: QR code page
-screendump $1/qr.ppm
-SCRIPT
 }
 
 # The rows the page must show, computed from serial's @cpusum records:
