@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Module size: at least 3 pixels, so that a photo of the screen resolves
- * every module (640x480 VGA: version 33, 1628 bytes; 800x600: version
- * 40, 2331 bytes; larger screens draw bigger modules). Level M
- * (ISO/IEC 18004:2015 Table 7: ~15% of codewords recoverable) rather than
- * L: glare and moire on a photographed screen cost modules, and the
- * records that matter fit either way. The quiet zone is the spec's 4
+ * every module (beside the caption, 640x480 VGA: version 31, 1452 bytes;
+ * 800x600: version 40, 2331 bytes; larger screens draw bigger modules).
+ * Level M (ISO/IEC 18004:2015 Table 7: ~15% of codewords recoverable)
+ * rather than L: glare and moire on a photographed screen cost modules,
+ * and the records that matter fit either way. The quiet zone is the spec's 4
  * modules (section 6.3.8), drawn light on the black screen. */
 #include "app/qr_page.h"
 
