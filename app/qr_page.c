@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "app/report.h"
+#include "kernel/bootmem.h"
 #include "kernel/format.h"
 #include "kernel/qr.h"
 #include "kernel/screen.h"
@@ -22,8 +23,9 @@
 #define CAPTION_COLS 22 /* text beside the code, 8-pixel cells */
 #define MARGIN 8        /* pixels around the quiet zone */
 
-static uint8_t modules[QR_BUFFER_BYTES_MAX], work[QR_BUFFER_BYTES_MAX];
-static char payload[QR_BUFFER_BYTES_MAX];
+/* From bootmem when the page is first drawn: the run does without. */
+static uint8_t *modules, *work;
+static char *payload;
 static char summary[160];
 
 struct draw {
@@ -43,7 +45,12 @@ bool qr_page_draw(bool pass, const char *const *footer, unsigned footer_lines)
 	unsigned cpusums;
 	const struct run_result *r = report_result();
 
-	if (!screen_picture_begin(&w, &h))
+	if (!payload) {
+		modules = bootmem_try_alloc(QR_BUFFER_BYTES_MAX, 16, "the QR code's modules");
+		work = bootmem_try_alloc(QR_BUFFER_BYTES_MAX, 16, "the QR encoder's work area");
+		payload = bootmem_try_alloc(QR_BUFFER_BYTES_MAX, 16, "the QR code's text");
+	}
+	if (!modules || !work || !payload || !screen_picture_begin(&w, &h))
 		return false;
 	uint32_t side = w > CAPTION_COLS * 8 + 2 * MARGIN ? w - CAPTION_COLS * 8 - 2 * MARGIN : 0;
 	if (side > h - 2 * MARGIN)
@@ -54,8 +61,8 @@ bool qr_page_draw(bool pass, const char *const *footer, unsigned footer_lines)
 	size_t len = qr_records(payload, qr_capacity(max_v, QR_ECC_M), &cpusums);
 	struct qr_options opt = { QR_ECC_M, 1, max_v, QR_MASK_AUTO };
 	struct qr_code qr;
-	if (!len || qr_encode(payload, len, &opt, modules, sizeof modules, work, sizeof work,
-			      &qr) != QR_OK)
+	if (!len || qr_encode(payload, len, &opt, modules, QR_BUFFER_BYTES_MAX, work,
+			      QR_BUFFER_BYTES_MAX, &qr) != QR_OK)
 		return false;
 	uint32_t span = (uint32_t)qr.size + 2 * QR_QUIET_SPEC;
 	uint32_t scale = side / span;

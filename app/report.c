@@ -9,7 +9,6 @@
 
 #include "smp/smp.h"
 #include "kernel/bootmem.h"
-#include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/format.h"
 #include "kernel/stats.h"
@@ -19,7 +18,7 @@
  * taken from free RAM on first use, when their number is known. */
 static uint64_t *scratch;
 static uint32_t scratch_len;
-static struct ap_result ap_results[APSTART_MAX_CPUS];
+static struct ap_result *ap_results; /* one per AP, from bootmem */
 static struct run_result result;
 static bool reported;
 
@@ -228,6 +227,9 @@ bool report_results(uint32_t cycles)
 
 	for (uint32_t i = 0; i < cpu_count; i++)
 		aps += !cpus[i].bsp && cpus[i].state != CPU_SKIPPED;
+	if (!ap_results)
+		ap_results = bootmem_alloc((aps ? aps : 1) * sizeof *ap_results, 8,
+					   "the per-AP results");
 	result = (struct run_result){ .cycles = cycles, .aps = aps, .ap = ap_results };
 	/* Each AP's offline figure as the Offline total takes it. */
 	bool settled_all = gather(NULL, settled_of, &ncpu, &n);

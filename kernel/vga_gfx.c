@@ -5,6 +5,7 @@
  * where it happens. */
 #include "kernel/vga_gfx.h"
 
+#include "kernel/bootmem.h"
 #include "kernel/fbcon.h"
 #include "kernel/x86.h"
 
@@ -57,7 +58,7 @@ static const struct vga_regs mode12h = {
 
 static struct vga_regs saved;
 static uint8_t saved_dac[256 * 3];
-static uint8_t saved_plane2[PLANE_BYTES]; /* the text mode's fonts */
+static uint8_t *saved_plane2; /* the text mode's fonts, from bootmem */
 static bool active;
 
 static uint8_t rd(uint16_t index_port, uint8_t index)
@@ -166,6 +167,11 @@ bool vga_gfx_enter(void)
 	if (active)
 		return true;
 	if (!vga_present())
+		return false;
+	/* 64 KiB the run does not need: taken only when this page is shown. */
+	if (!saved_plane2)
+		saved_plane2 = bootmem_try_alloc(PLANE_BYTES, 16, "the VGA text fonts' copy");
+	if (!saved_plane2)
 		return false;
 	read_regs(&saved);
 	dac_rw(saved_dac, false);
