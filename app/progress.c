@@ -59,11 +59,15 @@ static void draw(const struct smp_progress *p, uint64_t now)
 	else
 		fmt_snprintf(where, sizeof where, "cycles  CPU %u of %u  cycle %u of %u",
 			     p->cpu, p->cpus, p->cycle, p->cycles);
-	fmt_snprintf(line, sizeof line, " %s   elapsed %s   left %s%s", where, elapsed,
-		     known && t ? "~" : "", left);
-	uint32_t last = screen_rows() - 1;
-	screen_blank(0, last, 0, SCREEN_BAR);
-	screen_text(0, last, SCREEN_BAR, line);
+	int n = fmt_snprintf(line, sizeof line, " %s   elapsed %s   left %s%s", where, elapsed,
+			     known && t ? "~" : "", left);
+	/* Padded to the edge and drawn once, each cell over the old one: no
+	 * moment where the row is blank (a photo or screendump then). */
+	uint32_t cols = screen_columns();
+	for (uint32_t i = n > 0 ? (uint32_t)n : 0; i < cols && i < sizeof line - 1; i++)
+		line[i] = ' ';
+	line[cols < sizeof line - 1 ? cols : sizeof line - 1] = '\0';
+	screen_text(0, screen_rows() - 1, SCREEN_BAR, line);
 }
 
 static void hook(const struct smp_progress *p)
