@@ -242,7 +242,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	/* Exceptions get reported from here on, even in the parsers. */
 	idt_init();
 	idt_load();
-	kprintf("\napstart %s: x86_64, trampoline %s WBINVD%s%s\n", APSTART_VERSION,
+	kprintf("\napstart %s: %s, trampoline %s WBINVD%s%s\n", APSTART_VERSION, APSTART_ARCH,
 		APSTART_WBINVD ? "WITH" : "without",
 		APSTART_SLOW_TRAMP_NS ? " + test-only slow spin" : "",
 		APSTART_SLOW_PARK_NS ? ", park flush + test-only slow spin" : "");
@@ -399,7 +399,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		"tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
 		"protocol=mb%d cycles=%u slow_tramp_ns=%u park=%s park_via=%s "
 		"park_flush=%d slow_park_ns=%u sipi_delay=%s sipi_delay_us=%u sipi_count=%s "
-		"park_why=%s sipi_retry=%u extnmi=%s\n",
+		"park_why=%s sipi_retry=%u extnmi=%s arch=%s\n",
 		APSTART_VERSION, APSTART_WBINVD, aps + 1,
 		lapic_status()->x2apic ? 1 : 0,
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
@@ -410,7 +410,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		(unsigned)APSTART_SLOW_PARK_NS,
 		wake.sipi_delay == SIPI_DELAY_LINUX ? "linux" : "fixed",
 		wake.sipi_delay_us, sipi_count, park->code, wake.sipi_retry,
-		lapic_extnmi_name(opt.extnmi));
+		lapic_extnmi_name(opt.extnmi), APSTART_ARCH);
 
 	print_environment(tramp);
 	facts.cpus = aps + 1;

@@ -21,8 +21,19 @@ isr_%1:
 	jmp isr_common
 %endmacro
 
+; A pointer-sized table entry.
+%ifdef ARCH_i386
+%define DPTR dd
+%else
+%define DPTR dq
+%endif
+
 section .text
+%ifdef ARCH_i386
+bits 32
+%else
 bits 64
+%endif
 
 ; Vectors with an error code: SDM Vol. 3A §7.15 (Table 7-1).
 ISR_NOERR 0
@@ -63,6 +74,19 @@ ISR_NOERR i                             ; interrupts: no error code
 %assign i i+1
 %endrep
 
+%ifdef ARCH_i386
+; i386: the frame is the CPU's EIP, CS, EFLAGS (no ESP/SS from ring 0),
+; vector and error code, then PUSHAD's eight registers.
+isr_common:
+	pushad
+	cld
+	push esp                        ; struct trap_frame *
+	call trap_dispatch
+	add esp, 4
+	popad
+	add esp, 8                      ; vector, error code
+	iretd
+%else
 isr_common:
 	push rax
 	push rbx
@@ -99,12 +123,13 @@ isr_common:
 	pop rax
 	add rsp, 16                     ; vector, error code
 	iretq
+%endif
 
 section .rodata
 align 8
 isr_table:                              ; vectors 0..255
 %assign i 0
 %rep 256
-	dq isr_ %+ i
+	DPTR isr_ %+ i
 %assign i i+1
 %endrep

@@ -13,6 +13,19 @@
 #include "kernel/nmi.h"
 #include "kernel/x86.h"
 
+/* Interrupt gates, SDM Vol. 3A §7.11 (32-bit, 8 bytes) and §7.14.1
+ * (64-bit, 16 bytes); type 0x8E: present, DPL 0, 32-bit or 64-bit
+ * interrupt gate by the mode. */
+#if defined(__i386__)
+struct idt_entry {
+	uint16_t offset_lo;
+	uint16_t selector;
+	uint8_t zero;
+	uint8_t type_attr;
+	uint16_t offset_hi;
+} __attribute__((packed));
+#define SEL_KERNEL_CODE SEL_CODE32
+#else
 struct idt_entry {
 	uint16_t offset_lo;
 	uint16_t selector;
@@ -22,10 +35,12 @@ struct idt_entry {
 	uint32_t offset_hi;
 	uint32_t zero;
 } __attribute__((packed));
+#define SEL_KERNEL_CODE SEL_CODE64
+#endif
 
-#define GATE_INTERRUPT 0x8E /* present, DPL 0, 64-bit interrupt gate */
+#define GATE_INTERRUPT 0x8E
 
-extern const uint64_t isr_table[256];
+extern const uintptr_t isr_table[256];
 
 static struct idt_entry idt[256] __attribute__((aligned(16)));
 
@@ -78,14 +93,18 @@ const char *trap_exception_name(uint64_t vector)
 	return vector < 32 ? exception_names[vector] : "interrupt";
 }
 
-static void set_gate(unsigned vector, uint64_t handler)
+static void set_gate(unsigned vector, uintptr_t handler)
 {
 	idt[vector] = (struct idt_entry){
 		.offset_lo = (uint16_t)handler,
-		.selector = SEL_CODE64,
+		.selector = SEL_KERNEL_CODE,
 		.type_attr = GATE_INTERRUPT,
+#if defined(__i386__)
+		.offset_hi = (uint16_t)(handler >> 16),
+#else
 		.offset_mid = (uint16_t)(handler >> 16),
 		.offset_hi = (uint32_t)(handler >> 32),
+#endif
 	};
 }
 
@@ -131,6 +150,16 @@ static void __attribute__((noinline)) fault(struct trap_frame *f)
 
 	uint32_t apic = cpu_apic_id();
 	const char *name = trap_exception_name(f->vector);
+#if defined(__i386__)
+	kprintf("\nEXCEPTION on CPU apic=%u: vector %u (%s) error=0x%x\n"
+		"  eip=0x%08x cr2=0x%08llx eflags=0x%x cs=0x%x\n"
+		"  eax=0x%x ebx=0x%x ecx=0x%x edx=0x%x esi=0x%x edi=0x%x ebp=0x%x\n",
+		apic, f->vector, name, f->error, f->eip,
+		(unsigned long long)read_cr2(), f->eflags, f->cs,
+		f->eax, f->ebx, f->ecx, f->edx, f->esi, f->edi, f->ebp);
+	kprintf("@fail what=exception apic=%u vector=%u error=0x%x rip=0x%x cr2=0x%llx\n",
+		apic, f->vector, f->error, f->eip, (unsigned long long)read_cr2());
+#else
 	kprintf("\nEXCEPTION on CPU apic=%u: vector %llu (%s) error=0x%llx\n"
 		"  rip=0x%016llx cr2=0x%016llx rsp=0x%016llx rflags=0x%llx cs=0x%llx\n"
 		"  rax=0x%llx rbx=0x%llx rcx=0x%llx rdx=0x%llx rsi=0x%llx rdi=0x%llx\n",
@@ -144,6 +173,7 @@ static void __attribute__((noinline)) fault(struct trap_frame *f)
 	kprintf("@fail what=exception apic=%u vector=%llu error=0x%llx rip=0x%llx cr2=0x%llx\n",
 		apic, (unsigned long long)f->vector, (unsigned long long)f->error,
 		(unsigned long long)f->rip, (unsigned long long)read_cr2());
+#endif
 	abort_run("CPU exception");
 }
 

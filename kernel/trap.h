@@ -6,12 +6,22 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#if defined(__i386__)
+/* kernel/isr.asm's i386 frame: PUSHAD, then the stub's vector and error
+ * code, then what the CPU pushed (from ring 0 no ESP and SS). */
+struct trap_frame {
+	uint32_t edi, esi, ebp, esp_at_pushad, ebx, edx, ecx, eax;
+	uint32_t vector, error;
+	uint32_t eip, cs, eflags;
+};
+#else
 struct trap_frame {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
 	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
 	uint64_t vector, error;
 	uint64_t rip, cs, rflags, rsp, ss; /* pushed by the CPU */
 };
+#endif
 
 /* The NMI's vector (SDM Vol. 3A §7.3, Table 7-1) and the interrupt
  * vectors in use besides the exceptions; every other vector from 32 up

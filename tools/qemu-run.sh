@@ -5,7 +5,8 @@
 #   qemu-run.sh --kernel ELF [--smp N] [--accel auto|kvm|tcg] [--machine pc|q35]
 #               [--timeout S] [--icount] [--tcg-single] [--cpu MODEL] [--mem MB]
 #               [--log FILE] [--initrd FILE] [--flush SPEC] [--gdb PORT]
-#               [--com1-file FILE] [--monitor-pipe PATH] [--dry-run]
+#               [--com1-file FILE] [--monitor-pipe PATH] [--emulator x86_64|i386]
+#               [--dry-run]
 #               -- [kernel args...]
 #
 # --smp         QEMU -smp syntax (default 4), e.g. 4,maxcpus=8.
@@ -18,6 +19,8 @@
 #               from ~+-40% (multi-threaded TCG on 2 host cores) to ~+-2%,
 #               used for wall-clock checks.
 # --cpu         another CPU model (TCG), e.g. pentium3 (no long mode).
+# --emulator    qemu-system-x86_64 (default) or qemu-system-i386, the 32-bit
+#               emulator (make ARCH=i386's kernels run under either).
 # --initrd      boots a Linux bzImage given as --kernel with that initramfs
 #               (make bench-linux), under the same configuration.
 # --flush SPEC  charge every WBINVD/INVD a modelled cost (tools/flushmodel
@@ -46,7 +49,7 @@ die() { echo "qemu-run: $*" >&2; echo "qemu-run: see tools/qemu-run.sh --help" >
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
 
 kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512 tcg_single=0 cpu_model=
-initrd= flush= gdb_port= dry_run=0 com1_file= monitor_pipe=
+initrd= flush= gdb_port= dry_run=0 com1_file= monitor_pipe= emulator=x86_64
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) need "$@"; kernel=$2; shift 2 ;;
@@ -64,6 +67,7 @@ while [ $# -gt 0 ]; do
 	--mem) need "$@"; mem=$2; shift 2 ;;
 	--initrd) need "$@"; initrd=$2; shift 2 ;;
 	--gdb) need "$@"; gdb_port=$2; shift 2 ;;
+	--emulator) need "$@"; emulator=$2; shift 2 ;;
 	--dry-run) dry_run=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
@@ -147,7 +151,11 @@ if [ -n "$monitor_pipe" ]; then
 fi
 serial_opts=(-serial stdio)
 [ -n "$com1_file" ] && serial_opts=(-serial "file:$com1_file" -serial stdio)
-cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$mem"
+case $emulator in
+x86_64|i386) ;;
+*) die "--emulator must be x86_64 or i386, not '$emulator'" ;;
+esac
+cmd=(qemu-system-$emulator -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$mem"
 	-display none -no-reboot "${serial_opts[@]}" "${monitor_opts[@]}"
 	-device isa-debug-exit,iobase=0xf4,iosize=4
 	-kernel "$kernel")
