@@ -14,6 +14,7 @@
 #include "smp/trampoline.h"
 #include "smp/tsc_sync.h"
 #include "kernel/abort.h"
+#include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
@@ -257,8 +258,16 @@ static void wait_all(struct cpu *const *set, uint32_t n, const bool *want,
 void ap_offline_many(struct cpu *const *set, uint32_t n, const struct wake_config *w,
 		     struct offline_times *t, bool *ok, uint64_t *wall)
 {
-	static uint64_t requested[APSTART_MAX_CPUS], dead[APSTART_MAX_CPUS],
-		settled[APSTART_MAX_CPUS];
+	/* Per AP of the set, from free RAM at the first round (before its
+	 * first mark): static arrays for APSTART_MAX_CPUS would take 12 KiB
+	 * of the image. */
+	static uint64_t *requested, *dead, *settled;
+	if (!requested) {
+		requested = bootmem_alloc(3 * (uint64_t)cpu_count * sizeof *requested, 64,
+					  "the parallel offline marks");
+		dead = requested + cpu_count;
+		settled = dead + cpu_count;
+	}
 	uint64_t t0 = rdtsc(), last = t0;
 
 	for (uint32_t i = 0; i < n; i++) {

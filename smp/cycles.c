@@ -39,6 +39,22 @@ static void alloc_sample_store(uint32_t cycles)
 	settled_pool = bootmem_alloc(n * sizeof *settled_pool, 4096, "the settled samples");
 }
 
+static void (*progress_hook)(const struct smp_progress *p);
+
+void smp_set_progress_hook(void (*hook)(const struct smp_progress *p))
+{
+	progress_hook = hook;
+}
+
+/* Only ever between two timed windows. */
+static void progress(enum smp_phase phase, uint32_t cpu, uint32_t cpus, uint32_t cycle,
+		     uint32_t cycles, uint32_t done, uint32_t total)
+{
+	if (progress_hook)
+		progress_hook(&(struct smp_progress){ phase, cpu, cpus, cycle, cycles,
+						      done, total });
+}
+
 uint32_t smp_max_cycles(uint32_t aps)
 {
 	return aps ? SMP_SAMPLES_MAX / aps : SMP_SAMPLES_MAX;
@@ -79,7 +95,9 @@ static void online_line(const struct cpu *c, uint32_t cycle,
 		ns_or_na(onl, ph->to_online), nmi);
 }
 
-static struct cpu *set[APSTART_MAX_CPUS];
+/* The APs of a bring-up or a parallel round (cpu_count entries, from
+ * free RAM in smp_bring_up(): the image stays small). */
+static struct cpu **set;
 
 /* Broadcast only when the rules allow it (smp_broadcast_refused()) and
  * every AP takes part in this round (the shorthand reaches them all). */
@@ -108,6 +126,7 @@ void smp_bring_up(const struct wake_config *w)
 	 * ExitBootServices): put every one into wait-for-SIPI before
 	 * anything is timed. */
 	uint32_t n = 0;
+	set = bootmem_alloc((uint64_t)cpu_count * sizeof *set, 64, "the bring-up set");
 	for (uint32_t i = 0; i < cpu_count; i++)
 		if (cpus[i].state == CPU_ABSENT) {
 			ap_send_init(&cpus[i], w);
@@ -122,14 +141,17 @@ void smp_bring_up(const struct wake_config *w)
 	enum bringup_mode mode = w->bringup;
 	uint64_t total = 0;
 	uint32_t online = 0;
+	progress(SMP_PHASE_BRING_UP, 1, n, 0, 0, 0, n);
 	if (mode == BRINGUP_SERIAL) {
 		for (uint32_t i = 0; i < n && !run_ended(); i++) {
 			struct cpu *c = set[i];
 			struct start_phases ph;
 			bool started = ap_start(c, w, &ph);
 			events_report();
-			if (!started)
+			if (!started) {
+				progress(SMP_PHASE_BRING_UP, i + 1, n, 0, 0, i + 1, n);
 				continue;
+			}
 			c->boot_ticks = ph.total;
 			total += ph.total;
 			online++;
@@ -139,6 +161,7 @@ void smp_bring_up(const struct wake_config *w)
 			tsc_sync_check(c, w);
 			cpu_line(c);
 			phases_record(c, 0);
+			progress(SMP_PHASE_BRING_UP, i + 1, n, 0, 0, i + 1, n);
 		}
 	} else {
 		bool bc = use_broadcast(w, n, n);
@@ -155,6 +178,7 @@ void smp_bring_up(const struct wake_config *w)
 			cpu_line(c);
 			phases_record(c, 0);
 		}
+		progress(SMP_PHASE_BRING_UP, n, n, 0, 0, n, n);
 	}
 	/* serial: the sum of the starts (the warp tests between them not
 	 * counted); parallel, broadcast: first INIT -> last AP seen. */
@@ -164,12 +188,15 @@ void smp_bring_up(const struct wake_config *w)
 		bringup_names[mode], n, online, (unsigned long long)tsc_ticks_to_ns(total));
 }
 
-static void cycles_serial(const struct wake_config *w, uint32_t cycles)
+static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t aps)
 {
+	uint32_t slot = 0; /* the AP at work, 1-based, for progress() */
+
 	for (uint32_t i = 0; i < cpu_count && !run_ended(); i++) {
 		struct cpu *c = &cpus[i];
 		if (c->bsp || c->state != CPU_ONLINE)
 			continue;
+		slot++;
 		for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
 			struct offline_times off;
 			struct start_phases ph;
@@ -194,6 +221,8 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles)
 			c->cycles_done = k + 1;
 			online_line(c, k + 1, &ph, nmi);
 			phases_record(c, k + 1);
+			progress(SMP_PHASE_CYCLES, slot, aps, k + 1, cycles,
+				 (slot - 1) * cycles + k + 1, aps * cycles);
 		}
 	}
 }
@@ -208,11 +237,15 @@ static void window_open(uint32_t n, uint32_t *nmis)
 /* Every AP offline at once, then every AP online at once, per cycle:
  * whether N flushes cost N times one. An AP that fails drops out. A
  * sample's window is its round's. */
-static void cycles_parallel(const struct wake_config *w, uint32_t cycles)
+static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32_t aps)
 {
-	static struct offline_times off[APSTART_MAX_CPUS];
-	static bool ok[APSTART_MAX_CPUS];
-	static uint32_t nmis[APSTART_MAX_CPUS];
+	/* Per AP of a round, from free RAM before the first (10 KiB as
+	 * static arrays for APSTART_MAX_CPUS). */
+	struct offline_times *off = bootmem_alloc((uint64_t)cpu_count * sizeof *off, 64,
+						  "the parallel offline figures");
+	bool *ok = bootmem_alloc((uint64_t)cpu_count * sizeof *ok, 64, "the round's results");
+	uint32_t *nmis = bootmem_alloc((uint64_t)cpu_count * sizeof *nmis, 64,
+				       "the round's NMI counts");
 
 	for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
 		uint32_t n = 0;
@@ -259,6 +292,8 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles)
 			online_line(c, k + 1, &ph, events_window_nmis(c) != nmis[i]);
 			phases_record(c, k + 1);
 		}
+		progress(SMP_PHASE_CYCLES, aps, aps, k + 1, cycles, (k + 1) * aps,
+			 aps * cycles);
 	}
 }
 
@@ -280,10 +315,11 @@ void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
 		c->settled_ticks = &settled_pool[slot * cycles];
 		slot++;
 	}
+	progress(SMP_PHASE_CYCLES, 1, aps, 0, cycles, 0, aps * cycles);
 	if (w->cycles_mode == CYCLES_PARALLEL)
-		cycles_parallel(w, cycles);
+		cycles_parallel(w, cycles, aps);
 	else
-		cycles_serial(w, cycles);
+		cycles_serial(w, cycles, aps);
 }
 
 void smp_park_all(const struct wake_config *w)

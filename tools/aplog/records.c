@@ -22,6 +22,8 @@ static const char *const sample_keys[] = { "cpu", "apic", "cycle", "op", "ns",
 static const char *const summary_keys[] = { "op", "cpus", "cycles", "total_ns",
 	"mean_ns", "median_ns", "min_ns", "max_ns", NULL };
 static const char *const end_keys[] = { "status", "online", "failed", NULL };
+static const char *const cpusum_keys[] = { "cpu", "apic", "cycles", "online_median_ns",
+	"online_max_ns", "offline_median_ns", "offline_max_ns", NULL };
 const char *const phase_names[PHASE_COUNT + 1] = { "init_assert", "init_deassert",
 	"sipi", "real", "protected", "long", "c_entry", "tables", "lapic", "online",
 	"seen", "sipi2", NULL };
@@ -39,6 +41,7 @@ void set_free(struct set *s)
 		free(s->runs[i].sync);
 		free(s->runs[i].ph);
 		free(s->runs[i].rounds);
+		free(s->runs[i].cs);
 	}
 	free(s->runs);
 	memset(s, 0, sizeof(*s));
@@ -323,6 +326,8 @@ static void check_run(struct loader *ld, const struct run *r)
  * read; a difference means lost or corrupted serial lines. */
 static void check_summaries(struct loader *ld, const struct run *r)
 {
+	if (r->summary_only)
+		return; /* nothing was lost: there were never samples */
 	for (int op = 0; op < OP_COUNT; op++) {
 		if (!r->sum[op].present)
 			continue;
@@ -364,6 +369,8 @@ static void close_run(struct loader *ld, size_t at_line, const char *why)
 			     why, at_line);
 	}
 	check_run(ld, r);
+	r->summary_only = r->ended && !r->ns && r->sum[OP_ONLINE].present &&
+			  r->sum[OP_OFFLINE].present;
 	if (r->ended)
 		check_summaries(ld, r);
 	size_t offline = 0, settled = 0;
@@ -372,6 +379,8 @@ static void close_run(struct loader *ld, size_t at_line, const char *why)
 		settled += r->s[i].op == OP_OFFLINE && r->s[i].x == X_NUM;
 	}
 	r->settled = offline && settled == offline;
+	if (r->summary_only) /* the kernel's Offline total says which */
+		r->settled = r->sum[OP_OFFLINE].settled;
 }
 
 bool nmi_samples_counted;
@@ -637,6 +646,13 @@ static void on_summary(struct loader *ld, size_t line, const struct record *rec)
 		  get_num(m, line, rec, "total_ns", 0, UINT64_MAX, &v);
 	if (!ok)
 		return;
+	uint64_t cpus = 0, cycles = 0, settled = 0;
+	get_num(m, line, rec, "cpus", 0, CPUS_MAX, &cpus);
+	get_num(m, line, rec, "cycles", 0, CYCLES_MAX, &cycles);
+	int x = op == OP_OFFLINE ? get_xfig(m, line, rec, "settled_total_ns", &settled)
+				 : X_ABSENT;
+	if (x < 0)
+		return; /* neither a number nor na: reported */
 	if (r->sum[op].present) {
 		lerr(m, line, "second @summary op=%s in this run (first at line %zu)",
 		     op_name[op], r->sum[op].line);
@@ -644,7 +660,50 @@ static void on_summary(struct loader *ld, size_t line, const struct record *rec)
 	}
 	r->sum[op].present = true;
 	r->sum[op].total_ns = v;
+	r->sum[op].settled = x == X_NUM;
+	r->sum[op].settled_total_ns = settled;
+	r->sum[op].cpus = (uint32_t)cpus;
+	r->sum[op].cycles = (uint32_t)cycles;
 	r->sum[op].line = line;
+}
+
+/* @cpusum: one AP's summary (the QR code carries these when it cannot
+ * carry samples). An AP once per run. */
+static void on_cpusum(struct loader *ld, size_t line, const struct record *rec)
+{
+	if (!in_run(ld, line, "@cpusum"))
+		return;
+	struct run *r = &ld->set->runs[ld->cur];
+	struct msgs *m = &ld->m;
+	uint64_t cpu, apic, cycles, on_med, on_max, off_med, off_max;
+	bool ok = need_keys(m, line, rec, cpusum_keys) &&
+		  get_num(m, line, rec, "cpu", 0, CPUS_MAX - 1, &cpu) &&
+		  get_num(m, line, rec, "apic", 0, UINT32_MAX, &apic) &&
+		  get_num(m, line, rec, "cycles", 0, CYCLES_MAX, &cycles) &&
+		  get_num(m, line, rec, "online_median_ns", 0, NS_MAX, &on_med) &&
+		  get_num(m, line, rec, "online_max_ns", 0, NS_MAX, &on_max) &&
+		  get_num(m, line, rec, "offline_median_ns", 0, NS_MAX, &off_med) &&
+		  get_num(m, line, rec, "offline_max_ns", 0, NS_MAX, &off_max);
+	if (!ok)
+		return;
+	for (size_t i = 0; i < r->ncs; i++)
+		if (r->cs[i].apic == apic) {
+			lerr(m, line, "second @cpusum apic=%" PRIu64 " in this run (first "
+			     "at line %zu)", apic, r->cs[i].line);
+			return;
+		}
+	if (on_med > on_max || off_med > off_max) {
+		lerr(m, line, "@cpusum: a median above its max");
+		return;
+	}
+	grow((void **)&r->cs, &r->cs_cap, r->ncs + 1, sizeof(*r->cs));
+	struct cpusum *c = &r->cs[r->ncs++];
+	*c = (struct cpusum){ (uint32_t)cpu, (uint32_t)apic, (uint32_t)cycles,
+			      { 0, 0 }, { 0, 0 }, line };
+	c->median[OP_ONLINE] = on_med;
+	c->max[OP_ONLINE] = on_max;
+	c->median[OP_OFFLINE] = off_med;
+	c->max[OP_OFFLINE] = off_max;
 }
 
 /* @fail: the kernel's report of what went wrong. Only counted (verify
@@ -733,13 +792,14 @@ static bool has_text(const char *p, size_t n, const char *t)
 }
 
 enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_WARN,
-	W_PHASE, W_ROUND, W_BRINGUP, W_COUNT };
+enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_WARN,
+	W_CPUSUM, W_PHASE, W_ROUND, W_BRINGUP, W_COUNT };
 
 static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 {
 	static const char *const words[W_COUNT] = { "@boot", "@sample",
-		"@summary", "@fail", "@end", "@host", "@cpu", "@warn", "@phase",
-		"@round", "@bringup" };
+		"@summary", "@fail", "@end", "@host", "@cpu", "@warn", "@cpusum",
+		"@phase", "@round", "@bringup" };
 	size_t w = 1;
 	while (w < n && p[w] != ' ' && p[w] != '\t')
 		w++;
@@ -780,6 +840,7 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 	case W_SUMMARY: on_summary(ld, line, &rec); break;
 	case W_END: on_end(ld, line, &rec); break;
 	case W_CPU: on_cpu(ld, line, &rec); break;
+	case W_CPUSUM: on_cpusum(ld, line, &rec); break;
 	case W_PHASE: on_phase(ld, line, &rec); break;
 	case W_ROUND: on_round(ld, line, &rec); break;
 	case W_BRINGUP: on_bringup(ld, line, &rec); break;
