@@ -792,8 +792,7 @@ static bool has_text(const char *p, size_t n, const char *t)
 }
 
 enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_WARN,
-enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_WARN,
-	W_CPUSUM, W_PHASE, W_ROUND, W_BRINGUP, W_COUNT };
+	     W_CPUSUM, W_PHASE, W_ROUND, W_BRINGUP, W_COUNT };
 
 static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 {
