@@ -14,7 +14,8 @@
 ; picks its stack by its own APIC ID.
 ;
 ; Build knobs (nasm -D): WBINVD=0|1, SLOW_SPIN=0|1 (a test-only delay
-; spinning header.slow_ticks TSC ticks where WBINVD sits).
+; spinning header.slow_ticks TSC ticks where WBINVD sits), PAD_REAL,
+; PAD_PROT, PAD_LONG=K (test-only: K NOPs at that PAD_POINT, pad.inc).
 
 %ifndef WBINVD
 %define WBINVD 0
@@ -25,6 +26,7 @@
 
 %include "realmode/asm_defs.inc"      ; layout: realmode/trampoline_abi.h
 %include "kernel/gdt.inc"               ; GDT_TABLE, SEL_*
+%include "realmode/pad.inc"             ; PAD_POINT
 
 ; CR0 is written whole: PE | MP | ET | NE, CD and NW clear (caches on).
 ; INIT leaves CD and NW as they were and keeps the caches (SDM Vol. 3A
@@ -119,6 +121,7 @@ header_end:
 
 ; ---------------------------------------------------------------------------
 real_mode_entry:
+	PAD_POINT REAL                  ; before tsc_real: to_real
 	mov ax, cs
 	mov ds, ax
 	; Per-phase timestamps for the BSP (bring-up is one AP at a time).
@@ -144,6 +147,7 @@ real_mode_entry:
 [bits 32]
 code32_start:
 protected_mode_entry:
+	PAD_POINT PROT                  ; between tsc_real and tsc_long: to_long
 	mov ax, SEL_DATA
 	mov ds, ax
 	mov es, ax
@@ -173,6 +177,7 @@ long_mode_entry:
 	mov [rbp + TRAMP_HDR + HDR_TSC_LONG], eax
 	mov [rbp + TRAMP_HDR + HDR_TSC_LONG + 4], edx
 	mov dword [rbp + TRAMP_HDR + HDR_STAGE], TRAMP_STAGE_LONG
+	PAD_POINT LONG                  ; after tsc_long: to_online
 
 	; Our APIC ID as the local APIC has it (what the MADT and the BSP's
 	; ICR use; firmware may have changed it, so not CPUID's initial ID):
