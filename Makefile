@@ -4,8 +4,11 @@
 #   make run FLUSH=xeon6985p     ... with WBINVD/INVD charged a modelled cost
 #                                (TCG plugin, tools/flushmodel; or FLUSH=us=2000)
 #   make test                    unit tests, trampoline content, QEMU matrix
-# Variants build side by side in build/wbinvd0/ and build/wbinvd1/.
+#   make ARCH=i386               the 32-bit protected-mode kernel (no long mode)
+# Variants build side by side in build/wbinvd0/ and build/wbinvd1/
+# (ARCH=i386: build/i386-wbinvd0/ and build/i386-wbinvd1/).
 
+ARCH ?= x86_64
 WBINVD ?= 0
 SLOW_TRAMP_NS ?= 0
 SLOW_PARK_NS ?= 0
@@ -20,11 +23,18 @@ MACHINE ?= pc
 ARGS ?=
 TIMEOUT ?= 120
 FLUSH ?=
+# ARCH=i386 runs under qemu-system-i386 with a CPU without long mode
+# (QEMU_CPU=pentium3 by default; QEMU_CPU=max, n270, athlon... work too).
+QEMU_CPU ?= $(if $(filter i386,$(ARCH)),pentium3)
+QEMU_ARCH_OPTS = $(if $(filter i386,$(ARCH)),--emulator i386) $(if $(strip $(QEMU_CPU)),--cpu '$(strip $(QEMU_CPU))')
 FLUSH_OPT = $(if $(strip $(FLUSH)),--flush '$(subst ','\'',$(strip $(FLUSH)))')
 VERSION := 0.1
 # make V=1 shows full command lines.
 Q := $(if $(filter 1,$(V)),,@)
 
+ifneq ($(filter-out x86_64 i386,$(ARCH)),)
+$(error ARCH must be x86_64 or i386, not '$(ARCH)')
+endif
 ifneq ($(filter-out 0 1,$(WBINVD)),)
 $(error WBINVD must be 0 or 1, not '$(WBINVD)')
 endif
@@ -57,7 +67,7 @@ $(error PAD_REAL/PROT/LONG/PARK must be numbers of instructions)
 endif
 PAD_SUFFIX := $(if $(filter-out 0,$(PAD_REAL)),-padreal$(PAD_REAL))$(if $(filter-out 0,$(PAD_PROT)),-padprot$(PAD_PROT))$(if $(filter-out 0,$(PAD_LONG)),-padlong$(PAD_LONG))$(if $(filter-out 0,$(PAD_PARK)),-padpark$(PAD_PARK))
 
-VARIANT := wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(PAD_SUFFIX)$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))
+VARIANT := $(if $(filter i386,$(ARCH)),i386-)wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(PAD_SUFFIX)$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))
 OUT := build/$(VARIANT)
 SLOW_SPIN := $(if $(filter-out 0,$(SLOW_TRAMP_NS)),1,0)
 
@@ -65,17 +75,38 @@ CC := gcc
 NASM := nasm
 LD := ld
 
+# Per architecture: code model, object format, trampoline source. i386:
+# 64-bit divisions and atomics call libgcc/libatomic helpers, which
+# kernel/libgcc32.c provides (Debian's gcc has no 32-bit libgcc without
+# gcc-multilib).
+ifeq ($(ARCH),i386)
+ARCH_CFLAGS := -m32 -march=i686 -mtune=generic
+NASM_FORMAT := elf32
+LD_EMULATION := elf_i386
+TRAMP_SRC_MAIN := realmode/trampoline_32.asm
+ARCH_ASM :=
+ARCH_C_OUT :=
+else
+ARCH_CFLAGS := -m64 -mno-red-zone -mcmodel=small
+NASM_FORMAT := elf64
+LD_EMULATION := elf_x86_64
+TRAMP_SRC_MAIN := realmode/trampoline.asm
+ARCH_ASM := kernel/efi_call.asm
+ARCH_C_OUT := kernel/libgcc32.c
+endif
+
 KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-builtin \
-	-mno-red-zone -mgeneral-regs-only -mcmodel=small -m64 \
+	-mgeneral-regs-only $(ARCH_CFLAGS) \
 	-I. -MMD -MP \
 	-DAPSTART_WBINVD=$(WBINVD) -DAPSTART_SLOW_TRAMP_NS=$(SLOW_TRAMP_NS) \
 	-DAPSTART_SLOW_PARK_NS=$(SLOW_PARK_NS) -DAPSTART_PAD_PARK=$(PAD_PARK) \
 	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_VERSION='"$(VERSION)"'
-KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack -T linker.ld
+KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack \
+	-m $(LD_EMULATION) -T linker.ld
 
-KERNEL_C := $(filter-out %/asm_defs.c,$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c))
-KERNEL_ASM := boot/multiboot_header.asm boot/start.asm kernel/gdt.asm kernel/isr.asm kernel/efi_call.asm
+KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c))
+KERNEL_ASM := boot/multiboot_header.asm boot/start.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
@@ -91,7 +122,7 @@ include tools/font.mk
 kernel: $(OUT)/apstart.elf
 	@cp $< build/apstart.elf
 	@cp $< build/apstart-$(VARIANT).elf
-	@echo "  built   build/apstart.elf = $< ($(if $(filter 1,$(WBINVD)),WITH,without) WBINVD)"
+	@echo "  built   build/apstart.elf = $< ($(ARCH), $(if $(filter 1,$(WBINVD)),WITH,without) WBINVD)"
 
 $(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld
 	@echo "  LD      $@"
@@ -110,7 +141,7 @@ $(OUT)/gen/font8x16.o: $(FONT_GEN)
 # <layer>/asm_defs.c is compiled to assembly and its markers become NASM
 # %defines in $(OUT)/gen/<layer>/asm_defs.inc (see kernel/asm_defs.h).
 ASM_DEFS := $(OUT)/gen/kernel/asm_defs.inc $(OUT)/gen/realmode/asm_defs.inc
-NASMFLAGS := -I./ -I$(OUT)/gen/
+NASMFLAGS := -I./ -I$(OUT)/gen/ -DARCH_$(ARCH)
 
 $(OUT)/gen/%/asm_defs.inc: %/asm_defs.c Makefile
 	@mkdir -p $(dir $@)
@@ -126,12 +157,12 @@ $(OUT)/%.o: %.asm Makefile | $(ASM_DEFS)
 	@mkdir -p $(dir $@)
 	@echo "  NASM    $@"
 	$(Q)$(NASM) $(NASMFLAGS) -M -MF $(@:.o=.d) -MT $@ -MP $<
-	$(Q)$(NASM) -f elf64 $(NASMFLAGS) -o $@ $<
+	$(Q)$(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) -o $@ $<
 
 # The trampoline: a flat binary, one per variant, embedded with incbin.
 # (NASM 2.16's -MD leaves out the included files: dependencies come from
 # a separate -M pass.)
-$(OUT)/trampoline.bin: realmode/trampoline.asm Makefile | $(ASM_DEFS)
+$(OUT)/trampoline.bin: $(TRAMP_SRC_MAIN) Makefile | $(ASM_DEFS)
 	@mkdir -p $(dir $@)
 	$(Q)$(NASM) $(NASMFLAGS) -M -MF $(OUT)/trampoline.d -MT $@ -MP $<
 	$(NASM) -f bin $(NASMFLAGS) -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
@@ -142,7 +173,7 @@ $(OUT)/trampoline.bin: realmode/trampoline.asm Makefile | $(ASM_DEFS)
 
 $(OUT)/realmode/blob.o: realmode/blob.asm $(OUT)/trampoline.bin
 	@mkdir -p $(dir $@)
-	$(NASM) -f elf64 -DTRAMPOLINE_BIN='"$(OUT)/trampoline.bin"' -o $@ $<
+	$(NASM) -f $(NASM_FORMAT) -DTRAMPOLINE_BIN='"$(OUT)/trampoline.bin"' -o $@ $<
 
 -include $(KERNEL_OBJS:.o=.d) $(ASM_DEFS:.inc=.d) $(OUT)/trampoline.d
 
@@ -156,12 +187,13 @@ deps-check:
 run: deps kernel $(if $(strip $(FLUSH)),flushmodel)
 ifeq ($(strip $(FIRMWARE)),)
 	@tools/qemu-run.sh --kernel $(OUT)/apstart.elf --smp '$(SMP)' --accel $(ACCEL) \
-		--machine $(MACHINE) --timeout $(TIMEOUT) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
+		--machine $(MACHINE) --timeout $(TIMEOUT) $(FLUSH_OPT) $(QEMU_ARCH_OPTS) \
+		-- '$(subst ','\'',$(ARGS))'
 else
 	@$(MAKE) --no-print-directory iso
 	@tools/iso-run.sh --firmware '$(FIRMWARE)' --media '$(or $(MEDIA),cdrom)' --smp '$(SMP)' \
 		--accel '$(ACCEL)' $(if $(filter-out file default,$(origin MACHINE)),--machine '$(MACHINE)') \
-		--loader '$(or $(LOADER),grub)' --timeout $(TIMEOUT) --wbinvd $(WBINVD) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
+		--loader '$(or $(LOADER),grub)' --timeout $(TIMEOUT) --wbinvd $(if $(filter i386,$(ARCH)),i386-)$(WBINVD) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
 endif
 
 # tools.mk first: it names the kernel files host programs share (KSTATS_SRC).
@@ -183,15 +215,21 @@ include tools/dev.mk
 include tests/efi/efi-tests.mk
 
 trampoline-check:
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
-	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd1/apstart.elf
+	@$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
+	@$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd1/apstart.elf
 	@tests/trampoline/check.sh build/wbinvd0/trampoline.bin 0 build/wbinvd0/apstart.elf
 	@tests/trampoline/check.sh build/wbinvd1/trampoline.bin 1 build/wbinvd1/apstart.elf
+	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd0/apstart.elf
+	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd1/apstart.elf
+	@tests/trampoline/check.sh --arch i386 build/i386-wbinvd0/trampoline.bin 0 build/i386-wbinvd0/apstart.elf
+	@tests/trampoline/check.sh --arch i386 build/i386-wbinvd1/trampoline.bin 1 build/i386-wbinvd1/apstart.elf
 
 qemu-tests: $(APLOG)
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
 	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd1/apstart.elf
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 MAX_CPUS=4 build/wbinvd0-max4/apstart.elf
+	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd0/apstart.elf
+	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd1/apstart.elf
 	@APLOG=$(APLOG) tests/qemu/matrix.sh
 
 timing-tests: deps

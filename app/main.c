@@ -7,6 +7,7 @@
 #include "app/report.h"
 #include "app/run.h"
 #include "app/summary_save.h"
+#include "smp/events.h"
 #include "smp/lapic.h"
 #include "smp/park.h"
 #include "smp/smp.h"
@@ -216,7 +217,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	/* Exceptions get reported from here on, even in the parsers. */
 	idt_init();
 	idt_load();
-	kprintf("\napstart %s: x86_64, trampoline %s WBINVD%s%s\n", APSTART_VERSION,
+	kprintf("\napstart %s: %s, trampoline %s WBINVD%s%s\n", APSTART_VERSION, APSTART_ARCH,
 		APSTART_WBINVD ? "WITH" : "without",
 		APSTART_SLOW_TRAMP_NS ? " + test-only slow spin" : "",
 		APSTART_SLOW_PARK_NS ? ", park flush + test-only slow spin" : "");
@@ -279,6 +280,8 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	if (!smp_setup(&acpi, opt.maxcpus))
 		panic("no CPUs in the MADT");
 	test_hooks_setup(opt.selftest);
+	events_init();
+	lapic_set_extnmi(opt.extnmi);
 
 	uint32_t aps = 0;
 	for (uint32_t i = 0; i < cpu_count; i++)
@@ -307,6 +310,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		.ap_timeout_ms = opt.ap_timeout_ms,
 		.bsp_wait = opt.bsp_wait,
 		.park = opt.park,
+		.sipi_retry = opt.sipi_retry,
 		.icount_fence = opt.icount == ICOUNT_ON,
 	};
 	park_setup(wake.park);
@@ -343,10 +347,15 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	else
 		fmt_snprintf(sipi_count, sizeof sipi_count, "%u", wake.sipi_count);
 	kprintf("wake: init_delay_us=%u sipi_delay=%s sipi_count=%s ap_timeout_ms=%u "
-		"cycles=%u bsp_wait=%s icount=%s lapic_timer_khz=%u\n", wake.init_delay_us,
-		sipi_delay, sipi_count, wake.ap_timeout_ms, cycles,
-		wake.bsp_wait == BSP_WAIT_HLT ? "hlt" : "spin",
+		"sipi_retry=%u cycles=%u bsp_wait=%s icount=%s lapic_timer_khz=%u\n",
+		wake.init_delay_us, sipi_delay, sipi_count, wake.ap_timeout_ms,
+		wake.sipi_retry, cycles, wake.bsp_wait == BSP_WAIT_HLT ? "hlt" : "spin",
 		wake.icount_fence ? "on" : "off", lapic_timer_khz());
+	kprintf("nmi: platform NMIs (LINT1) reach %s (extnmi=%s); NMIs and stray "
+		"interrupts are counted and reported, never fatal\n",
+		opt.extnmi == EXTNMI_ALL ? "every CPU" :
+		opt.extnmi == EXTNMI_NONE ? "no CPU" : "the BSP only, as Linux",
+		lapic_extnmi_name(opt.extnmi));
 	if (wake.sipi_delay == SIPI_DELAY_LINUX && opt.sipi_delay_us != 10)
 		kprintf("wake: sipi_delay_us=%u ignored: it applies with sipi_delay=fixed\n",
 			opt.sipi_delay_us);
@@ -360,7 +369,8 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	kprintf("@boot kernel=apstart version=%s wbinvd=%d cpus=%u x2apic=%d "
 		"tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
 		"protocol=mb%d cycles=%u slow_tramp_ns=%u park=%s park_via=%s "
-		"park_flush=%d slow_park_ns=%u sipi_delay=%s sipi_delay_us=%u sipi_count=%s\n",
+		"park_flush=%d slow_park_ns=%u sipi_delay=%s sipi_delay_us=%u sipi_count=%s "
+		"park_why=%s sipi_retry=%u extnmi=%s arch=%s\n",
 		APSTART_VERSION, APSTART_WBINVD, aps + 1,
 		lapic_status()->x2apic ? 1 : 0,
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
@@ -370,7 +380,8 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		park->mwait ? "mwait" : "hlt", park->flush,
 		(unsigned)APSTART_SLOW_PARK_NS,
 		wake.sipi_delay == SIPI_DELAY_LINUX ? "linux" : "fixed",
-		wake.sipi_delay_us, sipi_count);
+		wake.sipi_delay_us, sipi_count, park->code, wake.sipi_retry,
+		lapic_extnmi_name(opt.extnmi), APSTART_ARCH);
 
 	print_environment(tramp);
 	test_hook_before_bring_up();
@@ -391,12 +402,16 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		warn_record("what=late_ap apic=%u arrivals=%u", cpus[i].apic_id,
 			    cpus[i].late_arrivals);
 	}
+	events_report();
 	uint32_t failed = smp_count_state(CPU_FAILED);
-	uint32_t online = 0;
-	for (uint32_t i = 0; i < cpu_count; i++)
+	uint32_t online = 0, retries = 0;
+	for (uint32_t i = 0; i < cpu_count; i++) {
 		online += cpus[i].bsp || cpus[i].cycles_done == cycles;
+		retries += cpus[i].retries;
+	}
 	bool pass = failed == 0 && complete;
-	kprintf("@end status=%s online=%u failed=%u warnings=%u\n",
-		pass ? "pass" : "fail", online, failed, warn_count());
+	kprintf("@end status=%s online=%u failed=%u warnings=%u nmis=%u strays=%u "
+		"retries=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
+		events_nmi_total(), events_stray_total(), retries);
 	run_finish(pass);
 }

@@ -54,7 +54,8 @@ static const struct keyword selftest_words[] = {
 	{ "ap-fault", SELFTEST_AP_FAULT }, { "ap-hang", SELFTEST_AP_HANG },
 	{ "double-start", SELFTEST_DOUBLE_START },
 	{ "apic-renumber", SELFTEST_APIC_RENUMBER }, { "ap-late", SELFTEST_AP_LATE },
-	{ "tsc-skew", SELFTEST_TSC_SKEW },
+	{ "tsc-skew", SELFTEST_TSC_SKEW }, { "lost-sipi", SELFTEST_LOST_SIPI },
+	{ "stray-ipi", SELFTEST_STRAY_IPI }, { "parked-nmi", SELFTEST_PARKED_NMI },
 	{ NULL, 0 },
 };
 
@@ -69,6 +70,11 @@ static const struct keyword sipi_delay_words[] = {
 
 static const struct keyword sipi_count_words[] = {
 	{ "auto", SIPI_COUNT_AUTO }, { "1", 1 }, { "2", 2 }, { NULL, 0 },
+};
+
+static const struct keyword extnmi_words[] = {
+	{ "bsp", EXTNMI_BSP }, { "all", EXTNMI_ALL }, { "none", EXTNMI_NONE },
+	{ NULL, 0 },
 };
 
 static const struct keyword exit_words[] = {
@@ -135,6 +141,8 @@ static const struct opt_desc opt_table[] = {
 	OPT(sipi_delay_us, 10, .min = 0, .max = 10000000),
 	OPT(sipi_count, 2, .keywords = sipi_count_words),
 	OPT(ap_timeout_ms, 1000, .min = 1, .max = 600000),
+	OPT(sipi_retry, 1, .min = 0, .max = 10),
+	OPT(extnmi, EXTNMI_BSP, .keywords = extnmi_words, .linux_name = "apic_extnmi"),
 	OPT(park, PARK_LINUX, .keywords = park_words),
 	OPT(exit, EXIT_AUTO, .keywords = exit_words),
 	OPT(bsp_wait, BSP_WAIT_SPIN, .keywords = bsp_wait_words),
@@ -309,7 +317,7 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 				return;
 			}
 		/* "auto|on|off", built from the table, cut to fit */
-		char words[96];
+		char words[128];
 		size_t w = 0;
 		for (const struct keyword *k = d->keywords; k->word; k++) {
 			if (k != d->keywords && w < sizeof(words) - 1)

@@ -36,6 +36,8 @@ struct options {
 	uint32_t sipi_count;    /* STARTUP IPIs per wake-up: 1, 2 (default),
 				 * or SIPI_COUNT_AUTO */
 	uint32_t ap_timeout_ms; /* default 1000 */
+	uint32_t sipi_retry;    /* INIT-SIPI-SIPI again after a timeout, default 1 */
+	enum extnmi extnmi;     /* LINT1 NMIs: bsp (default, as Linux), all, none */
 	enum park_mode park;    /* default linux */
 	enum exit_mode exit;
 	enum bsp_wait bsp_wait;  /* default spin */
@@ -53,7 +55,8 @@ void options_set_defaults(struct options *o);
  * "<file> <args>") and skipped silently. max_cpus bounds maxcpus=.
  * Linux's spellings of the same settings are accepted too: nosmp and
  * maxcpus=0 (maxcpus=1), nox2apic (x2apic=off), cpu_init_udelay=N
- * (init_delay_us=N), console=ttyS<n>[,<baud>] (console=tty0, the screen,
+ * (init_delay_us=N), apic_extnmi= (extnmi=),
+ * console=ttyS<n>[,<baud>] (console=tty0, the screen,
  * is always on and accepted silently).
  * Returns the number of problems reported. */
 int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,

@@ -4,7 +4,8 @@
 #
 #   mkgrubcfg.sh TEMPLATE TIMEOUT                 the plain menu
 #   mkgrubcfg.sh TEMPLATE TIMEOUT WBINVD [ARG...] the menu with one more entry
-#       first, the default: kernel variant WBINVD (0|1) with these kernel
+#       first, the default: kernel variant WBINVD (0|1, or i386-0|i386-1 for
+#       the 32-bit kernels: /boot/apstart-i386-wbinvdN.elf) with these kernel
 #       arguments (none: the kernel's defaults). Used for `make run ARGS=...`
 #       and the test images.
 #   mkgrubcfg.sh TEMPLATE TIMEOUT efi             the default entry starts
@@ -35,20 +36,23 @@ if [[ $# -eq 1 && $1 == efi ]]; then
 	custom+='	}'$'\n'
 	custom+='fi'
 elif [[ $# -gt 0 ]]; then
-	wbinvd=$1
+	wbinvd=$1 kfile=apstart-wbinvd$1.elf
 	shift
 	case $wbinvd in
 	0) what='WBINVD=0 (patched)' ;;
 	1) what='WBINVD=1 (Linux before the patch)' ;;
-	*) die "WBINVD must be 0 or 1, not '$wbinvd'" ;;
+	i386-0) what='i386 WBINVD=0 (patched)' ;;
+	i386-1) what='i386 WBINVD=1 (Linux before the patch)' ;;
+	*) die "WBINVD must be 0, 1, i386-0 or i386-1, not '$wbinvd'" ;;
 	esac
+	[[ $wbinvd == i386-* ]] && kfile=apstart-i386-wbinvd${wbinvd#i386-}.elf
 	for a in "$@"; do
 		[[ $a =~ ^[A-Za-z0-9_.,:=+/@%-]+$ ]] ||
 			die "kernel argument '$a' has characters other than [A-Za-z0-9_.,:=+/@%-]"
 	done
 	args="$*"
 	custom="menuentry \"apstart $what, ${args:-default options} (default entry)\" {"$'\n'
-	custom+="	multiboot2 /boot/apstart-wbinvd$wbinvd.elf${args:+ $args}"$'\n'
+	custom+="	multiboot2 /boot/$kfile${args:+ $args}"$'\n'
 	custom+='	if [ "$grub_platform" = pc ]; then set gfxpayload=text; fi'$'\n'
 	custom+="}"
 fi

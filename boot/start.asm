@@ -1,5 +1,7 @@
 ; SPDX-License-Identifier: MIT
 ; 32-bit entry from Multiboot1/2 -> identity-mapped long mode -> kmain().
+; ARCH=i386 (nasm -DARCH_i386): identity-mapped 32-bit paging instead,
+; and kmain() called in protected mode.
 ; In:  EAX = boot loader magic, EBX = physical address of the info block,
 ;      protected mode, paging off, interrupts off (Multiboot2 §3.3).
 
@@ -7,11 +9,12 @@
 %define CR0_WP   (1 << 16)
 %define CR0_PG   (1 << 31)
 %define CR4_PAE  (1 << 5)
+%define CR4_PSE  (1 << 4)
 %define EFER_MSR 0xC0000080
 %define EFER_LME (1 << 8)
 %define PTE_P    (1 << 0)
 %define PTE_W    (1 << 1)
-%define PTE_PS   (1 << 7)           ; 2 MiB page in a page directory entry
+%define PTE_PS   (1 << 7)           ; 2 MiB (i386: 4 MiB) page in a PDE
 
 %define BOOT_STACK_SIZE 16384
 %define COM1 0x3F8
@@ -21,6 +24,9 @@
 extern kmain
 extern gdt64_ptr                        ; kernel/gdt.asm
 extern __bss_start, __bss_end
+%ifdef ARCH_i386
+extern x86_lfence                       ; kernel/cpu.c
+%endif
 
 global _start32
 
@@ -44,15 +50,67 @@ _start32:
 
 	mov esp, boot_stack + BOOT_STACK_SIZE
 
+%ifdef ARCH_i386
+	; 32-bit paging with 4 MiB pages needs PSE, the clock needs the TSC:
+	; CPUID 1 EDX bits 3 and 4 (SDM Vol. 2A, CPUID). SSE2 (bit 26)
+	; decides whether RDTSC is fenced with LFENCE (kernel/x86.h).
+	mov eax, 1
+	cpuid
+	mov eax, edx
+	and eax, (1 << 3) | (1 << 4)
+	cmp eax, (1 << 3) | (1 << 4)
+	jne cpu_unsupported
+	bt edx, 26
+	setc [x86_lfence]
+
+	; Identity map 0-4 GiB with 32-bit paging, no PAE (SDM Vol. 3A §5.3):
+	; 1024 PDEs of 4 MiB pages, except the first 4 MiB, mapped with a
+	; 4 KiB page table so that no large page spans the fixed-MTRR ranges
+	; of the first megabyte (SDM Vol. 3A §12.11.9). Write-back here;
+	; kernel/paging.c makes the LAPIC and framebuffer pages uncached.
+	xor ecx, ecx
+.pd32:
+	mov eax, ecx
+	shl eax, 22
+	or eax, PTE_P | PTE_W | PTE_PS
+	mov [boot_pd + ecx * 4], eax
+	inc ecx
+	cmp ecx, 1024
+	jb .pd32
+	xor ecx, ecx
+.pt32:
+	mov eax, ecx
+	shl eax, 12
+	or eax, PTE_P | PTE_W
+	mov [boot_pt0 + ecx * 4], eax
+	inc ecx
+	cmp ecx, 1024
+	jb .pt32
+	mov eax, boot_pt0
+	or eax, PTE_P | PTE_W
+	mov [boot_pd], eax
+
+	mov eax, cr4
+	or eax, CR4_PSE
+	mov cr4, eax
+	mov eax, boot_pd
+	mov cr3, eax
+	mov eax, cr0
+	or eax, CR0_PG | CR0_PE | CR0_WP
+	mov cr0, eax
+
+	lgdt [gdt64_ptr]                ; 32-bit lgdt: limit and low 4 bytes
+	jmp SEL_CODE32:protected_entry
+%else
 	; Long mode present? CPUID 0x80000001 EDX bit 29 (SDM Vol. 2A, CPUID).
 	mov eax, 0x80000000
 	cpuid
 	cmp eax, 0x80000001
-	jb no_long_mode
+	jb cpu_unsupported
 	mov eax, 0x80000001
 	cpuid
 	test edx, 1 << 29
-	jz no_long_mode
+	jz cpu_unsupported
 
 	; Identity map 0-4 GiB: PML4[0] -> PDPT, PDPT[0..3] -> four page
 	; directories of 2 MiB pages, except the first 2 MiB, mapped with 4 KiB
@@ -114,9 +172,10 @@ _start32:
 
 	lgdt [gdt64_ptr]
 	jmp SEL_CODE64:long_entry
+%endif
 
-no_long_mode:
-	mov esi, msg_no_long_mode
+cpu_unsupported:
+	mov esi, msg_cpu_unsupported
 .next:
 	lodsb
 	test al, al
@@ -154,6 +213,20 @@ no_long_mode:
 	hlt
 	jmp .halt
 
+%ifdef ARCH_i386
+protected_entry:
+	LOAD_DATA_SEGMENTS
+	mov esp, boot_stack + BOOT_STACK_SIZE
+	xor ebp, ebp
+	push 0                          ; kmain(magic, (uint64_t)info)
+	push esi
+	push edi
+	call kmain
+.halt:
+	cli
+	hlt
+	jmp .halt
+%else
 bits 64
 long_entry:
 	LOAD_DATA_SEGMENTS
@@ -166,16 +239,26 @@ long_entry:
 	cli
 	hlt
 	jmp .halt
+%endif
 
 section .rodata
 fw_cfg_signature: db "QEMU"
-msg_no_long_mode: db "apstart: this CPU has no long mode (x86_64); stopping", 13, 10, 0
+%ifdef ARCH_i386
+msg_cpu_unsupported: db "apstart: this CPU has no PSE or no TSC (i386 kernel: Pentium or later); stopping", 13, 10, 0
+%else
+msg_cpu_unsupported: db "apstart: this CPU has no long mode (x86_64); stopping", 13, 10, 0
+%endif
 
 section .bss
 align 4096
+%ifdef ARCH_i386
+boot_pd:   resb 4096                    ; 1024 x 4 bytes
+boot_pt0:  resb 4096
+%else
 boot_pml4: resb 4096
 boot_pdpt: resb 4096
 boot_pd:   resb 4 * 4096
 boot_pt0:  resb 4096
+%endif
 align 16
 boot_stack: resb BOOT_STACK_SIZE

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* Constants of the platform that its assembly uses: GDT selectors and
  * descriptors (boot/start.asm, kernel/gdt.asm, realmode/trampoline.asm
- * through kernel/gdt.inc) and the interrupt vectors (kernel/isr.asm). */
+ * through kernel/gdt.inc). */
 #include "kernel/asm_defs.h"
 #include "kernel/gdt.h"
-#include "kernel/trap.h"
 
 void kernel_asm_defs(void);
 
@@ -16,8 +15,4 @@ void kernel_asm_defs(void)
 	ASM_DEFINE(GDT_DESC_CODE32, GDT_DESC_CODE32);
 	ASM_DEFINE(GDT_DESC_DATA, GDT_DESC_DATA);
 	ASM_DEFINE(GDT_DESC_CODE64, GDT_DESC_CODE64);
-
-	ASM_DEFINE(VEC_WAKE, VEC_WAKE);
-	ASM_DEFINE(VEC_TIMER, VEC_TIMER);
-	ASM_DEFINE(VEC_SPURIOUS, VEC_SPURIOUS);
 }

@@ -4,6 +4,12 @@
 
 #include "kernel/x86.h"
 
+#if defined(__i386__)
+/* LFENCE before RDTSC only on CPUs with SSE2 (kernel/x86.h); the i386
+ * boot code sets it from CPUID before kmain(). */
+_Bool x86_lfence;
+#endif
+
 uint32_t cpu_initial_apic_id(void)
 {
 	if (cpuid(0, 0).eax >= 0x0B) {

@@ -45,13 +45,40 @@
 #define EFI_RESET_COLD 0
 #define FOUR_GIB (4ull << 30)
 
+static bool usable;
+static uint32_t rt_revision, rt_size;
+
+bool efi_runtime_usable(void)
+{
+	return usable;
+}
+
+#if defined(__i386__)
+/* Multiboot2 hands the i386 kernel the same x86_64 firmware (GRUB's
+ * x86_64-efi loads 32-bit kernels too): its runtime services are 64-bit
+ * code with the Microsoft x64 convention, which protected mode cannot
+ * call. No summary is kept in NVRAM and exit=reset uses the chipset. */
+bool efi_runtime_init(const struct boot_info *bi, diag_fn diag, void *ctx)
+{
+	usable = false;
+	(void)bi;
+	diag_printf(diag, ctx, "efi: the i386 kernel does not call UEFI runtime services "
+		    "(x86_64 firmware's are 64-bit code): not used");
+	return false;
+}
+
+static efi_status call(const char *what, uint32_t offset, uint64_t a1, uint64_t a2,
+		       uint64_t a3, uint64_t a4, uint64_t a5)
+{
+	(void)what, (void)offset, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
+	return EFI_ERROR_BIT | 3; /* EFI_UNSUPPORTED */
+}
+#else
 uint64_t efi_call(const void *fn, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
 		  uint64_t a5);
 extern const uint8_t efi_call_recover[];
 
-static bool usable;
 static const uint8_t *rt;           /* EFI_RUNTIME_SERVICES */
-static uint32_t rt_revision, rt_size;
 static volatile bool in_call;
 static uint32_t caller_apic;
 static const char *current;         /* the service being called */
@@ -172,11 +199,6 @@ bool efi_runtime_init(const struct boot_info *bi, diag_fn diag, void *ctx)
 	return usable = true;
 }
 
-bool efi_runtime_usable(void)
-{
-	return usable;
-}
-
 static efi_status call(const char *what, uint32_t offset, uint64_t a1, uint64_t a2,
 		       uint64_t a3, uint64_t a4, uint64_t a5)
 {
@@ -190,6 +212,7 @@ static efi_status call(const char *what, uint32_t offset, uint64_t a1, uint64_t 
 	in_call = false;
 	return st;
 }
+#endif
 
 efi_status efi_set_variable(const uint16_t *name, const struct efi_guid *vendor,
 			    uint32_t attrs, uint64_t size, const void *data)

@@ -1,8 +1,9 @@
 ; SPDX-License-Identifier: MIT
-; Interrupt entry stubs: normalise the stack to one trap_frame layout
-; (vector, error code, then the CPU's frame) and call trap_dispatch().
-
-%include "kernel/asm_defs.inc"        ; VEC_* (kernel/trap.h)
+; Interrupt entry stubs, one for each of the 256 vectors: normalise the
+; stack to one trap_frame layout (vector, error code, then the CPU's frame)
+; and call trap_dispatch(). Every vector has a gate, so that an interrupt
+; nobody asked for (a stray IPI, a misrouted device interrupt) is counted
+; and survived instead of becoming a #GP through an empty gate.
 
 extern trap_dispatch
 global isr_table
@@ -20,8 +21,19 @@ isr_%1:
 	jmp isr_common
 %endmacro
 
+; A pointer-sized table entry.
+%ifdef ARCH_i386
+%define DPTR dd
+%else
+%define DPTR dq
+%endif
+
 section .text
+%ifdef ARCH_i386
+bits 32
+%else
 bits 64
+%endif
 
 ; Vectors with an error code: SDM Vol. 3A §7.15 (Table 7-1).
 ISR_NOERR 0
@@ -56,10 +68,25 @@ ISR_NOERR 28
 ISR_ERR   29
 ISR_ERR   30
 ISR_NOERR 31
-ISR_NOERR VEC_WAKE
-ISR_NOERR VEC_TIMER
-ISR_NOERR VEC_SPURIOUS
+%assign i 32
+%rep 256 - 32
+ISR_NOERR i                             ; interrupts: no error code
+%assign i i+1
+%endrep
 
+%ifdef ARCH_i386
+; i386: the frame is the CPU's EIP, CS, EFLAGS (no ESP/SS from ring 0),
+; vector and error code, then PUSHAD's eight registers.
+isr_common:
+	pushad
+	cld
+	push esp                        ; struct trap_frame *
+	call trap_dispatch
+	add esp, 4
+	popad
+	add esp, 8                      ; vector, error code
+	iretd
+%else
 isr_common:
 	push rax
 	push rbx
@@ -96,15 +123,13 @@ isr_common:
 	pop rax
 	add rsp, 16                     ; vector, error code
 	iretq
+%endif
 
 section .rodata
 align 8
-isr_table:                              ; 0..31, VEC_WAKE, VEC_TIMER, VEC_SPURIOUS
+isr_table:                              ; vectors 0..255
 %assign i 0
-%rep 32
-	dq isr_ %+ i
+%rep 256
+	DPTR isr_ %+ i
 %assign i i+1
 %endrep
-	dq isr_ %+ VEC_WAKE
-	dq isr_ %+ VEC_TIMER
-	dq isr_ %+ VEC_SPURIOUS

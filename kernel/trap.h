@@ -6,16 +6,28 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#if defined(__i386__)
+/* kernel/isr.asm's i386 frame: PUSHAD, then the stub's vector and error
+ * code, then what the CPU pushed (from ring 0 no ESP and SS). */
+struct trap_frame {
+	uint32_t edi, esi, ebp, esp_at_pushad, ebx, edx, ecx, eax;
+	uint32_t vector, error;
+	uint32_t eip, cs, eflags;
+};
+#else
 struct trap_frame {
 	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
 	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
 	uint64_t vector, error;
 	uint64_t rip, cs, rflags, rsp, ss; /* pushed by the CPU */
 };
+#endif
 
-/* The interrupt vectors in use besides the exceptions (isr.asm has a stub
- * for each). 0xFF for spurious: SDM Vol. 3A §11.9 recommends the low
- * nibble all ones for older APICs. */
+/* The NMI's vector (SDM Vol. 3A §7.3, Table 7-1) and the interrupt
+ * vectors in use besides the exceptions; every other vector from 32 up
+ * is a stray (isr.asm has a stub for all 256). 0xFF for spurious: SDM
+ * Vol. 3A §11.9 recommends the low nibble all ones for older APICs. */
+#define VEC_NMI      2
 #define VEC_WAKE     0xF0
 #define VEC_TIMER    0xF1
 #define VEC_SPURIOUS 0xFF
@@ -29,6 +41,12 @@ void trap_set_eoi(void (*eoi)(void));
  * kernel/efi_runtime.c): the fixup returns true once it has pointed the
  * frame at where to resume, false to leave the exception fatal. */
 void trap_set_fault_fixup(bool (*fixup)(struct trap_frame *f));
+/* A stray interrupt (any vector from 32 up but VEC_WAKE and VEC_TIMER,
+ * VEC_SPURIOUS included) is counted and hook(vector) told, in interrupt
+ * context (atomics only, no output); then the CPU carries on. */
+void trap_set_stray_hook(void (*hook)(uint8_t vector));
+/* Stray interrupts taken on any CPU since boot. */
+uint32_t trap_stray_total(void);
 /* "#GP general protection" and the like, for vectors 0..31. */
 const char *trap_exception_name(uint64_t vector);
 

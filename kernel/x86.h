@@ -5,6 +5,13 @@
 
 #include <stdint.h>
 
+/* The architecture this kernel is built for, as its records name it. */
+#if defined(__i386__)
+#define APSTART_ARCH "i386"
+#else
+#define APSTART_ARCH "x86_64"
+#endif
+
 static inline void outb(uint16_t port, uint8_t v) { __asm__ volatile("outb %0, %1" :: "a"(v), "Nd"(port)); }
 static inline void outw(uint16_t port, uint16_t v) { __asm__ volatile("outw %0, %1" :: "a"(v), "Nd"(port)); }
 static inline void outl(uint16_t port, uint32_t v) { __asm__ volatile("outl %0, %1" :: "a"(v), "Nd"(port)); }
@@ -24,13 +31,28 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 }
 
 /* RDTSC is not serializing; the LFENCE before it keeps it from running
- * ahead of earlier loads (SDM Vol. 2B, RDTSC). */
+ * ahead of earlier loads (SDM Vol. 2B, RDTSC). LFENCE came with SSE2,
+ * which every x86_64 CPU has; an i386 CPU without it (Pentium III,
+ * Athlon XP) would take #UD, so there the fence depends on CPUID
+ * (x86_lfence, set by cpu_features_init(); until then no fence). */
+#if defined(__i386__)
+extern _Bool x86_lfence;
+static inline uint64_t rdtsc(void)
+{
+	uint32_t lo, hi;
+	if (x86_lfence)
+		__asm__ volatile("lfence" ::: "memory");
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+#else
 static inline uint64_t rdtsc(void)
 {
 	uint32_t lo, hi;
 	__asm__ volatile("lfence; rdtsc" : "=a"(lo), "=d"(hi) :: "memory");
 	return ((uint64_t)hi << 32) | lo;
 }
+#endif
 
 struct cpuid_regs { uint32_t eax, ebx, ecx, edx; };
 
@@ -59,12 +81,14 @@ static inline void clflush(const volatile void *addr) { __asm__ volatile("clflus
 static inline void monitor(const volatile void *addr) { __asm__ volatile("monitor" :: "a"(addr), "c"(0), "d"(0) : "memory"); }
 static inline void mwait(uint32_t hint) { __asm__ volatile("mwait" :: "a"(hint), "c"(0) : "memory"); }
 
-static inline uint64_t read_cr0(void) { uint64_t v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
-static inline uint64_t read_cr2(void) { uint64_t v; __asm__ volatile("mov %%cr2, %0" : "=r"(v)); return v; }
-static inline uint64_t read_cr3(void) { uint64_t v; __asm__ volatile("mov %%cr3, %0" : "=r"(v)); return v; }
-static inline uint64_t read_cr4(void) { uint64_t v; __asm__ volatile("mov %%cr4, %0" : "=r"(v)); return v; }
-static inline void invlpg(uint64_t addr) { __asm__ volatile("invlpg (%0)" :: "r"(addr) : "memory"); }
-static inline uint64_t read_rflags(void) { uint64_t v; __asm__ volatile("pushfq; popq %0" : "=r"(v)); return v; }
+/* Control registers are register-sized (32 bits on i386); callers get
+ * them zero-extended. */
+static inline uint64_t read_cr0(void) { uintptr_t v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
+static inline uint64_t read_cr2(void) { uintptr_t v; __asm__ volatile("mov %%cr2, %0" : "=r"(v)); return v; }
+static inline uint64_t read_cr3(void) { uintptr_t v; __asm__ volatile("mov %%cr3, %0" : "=r"(v)); return v; }
+static inline uint64_t read_cr4(void) { uintptr_t v; __asm__ volatile("mov %%cr4, %0" : "=r"(v)); return v; }
+static inline void invlpg(uint64_t addr) { __asm__ volatile("invlpg (%0)" :: "r"((uintptr_t)addr) : "memory"); }
+static inline uint64_t read_rflags(void) { uintptr_t v; __asm__ volatile("pushf; pop %0" : "=r"(v)); return v; }
 
 /* Read low physical memory (identity mapped). The empty asm hides the
  * constant address from gcc, which otherwise warns about "arrays" at

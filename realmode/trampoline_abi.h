@@ -47,8 +47,8 @@ struct tramp_header {
 	uint32_t far32_offset;        /* jmp far m16:32: offset, then selector */
 	uint16_t far32_selector;
 	uint16_t pad1;
-	uint32_t far64_offset;
-	uint16_t far64_selector;
+	uint32_t far64_offset;        /* i386 (trampoline_32.asm): the real-mode */
+	uint16_t far64_selector;      /* jmp far that reloads CS (IP, CS = P >> 4) */
 	uint16_t pad2;
 	uint64_t entry64;             /* void ap_entry(apic_id, index) */
 	uint64_t cpu_table;           /* struct tramp_cpu[cpu_count] */

@@ -55,6 +55,9 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 		halt_forever();
 	}
 	ap_notify_bsp();
+	/* After the online mark, off the timed path: NMIs may reach this
+	 * CPU from here on (extnmi=all), which its IDT is ready for. */
+	lapic_extnmi_ap();
 
 	for (;;) {
 		cli();

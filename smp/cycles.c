@@ -2,8 +2,11 @@
 /* The measurement: first bring-up of every AP (with a TSC warp test each),
  * then for each AP `cycles` rounds of offline (request -> reported dead,
  * and -> settled) and online (first INIT -> the BSP sees the online mark,
- * and -> the AP's own mark). */
+ * and -> the AP's own mark). A sample whose window held an NMI on the
+ * BSP or on its AP says nmi=1 (smp/events.h). */
+#include "smp/events.h"
 #include "smp/smp.h"
+#include "smp/test_hooks.h"
 #include "smp/tsc_sync.h"
 #include "smp/wakeup.h"
 #include "kernel/abort.h"
@@ -51,27 +54,27 @@ static const char *ns_or_na(char buf[24], int64_t ticks)
 /* Records go to serial only: thousands of lines would bury the screen;
  * the summary goes to both. */
 static void offline_line(const struct cpu *c, uint32_t cycle,
-			 const struct offline_times *t)
+			 const struct offline_times *t, bool nmi)
 {
 	char settled[24];
 	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=offline ns=%llu ticks=%llu "
-		"settled_ns=%s\n",
+		"settled_ns=%s nmi=%d\n",
 		c->index, c->apic_id, cycle,
 		(unsigned long long)tsc_ticks_to_ns(t->total),
-		(unsigned long long)t->total, ns_or_na(settled, t->settled));
+		(unsigned long long)t->total, ns_or_na(settled, t->settled), nmi);
 }
 
 static void online_line(const struct cpu *c, uint32_t cycle,
-			const struct start_phases *ph)
+			const struct start_phases *ph, bool nmi)
 {
 	char ap[24], real[24], lng[24], onl[24];
 	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=online ns=%llu ticks=%llu "
-		"ap_ns=%s to_real_ns=%s to_long_ns=%s to_online_ns=%s\n",
+		"ap_ns=%s to_real_ns=%s to_long_ns=%s to_online_ns=%s nmi=%d\n",
 		c->index, c->apic_id, cycle,
 		(unsigned long long)tsc_ticks_to_ns(ph->total),
 		(unsigned long long)ph->total, ns_or_na(ap, ph->ap),
 		ns_or_na(real, ph->to_real), ns_or_na(lng, ph->to_long),
-		ns_or_na(onl, ph->to_online));
+		ns_or_na(onl, ph->to_online), nmi);
 }
 
 void smp_bring_up(const struct wake_config *w)
@@ -89,17 +92,19 @@ void smp_bring_up(const struct wake_config *w)
 		if (c->state != CPU_ABSENT)
 			continue;
 		struct start_phases ph;
-		if (!ap_start(c, w, &ph))
+		bool started = ap_start(c, w, &ph);
+		events_report();
+		if (!started)
 			continue;
 		c->boot_ticks = ph.total;
 		/* Linux checks each CPU it brings up (check_tsc_sync_target()
 		 * in start_secondary()); here after the timed bring-up. */
 		tsc_sync_check(c, w);
 		cprintf(CON_SERIAL, "@cpu cpu=%u apic=%u state=online boot_ns=%llu "
-			"tsc_skew_ns=%lld tsc_sync=%d\n",
+			"tsc_skew_ns=%lld tsc_sync=%d retries=%u\n",
 			c->index, c->apic_id,
 			(unsigned long long)tsc_ticks_to_ns(c->boot_ticks),
-			(long long)tsc_skew_ns(c), c->tsc_synced);
+			(long long)tsc_skew_ns(c), c->tsc_synced, c->retries);
 	}
 }
 
@@ -120,17 +125,26 @@ void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
 		for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
 			struct offline_times off;
 			struct start_phases ph;
-			if (!ap_offline(c, w, &off))
+			uint32_t nmis = events_window_nmis(c);
+			bool ok = ap_offline(c, w, &off);
+			bool nmi = events_window_nmis(c) != nmis;
+			events_report();
+			if (!ok)
 				break;
 			c->offline_ticks[k] = off.total;
 			c->settled_ticks[k] = off.settled;
-			offline_line(c, k + 1, &off);
-			if (!ap_start(c, w, &ph))
+			offline_line(c, k + 1, &off, nmi);
+			test_hook_parked(c, w);
+			nmis = events_window_nmis(c);
+			ok = ap_start(c, w, &ph);
+			nmi = events_window_nmis(c) != nmis;
+			events_report();
+			if (!ok)
 				break;
 			c->online_ticks[k] = ph.total;
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
-			online_line(c, k + 1, &ph);
+			online_line(c, k + 1, &ph, nmi);
 		}
 	}
 }

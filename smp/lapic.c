@@ -19,18 +19,21 @@
 #define REG_ICR_LO 0x300
 #define REG_ICR_HI 0x310
 #define REG_LVT_TIMER  0x320
+#define REG_LVT_LINT1  0x360
 #define REG_TIMER_INIT 0x380
 #define REG_TIMER_CUR  0x390
 #define REG_TIMER_DIV  0x3E0
 #define SVR_ENABLE (1u << 8)
 #define LVT_MASKED (1u << 16)
 #define LVT_PERIODIC (1u << 17)
+#define LVT_DM_NMI (4u << 8) /* delivery mode NMI (SDM Figure 11-8) */
 #define TIMER_DIV_1 0xB /* divide configuration: by 1 (SDM Figure 11-10) */
 #define X2APIC_MSR(reg) (0x800u + ((reg) >> 4))
 
 #define ICR_IDLE_TIMEOUT_US 100000 /* Linux's safe_apic_wait_icr_idle bound */
 
 static struct lapic_status st;
+static enum extnmi extnmi;
 static uint32_t timer_khz;
 static volatile uint32_t *mmio;
 
@@ -135,6 +138,34 @@ void lapic_init_ap(void)
 	if (st.x2apic && !(base & APIC_BASE_EXTD))
 		wrmsr(MSR_IA32_APIC_BASE, base | APIC_BASE_EXTD);
 	software_enable();
+}
+
+/* LINT1 is where the platform's NMI arrives (the MADT's Local APIC NMI
+ * structures name it; ACPI 6.5 §5.2.12.7). INIT masks every LVT entry
+ * (SDM Vol. 3A §11.4.7.3), so an AP gets none until it unmasks LINT1.
+ * Linux's setup_local_APIC() (arch/x86/kernel/apic/apic.c) programs
+ * LINT1 as NMI on the boot CPU only, masked on the others, unless
+ * apic_extnmi=all|none says otherwise; extnmi= does the same here. */
+static void route_lint1(bool on)
+{
+	wr(REG_LVT_LINT1, LVT_DM_NMI | (on ? 0 : LVT_MASKED));
+}
+
+void lapic_set_extnmi(enum extnmi mode)
+{
+	extnmi = mode;
+	route_lint1(mode != EXTNMI_NONE);
+}
+
+void lapic_extnmi_ap(void)
+{
+	if (extnmi == EXTNMI_ALL)
+		route_lint1(true);
+}
+
+const char *lapic_extnmi_name(enum extnmi mode)
+{
+	return mode == EXTNMI_ALL ? "all" : mode == EXTNMI_NONE ? "none" : "bsp";
 }
 
 uint32_t lapic_id(void)

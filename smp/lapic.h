@@ -22,6 +22,15 @@ enum x2apic_pref { X2APIC_AUTO, X2APIC_ON, X2APIC_OFF };
  * LAPIC cannot be used at all. Registers lapic_eoi() with the IDT. */
 bool lapic_init_bsp(enum x2apic_pref pref, bool need_x2apic);
 void lapic_init_ap(void);  /* same mode as the BSP, software-enable */
+
+/* extnmi= (Linux's apic_extnmi=): which CPUs take the platform's NMIs
+ * on LINT1. */
+enum extnmi { EXTNMI_BSP, EXTNMI_ALL, EXTNMI_NONE };
+/* BSP, before any AP starts: route LINT1 on this CPU. */
+void lapic_set_extnmi(enum extnmi mode);
+/* AP, once online: route LINT1 if extnmi=all. */
+void lapic_extnmi_ap(void);
+const char *lapic_extnmi_name(enum extnmi mode);
 const struct lapic_status *lapic_status(void);
 
 uint32_t lapic_id(void);
@@ -40,6 +49,7 @@ void lapic_eoi(void);
 /* ICR low-dword fields (SDM Vol. 3A §11.6.1, Figure 11-12). */
 #define ICR_FIXED        (0u << 8)
 #define ICR_INIT         (5u << 8)
+#define ICR_NMI          (4u << 8)
 #define ICR_STARTUP      (6u << 8)
 #define ICR_BUSY         (1u << 12)
 #define ICR_LEVEL_ASSERT (1u << 14)

@@ -67,41 +67,124 @@ static bool has_monitor(void)
 	return cpuid(1, 0).ecx & CPUID1_ECX_MONITOR;
 }
 
-/* mwait_play_dead()'s conditions, in its order. */
-static const char *linux_mwait_refusal(void)
+static bool has_clflush(void)
 {
-	if (cpu_is_amd())
+	return cpuid(1, 0).edx & CPUID1_EDX_CLFSH;
+}
+
+/* Linux's MONITOR errata, set in init_intel() (arch/x86/kernel/cpu/
+ * intel.c), Intel family 6 only:
+ *   X86_BUG_CLFLUSH_MONITOR, with CLFLUSH: models 29 (Xeon 7400
+ *     "Dunnington"), 46 (Nehalem-EX), 47 (Westmere-EX): erratum AAI65,
+ *     a CLFLUSH of the line must come before MONITOR (Linux 6.6);
+ *   X86_BUG_MONITOR, with MWAIT: model 0x5C (Goldmont, Apollo Lake) in
+ *     Linux 6.6; 0xBD (Lunar Lake M) added by "x86/cpu: Add
+ *     INTEL_LUNARLAKE_M to X86_BUG_MONITOR" (Nov 2024, 6.13, stable
+ *     back to 6.11): a write to the monitored line may not wake MWAIT. */
+#define INTEL_FAM6_CORE2_DUNNINGTON 29
+#define INTEL_FAM6_NEHALEM_EX       46
+#define INTEL_FAM6_WESTMERE_EX      47
+#define INTEL_FAM6_ATOM_GOLDMONT    0x5C
+#define INTEL_FAM6_LUNARLAKE_M      0xBD
+
+static bool intel_family6(void)
+{
+	return cpu_is_intel() && cpu_family() == 6;
+}
+
+static bool bug_clflush_monitor(void)
+{
+	uint32_t m = cpu_model();
+	return intel_family6() && has_clflush() &&
+	       (m == INTEL_FAM6_CORE2_DUNNINGTON || m == INTEL_FAM6_NEHALEM_EX ||
+		m == INTEL_FAM6_WESTMERE_EX);
+}
+
+static bool bug_monitor(void)
+{
+	uint32_t m = cpu_model();
+	return intel_family6() && has_monitor() &&
+	       (m == INTEL_FAM6_ATOM_GOLDMONT || m == INTEL_FAM6_LUNARLAKE_M);
+}
+
+/* mwait_play_dead()'s conditions, in its order; *code is the reason as
+ * one word for @boot park_why=. Linux 6.6 does not consult X86_BUG_MONITOR
+ * here: INIT, not a write to the line, is what ends this wait (and from
+ * 6.12 smp_kick_mwait_play_dead() sends an IPI on those models besides
+ * its write), so a broken-MONITOR model still parks in MWAIT, as Linux. */
+static const char *linux_mwait_refusal(const char **code)
+{
+	if (cpu_is_amd()) {
+		*code = "amd";
 		return "AMD/Hygon: Linux skips mwait_play_dead(), hlt_play_dead()";
-	if (!has_monitor())
+	}
+	if (!has_monitor()) {
+		*code = "no_monitor";
 		return "no MONITOR/MWAIT: hlt_play_dead()";
-	if (!(cpuid(1, 0).edx & CPUID1_EDX_CLFSH))
+	}
+	if (!has_clflush()) {
+		*code = "no_clflush";
 		return "no CLFLUSH: hlt_play_dead()";
-	if (cpuid(0, 0).eax < CPUID_LEAF_MWAIT)
+	}
+	if (cpuid(0, 0).eax < CPUID_LEAF_MWAIT) {
+		*code = "no_cpuid_leaf5";
 		return "no CPUID leaf 5: hlt_play_dead()";
+	}
 	return 0;
+}
+
+/* park=mwait waits as Linux's MWAIT idle does, so it follows the idle
+ * routine's choice (prefer_mwait_c1_over_halt(), arch/x86/kernel/
+ * process.c: "Monitor has a bug. Fallback to HALT") and its CLFLUSH
+ * (mwait_idle_with_hints(), arch/x86/include/asm/mwait.h: only with
+ * X86_BUG_CLFLUSH_MONITOR). */
+static void plan_mwait_experiment(void)
+{
+	if (!has_monitor()) {
+		plan.code = "no_monitor";
+		plan.why = "no MONITOR/MWAIT on this CPU: HLT instead";
+	} else if (bug_monitor()) {
+		plan.code = "x86_bug_monitor";
+		plan.why = "X86_BUG_MONITOR model (MONITOR wake-ups unreliable): "
+			   "HLT instead, as Linux's idle";
+	} else {
+		plan.mwait = true;
+		plan.clflush = bug_clflush_monitor();
+		plan.code = plan.clflush ? "x86_bug_clflush_monitor" : "mwait";
+		plan.why = plan.clflush ? "MONITOR/MWAIT, CLFLUSH first "
+					  "(X86_BUG_CLFLUSH_MONITOR), no flush"
+					: "MONITOR/MWAIT, no flush";
+	}
 }
 
 void park_setup(enum park_mode mode)
 {
-	const char *refused;
+	const char *refused, *code = 0;
 
 	plan = (struct park_plan){ .mode = mode };
 	switch (mode) {
 	case PARK_LINUX:
-		refused = linux_mwait_refusal();
+		refused = linux_mwait_refusal(&code);
 		plan.mwait = !refused;
+		plan.clflush = plan.mwait; /* mwait_play_dead(): always */
 		plan.flush = true;
-		plan.why = refused ? refused : "mwait_play_dead()";
+		plan.why = refused ? refused
+			   : bug_monitor() ? "mwait_play_dead() (X86_BUG_MONITOR "
+					     "model: Linux parks in MWAIT all the same)"
+					   : "mwait_play_dead()";
+		plan.code = refused ? code
+			    : bug_monitor() ? "mwait_play_dead_bug_monitor"
+					    : "mwait_play_dead";
 		break;
 	case PARK_MWAIT:
-		plan.mwait = has_monitor();
-		plan.why = plan.mwait ? "MONITOR/MWAIT, no flush"
-				      : "no MONITOR/MWAIT on this CPU: HLT instead";
+		plan_mwait_experiment();
 		break;
 	case PARK_HLT:
+		plan.code = "hlt";
 		plan.why = "cli; hlt, no flush";
 		break;
 	case PARK_INIT:
+		plan.code = "init";
 		plan.why = "cli; hlt, then INIT from the BSP, no flush";
 		break;
 	}
@@ -155,15 +238,18 @@ static void settled(struct cpu *c)
 }
 
 /* mwait_play_dead()'s loop. CLFLUSH before MONITOR: Linux's workaround for
- * Xeon 7400 erratum AAI65, kept since a wake-up can come back round. */
-static void mwait_forever(volatile uint32_t *line, uint32_t hint)
+ * Xeon 7400 erratum AAI65, kept since a wake-up can come back round (an
+ * NMI ends MWAIT; its handler returns here and the loop re-arms). */
+static void mwait_forever(volatile uint32_t *line, uint32_t hint, bool flush_line)
 	__attribute__((noreturn));
-static void mwait_forever(volatile uint32_t *line, uint32_t hint)
+static void mwait_forever(volatile uint32_t *line, uint32_t hint, bool flush_line)
 {
 	for (;;) {
-		mfence();
-		clflush(line);
-		mfence();
+		if (flush_line) {
+			mfence();
+			clflush(line);
+			mfence();
+		}
 		monitor(line);
 		mfence();
 		mwait(hint);
@@ -186,7 +272,7 @@ void park_ap(struct cpu *c, bool quiet)
 		if (plan.flush)
 			flush_caches();
 		settled(c);
-		mwait_forever(line, hint);
+		mwait_forever(line, hint, plan.clflush);
 	}
 	/* hlt_play_dead(): WBINVD "if family >= 4", true of every CPU that
 	 * runs this kernel, then HLT. */

@@ -20,8 +20,10 @@ enum park_mode {
 struct park_plan {
 	enum park_mode mode;
 	bool mwait;       /* MONITOR/MWAIT loop, else HLT loop */
+	bool clflush;     /* CLFLUSH the line before each MONITOR */
 	bool flush;       /* WBINVD after reporting dead */
 	const char *why;  /* how the variant was chosen */
+	const char *code; /* the same as one word (@boot park_why=) */
 };
 
 /* BSP, before any AP starts: decide the plan from this CPU's CPUID, as

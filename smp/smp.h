@@ -56,6 +56,16 @@ struct cpu {
 	uint32_t fail_stage;          /* last stage seen when it failed */
 	uint32_t esr;                 /* APIC error bits seen after SIPIs */
 	uint32_t late_arrivals;       /* reached C after we gave up on it */
+	uint32_t retries;             /* wake-ups sent again (sipi_retry=) */
+
+	/* Events (smp/events.c), counted in NMI or interrupt context on
+	 * this CPU, reported by the BSP: */
+	volatile uint32_t nmis;       /* NMIs taken */
+	volatile uint32_t nmis_parked;/* of them, while parked (CPU_PARKED) */
+	volatile uint32_t nmi_reason; /* port 0x61 at the last one */
+	volatile uint32_t strays;     /* stray interrupts taken */
+	volatile uint32_t stray_vector; /* the last one's vector */
+	uint32_t nmis_reported, strays_reported;
 
 	volatile uint64_t tsc_online; /* AP's own TSC at its online mark */
 	volatile uint64_t tsc_settled;/* AP's TSC when parked, about to halt */

@@ -114,6 +114,54 @@ void test_hook_after_bring_up(void)
 			selftest_apic);
 }
 
+bool test_hooks_lose_sipis(struct cpu *c)
+{
+	if (!selftest_target(c) || c->retries)
+		return false;
+	kprintf("selftest: APIC ID %u: INIT without STARTUP IPIs this time "
+		"(a lost SIPI)\n", c->apic_id);
+	return true;
+}
+
+/* A vector in no use (kernel/trap.h), in a priority class below
+ * VEC_WAKE's, so that an unacknowledged one could not hide a wake-up. */
+#define STRAY_TEST_VECTOR 0x41
+
+void test_hooks_parked(struct cpu *c, const struct wake_config *w)
+{
+	static bool done;
+	struct cpu *idle = 0;
+
+	if (done || c->apic_id != selftest_apic)
+		return;
+	done = true;
+	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
+	if (test_selftest == SELFTEST_PARKED_NMI) {
+		uint32_t before = __atomic_load_n(&c->nmis_parked, __ATOMIC_ACQUIRE);
+		kprintf("selftest: NMI IPI sent to APIC ID %u (parked)\n", c->apic_id);
+		ap_send_ipi(c, ICR_NMI, "NMI IPI", NULL);
+		while (__atomic_load_n(&c->nmis_parked, __ATOMIC_ACQUIRE) == before &&
+		       !tsc_passed(deadline))
+			cpu_relax();
+		return;
+	}
+	for (uint32_t i = 0; i < cpu_count && !idle; i++)
+		if (!cpus[i].bsp && &cpus[i] != c && cpus[i].state == CPU_ONLINE)
+			idle = &cpus[i];
+	kprintf("selftest: vector 0x%x sent to APIC ID %u (parked)\n",
+		STRAY_TEST_VECTOR, c->apic_id);
+	ap_send_ipi(c, ICR_FIXED | STRAY_TEST_VECTOR, "stray IPI", NULL);
+	if (!idle)
+		return;
+	uint32_t before = __atomic_load_n(&idle->strays, __ATOMIC_ACQUIRE);
+	kprintf("selftest: vector 0x%x sent to APIC ID %u (online, idle)\n",
+		STRAY_TEST_VECTOR, idle->apic_id);
+	ap_send_ipi(idle, ICR_FIXED | STRAY_TEST_VECTOR, "stray IPI", NULL);
+	while (__atomic_load_n(&idle->strays, __ATOMIC_ACQUIRE) == before &&
+	       !tsc_passed(deadline))
+		cpu_relax();
+}
+
 void test_hooks_gave_up(struct cpu *c)
 {
 	uint64_t deadline = tsc_deadline_us(100000);

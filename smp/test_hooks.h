@@ -22,10 +22,16 @@
 /* Make something go wrong on purpose, once, on the first AP to be
  * started (the BSP for bsp-fault). tsc-skew: that AP sets its TSC back
  * (WRMSR IA32_TSC) before it comes online, so the warp test must find it
- * out of step and its cross-CPU figures must print as na. */
+ * out of step and its cross-CPU figures must print as na. lost-sipi:
+ * that AP's first wake-up sends INIT but no STARTUP IPI, so that only
+ * sipi_retry brings it online. stray-ipi: the BSP sends that AP, once
+ * parked, and an idle online AP an interrupt vector nobody handles.
+ * parked-nmi: the BSP sends that AP, once parked, an NMI IPI; it must
+ * go back to its park loop and come online at the next wake-up. */
 enum selftest { SELFTEST_NONE, SELFTEST_BSP_FAULT, SELFTEST_AP_FAULT,
 		SELFTEST_AP_HANG, SELFTEST_DOUBLE_START, SELFTEST_APIC_RENUMBER,
-		SELFTEST_AP_LATE, SELFTEST_TSC_SKEW };
+		SELFTEST_AP_LATE, SELFTEST_TSC_SKEW, SELFTEST_LOST_SIPI,
+		SELFTEST_STRAY_IPI, SELFTEST_PARKED_NMI };
 
 /* Set by test_hooks_setup() before any AP starts; read by the APs. */
 extern enum selftest test_selftest;
@@ -61,6 +67,26 @@ static inline void test_hook_sipis_sent(struct cpu *c, const struct wake_config 
 {
 	if (test_selftest == SELFTEST_DOUBLE_START)
 		test_hooks_double_start(c, w, vector);
+}
+
+bool test_hooks_lose_sipis(struct cpu *c);
+/* BSP, in ap_start() before t0: true if selftest=lost-sipi wants this
+ * attempt's STARTUP IPIs left out (the first attempt on its AP). */
+static inline bool test_hook_lose_sipis(struct cpu *c)
+{
+	return test_selftest == SELFTEST_LOST_SIPI && test_hooks_lose_sipis(c);
+}
+
+void test_hooks_parked(struct cpu *c, const struct wake_config *w);
+/* BSP, in smp_run_cycles() once AP c has gone offline: selftest=stray-ipi
+ * sends it (parked, interrupts off) and another AP (online, idle with
+ * interrupts on) a vector nobody handles, and waits until the idle one
+ * has taken it; selftest=parked-nmi sends it an NMI and waits until it
+ * has taken that. */
+static inline void test_hook_parked(struct cpu *c, const struct wake_config *w)
+{
+	if (test_selftest == SELFTEST_STRAY_IPI || test_selftest == SELFTEST_PARKED_NMI)
+		test_hooks_parked(c, w);
 }
 
 void test_hooks_gave_up(struct cpu *c);

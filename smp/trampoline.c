@@ -68,7 +68,13 @@ bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
 	h->slow_ticks = test_hooks_slow_spin_ticks();
 	h->gdt_base += (uint32_t)phys;
 	h->far32_offset += (uint32_t)phys;
+#if defined(__i386__)
+	/* realmode/trampoline_32.asm: the second far pointer is the real-mode
+	 * jump that reloads CS: its offset is the label's, CS = P >> 4. */
+	h->far64_selector = (uint16_t)(phys >> 4);
+#else
 	h->far64_offset += (uint32_t)phys;
+#endif
 	h->entry64 = (uint64_t)(uintptr_t)ap_entry;
 	h->cpu_table = (uint64_t)(uintptr_t)table;
 	h->cpu_count = count;
@@ -83,7 +89,11 @@ const char *tramp_stage_name(uint32_t stage)
 	case TRAMP_STAGE_NONE: return "not started (no SIPI taken)";
 	case TRAMP_STAGE_REAL: return "trampoline real mode";
 	case TRAMP_STAGE_PROTECTED: return "trampoline protected mode";
+#if defined(__i386__)
+	case TRAMP_STAGE_LONG: return "trampoline paging on";
+#else
 	case TRAMP_STAGE_LONG: return "trampoline long mode";
+#endif
 	case TRAMP_STAGE_STACK: return "trampoline found its stack";
 	case TRAMP_STAGE_NO_SLOT: return "trampoline: APIC ID not in table";
 	default: return "unknown";

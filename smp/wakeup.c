@@ -15,6 +15,7 @@
 #include "kernel/cpu.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
+#include "kernel/warn.h"
 #include "kernel/x86.h"
 
 /* ESR bits worth reporting after a SIPI: all but bit 4 (reserved on
@@ -178,16 +179,57 @@ void ap_send_startup_ipis(struct cpu *c, const struct wake_config *w, uint8_t ve
 	}
 }
 
-bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph)
+/* The trampoline's per-bring-up fields, cleared before each wake-up. */
+static void reset_tramp_stage(struct cpu *c)
 {
 	struct tramp_header *h = trampoline_header();
-	uint8_t vector = (uint8_t)(trampoline_phys() >> 12);
 
 	h->stage = TRAMP_STAGE_NONE;
 	h->stage_apic = APIC_ID_NONE;
 	h->tsc_real = 0;
 	h->tsc_long = 0;
 	c->stage = 0;
+}
+
+/* STARTING -> FAILED by compare-and-exchange, as the AP goes STARTING ->
+ * ONLINE (see ap_entry()): true if we gave up first, false if the AP made
+ * it after our last look (it is online). */
+static bool give_up(struct cpu *c)
+{
+	uint32_t starting = CPU_STARTING;
+	return __atomic_compare_exchange_n(&c->state, &starting, CPU_FAILED, false,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/* A lost STARTUP IPI (EDK2 re-sends them on busy hosts) leaves the AP in
+ * wait-for-SIPI: the whole INIT-SIPI-SIPI once more, from INIT, since an
+ * AP that did start may be stuck half-way. Called once the BSP has given
+ * up (give_up()), so a late arrival cannot count itself online in
+ * between; the AP is STARTING again when this returns. The serial start
+ * and a per-AP step of a parallel one both retry through here. */
+void ap_wake_again(struct cpu *c, const struct wake_config *w, uint8_t vector,
+		   uint32_t attempt)
+{
+	c->retries++;
+	kprintf("smp: APIC ID %u did not come online within %u ms (stage %u): "
+		"INIT-SIPI-SIPI again (retry %u of %u)\n", c->apic_id,
+		w->ap_timeout_ms, last_stage(c), attempt, w->sipi_retry);
+	warn_record("what=sipi_retry apic=%u retry=%u stage=%u", c->apic_id,
+		    attempt, last_stage(c));
+	ap_send_init(c, w);
+	reset_tramp_stage(c);
+	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
+	ap_send_startup_ipis(c, w, vector);
+}
+
+bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph)
+{
+	struct tramp_header *h = trampoline_header();
+	uint8_t vector = (uint8_t)(trampoline_phys() >> 12);
+	/* selftest=lost-sipi: this attempt's SIPIs are "lost". */
+	bool lose_sipis = test_hook_lose_sipis(c);
+
+	reset_tramp_stage(c);
 	c->request = REQ_NONE;
 	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
 	lapic_clear_esr();
@@ -198,19 +240,22 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 	uint64_t t0 = rdtsc();
 	ap_send_init(c, w);
 	icount_fence_arm_late(w, fence_armed);
-	ap_send_startup_ipis(c, w, vector);
+	if (!lose_sipis)
+		ap_send_startup_ipis(c, w, vector);
 
 	test_hook_sipis_sent(c, w, vector);
 
 	uint64_t t1 = wait_for_state(c, CPU_ONLINE, w);
-	/* Give up by compare-and-exchange, as the AP comes online (see
-	 * ap_entry()): if it marked itself online after our last look, it
-	 * made it after all. */
-	uint32_t starting = CPU_STARTING;
-	if (!t1 && !__atomic_compare_exchange_n(&c->state, &starting, CPU_FAILED,
-						false, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
-		t1 = rdtsc();
+	for (uint32_t attempt = 1; !t1; attempt++) {
+		if (!give_up(c)) {
+			t1 = rdtsc(); /* it made it after all */
+			break;
+		}
+		if (attempt > w->sipi_retry || run_ended())
+			break;
+		ap_wake_again(c, w, vector, attempt);
+		t1 = wait_for_state(c, CPU_ONLINE, w);
+	}
 	if (t1) {
 		ph->total = t1 - t0;
 		ph->ap = tsc_cross_cpu(c, c->tsc_online, t0);

@@ -33,6 +33,7 @@ struct wake_config {
 	uint32_t ap_timeout_ms;
 	enum bsp_wait bsp_wait;
 	enum park_mode park;
+	uint32_t sipi_retry;    /* wake-ups sent again before giving up */
 	bool icount_fence;      /* icount=on: see smp/test_hooks.h */
 };
 
@@ -62,6 +63,10 @@ bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what,
 		 void (*after_write)(void));
 /* INIT, then STARTUP IPIs, then wait for the AP to report online. */
 bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph);
+/* The AP given up on (timed out) gets INIT-SIPI-SIPI again, retry
+ * number attempt of sipi_retry (smp/wakeup.c says when). */
+void ap_wake_again(struct cpu *c, const struct wake_config *w, uint8_t vector,
+		   uint32_t attempt);
 /* INIT only: put the AP into wait-for-SIPI (firmware may leave APs
  * spinning, OVMF does). */
 void ap_send_init(struct cpu *c, const struct wake_config *w);

@@ -32,9 +32,9 @@ DEBUG_BATCH ?=
 DEBUG_TRAMP_INSTALL ?= trampoline_install
 
 # The blob as an ELF with symbols and DWARF lines: the same source and
-# flags as the flat blob, as elf64, linked at 0. It must hold exactly the
+# flags as the flat blob, as elf64 (elf32 for ARCH=i386), linked at 0. It must hold exactly the
 # flat blob's bytes, or its symbols would lie: checked on every build.
-TRAMP_SRC ?= realmode/trampoline.asm
+TRAMP_SRC ?= $(TRAMP_SRC_MAIN)
 TRAMP_ELF := $(OUT)/trampoline.elf
 TRAMP_ELF_NASMFLAGS = $(NASMFLAGS) -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN)
 
@@ -46,12 +46,12 @@ $(OUT)/trampoline-elf.o: $(OUT)/trampoline.bin $(TRAMP_SRC) tools/debug/flat-as-
 		tools/dev.mk
 	@mkdir -p $(@D)
 	@echo "  NASM    $@"
-	$(DEV_Q)$(or $(NASM),nasm) -f elf64 -g -F dwarf -P tools/debug/flat-as-elf.inc \
+	$(DEV_Q)$(or $(NASM),nasm) -f $(NASM_FORMAT) -g -F dwarf -P tools/debug/flat-as-elf.inc \
 		$(TRAMP_ELF_NASMFLAGS) -o $@ $(TRAMP_SRC)
 
 $(TRAMP_ELF): $(OUT)/trampoline-elf.o $(OUT)/trampoline.bin
 	@echo "  LD      $@"
-	$(DEV_Q)$(or $(LD),ld) -m elf_x86_64 -Ttext=0 -e 0 -o $@ $(OUT)/trampoline-elf.o
+	$(DEV_Q)$(or $(LD),ld) -m $(LD_EMULATION) -Ttext=0 -e 0 -o $@ $(OUT)/trampoline-elf.o
 	$(DEV_Q)objcopy -O binary -j .text $@ $@.bytes
 	$(DEV_Q)if ! cmp -s $@.bytes $(OUT)/trampoline.bin; then \
 		echo "$@: its code differs from $(OUT)/trampoline.bin (flags or source out of step?)"; \
@@ -76,6 +76,9 @@ COMPDB_TARGETS = $(OUT)/apstart.elf $(APLOG) $(UNIT_DIR)/unit_tests $(FBT_BIN) \
 compile_commands.json:
 	@mkdir -p build
 	$(DEV_Q)$(MAKE) --no-print-directory -n -B V=1 $(COMPDB_TARGETS) >build/compdb.cmds
+	@# kernel/libgcc32.c is built only for ARCH=i386: its entry from that build.
+	$(DEV_Q)$(MAKE) --no-print-directory -n -B V=1 ARCH=i386 build/i386-wbinvd0/kernel/libgcc32.o \
+		>>build/compdb.cmds
 	$(DEV_Q)tools/compile-commands.sh <build/compdb.cmds >$@.new
 	@mv -f $@.new $@
 	@echo "  wrote $@ ($$(grep -c '"file"' $@) files)"

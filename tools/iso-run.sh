@@ -5,7 +5,7 @@
 #
 #   iso-run.sh --firmware bios|uefi [--media cdrom|usb] [--smp N]
 #              [--accel auto|kvm|tcg] [--machine pc|q35] [--timeout S]
-#              [--iso FILE] [--kernels DIR] [--wbinvd 0|1] [--mem MB]
+#              [--iso FILE] [--kernels DIR] [--wbinvd 0|1|i386-0|i386-1] [--mem MB]
 #              [--log FILE] [--screendump FILE.ppm] [--flush SPEC]
 #              [--loader grub|gnu-efi] [--vars FILE] [--disk FILE]
 #              [--input FILE] -- [kernel args...]
@@ -92,7 +92,11 @@ case "$firmware" in bios|uefi) ;; *) die "--firmware must be bios or uefi, not '
 case "$media" in cdrom|usb) ;; *) die "--media must be cdrom or usb, not '$media'" ;; esac
 [ -n "$machine" ] || machine=$([ "$firmware" = bios ] && echo pc || echo q35)
 case "$machine" in pc|q35) ;; *) die "--machine must be pc or q35" ;; esac
-case "$wbinvd" in 0|1) ;; *) die "--wbinvd must be 0 or 1" ;; esac
+# i386-0|i386-1: the 32-bit kernels (make ARCH=i386), GRUB only.
+case "$wbinvd" in 0|1) ;; i386-0|i386-1) [ "$loader" = grub ] || die "--wbinvd $wbinvd: apstart.efi loads the x86_64 kernels only" ;;
+*) die "--wbinvd must be 0, 1, i386-0 or i386-1" ;; esac
+kfile=apstart-wbinvd$wbinvd.elf
+[[ $wbinvd == i386-* ]] && kfile=apstart-i386-wbinvd${wbinvd#i386-}.elf
 [[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive number of seconds (never infinite)"
 [[ $smp =~ ^[1-9][0-9]*(,.*)?$ ]] || die "--smp must be a CPU count (QEMU -smp syntax), not '$smp'"
 [[ $mem =~ ^[1-9][0-9]*$ ]] || die "--mem must be a number of MiB, not '$mem'"
@@ -177,9 +181,8 @@ if [ "$loader" = gnu-efi ]; then
 	fi
 	echo "iso-run: per-run image, firmware starts apstart.efi (no GRUB)${args:+, default entry: apstart-wbinvd$wbinvd.elf ${args[*]}}" >&2
 elif [ ${#args[@]} -gt 0 ] || [ "$wbinvd" != 0 ]; then
-	for w in 0 1; do
-		[ -f "$kernels/boot/apstart-wbinvd$w.elf" ] ||
-			die "no $kernels/boot/apstart-wbinvd$w.elf (run make iso first)"
+	for f in apstart-wbinvd0.elf apstart-wbinvd1.elf "$kfile"; do
+		[ -f "$kernels/boot/$f" ] || die "no $kernels/boot/$f (run make iso first)"
 	done
 	mkdir -p "$tmp/menu/boot/grub"
 	"$root/boot/mkgrubcfg.sh" "$root/boot/grub.cfg.in" 0 "$wbinvd" "${args[@]}" \
@@ -190,7 +193,7 @@ elif [ ${#args[@]} -gt 0 ] || [ "$wbinvd" != 0 ]; then
 		die "grub-mkrescue failed"
 	fi
 	"$root/tools/esp-populate.sh" "$image" "$kernels" || die "cannot put apstart.efi on the image's EFI partition"
-	echo "iso-run: per-run image, default entry: apstart-wbinvd$wbinvd.elf ${args[*]:-(no arguments)}" >&2
+	echo "iso-run: per-run image, default entry: $kfile ${args[*]:-(no arguments)}" >&2
 fi
 
 if [ -n "$disk" ]; then

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Bootable image: both kernel variants behind a GRUB menu, for BIOS and UEFI,
+# Bootable image: both kernel variants (x86_64 and i386) behind a GRUB menu, for BIOS and UEFI,
 # as a CD or a USB stick (grub-mkrescue: El Torito BIOS + UEFI, MBR + GPT),
 # and apstart.efi (boot/efi/) with the kernels on its EFI system partition
 # (tools/esp-populate.sh), where it also keeps results.
@@ -10,7 +10,7 @@
 #                               FORCE=1, YES=1 as there)
 #   make iso-test-images        build/iso-test/*.iso: same menu plus a default
 #                               entry with test arguments, no menu delay
-#   make iso-tests              tests/iso/run.sh (contents, checker, 8 QEMU boots)
+#   make iso-tests              tests/iso/run.sh (contents, checker, 10 QEMU boots)
 #   make run FIRMWARE=bios|uefi [MEDIA=cdrom|usb] ...   tools/iso-run.sh
 #
 # Variables: ISO_TIMEOUT (menu seconds, default 5), ISO_TEST_ARGS.
@@ -27,6 +27,7 @@ ISO_TEST_DIR := build/iso-test
 # The kernels as they go into every image (copied only when changed).
 ISO_KDIR := build/iso/kernels
 ISO_KERNELS := $(ISO_KDIR)/boot/apstart-wbinvd0.elf $(ISO_KDIR)/boot/apstart-wbinvd1.elf \
+	$(ISO_KDIR)/boot/apstart-i386-wbinvd0.elf $(ISO_KDIR)/boot/apstart-i386-wbinvd1.elf \
 	$(ISO_KDIR)/boot/apstart.efi
 ISO_TEMPLATE := boot/grub.cfg.in
 ISO_MKCFG := boot/mkgrubcfg.sh
@@ -45,8 +46,10 @@ iso: $(ISO)
 # Each variant is built by its own make: WBINVD selects the build
 # directory and flags. Always runs; the sub-makes decide what is stale.
 iso-kernels:
-	$(ISO_Q)$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
-	$(ISO_Q)$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
+	$(ISO_Q)$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
+	$(ISO_Q)$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
+	$(ISO_Q)$(MAKE) --no-print-directory ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 build/i386-wbinvd0/apstart.elf
+	$(ISO_Q)$(MAKE) --no-print-directory ARCH=i386 WBINVD=1 SLOW_TRAMP_NS=0 build/i386-wbinvd1/apstart.elf
 
 # Copy-if-changed: the recipe always runs, the file (and so its mtime)
 # changes only with the kernel, and make then rebuilds only stale images.
@@ -54,6 +57,10 @@ $(ISO_KDIR)/boot/apstart-wbinvd%.elf: iso-kernels
 	@mkdir -p $(@D)
 	@if ! cmp -s build/wbinvd$*/apstart.elf $@; then \
 		echo "  KERNEL  $@"; cp build/wbinvd$*/apstart.elf $@.new && mv -f $@.new $@; fi
+$(ISO_KDIR)/boot/apstart-i386-wbinvd%.elf: iso-kernels
+	@mkdir -p $(@D)
+	@if ! cmp -s build/i386-wbinvd$*/apstart.elf $@; then \
+		echo "  KERNEL  $@"; cp build/i386-wbinvd$*/apstart.elf $@.new && mv -f $@.new $@; fi
 
 # apstart.efi goes into /boot too: GRUB on a CD can only chainload it from
 # there (it cannot see the El Torito FAT image).
@@ -84,8 +91,10 @@ endef
 $(eval $(call ISO_IMAGE,$(ISO),build/iso/menu,$(ISO_TIMEOUT)))
 # Test images: default entry WBINVD=0 with ISO_TEST_ARGS; the -halt one
 # keeps the machine up after @end for a screendump.
-ISO_TEST_IMAGES := $(ISO_TEST_DIR)/apstart-test.iso $(ISO_TEST_DIR)/apstart-test-halt.iso
+ISO_TEST_IMAGES := $(ISO_TEST_DIR)/apstart-test.iso $(ISO_TEST_DIR)/apstart-test-halt.iso \
+	$(ISO_TEST_DIR)/apstart-test-i386.iso
 $(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test.iso,$(ISO_TEST_DIR)/menu,0,0,$(ISO_TEST_ARGS)))
+$(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test-i386.iso,$(ISO_TEST_DIR)/menu-i386,0,i386-0,$(ISO_TEST_ARGS)))
 $(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test-halt.iso,$(ISO_TEST_DIR)/menu-halt,0,0,$(ISO_TEST_ARGS) exit=halt))
 
 # apstart.efi's tests (tests/efi/): on UEFI, GRUB chainloads apstart.efi

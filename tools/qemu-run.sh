@@ -5,7 +5,9 @@
 #   qemu-run.sh --kernel ELF [--smp N] [--accel auto|kvm|tcg] [--machine pc|q35]
 #               [--timeout S] [--icount] [--tcg-single] [--cpu MODEL] [--mem MB]
 #               [--log FILE] [--initrd FILE] [--flush SPEC] [--gdb PORT]
-#               [--com1-file FILE] [--dry-run] -- [kernel args...]
+#               [--com1-file FILE] [--monitor-pipe PATH] [--emulator x86_64|i386]
+#               [--dry-run]
+#               -- [kernel args...]
 #
 # --smp         QEMU -smp syntax (default 4), e.g. 4,maxcpus=8.
 # --accel       auto (default): KVM when hardware-backed (tools/kvm-usable.sh),
@@ -17,6 +19,8 @@
 #               from ~+-40% (multi-threaded TCG on 2 host cores) to ~+-2%,
 #               used for wall-clock checks.
 # --cpu         another CPU model (TCG), e.g. pentium3 (no long mode).
+# --emulator    qemu-system-x86_64 (default) or qemu-system-i386, the 32-bit
+#               emulator (make ARCH=i386's kernels run under either).
 # --initrd      boots a Linux bzImage given as --kernel with that initramfs
 #               (make bench-linux), under the same configuration.
 # --flush SPEC  charge every WBINVD/INVD a modelled cost (tools/flushmodel
@@ -27,6 +31,12 @@
 # --gdb PORT    start paused with QEMU's gdb server on PORT (-S -gdb); the
 #               timeout still applies. auto accel picks TCG.
 # --com1-file   COM1 goes to FILE and COM2 to stdout (console=ttyS1 tests).
+# --monitor-pipe PATH
+#               the QEMU monitor on two FIFOs instead of none: commands
+#               written to PATH.in run as typed (e.g. `echo nmi > PATH.in`
+#               sends an NMI through LINT1), replies go to PATH.out, which
+#               this script drains into PATH.log. The FIFOs are made if
+#               missing; needs no tool besides the shell.
 # --dry-run     print the accelerator line and the QEMU command, run nothing.
 #
 # Exit status: 0 = the kernel reported pass, 1 = it reported fail,
@@ -39,7 +49,7 @@ die() { echo "qemu-run: $*" >&2; echo "qemu-run: see tools/qemu-run.sh --help" >
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
 
 kernel= smp=4 accel=auto machine=pc timeout_s=120 icount=0 log= mem=512 tcg_single=0 cpu_model=
-initrd= flush= gdb_port= dry_run=0 com1_file=
+initrd= flush= gdb_port= dry_run=0 com1_file= monitor_pipe= emulator=x86_64
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--kernel) need "$@"; kernel=$2; shift 2 ;;
@@ -52,10 +62,12 @@ while [ $# -gt 0 ]; do
 	--cpu) need "$@"; cpu_model=$2; shift 2 ;;
 	--log) need "$@"; log=$2; shift 2 ;;
 	--com1-file) need "$@"; com1_file=$2; shift 2 ;;
+	--monitor-pipe) need "$@"; monitor_pipe=$2; shift 2 ;;
 	--flush) need "$@"; flush=$2; shift 2 ;;
 	--mem) need "$@"; mem=$2; shift 2 ;;
 	--initrd) need "$@"; initrd=$2; shift 2 ;;
 	--gdb) need "$@"; gdb_port=$2; shift 2 ;;
+	--emulator) need "$@"; emulator=$2; shift 2 ;;
 	--dry-run) dry_run=1; shift ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
@@ -124,10 +136,27 @@ mode=
 echo "qemu-run: accel=$accel ($why) machine=$machine smp=$smp$mode timeout=${timeout_s}s" >&2
 [ -n "$flush" ] && echo "qemu-run: flush model $flush (TCG plugin): $flush_what" >&2
 
+monitor_opts=(-monitor none)
+if [ -n "$monitor_pipe" ]; then
+	monitor_opts=(-monitor "pipe:$monitor_pipe")
+	if [ "$dry_run" = 0 ]; then
+		for f in "$monitor_pipe.in" "$monitor_pipe.out"; do
+			[ -p "$f" ] || mkfifo "$f" || die "cannot make the FIFO $f"
+		done
+		# Drained in the background, or QEMU stalls once the pipe fills.
+		cat "$monitor_pipe.out" >"$monitor_pipe.log" &
+		drain=$!
+		trap 'kill "$drain" 2>/dev/null' EXIT
+	fi
+fi
 serial_opts=(-serial stdio)
 [ -n "$com1_file" ] && serial_opts=(-serial "file:$com1_file" -serial stdio)
-cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$mem"
-	-display none -no-reboot "${serial_opts[@]}" -monitor none
+case $emulator in
+x86_64|i386) ;;
+*) die "--emulator must be x86_64 or i386, not '$emulator'" ;;
+esac
+cmd=(qemu-system-$emulator -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$mem"
+	-display none -no-reboot "${serial_opts[@]}" "${monitor_opts[@]}"
 	-device isa-debug-exit,iobase=0xf4,iosize=4
 	-kernel "$kernel")
 [ -n "$initrd" ] && cmd+=(-initrd "$initrd")

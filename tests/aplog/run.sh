@@ -362,6 +362,30 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run verify --cpus 4 --warnings 0 smp4.log
 	expect_rc 1
 	has "smp4.log:16: @end has no warnings=, want 0"
+	# Samples marked nmi=1 (an NMI inside the window, smp/events.c):
+	# verify takes the run (its event warnings do not count against it);
+	# the statistics leave the sample out and say so, unless --with-nmi.
+	sed -e 's/^\(@sample cpu=2 apic=2 cycle=2 op=online .*\)$/\1 nmi=1/' \
+	    -e '/ nmi=1$/!s/^@sample .*[0-9]$/& nmi=0/' \
+	    -e 's/^@end status=pass online=4 failed=0$/@warn what=nmi apic=0 count=1 reason=unknown port61=0x20\n& warnings=1 nmis=1/' \
+	    smp4.log >"$tmp/nmi.log"
+	run verify --cpus 4 --cycles 2 "$tmp/nmi.log"
+	expect_rc 0
+	run stats "$tmp/nmi.log"
+	expect_rc 0
+	line "1 samples marked nmi=1 (an NMI inside their window) are left out of every figure below (--with-nmi keeps them)"
+	matches "^ +all \| +5 .*\| +6 "
+	lacks "3000\.00"
+	run stats --with-nmi "$tmp/nmi.log"
+	expect_rc 0
+	line "1 samples marked nmi=1 (an NMI inside their window) are counted (--with-nmi)"
+	matches "^ +all \| +6 .*3000\.00"
+	run verify --with-nmi "$tmp/nmi.log"
+	expect_rc 2
+	sed 's/ nmi=1$/ nmi=2/' "$tmp/nmi.log" >"$tmp/nmi2.log"
+	run stats "$tmp/nmi2.log"
+	expect_rc 1
+	errhas "nmi=2"
 	run verify --cpus 4 smp4.log
 	expect_rc 0
 	run verify fail-run.log

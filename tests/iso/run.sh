@@ -55,17 +55,19 @@ xorriso -osirrox on -indev "$ISO" -extract /boot "$work/boot" >/dev/null 2>&1
 xorriso -indev "$ISO" -report_el_torito plain -report_system_area plain 2>/dev/null >"$work/boot-report"
 
 has_kernels() {
-	local w bad=0
-	for w in 0 1; do
-		grep -qx "/boot/apstart-wbinvd$w.elf" "$work/files" || { echo "no /boot/apstart-wbinvd$w.elf"; bad=1; continue; }
-		cmp -s "$work/boot/apstart-wbinvd$w.elf" "build/wbinvd$w/apstart.elf" ||
-			{ echo "/boot/apstart-wbinvd$w.elf differs from build/wbinvd$w/apstart.elf (stale image?)"; bad=1; }
+	local v bad=0
+	for v in wbinvd0 wbinvd1 i386-wbinvd0 i386-wbinvd1; do
+		grep -qx "/boot/apstart-$v.elf" "$work/files" || { echo "no /boot/apstart-$v.elf"; bad=1; continue; }
+		cmp -s "$work/boot/apstart-$v.elf" "build/$v/apstart.elf" ||
+			{ echo "/boot/apstart-$v.elf differs from build/$v/apstart.elf (stale image?)"; bad=1; }
 	done
 	cmp -s "$work/boot/apstart-wbinvd0.elf" "$work/boot/apstart-wbinvd1.elf" &&
 		{ echo "the two variants are the same file"; bad=1; }
+	cmp -s "$work/boot/apstart-i386-wbinvd0.elf" "$work/boot/apstart-i386-wbinvd1.elf" &&
+		{ echo "the two i386 variants are the same file"; bad=1; }
 	return $bad
 }
-check "both kernels in the image, identical to build/wbinvd{0,1}/apstart.elf" has_kernels
+check "all four kernels in the image, identical to build/{,i386-}wbinvd{0,1}/apstart.elf" has_kernels
 
 cfg=$work/boot/grub/grub.cfg
 cfg_menu() {
@@ -197,8 +199,10 @@ check "bad usage rejected (exit 2)" expect_status 2 --rows 0 "$work/text.ppm"
 # boot NAME FIRMWARE MEDIA MODE(exit|shot): one boot, its result in $work/NAME.result
 boot() {
 	local name=$1 fw=$2 media=$3 mode=$4 log=$out/iso-$1.log shot=$out/iso-$1.ppm t0=$SECONDS st
-	local why=() img=$TDIR/apstart-test.iso opts=()
+	local why=() img=$TDIR/apstart-test.iso opts=() arch=x86_64
 	if [ "$mode" = shot ]; then img=$TDIR/apstart-test-halt.iso opts=(--screendump "$shot"); fi
+	# i386: the 32-bit kernel (default entry of apstart-test-i386.iso).
+	if [ "$mode" = i386 ]; then img=$TDIR/apstart-test-i386.iso mode=exit arch=i386; fi
 	rm -f "$shot"
 	tools/iso-run.sh --iso "$img" --firmware "$fw" --media "$media" --smp $SMP \
 		--timeout "$BOOT_TIMEOUT" "${opts[@]}" >"$log" 2>&1
@@ -207,7 +211,7 @@ boot() {
 	tr -d '\r' <"$log" >"$log.txt"
 	# One run, passed, every CPU online, booted by GRUB through Multiboot2.
 	local verdict
-	verdict=$("$APLOG" verify --cpus $SMP --boot firmware="$fw" --boot protocol=mb2 "$log.txt" 2>&1) ||
+	verdict=$("$APLOG" verify --cpus $SMP --boot firmware="$fw" --boot protocol=mb2 --boot arch=$arch "$log.txt" 2>&1) ||
 		why+=("$(grep -v '^FAIL' <<<"$verdict" | sed 's/^verify: [^ ]* //' | head -n 5 | paste -sd';')")
 	local screen=vga-text
 	[ "$fw" = uefi ] && screen=framebuffer
@@ -243,6 +247,12 @@ lane() { # FIRMWARE: that firmware's boots, one after the other
 			boot "$fw-$m-$mode" "$fw" "$m" "$mode"
 		done
 	done
+	# The i386 kernel through GRUB, BIOS and UEFI (x86_64 GRUB loads a
+	# 32-bit Multiboot2 kernel too), both in the BIOS lane, the shorter.
+	if [ "$fw" = bios ]; then
+		boot bios-cdrom-i386 bios cdrom i386
+		boot uefi-cdrom-i386 uefi cdrom i386
+	fi
 }
 
 echo "iso: QEMU boots of $TDIR/*.iso, -smp $SMP, '$TEST_ARGS' (BIOS and UEFI lanes in parallel)"
@@ -257,8 +267,8 @@ for r in "$work"/*.result; do
 	if [ "$res" = ok ]; then ok "$what"; else not_ok "$what" "$why" "$log"; fi
 done
 n=$(ls "$work"/*.result 2>/dev/null | wc -l)
-want=8
-[ "${ISO_TESTS_QUICK:-0}" = 1 ] && want=4
+want=10
+[ "${ISO_TESTS_QUICK:-0}" = 1 ] && want=6
 [ "$n" = $want ] || not_ok "boots" "$n of $want boots reported a result"
 echo "iso: boots took $((SECONDS - t0))s"
 

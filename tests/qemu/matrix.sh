@@ -150,7 +150,116 @@ run_case "late-ap-not-online" build/wbinvd0/apstart.elf 4 fail \
 	verify --cpus 4 --cycles 2 --online 3 --failed 1 \
 	expect "@fail what=ap_timeout apic=1 " \
 	"smp: APIC ID 1 reached C 1 time\(s\) after it was given up on" \
-	"@warn what=late_ap apic=1 arrivals=1" -- selftest=ap-late ap_timeout_ms=200 cycles=2
+	"@warn what=late_ap apic=1 arrivals=1" -- selftest=ap-late ap_timeout_ms=200 \
+	sipi_retry=0 cycles=2
+
+# Events a run survives (issue 17). A lost SIPI: the first wake-up of one
+# AP sends INIT only; sipi_retry=1 (the default) must bring it online.
+run_case "lost-sipi-retried" build/wbinvd0/apstart.elf 4 pass \
+	verify --cpus 4 --cycles 2 \
+	expect "selftest: APIC ID 1: INIT without STARTUP IPIs" \
+	"@warn what=sipi_retry apic=1 retry=1 stage=0" \
+	"@cpu cpu=1 apic=1 state=online .* retries=1" \
+	"@end status=pass .* retries=1" -- \
+	selftest=lost-sipi ap_timeout_ms=200 cycles=2
+# ...and without the retry the same AP is lost.
+run_case "lost-sipi-no-retry" build/wbinvd0/apstart.elf 4 fail \
+	verify --cpus 4 --cycles 2 --online 3 --failed 1 \
+	expect "@fail what=ap_timeout apic=1 stage=0" "@end status=fail .* retries=0" -- \
+	selftest=lost-sipi ap_timeout_ms=200 sipi_retry=0 cycles=2
+# A stray vector to a parked AP (pending, dropped by its next INIT) and
+# to an idle one (taken, counted, EOI'd): the run goes on.
+run_case "stray-ipi-counted" build/wbinvd0/apstart.elf 4 pass \
+	verify --cpus 4 --cycles 3 \
+	expect "selftest: vector 0x41 sent to APIC ID 1 \(parked\)" \
+	"@warn what=stray_irq apic=2 count=1 vector=0x41" \
+	"@end status=pass .* strays=1 " -- selftest=stray-ipi cycles=3
+# An NMI to a parked AP, in both park loops: back to the loop, then online.
+for p in linux mwait; do
+	run_case "parked-nmi-$p" build/wbinvd0/apstart.elf 4 pass \
+		verify --cpus 4 --cycles 3 \
+		expect "@warn what=nmi apic=1 count=1 reason=unknown port61=0x[0-9a-f]+ parked=1" \
+		"@end status=pass .* nmis=1 " -- selftest=parked-nmi park=$p cycles=3
+done
+# MONITOR errata (Linux's init_intel() model lists): a Goldmont (family 6
+# model 0x5C, X86_BUG_MONITOR) falls back to HLT for park=mwait and keeps
+# mwait_play_dead() for park=linux; a Nehalem-EX (model 46,
+# X86_BUG_CLFLUSH_MONITOR) flushes the line before MONITOR.
+extra=(--accel tcg --cpu max,vendor=GenuineIntel,family=6,model=92)
+run_case "bug-monitor-mwait-falls-back" build/wbinvd0/apstart.elf 2 pass \
+	verify --cpus 2 --cycles 2 --boot park_via=hlt --boot park_why=x86_bug_monitor -- \
+	park=mwait cycles=2
+run_case "bug-monitor-linux-keeps-mwait" build/wbinvd0/apstart.elf 2 pass \
+	verify --cpus 2 --cycles 2 --boot park_via=mwait \
+	--boot park_why=mwait_play_dead_bug_monitor -- park=linux cycles=2
+extra=(--accel tcg --cpu max,vendor=GenuineIntel,family=6,model=46)
+run_case "clflush-monitor-erratum" build/wbinvd0/apstart.elf 2 pass \
+	verify --cpus 2 --cycles 2 --boot park_via=mwait \
+	--boot park_why=x86_bug_clflush_monitor -- park=mwait cycles=2
+extra=()
+
+# nmi_case NAME SMP PERIOD_S CYCLES [expect REGEX...] -- KERNEL-ARGS...:
+# boots wbinvd0 with the QEMU monitor on FIFOs (qemu-run.sh
+# --monitor-pipe) and types "nmi" into it every PERIOD_S seconds from the
+# kernel's first line to QEMU's exit. QEMU delivers it on LINT1 of every CPU that
+# has LINT1 unmasked (extnmi=all: all of them once online). The run must
+# pass, say nmis=N with N > 0, and report them.
+nmi_case() {
+	local name=$1 smp=$2 period=$3 cycles=$4; shift 4
+	local regexes=()
+	[ "${1:-}" = expect ] && shift
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do regexes+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	local log=$out/$name.log mon=$out/$name.mon t0=$SECONDS fd sent=0
+	rm -f "$mon.in" "$mon.out" "$mon.log"
+	mkfifo "$mon.in" "$mon.out"
+	tools/qemu-run.sh --kernel build/wbinvd0/apstart.elf --smp "$smp" --accel tcg \
+		--timeout 120 --monitor-pipe "$mon" -- "$@" >"$log" 2>&1 &
+	local pid=$!
+	exec {fd}<>"$mon.in" # read-write: never blocks, whoever has the other end
+	# Not before the kernel's IDT is loaded (its first line): an NMI in
+	# the firmware or in the kernel's first instructions is a shutdown.
+	while kill -0 "$pid" 2>/dev/null && ! grep -aq '^apstart ' "$log"; do
+		sleep 0.05
+	done
+	while kill -0 "$pid" 2>/dev/null; do
+		echo nmi >&"$fd"
+		sent=$((sent + 1))
+		sleep "$period"
+	done
+	exec {fd}>&-
+	wait "$pid"
+	local st=$? why=
+	if [ $st -ne 0 ]; then
+		why="exit status $st, want 0"
+	elif ! why=$("$APLOG" verify --status pass --cpus "$smp" --cycles "$cycles" "$log" 2>&1); then
+		:
+	elif ! why=$(tests/qemu/expect.sh "@end status=pass .* nmis=[1-9][0-9]* " \
+		"@warn what=nmi apic=[0-9]+ count=[0-9]+ reason=unknown " \
+		"${regexes[@]}" "$log" 2>&1); then
+		:
+	else
+		ok "$name (tcg, $((SECONDS - t0))s, $sent nmi commands, $(sed -n 's/^@end .* nmis=\([0-9]*\) .*/\1/p' "$log") NMIs taken)"
+		rm -f "$mon.in" "$mon.out"
+		return
+	fi
+	fail "$name (tcg, $((SECONDS - t0))s)" "$why (log: $log)" "$(tail -n 15 "$log")"
+	rm -f "$mon.in" "$mon.out"
+}
+# During bring-up: the legacy 10 ms INIT delay, twice over, stretches the
+# bring-up of 7 APs to ~140 ms, while an NMI comes every ~10 ms; some must
+# land before the first sample (the BSP takes them, the APs not yet).
+nmi_case "nmi-storm-bring-up" 8 0.01 2 expect \
+	"^@warn what=nmi apic=0 " -- init_delay_us=20000 extnmi=all cycles=2
+if ! tr -d '\r' <"$out/nmi-storm-bring-up.log" |
+	awk '/^@sample/ { exit 1 } /^@warn what=nmi / { found = 1; exit 0 } END { exit !found }'; then
+	fail "nmi-storm-bring-up-before-samples" "no @warn what=nmi before the first @sample (log: $out/nmi-storm-bring-up.log)"
+else
+	ok "nmi-storm-bring-up-before-samples"
+fi
+# During serial cycles: samples whose window held one are marked nmi=1.
+nmi_case "nmi-storm-cycles" 4 0.02 300 expect " nmi=1$" \
+	"@warn what=nmi apic=[1-3] " -- extnmi=all cycles=300
 
 # x2APIC: TCG in QEMU 7.2 has none, so this needs KVM (any /dev/kvm that
 # opens, even a slow paravirtual one: the run is short).
@@ -182,6 +291,29 @@ run_case "no-ram-for-samples" build/wbinvd0/apstart.elf 4 fail \
 extra=(--accel tcg --cpu pentium3)
 run_case "cpu-without-long-mode" build/wbinvd0/apstart.elf 2 fail \
 	expect "this CPU has no long mode" -- cycles=1
+extra=()
+
+# ARCH=i386 (make ARCH=i386): each variant on a 32-bit CPU (qemu-system-i386,
+# Pentium III: no long mode, no LFENCE), once under the x86_64 emulator, and
+# an AP exception (the 32-bit trap frame).
+extra=(--accel tcg --emulator i386 --cpu pentium3)
+for w in 0 1; do
+	run_case "i386-wbinvd$w-smp4-pentium3" build/i386-wbinvd$w/apstart.elf 4 pass \
+		verify --wbinvd $w --cpus 4 --cycles $cycles --boot arch=i386 --
+done
+run_case "i386-exception-on-ap" build/i386-wbinvd0/apstart.elf 2 fail \
+	verify \
+	expect "^EXCEPTION on CPU apic=1: vector 6 \(#UD" "eip=0x[0-9a-f]+ cr2=0x" \
+	"@fail what=exception apic=1 vector=6" -- selftest=ap-fault
+# A 486 (no PSE, no TSC): the i386 kernel stops with a message.
+extra=(--accel tcg --emulator i386 --cpu 486)
+run_case "i386-cpu-without-pse-tsc" build/i386-wbinvd0/apstart.elf 1 fail \
+	expect "this CPU has no PSE or no TSC" -- cycles=1
+extra=(--accel tcg)
+run_case "i386-on-x86_64-emulator" build/i386-wbinvd0/apstart.elf 4 pass \
+	verify --wbinvd 0 --cpus 4 --cycles 3 --boot arch=i386 -- cycles=3
+run_case "x86_64-says-arch" build/wbinvd0/apstart.elf 2 pass \
+	verify --cpus 2 --cycles 1 --boot arch=x86_64 -- cycles=1
 extra=()
 
 summary qemu

@@ -82,6 +82,10 @@ if [ $update = 0 ]; then
 		done
 	done
 fi
+# ARCH=i386: deterministic mode only (its baselines and the slowed proof).
+build ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd0/apstart.elf
+build ARCH=i386 WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd1/apstart.elf
+build ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=$DET_SLOW_NS SLOW_PARK_NS=0 build/i386-wbinvd0-slow$DET_SLOW_NS/apstart.elf
 make --no-print-directory $APLOG >/dev/null || { fail "build: make $APLOG" "the build failed"; summary timing; exit 1; }
 echo "timing: builds ready ($((SECONDS - t0))s)"
 
@@ -95,11 +99,24 @@ run() { # variant log accel-opts... -- kernel args
 }
 
 # ---------------------------------------------------------------- deterministic
+# The i386 kernels run under qemu-system-i386 on a Pentium III (no long
+# mode); their instruction stream differs, so they have baselines of their own.
+emu_opts() { # variant -> qemu-run.sh options
+	case $1 in i386-*) echo "--emulator i386 --cpu pentium3" ;; esac
+}
+emu_config() { # variant -> the QEMU part of a baseline's config line
+	case $1 in
+	i386-*) echo "qemu-system-i386 -machine pc -accel tcg -cpu pentium3" ;;
+	*) echo "qemu -machine pc -accel tcg -cpu max" ;;
+	esac
+}
 t0=$SECONDS
 echo "timing: deterministic mode (TCG, -icount shift=0,sleep=off, -smp $SMP, $DET_ARGS)"
-for v in wbinvd0 wbinvd1; do
-	run $v "$OUT/icount-$v-a.log" --icount -- $DET_ARGS
-	run $v "$OUT/icount-$v-b.log" --icount -- $DET_ARGS
+for v in wbinvd0 wbinvd1 i386-wbinvd0 i386-wbinvd1; do
+	# shellcheck disable=SC2046 # emu_opts: words by design
+	run $v "$OUT/icount-$v-a.log" --icount $(emu_opts $v) -- $DET_ARGS
+	# shellcheck disable=SC2046
+	run $v "$OUT/icount-$v-b.log" --icount $(emu_opts $v) -- $DET_ARGS
 	# Spread between two runs of the same build: the sample records must
 	# be identical, figure for figure.
 	if $APLOG check --identical "$OUT/icount-$v-a.log" -- "$OUT/icount-$v-b.log" >"$OUT/identical-$v.txt" 2>&1; then
@@ -119,7 +136,8 @@ for v in wbinvd0 wbinvd1; do
 	ex=$BASE/icount-pc-smp$SMP-$v.exact
 	if [ $update = 1 ]; then
 		new=$(mktemp)
-		if $APLOG exact-baseline --config "$DET_CONFIG" "$OUT/icount-$v-a.log" >"$new"; then
+		if $APLOG exact-baseline --config "$(emu_config $v) -icount shift=0,sleep=off -smp $SMP; kernel: $DET_ARGS" \
+			"$OUT/icount-$v-a.log" >"$new"; then
 			if [ -f "$ex" ]; then
 				echo "  per-phase changes in $ex (old -> new):"
 				$APLOG exact-diff "$ex" -- "$new" | sed 's/^/    /'
@@ -141,7 +159,8 @@ for v in wbinvd0 wbinvd1; do
 	bl=$BASE/icount-pc-smp$SMP-$v.baseline
 	if [ $update = 1 ]; then
 		new=$(mktemp)
-		$APLOG baseline --mode icount --tolerance 5 --config "$DET_CONFIG" \
+		$APLOG baseline --mode icount --tolerance 5 \
+			--config "$(emu_config $v) -icount shift=0,sleep=off -smp $SMP; kernel: $DET_ARGS" \
 			"$OUT/icount-$v-a.log" >"$new" || { fail "baseline written: $bl" "aplog baseline failed"; continue; }
 		[ -f "$bl" ] && { echo "  what changed in $bl:"; $APLOG diff-baseline "$bl" "$new" | sed 's/^/    /'; }
 		mv "$new" "$bl"
@@ -157,11 +176,12 @@ done
 # A slowed build must be flagged in its own row and stay within the
 # baseline in the other: a slower trampoline moves Online only, a slower
 # park flush Offline only.
-slowed_check() { # variant what op(online|offline) other-op
-	local v=$1 what=$2 op=$3 other=$4 chk=$OUT/check-$1.txt
+slowed_check() { # variant what op(online|offline) other-op [base-variant]
+	local v=$1 what=$2 op=$3 other=$4 base=${5:-wbinvd0} chk=$OUT/check-$1.txt
 	local name="icount: $what flagged in the $op row only"
-	run $v "$OUT/icount-$v.log" --icount -- $DET_ARGS
-	$APLOG check --baseline $BASE/icount-pc-smp$SMP-wbinvd0.baseline "$OUT/icount-$v.log" >"$chk" 2>&1
+	# shellcheck disable=SC2046
+	run $v "$OUT/icount-$v.log" --icount $(emu_opts $v) -- $DET_ARGS
+	$APLOG check --baseline $BASE/icount-pc-smp$SMP-$base.baseline "$OUT/icount-$v.log" >"$chk" 2>&1
 	if grep -q "^REGRESSION apic=[0-9]* op=$op " "$chk" && ! grep -q " op=$other " "$chk"; then
 		ok "$name"
 		grep '^REGRESSION' "$chk" | sed 's/^/       /'
@@ -174,10 +194,10 @@ slowed_check() { # variant what op(online|offline) other-op
 # The reference table (aplog compare, Offline / Online / Total) must show
 # each slowdown in its own row: that row grows, the other has no change
 # (instruction counting makes "no change" exact).
-table_rows() { # variant Row-that-moves Row-that-does-not
-	local v=$1 moves=$2 stays=$3 cmp=$OUT/compare-$1.txt
+table_rows() { # variant Row-that-moves Row-that-does-not [base-variant]
+	local v=$1 moves=$2 stays=$3 base=${4:-wbinvd0} cmp=$OUT/compare-$1.txt
 	local name="icount: aplog compare shows $v in the $moves row only"
-	$APLOG compare --label-a WBINVD=0 --label-b "$v" "$OUT/icount-wbinvd0-a.log" -- "$OUT/icount-$v.log" >"$cmp" 2>&1
+	$APLOG compare --label-a "$base" --label-b "$v" "$OUT/icount-$base-a.log" -- "$OUT/icount-$v.log" >"$cmp" 2>&1
 	if grep -q "^$moves: .*(+" "$cmp" && grep -q "^$stays: " "$cmp" && ! grep -q "^$stays: .*(" "$cmp"; then
 		ok "$name"
 		grep -E "^($moves|$stays):" "$cmp" | sed 's/^/       /'
@@ -265,6 +285,9 @@ if [ $update = 0 ]; then
 			pad_check $w "$kr" "$kp" "$kl" "$kk"
 		done
 	done
+	slowed_check i386-wbinvd0-slow$DET_SLOW_NS "i386 slowed trampoline (+$DET_SLOW_NS ns)" \
+		online offline i386-wbinvd0
+	table_rows i386-wbinvd0-slow$DET_SLOW_NS Online Offline i386-wbinvd0
 fi
 echo "timing: deterministic mode took $((SECONDS - t0))s"
 

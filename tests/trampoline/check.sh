@@ -10,11 +10,18 @@
 # The header's offsets and widths come from the build that made the blob
 # (gen/realmode/asm_defs.inc next to it, generated from
 # realmode/trampoline_abi.h), never from constants here.
-#   check.sh TRAMPOLINE.bin EXPECTED_WBINVD(0|1) [KERNEL.elf]
+# --arch i386: the blob of realmode/trampoline_32.asm, whose third part is
+# 32-bit paged code, and whose start follows Linux's trampoline_32.S:
+# [wbinvd,] the far jump that reloads CS, mov ax,cs, mov ds,ax, cli.
+#   check.sh [--arch x86_64|i386] TRAMPOLINE.bin EXPECTED_WBINVD(0|1) [KERNEL.elf]
 set -euo pipefail
 
+arch=x86_64
+if [ "${1:-}" = --arch ]; then arch=$2; shift 2; fi
+case $arch in x86_64|i386) ;; *) echo "check.sh: --arch x86_64|i386, not '$arch'" >&2; exit 2 ;; esac
 bin=$1 want=$2 elf=${3:-}
 lane="trampoline WBINVD=$want"
+[ "$arch" = i386 ] && lane="trampoline i386 WBINVD=$want"
 # shellcheck source=tests/protocol.sh
 . "$(dirname "$0")/../protocol.sh"
 [ -f "$bin" ] || { fail "$bin exists" "missing (make first)"; summary "$lane"; exit 1; }
@@ -47,12 +54,19 @@ cut 0 $HDR r16a
 cut $((HDR + hdr_size)) "$code32" r16b
 cut "$code32" "$code64" p32
 cut "$code64" "$code_end" l64
+ndisasm -b 16 "$tmp/r16b" >"$tmp/r16b.txt"
 {
 	ndisasm -b 16 "$tmp/r16a"
-	ndisasm -b 16 "$tmp/r16b"
+	cat "$tmp/r16b.txt"
 } >"$tmp/16.txt"
 ndisasm -b 32 "$tmp/p32" >"$tmp/32.txt"
-ndisasm -b 64 "$tmp/l64" >"$tmp/64.txt"
+if [ "$arch" = i386 ]; then
+	ndisasm -b 32 "$tmp/l64" >"$tmp/64.txt"   # the paged 32-bit part
+	third="32-bit paged"
+else
+	ndisasm -b 64 "$tmp/l64" >"$tmp/64.txt"
+	third="64-bit"
+fi
 
 count() { grep -Ec "[[:space:]]$1([[:space:]]|\$)" "$2" || true; }
 # sanity: the split put the right code in each part
@@ -61,7 +75,7 @@ for want_part in 'lgdt|16' 'mov cr0,eax|32' 'cpuid|64'; do
 	grep -Eq "${want_part%|*}" "$tmp/${want_part#*|}.txt" || split_ok=0
 done
 if [ $split_ok = 1 ]; then
-	ok "$bin split at its header offsets: lgdt in 16-bit, mov cr0 in 32-bit, cpuid in 64-bit code (16-bit $((code32 - hdr_size))B, 32-bit $((code64 - code32))B, 64-bit $((code_end - code64))B)"
+	ok "$bin split at its header offsets: lgdt in 16-bit, mov cr0 in 32-bit, cpuid in $third code (16-bit $((code32 - hdr_size))B, 32-bit $((code64 - code32))B, $third $((code_end - code64))B)"
 else
 	fail "$bin split at its header offsets" "a part lacks its marker instruction: offsets wrong?"
 fi
@@ -71,13 +85,50 @@ for part in 16 32 64; do
 	wb=$((wb + $(count wbinvd "$tmp/$part.txt")))
 	inv=$((inv + $(count invd "$tmp/$part.txt")))
 done
-first=$(head -n1 "$tmp/16.txt" | awk '{print $3}')
-second=$(sed -n 2p "$tmp/16.txt" | awk '{print $3}')
-if [ "$first" = cli ]; then ok "$bin starts with cli"; else fail "$bin starts with cli" "first instruction is '$first'"; fi
-
+insn() { # LINE FILE -> that instruction's text (mnemonic and operands)
+	sed -n "$1p" "$2" | awk '{ $1 = ""; $2 = ""; sub(/^ +/, ""); print }'
+}
+if [ "$arch" = i386 ]; then
+	# Linux's trampoline_32.S order. The far jump reads the header's
+	# far64 pair through CS; its offset must be the code right after the
+	# header, where mov ax,cs; mov ds,ax; cli follow.
+	far_line=1
+	if [ "$want" = 1 ]; then
+		if [ "$(insn 1 "$tmp/16.txt")" = wbinvd ]; then ok "$bin starts with wbinvd (as Linux's trampoline_32)"
+		else fail "$bin starts with wbinvd" "first instruction is '$(insn 1 "$tmp/16.txt")'"; fi
+		far_line=2
+	fi
+	far=$(insn $far_line "$tmp/16.txt")
+	far_hdr=$(printf 'jmp dword far [cs:0x%x]' $((HDR + $(def HDR_FAR64_OFFSET))))
+	if [ "$far" = "$far_hdr" ]; then ok "$bin: then the far jump that reloads CS ($far)"
+	else fail "$bin: then the far jump that reloads CS" "instruction $far_line is '$far', not '$far_hdr'"; fi
+	target=$(field FAR64_OFFSET)
+	if [ "$target" = $((HDR + hdr_size)) ]; then ok "$bin: the far jump lands right after the header (0x$(printf %x "$target"))"
+	else fail "$bin: the far jump lands right after the header" "its offset is $target, the code starts at $((HDR + hdr_size))"; fi
+	after=$(for n in 1 2 3; do insn $n "$tmp/r16b.txt"; done | paste -sd';')
+	if [ "$after" = "mov ax,cs;mov ds,ax;cli" ]; then ok "$bin: there mov ax,cs; mov ds,ax; cli"
+	else fail "$bin: there mov ax,cs; mov ds,ax; cli" "found '$after'"; fi
+	if grep -q 'lmsw' "$tmp/16.txt" && [ "$(grep -A1 lmsw "$tmp/16.txt" | tail -n1 | awk '{print $3}')" = jmp ]; then
+		ok "$bin: lmsw (PE), then the far jump into 32-bit code"
+	else
+		fail "$bin: lmsw (PE), then the far jump into 32-bit code" "no lmsw followed by jmp"
+	fi
+	# Long mode needs EFER.LME (MSR 0xC0000080, SDM Vol. 3A §10.8.5).
+	if cat "$tmp/16.txt" "$tmp/32.txt" "$tmp/64.txt" | grep -qi 'ecx,0xc0000080'; then
+		fail "$bin: no long mode" "it loads ECX with IA32_EFER"
+	else
+		ok "$bin: no long mode (IA32_EFER never addressed)"
+	fi
+else
+	first=$(head -n1 "$tmp/16.txt" | awk '{print $3}')
+	second=$(sed -n 2p "$tmp/16.txt" | awk '{print $3}')
+	if [ "$first" = cli ]; then ok "$bin starts with cli"; else fail "$bin starts with cli" "first instruction is '$first'"; fi
+	if [ "$want" = 1 ]; then
+		if [ "$second" = wbinvd ]; then ok "$bin: wbinvd right after cli"; else fail "$bin: wbinvd right after cli" "second instruction is '$second'"; fi
+	fi
+fi
 if [ "$want" = 1 ]; then
 	if [ "$wb" = 1 ]; then ok "$bin has exactly one wbinvd"; else fail "$bin has exactly one wbinvd" "it has $wb"; fi
-	if [ "$second" = wbinvd ]; then ok "$bin: wbinvd right after cli"; else fail "$bin: wbinvd right after cli" "second instruction is '$second'"; fi
 else
 	if [ "$wb" = 0 ]; then ok "$bin has no wbinvd"; else fail "$bin has no wbinvd" "it has $wb"; fi
 fi

@@ -122,7 +122,19 @@ static void test_all_valid(void)
 	CHECK_EQ(o.bsp_wait, BSP_WAIT_SPIN);
 	CHECK_STREQ(dlog.msg[0], "cmdline: selftest=ap_hang invalid, expected "
 				 "none|bsp-fault|ap-fault|ap-hang|double-start|apic-renumber|"
-				 "ap-late|tsc-skew, keeping none");
+				 "ap-late|tsc-skew|lost-sipi|stray-ipi|parked-nmi, keeping none");
+	CHECK_EQ(parse(&o, "sipi_retry=0 extnmi=all selftest=lost-sipi", 8), 0);
+	CHECK_EQ(o.sipi_retry, 0);
+	CHECK_EQ(o.extnmi, EXTNMI_ALL);
+	CHECK_EQ(o.selftest, SELFTEST_LOST_SIPI);
+	CHECK_EQ(parse(&o, "apic_extnmi=none sipi_retry=10 selftest=stray-ipi", 8), 0);
+	CHECK_EQ(o.extnmi, EXTNMI_NONE);
+	CHECK_EQ(o.sipi_retry, 10);
+	CHECK_EQ(o.selftest, SELFTEST_STRAY_IPI);
+	CHECK_EQ(parse(&o, "sipi_retry=11 extnmi=some", 8), 2);
+	CHECK_EQ(o.sipi_retry, 1);
+	CHECK_EQ(o.extnmi, EXTNMI_BSP);
+	CHECK_STREQ(dlog.msg[1], "cmdline: extnmi=some invalid, expected bsp|all|none, keeping bsp");
 
 	/* Range edges are inclusive. */
 	CHECK_EQ(parse(&o, "cycles=1 ap_timeout_ms=1 init_delay_us=10000000 "

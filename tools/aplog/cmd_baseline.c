@@ -32,6 +32,7 @@ int cmd_baseline(void)
 	}
 	printf("\n# check: aplog check --baseline THIS_FILE LOG...\n");
 	print_flush_note(&sd, "# ");
+	print_nmi_note(&sd, "# ");
 	printf("mode=%s\n", cli.mode ? cli.mode : "unspecified");
 	printf("tolerance_pct=%g\n", tol);
 	if (cli.config)
@@ -96,6 +97,7 @@ int cmd_check_baseline(void)
 		fprintf(stderr, "aplog: warning: baseline has wbinvd=%d but the logs "
 			"have wbinvd=%d\n", bl.wbinvd, sd.wbinvd);
 	print_flush_note(&sd, "");
+	print_nmi_note(&sd, "");
 	const char *blfig = bl_header(&bl, "offline_figure");
 	if (!blfig)
 		blfig = "ns"; /* baselines from before settled_ns */

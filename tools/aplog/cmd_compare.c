@@ -65,6 +65,7 @@ static void side_describe(const struct side *s, char letter)
 	       s->t.nrows, s->t.npool[OP_ONLINE], s->t.npool[OP_OFFLINE],
 	       s->offline_figure);
 	print_flush_note(s, "   ");
+	print_nmi_note(s, "   ");
 }
 
 /* Online medians side by side, rows matched by APIC ID. */
@@ -155,7 +156,9 @@ int cmd_check_slower(void)
 	if (rc)
 		goto out;
 	print_flush_note(&s[0], "A: ");
+	print_nmi_note(&s[0], "A: ");
 	print_flush_note(&s[1], "B: ");
+	print_nmi_note(&s[1], "B: ");
 	struct boot bt;
 	bootstrap(s[0].t.pool[cli.op], s[0].t.npool[cli.op], s[1].t.pool[cli.op],
 		  s[1].t.npool[cli.op], cli.resamples, cli.seed, &bt);

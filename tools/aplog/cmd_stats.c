@@ -56,6 +56,7 @@ static void print_runs(const struct side *sd)
 		printf("(FAIL runs are left out of everything below; truncated runs "
 		       "give samples but no totals)\n");
 	print_flush_note(sd, "");
+	print_nmi_note(sd, "");
 	printf("Offline figures: %s (settled_ns: request -> the AP flushed and is "
 	       "about to halt; ns: -> it reported dead)\n", sd->offline_figure);
 }
@@ -142,7 +143,7 @@ int cmd_medians(void)
 		uint64_t *v = xrealloc_array(NULL, r->ns, sizeof(*v));
 		size_t n = 0;
 		for (size_t j = 0; j < r->ns; j++)
-			if (r->s[j].op == cli.op)
+			if (r->s[j].op == cli.op && sample_counted(&r->s[j]))
 				v[n++] = sample_figure(r, &r->s[j]);
 		printf("%s:%zu: %s", r->file, r->boot_line, op_name[cli.op]);
 		if (n) {

@@ -14,6 +14,7 @@
 
 #include "commands.h"
 #include "options.h"
+#include "records.h"
 
 static int cmd_check(void)
 {
@@ -41,19 +42,19 @@ static const struct command {
 	unsigned opts;
 	bool two_sets;
 } commands[] = {
-	{ "stats", cmd_stats, O_TRUNC, false },
-	{ "compare", cmd_compare, O_TRUNC | O_LABELS | O_BOOT, true },
+	{ "stats", cmd_stats, O_TRUNC | O_NMI, false },
+	{ "compare", cmd_compare, O_TRUNC | O_LABELS | O_BOOT | O_NMI, true },
 	{ "check", cmd_check, O_TRUNC | O_LABELS | O_BOOT | O_BASELINE | O_TOL |
-		O_SLOWER | O_MAXRATIO | O_OP | O_FASTER | O_IDENT, true },
+		O_SLOWER | O_MAXRATIO | O_OP | O_FASTER | O_IDENT | O_NMI, true },
 	{ "verify", cmd_verify, O_TRUNC | O_VERIFY, false },
-	{ "medians", cmd_medians, O_TRUNC | O_OP, false },
-	{ "baseline", cmd_baseline, O_TRUNC | O_TOL | O_MODE | O_CONFIG, false },
+	{ "medians", cmd_medians, O_TRUNC | O_OP | O_NMI, false },
+	{ "baseline", cmd_baseline, O_TRUNC | O_TOL | O_MODE | O_CONFIG | O_NMI, false },
 	{ "diff-baseline", cmd_diff_baseline, 0, false },
 	{ "exact-baseline", cmd_exact_baseline, O_CONFIG, false },
 	{ "exact", cmd_exact, 0, true },
 	{ "exact-diff", cmd_exact_diff, 0, true },
 	{ "csv", cmd_csv, O_TRUNC, false },
-	{ "plot", cmd_plot, O_TRUNC | O_LABELS | O_OUT, true },
+	{ "plot", cmd_plot, O_TRUNC | O_LABELS | O_OUT | O_NMI, true },
 };
 
 int main(int argc, char **argv)
@@ -73,6 +74,7 @@ int main(int argc, char **argv)
 		usage_error("unknown command '%s'", argv[1]);
 	cli.cmd = c->name;
 	parse_cli(argc, argv, c->opts, c->two_sets);
+	nmi_samples_counted = cli.given & O_NMI;
 
 	int rc = c->run();
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -38,6 +38,9 @@ void usage(FILE *f)
 "  csv LOG... > out.csv\n"
 "  plot --out FILE.png [--label-a X] [--label-b Y] A.log... [-- B.log...]\n"
 "Every command that reads logs but the exact ones takes --allow-truncated.\n"
+"Samples marked nmi=1 (an NMI hit the BSP or the AP inside their window)\n"
+"are left out of stats, compare, check, medians, baseline and plot;\n"
+"--with-nmi keeps them.\n"
 "Exit status: 0 ok, 1 bad input or failed check, 2 usage error.\n", f);
 }
 
@@ -87,6 +90,7 @@ enum opt_id {
 	OPT_BASELINE, OPT_TOLERANCE, OPT_SLOWER, OPT_MAX_RATIO, OPT_OP,
 	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT, OPT_IDENTICAL, OPT_STATUS,
 	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_WARNINGS, OPT_BOOT,
+	OPT_WITH_NMI,
 };
 
 static const struct option longopts[] = {
@@ -113,6 +117,7 @@ static const struct option longopts[] = {
 	{ "failed", required_argument, NULL, OPT_FAILED },
 	{ "warnings", required_argument, NULL, OPT_WARNINGS },
 	{ "boot", required_argument, NULL, OPT_BOOT },
+	{ "with-nmi", no_argument, NULL, OPT_WITH_NMI },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -133,6 +138,7 @@ static unsigned group_of(int id)
 	case OPT_CONFIG: return O_CONFIG;
 	case OPT_OUT: return O_OUT;
 	case OPT_IDENTICAL: return O_IDENT;
+	case OPT_WITH_NMI: return O_NMI;
 	default: return O_VERIFY;
 	}
 }

@@ -15,7 +15,7 @@ enum {
 	O_BASELINE = 1u << 3, O_TOL = 1u << 4, O_SLOWER = 1u << 5,
 	O_MAXRATIO = 1u << 6, O_OP = 1u << 7, O_FASTER = 1u << 8,
 	O_MODE = 1u << 9, O_CONFIG = 1u << 10, O_OUT = 1u << 11,
-	O_IDENT = 1u << 12, O_VERIFY = 1u << 13,
+	O_IDENT = 1u << 12, O_VERIFY = 1u << 13, O_NMI = 1u << 14,
 };
 
 #define MAX_BOOT_EXPECT 16

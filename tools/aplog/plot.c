@@ -149,8 +149,10 @@ static int write_data(const char *dat, const struct side *s, int nsides)
 		return 1;
 	}
 	printf("data: %s\n", dat);
-	for (int i = 0; i < nsides; i++)
+	for (int i = 0; i < nsides; i++) {
 		print_flush_note(&s[i], i ? "B: " : "A: ");
+		print_nmi_note(&s[i], i ? "B: " : "A: ");
+	}
 	return 0;
 }
 

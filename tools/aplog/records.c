@@ -366,6 +366,13 @@ static void close_run(struct loader *ld, size_t at_line, const char *why)
 	r->settled = offline && settled == offline;
 }
 
+bool nmi_samples_counted;
+
+bool sample_counted(const struct sample *s)
+{
+	return !s->nmi || nmi_samples_counted;
+}
+
 uint64_t sample_figure(const struct run *r, const struct sample *s)
 {
 	return s->op == OP_OFFLINE && r->settled ? s->xns : s->ns;
@@ -507,10 +514,14 @@ static void on_sample(struct loader *ld, size_t line, const struct record *rec,
 		     "has cycles=%" PRIu32, cycle, r->boot_line, r->cycles);
 		return;
 	}
+	uint64_t nmi = 0;
+	if (rec_get(rec, "nmi") && !get_num(m, line, rec, "nmi", 0, 1, &nmi))
+		return;
+	r->nmi_marked += nmi;
 	grow((void **)&r->s, &r->cap, r->ns + 1, sizeof(*r->s));
 	r->s[r->ns++] = (struct sample){ (uint32_t)cpu, (uint32_t)apic,
 		(uint32_t)cycle, (uint8_t)op, ns, ticks, text_hash, line,
-		(uint8_t)x, xns, (uint8_t)x_real };
+		(uint8_t)x, xns, (uint8_t)x_real, nmi == 1 };
 }
 
 /* @cpu: only its TSC warp test result is kept (tsc_sync=0|1, apstart);
@@ -579,6 +590,21 @@ static void on_fail(struct loader *ld, size_t line)
 		r->fail_line = line;
 }
 
+/* @warn records of the events a passing run may have (NMIs, stray
+ * interrupts, a wake-up sent again: smp/events.c, smp/wakeup.c). */
+static void on_warn(struct loader *ld, const char *p, size_t n)
+{
+	static const char *const events[] = { "@warn what=nmi ",
+		"@warn what=stray_irq ", "@warn what=sipi_retry " };
+	if (ld->cur < 0)
+		return;
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		size_t l = strlen(events[i]);
+		if (n >= l && memcmp(p, events[i], l) == 0)
+			ld->set->runs[ld->cur].warn_events++;
+	}
+}
+
 static void on_end(struct loader *ld, size_t line, const struct record *rec)
 {
 	if (!in_run(ld, line, "@end"))
@@ -637,12 +663,13 @@ static bool has_text(const char *p, size_t n, const char *t)
 	return false;
 }
 
-enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_COUNT };
+enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_WARN,
+	     W_COUNT };
 
 static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 {
 	static const char *const words[W_COUNT] = { "@boot", "@sample",
-		"@summary", "@fail", "@end", "@host", "@cpu" };
+		"@summary", "@fail", "@end", "@host", "@cpu", "@warn" };
 	size_t w = 1;
 	while (w < n && p[w] != ' ' && p[w] != '\t')
 		w++;
@@ -654,6 +681,10 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 		return; /* unknown @-words are for other tools */
 	if (kind == W_FAIL) {
 		on_fail(ld, line);
+		return;
+	}
+	if (kind == W_WARN) {
+		on_warn(ld, p, n);
 		return;
 	}
 	/* @cpu matters only with a warp test result; other @cpu lines (older

@@ -41,6 +41,8 @@ struct sample {
 	uint64_t xns;       /* when x == X_NUM */
 	uint8_t x_real;     /* online: to_real_ns, the other cross-CPU phase
 			       (enum xfig; only verify looks at it) */
+	bool nmi;           /* nmi=1: an NMI hit the BSP or the AP inside the
+			       window (absent in older logs: 0) */
 };
 
 /* An @cpu record's TSC warp test result: 1 synchronised, 0 not. */
@@ -69,6 +71,8 @@ struct run {
 	uint32_t end_online, end_failed;
 	int64_t end_warnings; /* @end warnings=N; -1 when absent (older logs) */
 	size_t nfail, fail_line; /* @fail records, and the first one's line */
+	size_t nmi_marked;    /* samples with nmi=1 */
+	size_t warn_events;   /* @warn what=nmi|stray_irq|sipi_retry records */
 	bool settled;         /* every offline sample has a settled_ns number */
 	struct cpu_sync *sync; /* @cpu records with tsc_sync= */
 	size_t nsync, sync_cap;
@@ -97,6 +101,12 @@ enum use run_use(const struct run *r);
 /* Appends the runs of one log to set; returns the number of errors (each
  * already reported). */
 int load_file(struct set *set, const char *path, bool allow_trunc);
+
+/* Samples marked nmi=1 feed no statistic, total, comparison or baseline
+ * unless this is set (--with-nmi); verify and csv see every sample. */
+extern bool nmi_samples_counted;
+/* Whether statistics use sample s (nmi_samples_counted). */
+bool sample_counted(const struct sample *s);
 
 /* The figure every statistic, total, comparison and baseline uses:
  * online, ns (first INIT -> the BSP sees the AP online); offline,

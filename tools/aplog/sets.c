@@ -31,6 +31,7 @@ int side_load(struct side *sd, const char *const *files, size_t n,
 			continue;
 		}
 		sd->usable++;
+		sd->nmi_marked += r->nmi_marked;
 		sd->wbinvd = sd->wbinvd == -2 || sd->wbinvd == (int)r->wbinvd ?
 			     (int)r->wbinvd : -1;
 		sd->cpus = sd->cpus == -2 || sd->cpus == (long)r->cpus ?
@@ -113,6 +114,19 @@ void print_flush_note(const struct side *s, const char *prefix)
 	       "cost by the QEMU flushmodel plugin (flush_model=%s): not hardware\n",
 	       prefix, s->modelled, s->usable,
 	       s->flush_model ? s->flush_model : "(differs between runs)");
+}
+
+void print_nmi_note(const struct side *s, const char *prefix)
+{
+	if (!s->nmi_marked)
+		return;
+	if (nmi_samples_counted)
+		printf("%s%zu samples marked nmi=1 (an NMI inside their window) are "
+		       "counted (--with-nmi)\n", prefix, s->nmi_marked);
+	else
+		printf("%s%zu samples marked nmi=1 (an NMI inside their window) are "
+		       "left out of every figure below (--with-nmi keeps them)\n",
+		       prefix, s->nmi_marked);
 }
 
 int load_two(struct side s[2], const char *purpose)

@@ -23,6 +23,7 @@ struct side {
 	const char *flush_model; /* their common model, NULL if they differ */
 	const char *offline_figure; /* the usable runs' run_offline_figure(),
 				       "mixed" if they differ */
+	size_t nmi_marked;   /* usable runs' samples marked nmi=1 */
 };
 
 /* name: "logs", "set A"...; purpose: what failed runs are left out of. */
@@ -35,6 +36,9 @@ void side_labels(struct side s[2]);
 void side_label_one(struct side *s);
 /* Every table made from modelled runs says so (prefix: "" or "# "). */
 void print_flush_note(const struct side *s, const char *prefix);
+/* Every table says how many samples marked nmi=1 it left out (or kept,
+ * with --with-nmi). */
+void print_nmi_note(const struct side *s, const char *prefix);
 /* Loads cli's A and B sets (needs '--'); warns where they differ. */
 int load_two(struct side s[2], const char *purpose);
 

@@ -58,7 +58,8 @@ void table_build(const struct set *s, struct table *t)
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < s->n; i++)
 		if (run_use(&s->runs[i]) != USE_NONE)
-			total += s->runs[i].ns;
+			for (size_t j = 0; j < s->runs[i].ns; j++)
+				total += sample_counted(&s->runs[i].s[j]);
 
 	struct flat *f = xrealloc_array(NULL, total, sizeof(*f));
 	size_t k = 0;
@@ -67,7 +68,8 @@ void table_build(const struct set *s, struct table *t)
 		if (run_use(r) == USE_NONE)
 			continue;
 		for (size_t j = 0; j < r->ns; j++)
-			f[k++] = (struct flat){ r->s[j].apic, r->s[j].cpu,
+			if (sample_counted(&r->s[j]))
+				f[k++] = (struct flat){ r->s[j].apic, r->s[j].cpu,
 						r->s[j].op, sample_figure(r, &r->s[j]) };
 	}
 	qsort(f, total, sizeof(*f), cmp_flat);
@@ -109,7 +111,8 @@ void run_totals(const struct run *r, double tot[OP_COUNT])
 {
 	tot[OP_ONLINE] = tot[OP_OFFLINE] = 0;
 	for (size_t i = 0; i < r->ns; i++)
-		tot[r->s[i].op] += (double)sample_figure(r, &r->s[i]);
+		if (sample_counted(&r->s[i]))
+			tot[r->s[i].op] += (double)sample_figure(r, &r->s[i]);
 }
 
 double ratio_of(double b, double a)
