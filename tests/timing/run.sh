@@ -43,7 +43,6 @@ CYCLES=10
 # settled figure (aplog's offline figure: the park path's flush comes after
 # the AP reports dead).
 DET_ARGS="cycles=$CYCLES bsp_wait=hlt sipi_count=auto"
-DET_CONFIG="qemu -machine pc -accel tcg -cpu max -icount shift=0,sleep=off -smp $SMP; kernel: $DET_ARGS"
 DET_SLOW_NS=${DET_SLOW_NS:-2000}     # deterministic mode: 2 us spin
 WALL_SLOW_NS=${WALL_SLOW_NS:-5000}   # wall clock: 5 us spin
 WALL_ROUNDS=${WALL_ROUNDS:-6}
