@@ -3,7 +3,9 @@
  * trampoline, cycle each one offline/online, report the timings. */
 #include <stdint.h>
 
+#include "app/header.h"
 #include "app/options.h"
+#include "app/progress.h"
 #include "app/report.h"
 #include "app/run.h"
 #include "app/summary_save.h"
@@ -47,6 +49,29 @@ void kmain(uint32_t magic, uint64_t info_phys) __attribute__((noreturn));
 static struct boot_info boot;
 static struct acpi_info acpi;
 static struct options opt;
+static struct run_facts facts = {
+	.wbinvd = APSTART_WBINVD,
+	.slow_tramp_ns = APSTART_SLOW_TRAMP_NS,
+	.version = APSTART_VERSION,
+	.bringup = "serial", /* one AP after the other (smp/cycles.c) */
+};
+
+/* The header's CPU model: the brand string without its padding, or
+ * vendor, family and model when the CPU has none. */
+static void cpu_model_text(char out[49])
+{
+	char brand[49], vendor[13];
+	cpu_brand(brand);
+	const char *b = brand;
+	while (*b == ' ')
+		b++;
+	if (*b) {
+		fmt_snprintf(out, 49, "%s", b);
+		return;
+	}
+	cpu_vendor(vendor);
+	fmt_snprintf(out, 49, "%s family 0x%x model 0x%x", vendor, cpu_family(), cpu_model());
+}
 
 static const void *identity_map(void *ctx, uint64_t phys, size_t len)
 {
@@ -231,6 +256,9 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	reserve_boot_memory();
 	console_init_screen(&boot);
 	console_set_self_id(cpu_apic_id);
+	facts.firmware = boot.firmware == FIRMWARE_UEFI ? "UEFI" : "BIOS";
+	facts.loader = boot.loader_name;
+	header_init(&facts);
 	outb(0x21, 0xFF); /* mask the legacy PICs: we use only the LAPIC */
 	outb(0xA1, 0xFF);
 	outb(0x43, 0x30); /* PIT channel 0: one-shot (mode 0), no periodic tick */
@@ -315,6 +343,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	};
 	park_setup(wake.park);
 	const struct park_plan *park = park_plan();
+	facts.park = park_mode_name(park->mode);
 	kprintf("cpus: %u in MADT (%u enabled), %u APs to start, BSP APIC ID %u, %s\n",
 		acpi.cpu_count, acpi.enabled_count, aps, lapic_id(),
 		lapic_status()->x2apic ? "x2APIC" : "xAPIC");
@@ -384,6 +413,11 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		lapic_extnmi_name(opt.extnmi), APSTART_ARCH);
 
 	print_environment(tramp);
+	facts.cpus = aps + 1;
+	facts.cycles = cycles;
+	cpu_model_text(facts.cpu_model);
+	header_draw();
+	progress_init(opt.progress_ms, cycles);
 	test_hook_before_bring_up();
 	smp_bring_up(&wake);
 	test_hook_after_bring_up();

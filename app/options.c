@@ -154,6 +154,7 @@ static const struct opt_desc opt_table[] = {
 	  .parse = parse_console },
 	{ .name = "console_baud", .offset = FIELD32(console_baud),
 	  .def = SERIAL_MAX_BAUD, .hidden = true },
+	OPT(progress_ms, 250, .min = 0, .max = 60000),
 };
 
 /* Linux's whole-word spellings, replaced by apstart's. maxcpus=0 means

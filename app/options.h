@@ -46,6 +46,8 @@ struct options {
 	enum save_mode save;     /* default on */
 	uint32_t console_port;   /* console=ttyS<n>: n, default 0 (COM1) */
 	uint32_t console_baud;   /* default 115200 */
+	uint32_t progress_ms;    /* status line refresh, default 250; 0: after
+				  * every timed window (app/progress.c) */
 };
 
 void options_set_defaults(struct options *o);

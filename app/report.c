@@ -18,15 +18,12 @@
  * taken from free RAM on first use, when their number is known. */
 static uint64_t *scratch;
 static uint32_t scratch_len;
+static struct ap_result *ap_results; /* one per AP, from bootmem */
+static struct run_result result;
+static bool reported;
 
-void format_seconds(char *buf, uint32_t size, uint64_t ns)
-{
-	uint64_t centis = (ns + 5000000) / 10000000; /* rounded to 0.01 s */
-	fmt_snprintf(buf, size, "%llu.%02llu", (unsigned long long)(centis / 100),
-		     (unsigned long long)(centis % 100));
-}
-
-void format_us(char *buf, uint32_t size, uint64_t ns)
+/* "123.4" microseconds from nanoseconds, no FPU. */
+static void format_us(char *buf, uint32_t size, uint64_t ns)
 {
 	uint64_t tenths = (ns + 50) / 100; /* rounded to 0.1 us */
 	fmt_snprintf(buf, size, "%llu.%llu", (unsigned long long)(tenths / 10),
@@ -41,13 +38,6 @@ static void format_us_cell(char *buf, uint32_t size, uint64_t ns)
 		format_us(buf, size, ns);
 	else
 		fmt_snprintf(buf, size, "%llu", (unsigned long long)((ns + 500) / 1000));
-}
-
-static void format_ms(char *buf, uint32_t size, uint64_t ns)
-{
-	uint64_t us = (ns + 500) / 1000;
-	fmt_snprintf(buf, size, "%llu.%03llu", (unsigned long long)(us / 1000),
-		     (unsigned long long)(us % 1000));
 }
 
 static void cpu_stats(const struct cpu *c, const uint64_t *ticks,
@@ -136,10 +126,11 @@ static void cross_summary(char *buf, uint32_t size, const char *prefix,
 }
 
 /* One @summary record: the BSP's figure (total_ns, ...) and the op's
- * cross-CPU one (ap_ or settled_). Returns the total of the figure the
- * totals use (see the top of this file); *cross_ok says which. */
-static uint64_t op_summary(const char *op, bool online, uint32_t cycles,
-			   bool *cross_ok)
+ * cross-CPU one (ap_ or settled_). *used gets the statistics of the
+ * figure the totals use (see the top of this file); *cross_ok says
+ * which. */
+static void op_summary(const char *op, bool online, uint32_t cycles, bool *cross_ok,
+		       struct stats *used)
 {
 	uint32_t n, ncpu;
 	struct stats s;
@@ -155,7 +146,25 @@ static uint64_t op_summary(const char *op, bool online, uint32_t cycles,
 		op, ncpu, cycles, (unsigned long long)s.sum,
 		(unsigned long long)s.mean, (unsigned long long)s.median,
 		(unsigned long long)s.min, (unsigned long long)s.max, cross);
-	return online || !*cross_ok ? s.sum : cross_total;
+	*used = s;
+	if (!online && *cross_ok) {
+		gather(NULL, settled_of, &ncpu, &n);
+		stats_compute(scratch, n, used);
+	}
+}
+
+void report_cpusum_line(char *buf, uint32_t size, const struct ap_result *a)
+{
+	fmt_snprintf(buf, size, "@cpusum cpu=%u apic=%u cycles=%u online_median_ns=%llu "
+		     "online_max_ns=%llu offline_median_ns=%llu offline_max_ns=%llu\n",
+		     a->cpu, cpus[a->cpu].apic_id, a->cycles,
+		     (unsigned long long)a->online_median, (unsigned long long)a->online_max,
+		     (unsigned long long)a->offline_median, (unsigned long long)a->offline_max);
+}
+
+const struct run_result *report_result(void)
+{
+	return reported ? &result : 0;
 }
 
 /* The few CPUs with the slowest median online time: on a big machine
@@ -192,11 +201,11 @@ static void print_slowest(uint32_t want)
 	}
 	if (!have)
 		return;
-	kprintf("slowest online (median):");
+	cprintf(CON_SERIAL, "slowest online (median):");
 	for (uint32_t k = 0; k < have; k++) {
 		char us[24];
 		format_us(us, sizeof us, med[k]);
-		kprintf(" apic %u %s us%s", cpus[idx[k]].apic_id, us,
+		cprintf(CON_SERIAL, " apic %u %s us%s", cpus[idx[k]].apic_id, us,
 			k + 1 < have ? "," : "\n");
 	}
 }
@@ -214,20 +223,22 @@ bool report_results(uint32_t cycles)
 {
 	bool complete = true;
 	char b[8][24];
-	uint32_t aps = 0;
+	uint32_t aps = 0, ncpu, n;
 
 	for (uint32_t i = 0; i < cpu_count; i++)
 		aps += !cpus[i].bsp && cpus[i].state != CPU_SKIPPED;
-	/* Up to a screenful of rows goes everywhere; beyond that the rows
-	 * scroll by on serial only and the screen keeps the totals. */
-	unsigned rows_to = aps <= 16 ? CON_ALL : CON_SERIAL;
-	if (rows_to == CON_SERIAL)
-		cprintf(CON_SCREEN, "(%u per-CPU rows on the serial console)\n", aps);
+	if (!ap_results)
+		ap_results = bootmem_alloc((aps ? aps : 1) * sizeof *ap_results, 8,
+					   "the per-AP results");
+	result = (struct run_result){ .cycles = cycles, .aps = aps, .ap = ap_results };
+	/* Each AP's offline figure as the Offline total takes it. */
+	bool settled_all = gather(NULL, settled_of, &ncpu, &n);
 
-	/* 78 columns: fits the 80x25 VGA text screen. Online: the BSP's
-	 * figure, then the median of the AP's own; offline: the BSP's (AP
-	 * reported dead), then the settled one (AP about to halt). */
-	cprintf(rows_to, "\n              online (us)                 |     offline (us)\n"
+	/* The screen gets a result page of its own (app/result_page.c):
+	 * the table goes to serial, and to the saved summary. Online: the
+	 * BSP's figure, then the median of the AP's own; offline: the BSP's
+	 * (AP reported dead), then the settled one (AP about to halt). */
+	cprintf(CON_SERIAL, "\n              online (us)                 |     offline (us)\n"
 		" cpu   apic  median     min     max  ap-med |  median     max settled  st-max\n");
 	for (uint32_t i = 0; i < cpu_count; i++) {
 		const struct cpu *c = &cpus[i];
@@ -235,8 +246,10 @@ bool report_results(uint32_t cycles)
 			continue;
 		if (c->cycles_done < cycles)
 			complete = false;
+		else
+			result.complete++;
 		if (!c->cycles_done) {
-			cprintf(rows_to, "%4u %6u  no samples (state %u)\n", c->index,
+			cprintf(CON_SERIAL, "%4u %6u  no samples (state %u)\n", c->index,
 				c->apic_id, c->state);
 			continue;
 		}
@@ -245,7 +258,13 @@ bool report_results(uint32_t cycles)
 		cpu_stats(c, c->offline_ticks, &off);
 		bool ap_ok = cpu_stats_cross(c, c->ap_ticks, &ap);
 		bool st_ok = cpu_stats_cross(c, c->settled_ticks, &st);
-		cprintf(rows_to,
+		const struct stats *offf = settled_all && st_ok ? &st : &off;
+		ap_results[result.n++] = (struct ap_result){
+			.cpu = i, .cycles = c->cycles_done,
+			.online_median = on.median, .online_min = on.min, .online_max = on.max,
+			.offline_median = offf->median, .offline_max = offf->max,
+		};
+		cprintf(CON_SERIAL,
 			"%4u %6u%8s%8s%8s%8s |%8s%8s%8s%8s\n",
 			c->index, c->apic_id, cell(b[0], on.median, true),
 			cell(b[1], on.min, true), cell(b[2], on.max, true),
@@ -253,22 +272,24 @@ bool report_results(uint32_t cycles)
 			cell(b[5], off.max, true), cell(b[6], st.median, st_ok),
 			cell(b[7], st.max, st_ok));
 	}
+	for (uint32_t k = 0; k < result.n; k++) {
+		char rec[256];
+		report_cpusum_line(rec, sizeof rec, &ap_results[k]);
+		cprintf(CON_SERIAL, "%s", rec);
+	}
 
 	print_slowest(5);
 
 	bool settled_ok, ap_ok;
-	uint64_t off_total = op_summary("offline", false, cycles, &settled_ok);
-	uint64_t on_total = op_summary("online", true, cycles, &ap_ok);
-	format_seconds(b[0], 24, off_total);
-	format_seconds(b[1], 24, on_total);
-	format_seconds(b[2], 24, off_total + on_total);
-	/* The reference form, plus milliseconds: QEMU totals are far below
-	 * 0.01 s. */
-	format_ms(b[3], 24, off_total);
-	format_ms(b[4], 24, on_total);
-	format_ms(b[5], 24, off_total + on_total);
-	kprintf("Offline: %8s s  (%s ms) %s\nOnline:  %8s s  (%s ms)\nTotal:   %8s s  (%s ms)\n",
-		b[0], b[3], settled_ok ? "until settled" : "until reported dead: settled na",
-		b[1], b[4], b[2], b[5]);
+	op_summary("offline", false, cycles, &settled_ok, &result.offline);
+	op_summary("online", true, cycles, &ap_ok, &result.online);
+	result.offline_settled = settled_ok;
+	/* The reference's three rows, each in a unit that fits it. */
+	fmt_duration(b[0], 24, result.offline.sum);
+	fmt_duration(b[1], 24, result.online.sum);
+	fmt_duration(b[2], 24, result.offline.sum + result.online.sum);
+	kprintf("Offline: %10s  %s\nOnline:  %10s\nTotal:   %10s\n", b[0],
+		settled_ok ? "until settled" : "until reported dead: settled na", b[1], b[2]);
+	reported = true;
 	return complete;
 }

@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "app/pager.h"
 #include "app/summary_save.h"
 
 #include "smp/smp.h"
@@ -22,14 +23,18 @@ void run_set_exit_mode(enum exit_mode mode)
 	exit_mode = mode;
 }
 
-static void leave(bool pass) __attribute__((noreturn));
-static void leave(bool pass)
+/* finished: the run got to its report (not aborted), so the result and
+ * QR pages have something to show while the machine stays halted. */
+static void leave(bool pass, bool finished) __attribute__((noreturn));
+static void leave(bool pass, bool finished)
 {
 	summary_save();
 	if (exit_mode == EXIT_QEMU)
 		qemu_debug_exit(pass);
 	if (exit_mode == EXIT_RESET)
 		machine_reset();
+	if (finished)
+		pager_run(pass);
 	halt_forever();
 }
 
@@ -40,7 +45,7 @@ static void end_aborted(const char *why)
 	kprintf("@end status=fail online=%u failed=%u warnings=%u\n",
 		smp_count_state(CPU_ONLINE) + smp_count_state(CPU_PARKED),
 		smp_count_state(CPU_FAILED), warn_count());
-	leave(false);
+	leave(false, false);
 }
 
 void run_init(void)
@@ -52,5 +57,5 @@ void run_finish(bool pass)
 {
 	if (!run_claim_end())
 		halt_forever();
-	leave(pass);
+	leave(pass, true);
 }

@@ -173,6 +173,22 @@ size_t summary_render(char *dst, size_t cap)
 	return len + end_len;
 }
 
+static void each_line(const char *s, size_t len,
+		      void (*fn)(void *ctx, const char *line, size_t len), void *ctx)
+{
+	for (size_t at = 0; at < len;) {
+		size_t n = first_line_len(s + at, len - at);
+		fn(ctx, s + at, n);
+		at += n;
+	}
+}
+
+void summary_for_each_line(void (*fn)(void *ctx, const char *line, size_t len), void *ctx)
+{
+	each_line(keep, keep_len, fn, ctx);
+	each_line(tail, tail_len, fn, ctx);
+}
+
 static void guid_text(char *buf, size_t size, const struct efi_guid *g)
 {
 	fmt_snprintf(buf, size, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",

@@ -24,4 +24,10 @@ void summary_save(void);
  * ones (the totals, @summary, @end). Returns the length. */
 size_t summary_render(char *out, size_t cap);
 
+/* Every kept line in order (newline included, not NUL-terminated), as
+ * the saved summary holds them when nothing is left out: the result page
+ * takes its warnings and the QR code its records from here, so all three
+ * show the same lines. */
+void summary_for_each_line(void (*fn)(void *ctx, const char *line, size_t len), void *ctx);
+
 #endif

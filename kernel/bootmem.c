@@ -46,14 +46,18 @@ static bool claim(uint64_t start, uint64_t end)
 	return true;
 }
 
-void *bootmem_alloc(uint64_t size, uint64_t align, const char *what)
+static void *take(uint64_t size, uint64_t align, const char *what, bool must)
 {
 	uint64_t at = memmap_find_free(map, map_count, excluded, excluded_count,
 				       size, align, BOOTMEM_MIN, BOOTMEM_LIMIT);
 	if (!at || !claim(at, at + size)) {
-		kprintf("PANIC: no free memory for %s (%llu KiB) in the memory map "
-			"between 1 MiB and 4 GiB (%llu KiB taken already)\n", what,
-			(unsigned long long)(size >> 10), (unsigned long long)(used >> 10));
+		cprintf(must ? CON_ALL : CON_SERIAL,
+			"%s: no free memory for %s (%llu KiB) in the memory map "
+			"between 1 MiB and 4 GiB (%llu KiB taken already)\n",
+			must ? "PANIC" : "bootmem", what, (unsigned long long)(size >> 10),
+			(unsigned long long)(used >> 10));
+		if (!must)
+			return NULL;
 		abort_run("out of memory");
 	}
 	used += size;
@@ -63,6 +67,16 @@ void *bootmem_alloc(uint64_t size, uint64_t align, const char *what)
 	void *p = (void *)(uintptr_t)at;
 	memset(p, 0, size);
 	return p;
+}
+
+void *bootmem_alloc(uint64_t size, uint64_t align, const char *what)
+{
+	return take(size, align, what, true);
+}
+
+void *bootmem_try_alloc(uint64_t size, uint64_t align, const char *what)
+{
+	return take(size, align, what, false);
 }
 
 uint64_t bootmem_used(void)

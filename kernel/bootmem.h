@@ -24,6 +24,9 @@ void bootmem_init(const struct mem_range *mem, uint32_t count,
  * On failure: a message naming what and how much, then the run ends
  * (abort_run): a machine without 10 MiB of free RAM cannot be measured. */
 void *bootmem_alloc(uint64_t size, uint64_t align, const char *what);
+/* The same for what a run can do without (the end screens' buffers): on
+ * failure a line on serial and NULL. */
+void *bootmem_try_alloc(uint64_t size, uint64_t align, const char *what);
 
 /* Bytes handed out so far. */
 uint64_t bootmem_used(void);

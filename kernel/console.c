@@ -1,28 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /* Console fan-out and locking. Output is formatted into a line buffer
- * first, so a record line is never interleaved with another CPU's. */
+ * first, so a record line is never interleaved with another CPU's.
+ * Machine records (lines that start with '@') go to serial only: the
+ * screen is for people (kernel/screen.h). */
 #include "kernel/console.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 
 #include "kernel/cpu.h"
-#include "kernel/fbcon.h"
 #include "kernel/format.h"
-#include "kernel/paging.h"
+#include "kernel/screen.h"
 #include "kernel/serial.h"
-#include "kernel/vga_text.h"
 #include "kernel/x86.h"
 
 #define NO_OWNER APIC_ID_NONE /* lock owners are APIC IDs */
 #define LINE_MAX 512
 
-enum screen { SCREEN_NONE, SCREEN_VGA_TEXT, SCREEN_FB };
-
-static enum screen screen;
 static volatile uint32_t lock_owner = NO_OWNER;
 static uint32_t (*self_id_fn)(void);
 static void (*sink)(unsigned targets, const char *text);
+/* Screen side: at the start of a line, and inside a record line. */
+static bool screen_at_line_start = true, screen_in_record;
 
 void console_set_sink(void (*fn)(unsigned targets, const char *text))
 {
@@ -46,35 +45,15 @@ bool console_switch_serial(uint16_t base, uint32_t baud)
 
 void console_init_screen(const struct boot_info *bi)
 {
-	const struct framebuffer *fb = &bi->fb;
-
-	if (fb->present && fb->type == 2) {
-		vga_text_init(fb->addr, fb->width, fb->height);
-		screen = SCREEN_VGA_TEXT;
-	} else if (fb->present && fb->type == 1) {
-		uint64_t bytes = (uint64_t)fb->pitch * fb->height;
-		/* UC-, never WB: see cache_bits() in kernel/paging.c. */
-		uint8_t *pixels = paging_map_phys(fb->addr, bytes, MAP_UC_MINUS);
-		if (pixels && fbcon_init(fb, pixels))
-			screen = SCREEN_FB;
-	} else if (!fb->present && bi->firmware == FIRMWARE_BIOS) {
-		/* No framebuffer tag on a BIOS boot: the loader left the
-		 * standard 80x25 text mode (QEMU -kernel, Multiboot1). */
-		vga_text_init(0xB8000, 80, 25);
-		screen = SCREEN_VGA_TEXT;
-	}
+	screen_init(bi);
 }
 
 const char *console_screen_kind(void)
 {
-	switch (screen) {
-	case SCREEN_VGA_TEXT: return "vga-text";
-	case SCREEN_FB: return "framebuffer";
-	default: return "none";
-	}
+	return screen_kind();
 }
 
-static bool lock(void)
+bool console_lock(void)
 {
 	uint32_t self = self_id_fn ? self_id_fn() : 0;
 
@@ -92,27 +71,41 @@ static bool lock(void)
 	return true;
 }
 
-static void unlock(bool taken)
+void console_unlock(bool taken)
 {
 	if (taken)
 		__atomic_store_n(&lock_owner, NO_OWNER, __ATOMIC_RELEASE);
 }
 
+/* The part of s that goes to the screen: everything but record lines,
+ * which may arrive in pieces. */
+static void emit_screen(const char *s)
+{
+	char part[LINE_MAX];
+	uint32_t n = 0;
+
+	for (; *s; s++) {
+		if (screen_at_line_start)
+			screen_in_record = *s == '@';
+		screen_at_line_start = *s == '\n';
+		if (!screen_in_record && n < sizeof part - 1)
+			part[n++] = *s;
+	}
+	part[n] = '\0';
+	if (n)
+		screen_stream_locked(part);
+}
+
 static void emit(unsigned targets, const char *s)
 {
-	for (; *s; s++) {
-		if (targets & CON_SERIAL) {
-			if (*s == '\n')
+	if (targets & CON_SERIAL)
+		for (const char *p = s; *p; p++) {
+			if (*p == '\n')
 				serial_putc('\r');
-			serial_putc(*s);
+			serial_putc(*p);
 		}
-		if (targets & CON_SCREEN) {
-			if (screen == SCREEN_VGA_TEXT)
-				vga_text_putc(*s);
-			else if (screen == SCREEN_FB)
-				fbcon_putc(*s);
-		}
-	}
+	if (targets & CON_SCREEN)
+		emit_screen(s);
 }
 
 static void vcprintf(unsigned targets, const char *fmt, va_list ap)
@@ -130,11 +123,11 @@ static void vcprintf(unsigned targets, const char *fmt, va_list ap)
 		*end++ = '\n';
 		*end = '\0';
 	}
-	bool taken = lock();
+	bool taken = console_lock();
 	emit(targets, line);
 	if (sink)
 		sink(targets, line);
-	unlock(taken);
+	console_unlock(taken);
 }
 
 void cprintf(unsigned targets, const char *fmt, ...)

@@ -158,3 +158,33 @@ uint32_t cpu_llc_kib(void)
 	}
 	return 0;
 }
+
+/* Bits of the APIC ID below the core and the package levels: CPUID 0xB's
+ * levels (SDM Vol. 3A §9.9.1, "Hierarchical Mapping of Shared Resources":
+ * EAX[4:0] of each level shifts the x2APIC ID to the next one); without
+ * it, CPUID 1's logical-processor count (EBX[23:16] when EDX[28]) sizes
+ * the package and the SMT width is unknown (0). */
+struct cpu_topology cpu_topology(void)
+{
+	struct cpu_topology t = { 0, 0 };
+
+	if (cpuid(0, 0).eax >= 0x0B && (cpuid(0x0B, 0).ebx & 0xFFFF)) {
+		for (uint32_t sub = 0; sub < 8; sub++) {
+			struct cpuid_regs r = cpuid(0x0B, sub);
+			uint32_t type = (r.ecx >> 8) & 0xFF;
+			if (type == 0)
+				break;
+			if (type == 1)
+				t.smt_bits = r.eax & 0x1F;
+			t.package_shift = r.eax & 0x1F;
+		}
+		return t;
+	}
+	struct cpuid_regs r = cpuid(1, 0);
+	if (r.edx & (1u << 28)) {
+		uint32_t logical = (r.ebx >> 16) & 0xFF;
+		while (logical > (1u << t.package_shift))
+			t.package_shift++;
+	}
+	return t;
+}

@@ -32,4 +32,12 @@ void cpu_brand(char out[49]);   /* "" if leaves 0x80000002-4 are absent */
  * 0 if not reported. */
 uint32_t cpu_llc_kib(void);
 
+/* How APIC IDs split into package, core and thread on this machine:
+ * package = id >> package_shift, thread = id & ((1 << smt_bits) - 1),
+ * core = the bits between. */
+struct cpu_topology {
+	uint32_t smt_bits, package_shift;
+};
+struct cpu_topology cpu_topology(void);
+
 #endif

@@ -22,6 +22,7 @@ static const uint8_t box_glyph[FBCON_CELL_H] = {
 #define SHADOW_MAX_CELLS (480u * 135u) /* 3840x2160 in 8x16 cells */
 #define MAX_PAIRS 16
 #define CODE_BOX 0xFF
+#define CODE_DRAWN 0x00 /* pixels drawn over the cell (fbcon_fill_rect) */
 
 static uint8_t shadow_code[SHADOW_MAX_CELLS];
 static uint8_t shadow_pair[SHADOW_MAX_CELLS];
@@ -39,6 +40,7 @@ static struct {
 	uint32_t bytes;       /* per pixel */
 	uint8_t pos[3], size[3]; /* red, green, blue */
 	uint32_t cols, rows;
+	uint32_t top, bottom; /* fbcon_putc's rows: [top, bottom) */
 	uint32_t cx, cy;      /* cx == cols: wrap before the next glyph */
 	uint32_t fg, bg;      /* in the framebuffer's pixel format */
 } con;
@@ -136,20 +138,24 @@ static void copy_bytes(volatile uint8_t *dst, const volatile uint8_t *src, size_
 		*dst++ = *src++;
 }
 
+/* Move rows [top + 1, bottom) up by one and blank the last. */
 static void scroll(void)
 {
-	uint32_t text_h = con.rows * FBCON_CELL_H;
+	uint32_t y0 = con.top * FBCON_CELL_H, y1 = con.bottom * FBCON_CELL_H;
 	size_t line = (size_t)con.width * con.bytes;
 
 	if (shadow) {
-		for (uint32_t row = 0; row + 1 < con.rows; row++) {
+		for (uint32_t row = con.top; row + 1 < con.bottom; row++) {
 			for (uint32_t col = 0; col < con.cols; col++) {
 				size_t to = (size_t)row * con.cols + col;
 				size_t from = to + con.cols;
 				if (shadow_code[to] == shadow_code[from] &&
-				    shadow_pair[to] == shadow_pair[from])
+				    shadow_pair[to] == shadow_pair[from] &&
+				    shadow_code[to] != CODE_DRAWN)
 					continue;
-				shadow_code[to] = shadow_code[from];
+				/* pixels drawn over a cell scroll as a blank */
+				shadow_code[to] = shadow_code[from] == CODE_DRAWN
+							  ? ' ' : shadow_code[from];
 				shadow_pair[to] = shadow_pair[from];
 				draw_cell(shadow_code[to], pairs[shadow_pair[to]].fg,
 					  pairs[shadow_pair[to]].bg, col, row);
@@ -158,23 +164,23 @@ static void scroll(void)
 		/* The new last line: blank in the current colours, margin
 		 * included, as the pixel-copy path leaves it. */
 		for (uint32_t col = 0; col < con.cols; col++) {
-			size_t i = (size_t)(con.rows - 1) * con.cols + col;
+			size_t i = (size_t)(con.bottom - 1) * con.cols + col;
 			shadow_code[i] = ' ';
 			shadow_pair[i] = (uint8_t)cur_pair;
 		}
-		fill_rows(text_h - FBCON_CELL_H, text_h, con.bg);
+		fill_rows(y1 - FBCON_CELL_H, y1, con.bg);
 		return;
 	}
 
-	for (uint32_t y = 0; y + FBCON_CELL_H < text_h; y++)
+	for (uint32_t y = y0; y + FBCON_CELL_H < y1; y++)
 		copy_bytes(pixel_at(0, y), pixel_at(0, y + FBCON_CELL_H), line);
-	fill_rows(text_h - FBCON_CELL_H, text_h, con.bg);
+	fill_rows(y1 - FBCON_CELL_H, y1, con.bg);
 }
 
 static void newline(void)
 {
 	con.cx = 0;
-	if (con.cy + 1 < con.rows)
+	if (con.cy + 1 < con.bottom)
 		con.cy++;
 	else
 		scroll();
@@ -234,6 +240,8 @@ bool fbcon_init(const struct framebuffer *fb, uint8_t *pixels)
 	con.size[2] = fb->blue_size;
 	con.cols = fb->width / FBCON_CELL_W;
 	con.rows = fb->height / FBCON_CELL_H;
+	con.top = 0;
+	con.bottom = con.rows;
 	con.cx = con.cy = 0;
 	con.fg = encode(0xffffff);
 	con.bg = encode(0x000000);
@@ -292,4 +300,77 @@ uint32_t fbcon_columns(void)
 uint32_t fbcon_rows(void)
 {
 	return con.ready ? con.rows : 0;
+}
+
+uint32_t fbcon_width(void)
+{
+	return con.ready ? con.width : 0;
+}
+
+uint32_t fbcon_height(void)
+{
+	return con.ready ? con.height : 0;
+}
+
+void fbcon_set_scroll_rows(uint32_t top, uint32_t bottom)
+{
+	if (!con.ready)
+		return;
+	if (bottom > con.rows)
+		bottom = con.rows;
+	if (top >= bottom) {
+		top = 0;
+		bottom = con.rows;
+	}
+	con.top = top;
+	con.bottom = bottom;
+	if (con.cy < top || con.cy >= bottom) {
+		con.cy = top;
+		con.cx = 0;
+	}
+}
+
+void fbcon_put_at(uint32_t col, uint32_t row, char c)
+{
+	unsigned char ch = (unsigned char)c;
+
+	if (!con.ready || col >= con.cols || row >= con.rows)
+		return;
+	set_cell(ch >= FIRST_GLYPH && ch <= LAST_GLYPH ? ch : CODE_BOX, col, row);
+}
+
+void fbcon_clear_rows(uint32_t top, uint32_t bottom)
+{
+	if (!con.ready)
+		return;
+	if (bottom > con.rows)
+		bottom = con.rows;
+	for (uint32_t row = top; row < bottom; row++)
+		for (uint32_t col = 0; col < con.cols; col++)
+			set_cell(' ', col, row);
+}
+
+void fbcon_fill_rect(uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint32_t rgb)
+{
+	if (!con.ready || x >= con.width || y >= con.height)
+		return;
+	if (w > con.width - x)
+		w = con.width - x;
+	if (h > con.height - y)
+		h = con.height - y;
+	uint32_t v = encode(rgb);
+	for (uint32_t yy = y; yy < y + h; yy++) {
+		volatile uint8_t *p = pixel_at(x, yy);
+		for (uint32_t xx = 0; xx < w; xx++, p += con.bytes)
+			put_pixel(p, v);
+	}
+	if (!shadow)
+		return;
+	/* The cells under the rectangle no longer show their text: a code
+	 * no glyph has makes the next set_cell there draw. */
+	uint32_t c1 = (x + w + FBCON_CELL_W - 1) / FBCON_CELL_W;
+	uint32_t r1 = (y + h + FBCON_CELL_H - 1) / FBCON_CELL_H;
+	for (uint32_t row = y / FBCON_CELL_H; row < r1 && row < con.rows; row++)
+		for (uint32_t col = x / FBCON_CELL_W; col < c1 && col < con.cols; col++)
+			shadow_code[(size_t)row * con.cols + col] = CODE_DRAWN;
 }

@@ -33,5 +33,24 @@ void fbcon_set_color(uint32_t fg_rgb, uint32_t bg_rgb);
 
 uint32_t fbcon_columns(void);
 uint32_t fbcon_rows(void);
+uint32_t fbcon_width(void);  /* pixels */
+uint32_t fbcon_height(void);
+
+/* fbcon_putc's lines stay in rows [top, bottom): scrolling moves only
+ * those, and a cursor outside moves to the start of top. An empty or
+ * out-of-range region means the whole screen (the default). */
+void fbcon_set_scroll_rows(uint32_t top, uint32_t bottom);
+
+/* A character at a cell in the current colours, as fbcon_putc draws it;
+ * the cursor does not move. Outside the screen: nothing. */
+void fbcon_put_at(uint32_t col, uint32_t row, char c);
+
+/* Rows [top, bottom) blank in the current colours. */
+void fbcon_clear_rows(uint32_t top, uint32_t bottom);
+
+/* A rectangle of pixels in one colour (0xRRGGBB), clipped to the screen.
+ * The text of the cells it covers is forgotten: fbcon_put_at and
+ * scrolling draw them again. */
+void fbcon_fill_rect(uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint32_t rgb);
 
 #endif

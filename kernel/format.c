@@ -195,3 +195,26 @@ void diag_printf(diag_fn diag, void *ctx, const char *fmt, ...)
 	diag_vprintf(diag, ctx, fmt, ap);
 	va_end(ap);
 }
+
+/* ns / unit with 1 or 2 decimals, rounded half up, and the unit's name. */
+static void fixed(char *buf, size_t size, uint64_t ns, uint64_t unit, int decimals,
+		  const char *name)
+{
+	uint64_t scale = decimals == 1 ? 10 : 100;
+	uint64_t v = (ns / unit) * scale + ((ns % unit) * scale + unit / 2) / unit;
+	fmt_snprintf(buf, size, decimals == 1 ? "%llu.%01llu %s" : "%llu.%02llu %s",
+		     (unsigned long long)(v / scale), (unsigned long long)(v % scale), name);
+}
+
+void fmt_duration(char *buf, size_t size, uint64_t ns)
+{
+	/* Each threshold is where the smaller unit would round to 1000. */
+	if (ns >= 999995000ull)
+		fixed(buf, size, ns, 1000000000ull, 2, "s");
+	else if (ns >= 999950)
+		fixed(buf, size, ns, 1000000, 2, "ms");
+	else if (ns >= 1000)
+		fixed(buf, size, ns, 1000, 1, "us");
+	else
+		fmt_snprintf(buf, size, "%llu ns", (unsigned long long)ns);
+}

@@ -7,12 +7,18 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Like vsnprintf: always NUL-terminates when size > 0, returns the length
  * the full output would have had. */
 int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap);
 int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* A duration people read, in the unit that fits: "850 ns", "171.3 us",
+ * "1.96 ms", "65.83 s" (the reference measurement's form), rounded, never
+ * "0.00" of a larger unit. */
+void fmt_duration(char *buf, size_t size, uint64_t ns);
 
 /* Callback used by the parsers to report a problem in their input. */
 typedef void (*diag_fn)(void *ctx, const char *msg);

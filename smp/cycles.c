@@ -37,6 +37,22 @@ static void alloc_sample_store(uint32_t cycles)
 	settled_pool = bootmem_alloc(n * sizeof *settled_pool, 4096, "the settled samples");
 }
 
+static void (*progress_hook)(const struct smp_progress *p);
+
+void smp_set_progress_hook(void (*hook)(const struct smp_progress *p))
+{
+	progress_hook = hook;
+}
+
+/* Only ever between two timed windows. */
+static void progress(enum smp_phase phase, uint32_t cpu, uint32_t cpus, uint32_t cycle,
+		     uint32_t cycles, uint32_t done, uint32_t total)
+{
+	if (progress_hook)
+		progress_hook(&(struct smp_progress){ phase, cpu, cpus, cycle, cycles,
+						      done, total });
+}
+
 uint32_t smp_max_cycles(uint32_t aps)
 {
 	return aps ? SMP_SAMPLES_MAX / aps : SMP_SAMPLES_MAX;
@@ -87,6 +103,8 @@ void smp_bring_up(const struct wake_config *w)
 		if (cpus[i].state == CPU_ABSENT)
 			ap_send_init(&cpus[i], w);
 
+	uint32_t aps = smp_count_state(CPU_ABSENT), k = 0;
+	progress(SMP_PHASE_BRING_UP, 1, aps, 0, 0, 0, aps);
 	for (uint32_t i = 0; i < cpu_count && !run_ended(); i++) {
 		struct cpu *c = &cpus[i];
 		if (c->state != CPU_ABSENT)
@@ -94,8 +112,11 @@ void smp_bring_up(const struct wake_config *w)
 		struct start_phases ph;
 		bool started = ap_start(c, w, &ph);
 		events_report();
-		if (!started)
+		if (!started) {
+			k++;
+			progress(SMP_PHASE_BRING_UP, k, aps, 0, 0, k, aps);
 			continue;
+		}
 		c->boot_ticks = ph.total;
 		/* Linux checks each CPU it brings up (check_tsc_sync_target()
 		 * in start_secondary()); here after the timed bring-up. */
@@ -105,14 +126,19 @@ void smp_bring_up(const struct wake_config *w)
 			c->index, c->apic_id,
 			(unsigned long long)tsc_ticks_to_ns(c->boot_ticks),
 			(long long)tsc_skew_ns(c), c->tsc_synced, c->retries);
+		k++;
+		progress(SMP_PHASE_BRING_UP, k, aps, 0, 0, k, aps);
 	}
 }
 
 void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
 {
-	uint32_t slot = 0;
+	uint32_t slot = 0, aps = 0;
+	for (uint32_t i = 0; i < cpu_count; i++)
+		aps += !cpus[i].bsp && cpus[i].state == CPU_ONLINE;
 
 	alloc_sample_store(cycles);
+	progress(SMP_PHASE_CYCLES, 1, aps, 0, cycles, 0, aps * cycles);
 	for (uint32_t i = 0; i < cpu_count && !run_ended(); i++) {
 		struct cpu *c = &cpus[i];
 		if (c->bsp || c->state != CPU_ONLINE)
@@ -145,6 +171,8 @@ void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
 			online_line(c, k + 1, &ph, nmi);
+			progress(SMP_PHASE_CYCLES, slot, aps, k + 1, cycles,
+				 (slot - 1) * cycles + k + 1, aps * cycles);
 		}
 	}
 }

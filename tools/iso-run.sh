@@ -8,7 +8,7 @@
 #              [--iso FILE] [--kernels DIR] [--wbinvd 0|1|i386-0|i386-1] [--mem MB]
 #              [--log FILE] [--screendump FILE.ppm] [--flush SPEC]
 #              [--loader grub|gnu-efi] [--vars FILE] [--disk FILE]
-#              [--input FILE] -- [kernel args...]
+#              [--input FILE] [--screen-script FILE] -- [kernel args...]
 #
 # firmware  bios: SeaBIOS, machine pc. uefi: OVMF (OVMF_CODE_4M.fd read-only,
 #           OVMF_VARS_4M.fd with snapshot=on so no run changes it), machine
@@ -28,6 +28,12 @@
 #           Waits for the kernel's "@end" line, saves the screen as a PPM,
 #           then quits QEMU through its monitor. The kernel must stay up
 #           after @end: boot it with exit=halt. Verdict from the @end line.
+# screen-script
+#           The same, step by step, one a line: "wait REGEX" (until a
+#           serial line matches, grep -E), "screendump FILE.ppm",
+#           "sendkey KEY" (QEMU's key names, e.g. spc); QEMU quits after
+#           the last step. A wait the run never satisfies fails the run
+#           (exit status 2). Verdict from the last @end line.
 # flush     charge every WBINVD/INVD a modelled cost (tools/flushmodel
 #           plugin, e.g. us=2000 or xeon6985p): TCG only; the log starts
 #           with "@host flush_model=SPEC". The firmware's own flushes are
@@ -53,7 +59,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 iso=$root/build/apstart.iso kernels=$root/build/iso/kernels
 firmware= media=cdrom smp=4 accel=auto machine= timeout_s=120 wbinvd=0 mem=512
-log= shot= flush= loader=grub vars= disk= input=/dev/null
+log= shot= flush= loader=grub vars= disk= input=/dev/null script=
 usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "iso-run: $*" >&2; exit 2; }
 # need "$@": the option in $1 must have a value in $2 (a missing one used
@@ -78,6 +84,7 @@ while [ $# -gt 0 ]; do
 	--vars) need "$@"; vars=$2; shift 2 ;;
 	--disk) need "$@"; disk=$2; shift 2 ;;
 	--input) need "$@"; input=$2; shift 2 ;;
+	--screen-script) need "$@"; script=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage >&2; die "unknown option '$1'" ;;
@@ -151,6 +158,24 @@ fi
 [ -n "$flush" ] && accel_opts+=(-plugin "$flush_arg") && why="the flush model is a TCG plugin"
 
 case "$shot" in *[[:space:]]*) die "--screendump: the QEMU monitor cannot take a file name with blanks" ;; esac
+[ -z "$shot" ] || [ -z "$script" ] || die "--screendump and --screen-script exclude each other"
+steps=()
+if [ -n "$shot" ]; then
+	steps=("wait ^@end " "screendump $shot")
+elif [ -n "$script" ]; then
+	[ -r "$script" ] || die "--screen-script: cannot read '$script'"
+	while IFS= read -r line || [ -n "$line" ]; do
+		case "$line" in
+		''|'#'*) continue ;;
+		'wait '?*|'sendkey '?*) ;;
+		'screendump '*[[:space:]]*) die "--screen-script: the QEMU monitor cannot take a file name with blanks: '$line'" ;;
+		'screendump '?*) rm -f "${line#screendump }" ;;
+		*) die "--screen-script: unknown step '$line' (wait REGEX, screendump FILE, sendkey KEY)" ;;
+		esac
+		steps+=("$line")
+	done <"$script"
+	[ ${#steps[@]} -gt 0 ] || die "--screen-script: no steps in '$script'"
+fi
 # QEMU option values: a comma is written as two.
 q() { printf '%s' "${1//,/,,}"; }
 
@@ -227,10 +252,10 @@ if [ -n "$flush" ]; then
 	echo "@host flush_model=$flush" | tee "$serial_log"
 fi
 mon_opts=(-monitor none)
-if [ -n "$shot" ]; then
+if [ ${#steps[@]} -gt 0 ]; then
 	mkfifo "$tmp/mon.in" "$tmp/mon.out" || die "mkfifo failed"
 	mon_opts=(-chardev "pipe,id=mon,path=$(q "$tmp/mon")" -mon chardev=mon,mode=readline)
-	rm -f "$shot"
+	[ -z "$shot" ] || rm -f "$shot"
 fi
 
 echo "iso-run: accel=$accel ($why) firmware=$firmware machine=$machine media=$media smp=$smp timeout=${timeout_s}s image=${disk:-${image#"$root/"}}${vars:+ vars=$vars}" >&2
@@ -242,30 +267,41 @@ cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$
 timeout -k 5 "$timeout_s" "${cmd[@]}" <"$input" &
 qpid=$!
 
-# --screendump: once @end is on the serial line, save the screen and quit.
+# --screendump / --screen-script: each step in turn, then quit. A monitor
+# command is done when the "info status" after it has answered.
 shot_state=
-if [ -n "$shot" ]; then
+monitor() { # COMMAND: send it, wait for its answer
+	local n
+	n=$(grep -ac 'VM status' "$tmp/monitor.log")
+	printf '%s\ninfo status\n' "$1" >&3
+	for _ in $(seq 100); do
+		[ "$(grep -ac 'VM status' "$tmp/monitor.log")" -gt "$n" ] && return 0
+		kill -0 "$qpid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+if [ ${#steps[@]} -gt 0 ]; then
 	exec 3<>"$tmp/mon.in" 4<>"$tmp/mon.out"
 	cat <&4 >"$tmp/monitor.log" &
 	catpid=$!
-	while kill -0 "$qpid" 2>/dev/null; do
-		if grep -aq '^@end ' "$serial_log"; then
-			printf 'screendump %s\ninfo status\n' "$shot" >&3
-			for _ in $(seq 100); do
-				grep -aq 'VM status' "$tmp/monitor.log" && break
-				kill -0 "$qpid" 2>/dev/null || break
+	shot_state=taken
+	for step in "${steps[@]}"; do
+		arg=${step#* }
+		case "$step" in
+		'wait '*)
+			until tr -d '\r' <"$serial_log" | grep -aE -- "$arg" >/dev/null; do
+				kill -0 "$qpid" 2>/dev/null || { shot_state="failed: QEMU ended before a serial line matched /$arg/"; break; }
 				sleep 0.1
-			done
-			if grep -aq 'VM status' "$tmp/monitor.log" && [ -s "$shot" ]; then
-				shot_state=taken
-			else
-				shot_state=failed
-			fi
-			printf 'quit\n' >&3
-			break
-		fi
-		sleep 0.1
+			done ;;
+		'screendump '*)
+			monitor "screendump $arg" && [ -s "$arg" ] || shot_state="failed: screendump $arg" ;;
+		'sendkey '*)
+			monitor "sendkey $arg" || shot_state="failed: sendkey $arg" ;;
+		esac
+		[ "$shot_state" = taken ] || break
 	done
+	kill -0 "$qpid" 2>/dev/null && printf 'quit\n' >&3
 fi
 
 wait "$qpid"
@@ -283,19 +319,18 @@ verdict_from_end() {
 	esac
 }
 
-if [ -n "$shot" ]; then
+if [ ${#steps[@]} -gt 0 ]; then
 	case "$shot_state" in
 	taken)
-		echo "iso-run: screen saved to $shot" >&2
+		echo "iso-run: screen steps done${shot:+, screen saved to $shot}" >&2
 		verdict_from_end
 		exit $? ;;
-	failed)
-		echo "iso-run: screendump to $shot failed (monitor said: $(tr -d '\r' <"$tmp/monitor.log" | tail -c 300))" >&2
+	failed:*)
+		echo "iso-run: ${shot_state#failed: } (monitor said: $(tr -d '\r' <"$tmp/monitor.log" | tail -c 300))" >&2
+		case $status in
+		1|3) echo "iso-run: the kernel exited QEMU before the steps were done (boot it with exit=halt)" >&2 ;;
+		esac
 		exit 2 ;;
-	esac
-	# QEMU ended before @end was seen, or the kernel left QEMU itself.
-	case $status in
-	1|3) echo "iso-run: the kernel exited QEMU before the screendump (boot it with exit=halt)" >&2 ;;
 	esac
 fi
 # A refused plugin also ends QEMU with status 1.

@@ -10,10 +10,12 @@
 #                               FORCE=1, YES=1 as there)
 #   make iso-test-images        build/iso-test/*.iso: same menu plus a default
 #                               entry with test arguments, no menu delay
-#   make iso-tests              tests/iso/run.sh (contents, checker, 10 QEMU boots)
+#   make iso-tests              tests/iso/run.sh (contents, checker, 12 QEMU boots)
 #   make run FIRMWARE=bios|uefi [MEDIA=cdrom|usb] ...   tools/iso-run.sh
 #
-# Variables: ISO_TIMEOUT (menu seconds, default 5), ISO_TEST_ARGS.
+# Variables: ISO_TIMEOUT (menu seconds, default 5), ISO_TEST_ARGS,
+# ISO_TEST_SCREEN_ARGS (the -halt image's run: long enough to catch the
+# status line mid-run).
 ifndef ISO_MK_INCLUDED
 ISO_MK_INCLUDED := 1
 
@@ -23,6 +25,8 @@ ISO_SAVED_GOAL := $(.DEFAULT_GOAL)
 ISO := build/apstart.iso
 ISO_TIMEOUT ?= 5
 ISO_TEST_ARGS ?= cycles=2
+# 3 APs x 40 cycles x 20 ms INIT delay: ~2.5 s of cycles on any host.
+ISO_TEST_SCREEN_ARGS ?= cycles=40 init_delay_us=20000
 ISO_TEST_DIR := build/iso-test
 # The kernels as they go into every image (copied only when changed).
 ISO_KDIR := build/iso/kernels
@@ -35,10 +39,11 @@ GRUB_MKRESCUE ?= grub-mkrescue
 ISO_HOSTCC ?= gcc
 ISO_HOSTCFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
 PPMCHECK := build/host/ppmcheck
+SCREENTEXT := build/host/screentext
 ISO_TESTS_TIMEOUT ?= 600
 ISO_Q := $(if $(filter 1,$(V)),,@)
 
-.PHONY: iso iso-kernels iso-force iso-test-images iso-tests usb ppmcheck
+.PHONY: iso iso-kernels iso-force iso-test-images iso-tests usb ppmcheck screenshots
 iso-force:
 
 iso: $(ISO)
@@ -90,12 +95,13 @@ endef
 
 $(eval $(call ISO_IMAGE,$(ISO),build/iso/menu,$(ISO_TIMEOUT)))
 # Test images: default entry WBINVD=0 with ISO_TEST_ARGS; the -halt one
-# keeps the machine up after @end for a screendump.
+# runs ISO_TEST_SCREEN_ARGS and keeps the machine up after @end for the
+# screen's pages.
 ISO_TEST_IMAGES := $(ISO_TEST_DIR)/apstart-test.iso $(ISO_TEST_DIR)/apstart-test-halt.iso \
 	$(ISO_TEST_DIR)/apstart-test-i386.iso
 $(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test.iso,$(ISO_TEST_DIR)/menu,0,0,$(ISO_TEST_ARGS)))
 $(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test-i386.iso,$(ISO_TEST_DIR)/menu-i386,0,i386-0,$(ISO_TEST_ARGS)))
-$(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test-halt.iso,$(ISO_TEST_DIR)/menu-halt,0,0,$(ISO_TEST_ARGS) exit=halt))
+$(eval $(call ISO_IMAGE,$(ISO_TEST_DIR)/apstart-test-halt.iso,$(ISO_TEST_DIR)/menu-halt,0,0,$(ISO_TEST_SCREEN_ARGS) exit=halt))
 
 # apstart.efi's tests (tests/efi/): on UEFI, GRUB chainloads apstart.efi
 # at once; on BIOS the plain menu with no delay.
@@ -105,13 +111,21 @@ $(eval $(call ISO_IMAGE,$(ISO_TEST_EFI),$(ISO_TEST_DIR)/menu-efi,0,efi))
 iso-test-images: $(ISO_TEST_IMAGES)
 
 ppmcheck: $(PPMCHECK)
-$(PPMCHECK): tests/iso/ppmcheck.c tools/iso.mk
+$(PPMCHECK): tests/iso/ppmcheck.c tests/iso/ppm.c tests/iso/ppm.h tools/iso.mk
 	@mkdir -p $(@D)
-	$(ISO_HOSTCC) $(ISO_HOSTCFLAGS) -o $@ $<
+	$(ISO_HOSTCC) $(ISO_HOSTCFLAGS) -I. -o $@ tests/iso/ppmcheck.c tests/iso/ppm.c
 
-iso-tests: $(ISO) $(ISO_TEST_IMAGES) $(PPMCHECK) $(APLOG)
+# Reads the text off screenshots: the kernel's font for framebuffer ones.
+$(SCREENTEXT): tests/iso/screentext.c tests/iso/ppm.c tests/iso/ppm.h tests/iso/vgafont.c \
+		tests/iso/vgafont.h $(FONT_GEN) tools/iso.mk
+	@mkdir -p $(@D)
+	$(ISO_HOSTCC) $(ISO_HOSTCFLAGS) -I. -o $@ tests/iso/screentext.c tests/iso/ppm.c \
+		tests/iso/vgafont.c $(FONT_GEN)
+
+iso-tests: $(ISO) $(ISO_TEST_IMAGES) $(PPMCHECK) $(SCREENTEXT) $(APLOG)
 	$(ISO_Q)ISO=$(ISO) ISO_TEST_DIR=$(ISO_TEST_DIR) ISO_TEST_ARGS='$(ISO_TEST_ARGS)' \
-		PPMCHECK=$(PPMCHECK) APLOG=$(APLOG) timeout $(ISO_TESTS_TIMEOUT) bash tests/iso/run.sh
+		ISO_TEST_SCREEN_ARGS='$(ISO_TEST_SCREEN_ARGS)' PPMCHECK=$(PPMCHECK) \
+		SCREENTEXT=$(SCREENTEXT) APLOG=$(APLOG) timeout $(ISO_TESTS_TIMEOUT) bash tests/iso/run.sh
 
 # make usb: refuse before building anything when no device is named.
 ifneq ($(filter usb,$(MAKECMDGOALS)),)
@@ -125,4 +139,17 @@ usb: $(ISO)
 	@FORCE='$(FORCE)' YES='$(YES)' tools/usb-write.sh $(ISO) '$(DEV)'
 
 .DEFAULT_GOAL := $(ISO_SAVED_GOAL)
+# The README's screenshots from the last iso-tests run's screendumps
+# (SeaBIOS and OVMF, from the CD; the -smp 16 boot's result page): small
+# indexed PNGs.
+SCREENSHOTS := $(foreach fw,bios uefi,$(foreach page,progress result qr,$(fw)-cdrom-shot/$(page):$(fw)-$(page))) \
+	bios-cdrom-many/result:bios-result-many
+screenshots:
+	$(ISO_Q)for s in $(SCREENSHOTS); do \
+		in=build/test-logs/iso-$${s%%:*}.ppm out=docs/screens/$${s#*:}.png; \
+		[ -f $$in ] || { echo "no $$in: run make iso-tests first"; exit 1; }; \
+		mkdir -p docs/screens; \
+		python3 tools/ppm2png.py $$in $$out || exit 1; \
+		echo "  PNG     $$out"; done
+
 endif

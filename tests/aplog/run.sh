@@ -160,7 +160,7 @@ for i in $(seq 1 $nfuzz); do
 done
 # Line-level: random sequences of real fixture lines exercise the run state
 # machine (@boot/@end order, duplicates, runs cut short, mixed runs).
-mapfile -t pool < <(cat wbinvd1.log smp4.log smp1.log fail-run.log bad/*.log)
+mapfile -t pool < <(cat wbinvd1.log smp4.log smp1.log fail-run.log qr-scan.log bad/*.log)
 nlines=${#pool[@]}
 for i in $(seq $((nfuzz + 1)) $((nfuzz + 20))); do
 	for _ in $(seq 1 $((RANDOM % 40 + 1))); do
@@ -397,6 +397,51 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run verify --allow-truncated truncated.log
 	expect_rc 1
 	has "truncated.log:1: the run has no @end"
+	# A log of records only, as the screen's QR code or the saved summary
+	# hold it (qr-scan.log: smp4.log's records, its @cpusum per AP).
+	run verify --wbinvd 1 --cpus 4 --cycles 2 qr-scan.log
+	expect_rc 0
+	line "OK: qr-scan.log: status=pass, 4 CPUs online, 3 APs, records only (no samples): both @summary, 3 @cpusum"
+	lacks "lost serial lines"
+	run verify --cpus 8 --cycles 3 qr-scan.log
+	expect_rc 1
+	line "verify: qr-scan.log:7: @summary cycles=2, want 3"
+	line "verify: qr-scan.log:3: apic 1: @cpusum cycles=2, want 3"
+	line "verify: qr-scan.log:1: 3 APs with cycles (@summary cpus=), want 7"
+	sed 's/^\(@cpusum cpu=3 apic=3 cycles=\)2/\11/' qr-scan.log >"$tmp/qr-cycles.log"
+	run verify --cpus 4 "$tmp/qr-cycles.log"
+	expect_rc 1
+	line "verify: $tmp/qr-cycles.log:5: apic 3: @cpusum cycles=1, want 2"
+	# ... reads back like the serial log it came from: same totals, same
+	# per-AP medians
+	run compare smp4.log -- qr-scan.log
+	expect_rc 0
+	line "Online:    0.01 s -> 0.01 s  [11.100 ms -> 11.100 ms]"
+	line "Offline:   0.00 s -> 0.00 s  [3.000 ms -> 3.000 ms]"
+	matches "^B: .*0 online \+ 0 offline samples"
+	row 1 "1 1500.00 1500.00 1.000"
+	row 2 "2 2000.00 2000.00 1.000"
+	row 3 "3 2050.00 2050.00 1.000"
+	# Offline: settled_total_ns where @summary has it, as the kernel's
+	# Offline total
+	sed 's/^\(@summary op=offline .*\)$/\1 settled_total_ns=2000000 settled_median_ns=300000/' \
+		qr-scan.log >"$tmp/qr-settled.log"
+	run stats "$tmp/qr-settled.log"
+	expect_rc 0
+	matches "^ +1 +1 +4 +2 +0 +11\.100 +2\.000 +13\.100 +pass "
+	run stats qr-scan.log
+	expect_rc 0
+	has "each of those APs' values is a run's @cpusum median"
+	line "Online: 0.01 s"
+	sed '4s/.*/@cpusum cpu=1 apic=1 cycles=2 online_median_ns=1 online_max_ns=1 offline_median_ns=1 offline_max_ns=1/' \
+		qr-scan.log >"$tmp/qr-dup.log"
+	run stats "$tmp/qr-dup.log"
+	expect_rc 1
+	errhas "second @cpusum apic=1 in this run (first at line 3)"
+	sed 's/online_max_ns=1800000/online_max_ns=1400000/' qr-scan.log >"$tmp/qr-max.log"
+	run stats "$tmp/qr-max.log"
+	expect_rc 1
+	errhas "qr-max.log:3: @cpusum: a median above its max"
 	run verify;                          expect_rc 2
 	run verify smp4.log smp4.log;        expect_rc 2
 	run verify --boot junk smp4.log;     expect_rc 2

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_SIDE 16384u /* larger than any screen QEMU makes */
+#include "tests/iso/ppm.h"
 
 static const char *prog = "ppmcheck";
 
@@ -25,40 +25,6 @@ static int bad(const char *file, const char *why)
 {
 	fprintf(stderr, "%s: %s: %s\n", prog, file, why);
 	return 2;
-}
-
-/* Header token: skips whitespace and '#' comments (to end of line), then
- * reads an unsigned decimal. Returns 0 on success. */
-static int header_number(FILE *f, unsigned long *out)
-{
-	int c;
-
-	for (;;) {
-		c = getc(f);
-		if (c == '#') {
-			while (c != '\n' && c != '\r' && c != EOF)
-				c = getc(f);
-		}
-		if (c == EOF)
-			return -1;
-		if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f')
-			break;
-	}
-	if (c < '0' || c > '9')
-		return -1;
-	unsigned long v = 0;
-	while (c >= '0' && c <= '9') {
-		if (v > 1000000ul)
-			return -1; /* no header value of ours is this large */
-		v = v * 10 + (unsigned long)(c - '0');
-		c = getc(f);
-	}
-	/* Exactly one whitespace character ends the header's last number; for
-	 * the others any whitespace (or a comment) may follow. */
-	if (c != ' ' && c != '\t' && c != '\n' && c != '\r' && c != '\v' && c != '\f')
-		return -1;
-	*out = v;
-	return 0;
 }
 
 static int parse_count(const char *s, unsigned long max, unsigned long *out)
@@ -87,12 +53,12 @@ int main(int argc, char **argv)
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--rows") == 0 && i + 1 < argc) {
-			if (parse_count(argv[++i], MAX_SIDE, &rows) || rows == 0) {
+			if (parse_count(argv[++i], PPM_MAX_SIDE, &rows) || rows == 0) {
 				usage();
 				return 2;
 			}
 		} else if (strcmp(argv[i], "--min-pixels") == 0 && i + 1 < argc) {
-			if (parse_count(argv[++i], (unsigned long)MAX_SIDE * MAX_SIDE, &min_pixels)) {
+			if (parse_count(argv[++i], (unsigned long)PPM_MAX_SIDE * PPM_MAX_SIDE, &min_pixels)) {
 				usage();
 				return 2;
 			}
@@ -111,79 +77,25 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	FILE *f = fopen(file, "rb");
-	if (!f)
-		return bad(file, strerror(errno));
-
-	unsigned long w, h, maxval;
-	if (getc(f) != 'P' || getc(f) != '6') {
-		fclose(f);
-		return bad(file, "not a binary PPM (no P6 magic)");
-	}
-	if (header_number(f, &w) || header_number(f, &h) || header_number(f, &maxval)) {
-		fclose(f);
-		return bad(file, "malformed header (want P6 WIDTH HEIGHT MAXVAL)");
-	}
-	if (w == 0 || h == 0 || w > MAX_SIDE || h > MAX_SIDE) {
-		fclose(f);
-		return bad(file, "width or height is 0 or larger than 16384");
-	}
-	if (maxval == 0 || maxval > 65535) {
-		fclose(f);
-		return bad(file, "maxval must be 1..65535");
-	}
-
-	/* Samples are 1 byte, or 2 bytes big-endian when maxval > 255. */
-	size_t bps = maxval > 255 ? 2 : 1;
-	size_t row_bytes = (size_t)w * 3 * bps;
-	size_t total = row_bytes * (size_t)h;
-	unsigned char *px = malloc(total);
-	if (!px) {
-		fclose(f);
-		return bad(file, "out of memory");
-	}
-	size_t got = fread(px, 1, total, f);
-	int extra = getc(f);
-	int read_error = ferror(f);
-	fclose(f);
-	if (read_error) {
-		free(px);
-		return bad(file, "read error");
-	}
-	if (got != total) {
-		char msg[128];
-		snprintf(msg, sizeof msg, "truncated: %zu of %zu bytes of pixel data", got, total);
-		free(px);
-		return bad(file, msg);
-	}
-	if (extra != EOF) {
-		free(px);
-		return bad(file, "data after the pixels (not a single image)");
-	}
+	struct ppm img;
+	const char *why = ppm_read(file, &img);
+	if (why)
+		return bad(file, why);
+	unsigned long w = img.w, h = img.h, maxval = img.maxval;
 
 	if (rows > h)
 		rows = h;
 	size_t n = (size_t)w * rows;
 
-	/* Colours scaled to 8 bits; the most frequent one is the background. */
+	/* The most frequent colour is the background. */
 	uint32_t *count = calloc(1u << 24, sizeof *count);
 	if (!count) {
-		free(px);
+		ppm_free(&img);
 		return bad(file, "out of memory");
 	}
 	uint32_t bg = 0, bg_count = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint32_t rgb = 0;
-		for (size_t c = 0; c < 3; c++) {
-			const unsigned char *s = px + (i * 3 + c) * bps;
-			unsigned long v = bps == 2 ? (unsigned long)s[0] << 8 | s[1] : s[0];
-			if (v > maxval) {
-				free(count);
-				free(px);
-				return bad(file, "sample larger than maxval");
-			}
-			rgb = rgb << 8 | (uint32_t)((v * 255 + maxval / 2) / maxval);
-		}
+		uint32_t rgb = img.rgb[i];
 		if (++count[rgb] > bg_count) {
 			bg_count = count[rgb];
 			bg = rgb;
@@ -193,7 +105,7 @@ int main(int argc, char **argv)
 	printf("%s: %lux%lu maxval %lu, top %lu rows: background #%06x, %zu of %zu pixels differ\n",
 	       prog, w, h, maxval, rows, (unsigned)bg, differ, n);
 	free(count);
-	free(px);
+	ppm_free(&img);
 	if (differ < min_pixels) {
 		fprintf(stderr, "%s: %s: only %zu non-background pixels in the top %lu rows, want >= %lu (blank screen?)\n",
 			prog, file, differ, rows, min_pixels);

@@ -8,10 +8,15 @@
 # default entry with ISO_TEST_ARGS, no menu delay). Every way boots twice:
 #   exit  the kernel ends the run itself (isa-debug-exit): QEMU's exit
 #         status is the verdict (apstart-test.iso);
-#   shot  the kernel runs with exit=halt; once "@end" is on the serial line
-#         the screen is saved (QEMU monitor screendump), checked for text by
-#         ppmcheck, and QEMU is told to quit (apstart-test-halt.iso).
-# ISO_TESTS_QUICK=1: 4 boots, exit from the USB stick, shot from the CD.
+#   shot  the kernel runs ISO_TEST_SCREEN_ARGS with exit=halt
+#         (apstart-test-halt.iso); the screen is saved (QEMU monitor
+#         screendump) while the cycles run, on the result page, and, after
+#         a key, on the QR code page; tests/iso/screens.sh reads them: the
+#         status line, the result page's figures against serial's, the QR
+#         code decoded (zbarimg) against serial's records.
+# Two more SeaBIOS boots check the result page of a machine whose APs do
+# not fit a row each (-smp 16 in 2 sockets) and of a failed run.
+# ISO_TESTS_QUICK=1: 8 boots, exit from the USB stick, shot from the CD.
 #
 # The BIOS and UEFI boots run as two parallel lanes (OVMF under TCG takes
 # ~5 s to start). Logs and screenshots: build/test-logs/iso-*.
@@ -21,7 +26,9 @@ cd "$(dirname "$0")/../.."
 ISO=${ISO:-build/apstart.iso}
 TDIR=${ISO_TEST_DIR:-build/iso-test}
 TEST_ARGS=${ISO_TEST_ARGS:-cycles=2}
+SCREEN_ARGS=${ISO_TEST_SCREEN_ARGS:-cycles=40 init_delay_us=20000}
 PPMCHECK=${PPMCHECK:-build/host/ppmcheck}
+SCREENTEXT=${SCREENTEXT:-build/host/screentext}
 APLOG=${APLOG:-build/host/aplog}
 SMP=4
 BOOT_TIMEOUT=${ISO_BOOT_TIMEOUT:-120}
@@ -31,6 +38,8 @@ work=$(mktemp -d "$out/iso-tmp.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 # shellcheck source=tests/protocol.sh
 . tests/protocol.sh
+# shellcheck source=tests/iso/screens.sh
+. tests/iso/screens.sh
 not_ok() { # NAME WHY [LOG]: a failure, with the log's tail below it
 	if [ -n "${3:-}" ] && [ -f "$3" ]; then
 		fail "$1" "$2 (log: $3)" "$(tail -n 15 "$3")"
@@ -44,7 +53,7 @@ check() {
 	if why=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$(tail -n 3 <<<"$why")"; fi
 }
 
-for f in "$ISO" "$TDIR/apstart-test.iso" "$TDIR/apstart-test-halt.iso" "$PPMCHECK" "$APLOG"; do
+for f in "$ISO" "$TDIR/apstart-test.iso" "$TDIR/apstart-test-halt.iso" "$PPMCHECK" "$SCREENTEXT" "$APLOG"; do
 	[ -f "$f" ] || { fail "$f exists" "missing (run: make iso-tests)"; summary iso; exit 1; }
 done
 
@@ -129,7 +138,7 @@ test_cfg() { # ISO ARGS: the test image's default entry carries ARGS, no delay
 		"multiboot2 /boot/apstart-wbinvd0.elf $2"
 }
 check "test image: default entry '$TEST_ARGS', timeout 0" test_cfg "$TDIR/apstart-test.iso" "$TEST_ARGS"
-check "test image (halt): default entry '$TEST_ARGS exit=halt'" test_cfg "$TDIR/apstart-test-halt.iso" "$TEST_ARGS exit=halt"
+check "test image (halt): default entry '$SCREEN_ARGS exit=halt'" test_cfg "$TDIR/apstart-test-halt.iso" "$SCREEN_ARGS exit=halt"
 
 # ---------------------------------------------------------------- generator
 echo "iso: grub.cfg generator (boot/mkgrubcfg.sh)"
@@ -198,12 +207,16 @@ check "bad usage rejected (exit 2)" expect_status 2 --rows 0 "$work/text.ppm"
 # ---------------------------------------------------------------- boots
 # boot NAME FIRMWARE MEDIA MODE(exit|shot): one boot, its result in $work/NAME.result
 boot() {
-	local name=$1 fw=$2 media=$3 mode=$4 log=$out/iso-$1.log shot=$out/iso-$1.ppm t0=$SECONDS st
-	local why=() img=$TDIR/apstart-test.iso opts=() arch=x86_64
-	if [ "$mode" = shot ]; then img=$TDIR/apstart-test-halt.iso opts=(--screendump "$shot"); fi
+	local name=$1 fw=$2 media=$3 mode=$4 log=$out/iso-$1.log shots=$out/iso-$1 t0=$SECONDS st
+	local why=() img=$TDIR/apstart-test.iso opts=() args=$TEST_ARGS arch=x86_64
+	if [ "$mode" = shot ]; then
+		img=$TDIR/apstart-test-halt.iso args=$SCREEN_ARGS
+		rm -rf "$shots" && mkdir -p "$shots"
+		screen_script "$shots" >"$shots/script"
+		opts=(--screen-script "$shots/script")
+	fi
 	# i386: the 32-bit kernel (default entry of apstart-test-i386.iso).
 	if [ "$mode" = i386 ]; then img=$TDIR/apstart-test-i386.iso mode=exit arch=i386; fi
-	rm -f "$shot"
 	tools/iso-run.sh --iso "$img" --firmware "$fw" --media "$media" --smp $SMP \
 		--timeout "$BOOT_TIMEOUT" "${opts[@]}" >"$log" 2>&1
 	st=$?
@@ -217,24 +230,73 @@ boot() {
 	[ "$fw" = uefi ] && screen=framebuffer
 	grep -Eq "^boot: multiboot2 from \"GRUB[^\"]*\", firmware ${fw^^}, screen $screen\$" "$log.txt" ||
 		why+=("kernel boot line does not say firmware ${fw^^}, screen $screen")
-	grep -Eq "^cmdline: \"$TEST_ARGS( exit=halt)?\"\$" "$log.txt" ||
-		why+=("kernel did not get the test arguments '$TEST_ARGS'")
+	grep -Eq "^cmdline: \"$args( exit=halt)?\"\$" "$log.txt" ||
+		why+=("kernel did not get the test arguments '$args'")
 	if [ "$mode" = exit ]; then
 		grep -q '^exit: qemu' "$log.txt" || why+=("kernel did not choose exit=qemu")
 	else
-		if [ ! -s "$shot" ]; then
-			why+=("no screendump")
-		elif ! "$PPMCHECK" "$shot" >>"$log.txt" 2>&1; then
+		local problems
+		if [ ! -s "$shots/result.ppm" ]; then
+			why+=("no screendump of the result page")
+		elif ! "$PPMCHECK" "$shots/result.ppm" >>"$log.txt" 2>&1; then
 			why+=("screen shows no text: $(tail -n 1 "$log.txt")")
 		fi
+		problems=$(screen_checks "$log.txt" "$fw" "$shots") ||
+			why+=("screens ($shots): $(head -n 4 <<<"$problems" | paste -sd';')")
 	fi
 	rm -f "$log.txt"
-	if [ ${#why[@]} = 0 ]; then
-		echo "ok|$name ($fw, $media, $([ $mode = exit ] && echo 'verdict from QEMU exit status' || echo 'exit=halt + screendump'), $((SECONDS - t0))s)"
+	boot_result "$name" "$fw, $media" "$([ $mode = exit ] && echo 'verdict from QEMU exit status' ||
+		echo 'exit=halt: status line mid-run, result page, QR code = serial records')" \
+		$t0 "$log" "${why[@]}"
+}
+# boot_result NAME HOW WHAT T0 LOG [WHY...]: a boot's line for the summary
+# (ok without WHY, else FAIL with the reasons) in $work/NAME.result.
+boot_result() {
+	local name=$1 how=$2 what=$3 t0=$4 log=$5
+	shift 5
+	if [ $# = 0 ]; then
+		echo "ok|$name ($how, $what, $((SECONDS - t0))s)"
 	else
 		local IFS=';'
-		echo "FAIL|$name ($fw, $media, $((SECONDS - t0))s)|${why[*]}|$log"
+		echo "FAIL|$name ($how, $((SECONDS - t0))s)|$*|$log"
 	fi >"$work/$name.result"
+}
+# Two more SeaBIOS boots (CD, exit=halt) for the end screens' other
+# forms, checked by tests/iso/screens.sh:
+#  many  -smp 16 in 2 sockets x 4 cores x 2 threads, too many APs for a
+#        row each on 80x25: the result page must summarise them per
+#        socket and SMT thread (package shift 3, one SMT bit in QEMU's
+#        APIC IDs) with the slowest APs; the QR code holds the slowest
+#        APs' @cpusum;
+#  fail  the first AP never answers (selftest=ap-hang): the verdict
+#        FAIL, and the @fail record in the warnings block.
+MANY_SMP=16,sockets=2,cores=4,threads=2
+# end_boot NAME SMP WANT_STATUS WHAT CHECK -- ARGS...: CHECK LOG DIR judges
+# the screens; its output lines are the reasons.
+end_boot() {
+	local name=bios-cdrom-$1 smp=$2 want=$3 what=$4 check=$5 args
+	shift 6
+	args="$*"
+	local log=$out/iso-$name.log shots=$out/iso-$name t0=$SECONDS st why=() problems
+	rm -rf "$shots" && mkdir -p "$shots"
+	screen_script_end "$shots" >"$shots/script"
+	tools/iso-run.sh --iso "$ISO" --firmware bios --media cdrom --smp "$smp" \
+		--timeout "$BOOT_TIMEOUT" --screen-script "$shots/script" -- "$@" exit=halt >"$log" 2>&1
+	st=$?
+	[ $st = "$want" ] || why+=("exit status $st, want $want")
+	tr -d '\r' <"$log" >"$log.txt"
+	problems=$("$check" "$log.txt" "$shots") ||
+		why+=("screens ($shots): $(head -n 6 <<<"$problems" | paste -sd';')")
+	rm -f "$log.txt"
+	boot_result "$name" "bios, cdrom, -smp $smp, '$args'" "$what" $t0 "$log" "${why[@]}"
+}
+many_checks() { # LOG DIR
+	"$APLOG" verify --cpus 16 --cycles 2 --boot firmware=bios "$1" >/dev/null 2>&1 ||
+		{ echo "aplog verify --cpus 16: $("$APLOG" verify --cpus 16 --cycles 2 "$1" 2>&1 | grep -v '^FAIL' | head -n 2 | paste -sd';')"; return 1; }
+	screen_checks_many "$1" "$2" 16 2 3 1
+}
+fail_checks() { # LOG DIR
+	screen_checks_fail "$1" "$2" 4 2
 }
 lane() { # FIRMWARE: that firmware's boots, one after the other
 	local fw=$1 m mode
@@ -252,6 +314,11 @@ lane() { # FIRMWARE: that firmware's boots, one after the other
 	if [ "$fw" = bios ]; then
 		boot bios-cdrom-i386 bios cdrom i386
 		boot uefi-cdrom-i386 uefi cdrom i386
+		# The BIOS lane has time to spare while OVMF boots.
+		end_boot many "$MANY_SMP" 0 "result page per socket and SMT thread + slowest APs, QR code" \
+			many_checks -- cycles=2
+		end_boot fail $SMP 1 "FAIL verdict, the @fail record in the warnings block" \
+			fail_checks -- selftest=ap-hang ap_timeout_ms=200 cycles=2
 	fi
 }
 
@@ -267,8 +334,8 @@ for r in "$work"/*.result; do
 	if [ "$res" = ok ]; then ok "$what"; else not_ok "$what" "$why" "$log"; fi
 done
 n=$(ls "$work"/*.result 2>/dev/null | wc -l)
-want=10
-[ "${ISO_TESTS_QUICK:-0}" = 1 ] && want=6
+want=12
+[ "${ISO_TESTS_QUICK:-0}" = 1 ] && want=8
 [ "$n" = $want ] || not_ok "boots" "$n of $want boots reported a result"
 echo "iso: boots took $((SECONDS - t0))s"
 

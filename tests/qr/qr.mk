@@ -13,7 +13,7 @@ QRT_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -I.
 QRT_SANFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 QRT_BINS := $(addprefix $(QRT_DIR)/,test_qr test_qr_asan qrtool qrtool_asan)
-QRT_DEPS := kernel/qr.c kernel/qr.h tests/qr/qr.mk
+QRT_DEPS := kernel/qr.c kernel/qr.h tests/qr/qr.mk tests/iso/vgafont.c tests/iso/vgafont.h
 
 $(QRT_DIR)/test_qr: tests/qr/test_qr.c $(QRT_DEPS)
 	@mkdir -p $(@D)
@@ -25,11 +25,11 @@ $(QRT_DIR)/test_qr_asan: tests/qr/test_qr.c $(QRT_DEPS)
 
 $(QRT_DIR)/qrtool: tests/qr/qrtool.c $(QRT_DEPS)
 	@mkdir -p $(@D)
-	$(QRT_CC) $(QRT_CFLAGS) -o $@ $< kernel/qr.c
+	$(QRT_CC) $(QRT_CFLAGS) -o $@ $< kernel/qr.c tests/iso/vgafont.c
 
 $(QRT_DIR)/qrtool_asan: tests/qr/qrtool.c $(QRT_DEPS)
 	@mkdir -p $(@D)
-	$(QRT_CC) $(QRT_CFLAGS) $(QRT_SANFLAGS) -o $@ $< kernel/qr.c
+	$(QRT_CC) $(QRT_CFLAGS) $(QRT_SANFLAGS) -o $@ $< kernel/qr.c tests/iso/vgafont.c
 
 .PHONY: qr-tests
 qr-tests: $(QRT_BINS)

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "kernel/qr.h"
+#include "tests/iso/vgafont.h"
 
 static uint8_t modules[QR_BUFFER_BYTES_MAX], work[QR_BUFFER_BYTES_MAX];
 
@@ -182,26 +183,13 @@ static void put_cell(void *ctx, int col, int row, uint8_t ch)
 	screen[row][qr_col0 + col] = ch;
 }
 
-/* The 8x16 font in a VGA BIOS image: 256 glyphs of 16 bytes, found by
- * glyph 0 (blank) followed by glyph 1 (the smiley face). */
 static const uint8_t *load_font(const char *path)
 {
-	static const uint8_t smiley[16] = { 0, 0, 0x7e, 0x81, 0xa5, 0x81, 0x81, 0xbd,
-					    0x99, 0x81, 0x81, 0x7e, 0, 0, 0, 0 };
-	static uint8_t rom[1 << 20];
-	static const uint8_t blank[16];
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	if (!f)
-		die("cannot open font ROM", path);
-	n = fread(rom, 1, sizeof rom, f);
-	fclose(f);
-	for (size_t i = 16; i + 256 * 16 <= n + 16; i++)
-		if (!memcmp(rom + i, smiley, 16) && !memcmp(rom + i - 16, blank, 16) &&
-		    i - 16 + 256 * 16 <= n)
-			return rom + i - 16;
-	die("no 8x16 font in", path);
+	const char *why;
+	const uint8_t *font = vga_rom_font(path, &why);
+	if (!font)
+		die(why, path);
+	return font;
 }
 
 static int cmd_text(char **argv)

@@ -155,6 +155,18 @@ for v in wbinvd0 wbinvd1 i386-wbinvd0 i386-wbinvd1; do
 			"the AP path changed (if intended: make baseline, and say why in the commit)" \
 			"$(cat "$OUT/exact-$v.txt")"
 	fi
+	# The screen's status line is drawn between timed windows only: drawn
+	# after every window (progress_ms=0) it must not move one sample.
+	if [ $v = wbinvd0 ] && [ $update = 0 ]; then
+		run $v "$OUT/icount-$v-progress.log" --icount -- $DET_ARGS progress_ms=0
+		if $APLOG check --identical "$OUT/icount-$v-a.log" -- "$OUT/icount-$v-progress.log" >"$OUT/identical-progress.txt" 2>&1; then
+			ok "icount $v: status line redrawn after every window, samples identical"
+		else
+			fail "icount $v: status line redrawn after every window, samples identical" \
+				"the status line moved the figures; see $OUT/icount-$v-progress.log" \
+				"$(sed -n '1,12p' "$OUT/identical-progress.txt")"
+		fi
+	fi
 	bl=$BASE/icount-pc-smp$SMP-$v.baseline
 	if [ $update = 1 ]; then
 		new=$(mktemp)

@@ -63,7 +63,7 @@ expect_usage "qemu-run.sh --gdb: auto accel is TCG" 0 "accel=tcg \(gdb server: T
 	tools/qemu-run.sh --kernel "$kernel" --gdb 4321 --dry-run
 
 for opt in --firmware --media --smp --accel --machine --timeout --iso --kernels \
-	--wbinvd --mem --log --screendump --flush; do
+	--wbinvd --mem --log --screendump --flush --screen-script; do
 	expect_usage "iso-run.sh $opt without a value: exit 2" 2 "^iso-run: $opt needs a value" \
 		tools/iso-run.sh --firmware bios "$opt"
 done

@@ -399,6 +399,54 @@ static void test_wrap_and_scroll(const struct fmt *f)
 	free(b.mem);
 }
 
+/* A fixed header row and status row around a scrolling region, text put
+ * at cells, and pixel rectangles (the result and QR screens). */
+static void test_regions(const struct fmt *f)
+{
+	struct buf b = make_buf(f, W, H);
+	uint32_t white = full(&b, 0xffffff), red = full(&b, 0xff0000);
+
+	CHECK(fbcon_init(&b.fb, b.mem), "%s: init", f->name);
+	CHECK(fbcon_width() == W && fbcon_height() == H, "%s: pixel size", f->name);
+	fbcon_put_at(9, 0, 'H');
+	fbcon_put_at(0, 3, 'S');
+	fbcon_put_at(10, 0, 'X'); /* outside: nothing */
+	fbcon_put_at(0, 4, 'X');
+	fbcon_set_scroll_rows(1, 3);
+	puts_con("a\nb\nc");
+	CHECK(cell_is(&b, 0, 1, glyph('b'), white, 0), "%s: 'b' scrolled to the region's top", f->name);
+	CHECK(cell_is(&b, 0, 2, glyph('c'), white, 0), "%s: 'c' on the region's last row", f->name);
+	CHECK(cell_is(&b, 9, 0, glyph('H'), white, 0), "%s: header row kept", f->name);
+	CHECK(cell_is(&b, 0, 3, glyph('S'), white, 0), "%s: status row kept", f->name);
+	CHECK(cell_is(&b, 0, 0, blank, 0, 0), "%s: nothing scrolled into the header", f->name);
+	/* A bad region is the whole screen; the cursor is moved into it. */
+	fbcon_set_scroll_rows(2, 2);
+	puts_con("\n\n\n");
+	CHECK(cell_is(&b, 9, 0, blank, 0, 0), "%s: whole screen scrolled", f->name);
+
+	fbcon_clear_rows(0, 99);
+	fbcon_fill_rect(4, 20, 1000, 5, 0xff0000);
+	bool inside = true, rest = true;
+	for (uint32_t y = 0; y < H; y++)
+		for (uint32_t x = 0; x < W; x++) {
+			bool in = x >= 4 && y >= 20 && y < 25;
+			if (in)
+				inside &= px(&b, x, y) == red;
+			else
+				rest &= px(&b, x, y) == 0;
+		}
+	CHECK(inside, "%s: rectangle not filled", f->name);
+	CHECK(rest, "%s: rectangle drawn outside its (clipped) area", f->name);
+	fbcon_fill_rect(W, 0, 5, 5, 0xff0000); /* off screen: nothing */
+	CHECK(outside_untouched(&b), "%s: rectangle wrote outside", f->name);
+	/* A cell under the rectangle is drawn again, even as a blank. */
+	fbcon_put_at(1, 1, ' ');
+	CHECK(cell_is(&b, 1, 1, blank, 0, 0), "%s: blank over the rectangle", f->name);
+	fbcon_put_at(2, 1, 'Q');
+	CHECK(cell_is(&b, 2, 1, glyph('Q'), white, 0), "%s: glyph over the rectangle", f->name);
+	free(b.mem);
+}
+
 static void test_failed_reinit_keeps_console(void)
 {
 	static const struct fmt f = {"565", 16, 1, 11, 5, 5, 6, 0, 5};
@@ -578,6 +626,8 @@ int main(int argc, char **argv)
 		CASE(name, test_format(&formats[i]));
 		snprintf(name, sizeof name, "wrap and scroll %s", formats[i].name);
 		CASE(name, test_wrap_and_scroll(&formats[i]));
+		snprintf(name, sizeof name, "regions and rectangles %s", formats[i].name);
+		CASE(name, test_regions(&formats[i]));
 	}
 	CASE("failed re-init keeps the console",
 	     test_failed_reinit_keeps_console());

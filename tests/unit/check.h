@@ -36,5 +36,6 @@ void test_multiboot(void);
 void test_acpi(void);
 void test_memmap(void);
 void test_summary_save(void);
+void test_qr_records(void);
 
 #endif

@@ -113,8 +113,36 @@ static void test_truncation(void)
 	CHECK_STREQ(buf, "abc");
 }
 
+#define DURATION(ns, want)                                                \
+	do {                                                              \
+		char d_[32];                                              \
+		fmt_duration(d_, sizeof(d_), (ns));                       \
+		CHECK_STREQ(d_, want);                                    \
+	} while (0)
+
+/* The unit fits the size; every boundary rounds into the larger unit. */
+static void test_duration(void)
+{
+	DURATION(0, "0 ns");
+	DURATION(999, "999 ns");
+	DURATION(1000, "1.0 us");
+	DURATION(1049, "1.0 us");
+	DURATION(1050, "1.1 us");
+	DURATION(171349, "171.3 us");
+	DURATION(999949, "999.9 us");
+	DURATION(999950, "1.00 ms");
+	DURATION(984000, "984.0 us"); /* the "0.00 s (0.984 ms)" */
+	DURATION(1958000, "1.96 ms");
+	DURATION(999994999, "999.99 ms");
+	DURATION(999995000, "1.00 s");
+	DURATION(65830000000ull, "65.83 s");
+	DURATION(106234999999ull, "106.23 s");
+	DURATION(18446744073709551615ull, "18446744073.71 s");
+}
+
 void test_format(void)
 {
+	RUN_CASE(test_duration);
 	RUN_CASE(test_against_libc);
 	RUN_CASE(test_pointer);
 	RUN_CASE(test_truncation);

@@ -94,6 +94,11 @@ static void serial(const char *text)
 	sink(CON_SERIAL, text);
 }
 
+void summary_feed_serial(const char *text)
+{
+	sink(CON_SERIAL, text);
+}
+
 static unsigned count(const char *hay, const char *needle)
 {
 	unsigned n = 0;

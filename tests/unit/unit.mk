@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Host unit tests for the kernel's pure parsers (format, cmdline, stats,
-# multiboot, acpi). Included from the top-level Makefile; paths are
+# multiboot, acpi) and the app's summary capture and QR records. Included from the top-level Makefile; paths are
 # relative to the repository root. Every variable is UNIT_-prefixed.
 #
 #   make unit-tests    build both binaries, run both, print one summary
@@ -11,7 +11,7 @@ UNIT_DIR := build/host
 UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -I. \
 	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128
 UNIT_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
-UNIT_KERNEL_SRCS := app/options.c app/summary_save.c $(addprefix kernel/,format.c \
+UNIT_KERNEL_SRCS := app/options.c app/summary_save.c app/qr_records.c $(addprefix kernel/,format.c \
 	multiboot.c acpi.c memmap.c) $(KSTATS_SRC)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)
 UNIT_DEPS := $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(wildcard app/*.h) $(wildcard kernel/*.h) \

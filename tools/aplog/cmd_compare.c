@@ -71,7 +71,9 @@ static void side_describe(const struct side *s, char letter)
 /* Online medians side by side, rows matched by APIC ID. */
 static void print_per_cpu(const struct side s[2])
 {
-	printf("\nPer-CPU online median (us), by APIC ID:\n");
+	printf("\nPer-CPU online median (us), by APIC ID%s:\n",
+	       s[0].t.from_cpusum || s[1].t.from_cpusum
+		       ? " (records-only runs: their @cpusum medians)" : "");
 	printf("%8s %14s %14s %8s\n", "apic", s[0].label, s[1].label, "B/A");
 	size_t i = 0, j = 0;
 	const struct table *ta = &s[0].t, *tb = &s[1].t;

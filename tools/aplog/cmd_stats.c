@@ -71,6 +71,9 @@ static void print_cpus(const struct side *sd)
 	}
 	printf("Per CPU, microseconds (n = samples, p95 = nearest-rank 95th "
 	       "percentile):\n");
+	if (sd->t.from_cpusum)
+		printf("(records only, e.g. a scanned QR code: each of those APs' values "
+		       "is a run's @cpusum median, n counts runs)\n");
 	printf("%11s |%-66s|%s\n", "", " online", " offline");
 	printf(" cpu   apic |");
 	for (int op = 0; op < OP_COUNT; op++)

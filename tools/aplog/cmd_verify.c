@@ -2,7 +2,9 @@
 /* verify: is one log one complete run that ended as expected? What the
  * QEMU tests assert about every boot: the @end verdict and counts, the
  * @boot settings, every AP with the expected number of samples per op,
- * no zero time, and cross-CPU figures that follow the warp test. */
+ * no zero time, and cross-CPU figures that follow the warp test. A log
+ * of records only (the QR code's, the saved summary's) is checked through
+ * its @summary and @cpusum records. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -100,6 +102,33 @@ static void check_cross_cpu(const struct run *r)
 			"cross-CPU figures", reported);
 }
 
+/* A summary-only run: both @summary agree with each other and the
+ * options, every @cpusum has the cycles, no more @cpusum than APs.
+ * Returns the APs @summary counts. */
+static size_t check_summary_only(const struct run *r, long cycles)
+{
+	uint32_t aps = r->sum[OP_ONLINE].cpus;
+	if (r->sum[OP_OFFLINE].cpus != aps || r->sum[OP_OFFLINE].cycles !=
+	    r->sum[OP_ONLINE].cycles)
+		problem(r->file, r->sum[OP_OFFLINE].line, "@summary op=offline cpus=%" PRIu32
+			" cycles=%" PRIu32 " but op=online has cpus=%" PRIu32 " cycles=%" PRIu32,
+			r->sum[OP_OFFLINE].cpus, r->sum[OP_OFFLINE].cycles, aps,
+			r->sum[OP_ONLINE].cycles);
+	if (cycles >= 0 && r->sum[OP_ONLINE].cycles != (uint32_t)cycles)
+		problem(r->file, r->sum[OP_ONLINE].line, "@summary cycles=%" PRIu32
+			", want %ld", r->sum[OP_ONLINE].cycles, cycles);
+	if (r->ncs > aps)
+		problem(r->file, r->cs[aps].line, "%zu @cpusum records for %" PRIu32
+			" APs", r->ncs, aps);
+	uint32_t want = cycles >= 0 ? (uint32_t)cycles : r->sum[OP_ONLINE].cycles;
+	for (size_t i = 0; i < r->ncs; i++)
+		if (r->cs[i].cycles != want)
+			problem(r->file, r->cs[i].line, "apic %" PRIu32 ": @cpusum "
+				"cycles=%" PRIu32 ", want %" PRIu32, r->cs[i].apic,
+				r->cs[i].cycles, want);
+	return aps;
+}
+
 static void check_boot(const struct run *r)
 {
 	if (r->bad_boot)
@@ -193,19 +222,27 @@ int cmd_verify(void)
 		problem(r->file, r->boot_line, "the run has no @end");
 	else
 		check_end(r);
-	size_t zero = 0;
+	size_t zero = 0, aps;
 	for (size_t i = 0; i < r->ns; i++)
 		if (r->s[i].ns == 0 && zero++ < 3)
 			problem(r->file, r->s[i].line, "@sample with ns=0");
 	check_cross_cpu(r);
-	size_t aps = check_per_ap(r, cli.cycles);
+	if (r->summary_only)
+		aps = check_summary_only(r, cli.cycles);
+	else
+		aps = check_per_ap(r, cli.cycles);
 	if (cli.status == 0 && cli.cpus >= 0 && aps != (size_t)cli.cpus - 1)
-		problem(r->file, r->boot_line, "%zu APs with samples, want %ld",
-			aps, cli.cpus - 1);
+		problem(r->file, r->boot_line, "%zu APs with %s, want %ld", aps,
+			r->summary_only ? "cycles (@summary cpus=)" : "samples", cli.cpus - 1);
 
 	if (problems)
 		printf("FAIL: %zu problem%s in %s\n", problems,
 		       problems == 1 ? "" : "s", r->file);
+	else if (r->summary_only)
+		printf("OK: %s: status=%s, %" PRIu32 " CPU%s online, %zu AP%s, records "
+		       "only (no samples): both @summary, %zu @cpusum\n", r->file,
+		       r->passed ? "pass" : "fail", r->end_online,
+		       r->end_online == 1 ? "" : "s", aps, aps == 1 ? "" : "s", r->ncs);
 	else
 		printf("OK: %s: status=%s, %" PRIu32 " CPU%s online, %zu AP%s, %zu "
 		       "samples, none zero\n", r->file, r->passed ? "pass" : "fail",

@@ -22,6 +22,8 @@ static const char *const sample_keys[] = { "cpu", "apic", "cycle", "op", "ns",
 static const char *const summary_keys[] = { "op", "cpus", "cycles", "total_ns",
 	"mean_ns", "median_ns", "min_ns", "max_ns", NULL };
 static const char *const end_keys[] = { "status", "online", "failed", NULL };
+static const char *const cpusum_keys[] = { "cpu", "apic", "cycles", "online_median_ns",
+	"online_max_ns", "offline_median_ns", "offline_max_ns", NULL };
 static const char *const firmware_names[] = { "bios", "uefi", NULL };
 static const char *const status_choices[] = { "pass", "fail", NULL };
 
@@ -31,6 +33,7 @@ void set_free(struct set *s)
 		free(s->runs[i].s);
 		free(s->runs[i].boot_fields);
 		free(s->runs[i].sync);
+		free(s->runs[i].cs);
 	}
 	free(s->runs);
 	memset(s, 0, sizeof(*s));
@@ -315,6 +318,8 @@ static void check_run(struct loader *ld, const struct run *r)
  * read; a difference means lost or corrupted serial lines. */
 static void check_summaries(struct loader *ld, const struct run *r)
 {
+	if (r->summary_only)
+		return; /* nothing was lost: there were never samples */
 	for (int op = 0; op < OP_COUNT; op++) {
 		if (!r->sum[op].present)
 			continue;
@@ -356,6 +361,8 @@ static void close_run(struct loader *ld, size_t at_line, const char *why)
 			     why, at_line);
 	}
 	check_run(ld, r);
+	r->summary_only = r->ended && !r->ns && r->sum[OP_ONLINE].present &&
+			  r->sum[OP_OFFLINE].present;
 	if (r->ended)
 		check_summaries(ld, r);
 	size_t offline = 0, settled = 0;
@@ -364,6 +371,8 @@ static void close_run(struct loader *ld, size_t at_line, const char *why)
 		settled += r->s[i].op == OP_OFFLINE && r->s[i].x == X_NUM;
 	}
 	r->settled = offline && settled == offline;
+	if (r->summary_only) /* the kernel's Offline total says which */
+		r->settled = r->sum[OP_OFFLINE].settled;
 }
 
 bool nmi_samples_counted;
@@ -568,6 +577,13 @@ static void on_summary(struct loader *ld, size_t line, const struct record *rec)
 		  get_num(m, line, rec, "total_ns", 0, UINT64_MAX, &v);
 	if (!ok)
 		return;
+	uint64_t cpus = 0, cycles = 0, settled = 0;
+	get_num(m, line, rec, "cpus", 0, CPUS_MAX, &cpus);
+	get_num(m, line, rec, "cycles", 0, CYCLES_MAX, &cycles);
+	int x = op == OP_OFFLINE ? get_xfig(m, line, rec, "settled_total_ns", &settled)
+				 : X_ABSENT;
+	if (x < 0)
+		return; /* neither a number nor na: reported */
 	if (r->sum[op].present) {
 		lerr(m, line, "second @summary op=%s in this run (first at line %zu)",
 		     op_name[op], r->sum[op].line);
@@ -575,7 +591,50 @@ static void on_summary(struct loader *ld, size_t line, const struct record *rec)
 	}
 	r->sum[op].present = true;
 	r->sum[op].total_ns = v;
+	r->sum[op].settled = x == X_NUM;
+	r->sum[op].settled_total_ns = settled;
+	r->sum[op].cpus = (uint32_t)cpus;
+	r->sum[op].cycles = (uint32_t)cycles;
 	r->sum[op].line = line;
+}
+
+/* @cpusum: one AP's summary (the QR code carries these when it cannot
+ * carry samples). An AP once per run. */
+static void on_cpusum(struct loader *ld, size_t line, const struct record *rec)
+{
+	if (!in_run(ld, line, "@cpusum"))
+		return;
+	struct run *r = &ld->set->runs[ld->cur];
+	struct msgs *m = &ld->m;
+	uint64_t cpu, apic, cycles, on_med, on_max, off_med, off_max;
+	bool ok = need_keys(m, line, rec, cpusum_keys) &&
+		  get_num(m, line, rec, "cpu", 0, CPUS_MAX - 1, &cpu) &&
+		  get_num(m, line, rec, "apic", 0, UINT32_MAX, &apic) &&
+		  get_num(m, line, rec, "cycles", 0, CYCLES_MAX, &cycles) &&
+		  get_num(m, line, rec, "online_median_ns", 0, NS_MAX, &on_med) &&
+		  get_num(m, line, rec, "online_max_ns", 0, NS_MAX, &on_max) &&
+		  get_num(m, line, rec, "offline_median_ns", 0, NS_MAX, &off_med) &&
+		  get_num(m, line, rec, "offline_max_ns", 0, NS_MAX, &off_max);
+	if (!ok)
+		return;
+	for (size_t i = 0; i < r->ncs; i++)
+		if (r->cs[i].apic == apic) {
+			lerr(m, line, "second @cpusum apic=%" PRIu64 " in this run (first "
+			     "at line %zu)", apic, r->cs[i].line);
+			return;
+		}
+	if (on_med > on_max || off_med > off_max) {
+		lerr(m, line, "@cpusum: a median above its max");
+		return;
+	}
+	grow((void **)&r->cs, &r->cs_cap, r->ncs + 1, sizeof(*r->cs));
+	struct cpusum *c = &r->cs[r->ncs++];
+	*c = (struct cpusum){ (uint32_t)cpu, (uint32_t)apic, (uint32_t)cycles,
+			      { 0, 0 }, { 0, 0 }, line };
+	c->median[OP_ONLINE] = on_med;
+	c->max[OP_ONLINE] = on_max;
+	c->median[OP_OFFLINE] = off_med;
+	c->max[OP_OFFLINE] = off_max;
 }
 
 /* @fail: the kernel's report of what went wrong. Only counted (verify
@@ -664,12 +723,12 @@ static bool has_text(const char *p, size_t n, const char *t)
 }
 
 enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_WARN,
-	     W_COUNT };
+	     W_CPUSUM, W_COUNT };
 
 static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 {
 	static const char *const words[W_COUNT] = { "@boot", "@sample",
-		"@summary", "@fail", "@end", "@host", "@cpu", "@warn" };
+		"@summary", "@fail", "@end", "@host", "@cpu", "@warn", "@cpusum" };
 	size_t w = 1;
 	while (w < n && p[w] != ' ' && p[w] != '\t')
 		w++;
@@ -710,6 +769,7 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 	case W_SUMMARY: on_summary(ld, line, &rec); break;
 	case W_END: on_end(ld, line, &rec); break;
 	case W_CPU: on_cpu(ld, line, &rec); break;
+	case W_CPUSUM: on_cpusum(ld, line, &rec); break;
 	default: on_host(ld, line, &rec); break;
 	}
 }

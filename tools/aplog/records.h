@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The log model (runs of @boot/@cpu/@sample/@summary/@fail/@end records,
- * and the @host record before a run) and
+/* The log model (runs of @boot/@cpu/@sample/@cpusum/@summary/@fail/@end
+ * records, and the @host record before a run) and
  * its parser. Other console text is ignored; every malformed record is an
  * error of the form FILE:LINE: message. */
 #ifndef APLOG_RECORDS_H
@@ -52,6 +52,13 @@ struct cpu_sync {
 	size_t line;
 };
 
+/* An AP's @cpusum: its row of the kernel's table in numbers. */
+struct cpusum {
+	uint32_t cpu, apic, cycles;
+	uint64_t median[OP_COUNT], max[OP_COUNT];
+	size_t line;
+};
+
 struct run {
 	const char *file;     /* as given on the command line */
 	unsigned index;       /* 1-based within its file */
@@ -81,8 +88,17 @@ struct run {
 	struct {
 		bool present;
 		uint64_t total_ns;
+		bool settled;            /* offline: settled_total_ns is a number */
+		uint64_t settled_total_ns;
+		uint32_t cpus, cycles;
 		size_t line;
 	} sum[OP_COUNT];
+	struct cpusum *cs;    /* @cpusum records */
+	size_t ncs, cs_cap;
+	/* Records only, no @sample at all, but both @summary: a log scanned
+	 * from the QR code or kept as the saved summary. Totals come from
+	 * @summary, per-AP figures from @cpusum. */
+	bool summary_only;
 };
 
 struct set {

@@ -39,6 +39,7 @@ static int cmp_double(const void *a, const void *b)
 struct flat {
 	uint32_t apic, cpu;
 	uint8_t op;
+	bool cpusum; /* an @cpusum median, not a sample */
 	uint64_t ns;
 };
 
@@ -56,10 +57,14 @@ void table_build(const struct set *s, struct table *t)
 {
 	size_t total = 0;
 	memset(t, 0, sizeof(*t));
-	for (size_t i = 0; i < s->n; i++)
-		if (run_use(&s->runs[i]) != USE_NONE)
-			for (size_t j = 0; j < s->runs[i].ns; j++)
-				total += sample_counted(&s->runs[i].s[j]);
+	for (size_t i = 0; i < s->n; i++) {
+		if (run_use(&s->runs[i]) == USE_NONE)
+			continue;
+		for (size_t j = 0; j < s->runs[i].ns; j++)
+			total += sample_counted(&s->runs[i].s[j]);
+		if (s->runs[i].summary_only)
+			total += 2 * s->runs[i].ncs;
+	}
 
 	struct flat *f = xrealloc_array(NULL, total, sizeof(*f));
 	size_t k = 0;
@@ -70,7 +75,13 @@ void table_build(const struct set *s, struct table *t)
 		for (size_t j = 0; j < r->ns; j++)
 			if (sample_counted(&r->s[j]))
 				f[k++] = (struct flat){ r->s[j].apic, r->s[j].cpu,
-						r->s[j].op, sample_figure(r, &r->s[j]) };
+							r->s[j].op, false,
+							sample_figure(r, &r->s[j]) };
+		for (size_t j = 0; r->summary_only && j < r->ncs; j++)
+			for (int op = 0; op < OP_COUNT; op++)
+				f[k++] = (struct flat){ r->cs[j].apic, r->cs[j].cpu,
+							(uint8_t)op, true,
+							r->cs[j].median[op] };
 	}
 	qsort(f, total, sizeof(*f), cmp_flat);
 
@@ -80,7 +91,8 @@ void table_build(const struct set *s, struct table *t)
 	t->rows = xrealloc_array(NULL, total, sizeof(*t->rows));
 	for (size_t i = 0; i < total; i++) {
 		t->store[i] = f[i].ns;
-		t->pool[f[i].op][t->npool[f[i].op]++] = f[i].ns;
+		if (!f[i].cpusum)
+			t->pool[f[i].op][t->npool[f[i].op]++] = f[i].ns;
 		if (i == 0 || f[i].apic != f[i - 1].apic) {
 			struct cpu_row *r = &t->rows[t->nrows++];
 			memset(r, 0, sizeof(*r));
@@ -90,6 +102,8 @@ void table_build(const struct set *s, struct table *t)
 		struct cpu_row *r = &t->rows[t->nrows - 1];
 		if (r->cpu != (long)f[i].cpu)
 			r->cpu = -1;
+		r->from_cpusum |= f[i].cpusum;
+		t->from_cpusum |= f[i].cpusum;
 		if (r->n[f[i].op]++ == 0)
 			r->v[f[i].op] = &t->store[i];
 	}
@@ -110,6 +124,12 @@ void table_free(struct table *t)
 void run_totals(const struct run *r, double tot[OP_COUNT])
 {
 	tot[OP_ONLINE] = tot[OP_OFFLINE] = 0;
+	if (r->summary_only) {
+		tot[OP_ONLINE] = (double)r->sum[OP_ONLINE].total_ns;
+		tot[OP_OFFLINE] = (double)(r->settled ? r->sum[OP_OFFLINE].settled_total_ns
+						      : r->sum[OP_OFFLINE].total_ns);
+		return;
+	}
 	for (size_t i = 0; i < r->ns; i++)
 		if (sample_counted(&r->s[i]))
 			tot[r->s[i].op] += (double)sample_figure(r, &r->s[i]);

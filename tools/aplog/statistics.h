@@ -25,20 +25,25 @@ struct cpu_row {
 	long cpu;                    /* -1: index differs between runs */
 	const uint64_t *v[OP_COUNT];
 	size_t n[OP_COUNT];
+	bool from_cpusum;            /* values include @cpusum medians */
 };
 
+/* Records-only runs (run.summary_only) give each AP one value per run:
+ * its @cpusum median; they go into the rows, never into the pools. */
 struct table {
 	struct cpu_row *rows;
 	size_t nrows;
 	uint64_t *store;
 	uint64_t *pool[OP_COUNT];
 	size_t npool[OP_COUNT];
+	bool from_cpusum;            /* some row has @cpusum medians */
 };
 
 void table_build(const struct set *s, struct table *t);
 void table_free(struct table *t);
 
-/* Sum of a run's figures (sample_figure()) per op, in ns. */
+/* Sum of a run's figures (sample_figure()) per op, in ns; a records-only
+ * run's @summary totals (offline: settled_total_ns where it has one). */
 void run_totals(const struct run *r, double tot[OP_COUNT]);
 
 /* b / a, with 0/0 = 1 and x/0 = infinity. */
