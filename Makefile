@@ -12,6 +12,10 @@ ARCH ?= x86_64
 WBINVD ?= 0
 SLOW_TRAMP_NS ?= 0
 SLOW_PARK_NS ?= 0
+# Test-only: K extra NOPs at one point of the AP path (realmode/pad.inc),
+# PAD_INSNS=K PAD_AT=real|prot|long|park, or per point PAD_REAL=K ...
+PAD_INSNS ?= 0
+PAD_AT ?=
 MAX_CPUS ?= 512
 SMP ?= 8
 ACCEL ?= auto
@@ -43,8 +47,27 @@ endif
 ifeq ($(shell echo '$(SLOW_PARK_NS)' | grep -Ex '[0-9]+'),)
 $(error SLOW_PARK_NS must be a number of nanoseconds, not '$(SLOW_PARK_NS)')
 endif
+ifneq ($(filter-out real prot long park,$(PAD_AT)),)
+$(error PAD_AT must be real, prot, long or park, not '$(PAD_AT)')
+endif
+ifeq ($(shell echo '$(PAD_INSNS)' | grep -Ex '[0-9]+'),)
+$(error PAD_INSNS must be a number of instructions, not '$(PAD_INSNS)')
+endif
+ifneq ($(PAD_INSNS),0)
+ifeq ($(strip $(PAD_AT)),)
+$(error PAD_INSNS=$(PAD_INSNS) needs PAD_AT=real|prot|long|park)
+endif
+endif
+PAD_REAL ?= $(if $(filter real,$(PAD_AT)),$(PAD_INSNS),0)
+PAD_PROT ?= $(if $(filter prot,$(PAD_AT)),$(PAD_INSNS),0)
+PAD_LONG ?= $(if $(filter long,$(PAD_AT)),$(PAD_INSNS),0)
+PAD_PARK ?= $(if $(filter park,$(PAD_AT)),$(PAD_INSNS),0)
+ifeq ($(shell echo '$(PAD_REAL) $(PAD_PROT) $(PAD_LONG) $(PAD_PARK)' | grep -Ex '[0-9]+ [0-9]+ [0-9]+ [0-9]+'),)
+$(error PAD_REAL/PROT/LONG/PARK must be numbers of instructions)
+endif
+PAD_SUFFIX := $(if $(filter-out 0,$(PAD_REAL)),-padreal$(PAD_REAL))$(if $(filter-out 0,$(PAD_PROT)),-padprot$(PAD_PROT))$(if $(filter-out 0,$(PAD_LONG)),-padlong$(PAD_LONG))$(if $(filter-out 0,$(PAD_PARK)),-padpark$(PAD_PARK))
 
-VARIANT := $(if $(filter i386,$(ARCH)),i386-)wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))
+VARIANT := $(if $(filter i386,$(ARCH)),i386-)wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(PAD_SUFFIX)$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))
 OUT := build/$(VARIANT)
 SLOW_SPIN := $(if $(filter-out 0,$(SLOW_TRAMP_NS)),1,0)
 
@@ -77,7 +100,7 @@ KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pi
 	-mgeneral-regs-only $(ARCH_CFLAGS) \
 	-I. -MMD -MP \
 	-DAPSTART_WBINVD=$(WBINVD) -DAPSTART_SLOW_TRAMP_NS=$(SLOW_TRAMP_NS) \
-	-DAPSTART_SLOW_PARK_NS=$(SLOW_PARK_NS) \
+	-DAPSTART_SLOW_PARK_NS=$(SLOW_PARK_NS) -DAPSTART_PAD_PARK=$(PAD_PARK) \
 	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_VERSION='"$(VERSION)"'
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack \
 	-m $(LD_EMULATION) -T linker.ld
@@ -143,6 +166,7 @@ $(OUT)/trampoline.bin: $(TRAMP_SRC_MAIN) Makefile | $(ASM_DEFS)
 	@mkdir -p $(dir $@)
 	$(Q)$(NASM) $(NASMFLAGS) -M -MF $(OUT)/trampoline.d -MT $@ -MP $<
 	$(NASM) -f bin $(NASMFLAGS) -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
+		-DPAD_REAL=$(PAD_REAL) -DPAD_PROT=$(PAD_PROT) -DPAD_LONG=$(PAD_LONG) \
 		-l $(OUT)/trampoline.lst -o $@ $<
 	@size=$$(stat -c %s $@); if [ $$size -gt 4096 ]; then \
 		echo "trampoline is $$size bytes: must fit in one 4 KiB page"; rm -f $@; exit 1; fi

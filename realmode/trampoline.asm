@@ -15,7 +15,8 @@
 ; its slot by its own APIC ID, read from the APIC in protected mode.
 ;
 ; Build knobs (nasm -D): WBINVD=0|1, SLOW_SPIN=0|1 (a test-only delay
-; spinning header.slow_ticks TSC ticks where WBINVD sits).
+; spinning header.slow_ticks TSC ticks where WBINVD sits), PAD_REAL,
+; PAD_PROT, PAD_LONG=K (test-only: K NOPs at that PAD_POINT, pad.inc).
 
 %ifndef WBINVD
 %define WBINVD 0
@@ -26,6 +27,7 @@
 
 %include "realmode/asm_defs.inc"      ; layout: realmode/trampoline_abi.h
 %include "kernel/gdt.inc"               ; GDT_TABLE, SEL_*
+%include "realmode/pad.inc"             ; PAD_POINT
 
 ; CR0 is written whole: PE | MP | ET | NE, CD and NW clear (caches on).
 ; INIT leaves CD and NW as they were and keeps the caches (SDM Vol. 3A
@@ -118,6 +120,7 @@ header_end:
 
 ; ---------------------------------------------------------------------------
 real_mode_entry:
+	PAD_POINT REAL                  ; before the first timestamp: to_real
 	; The first phase's timestamp, kept in edi:ebp until protected mode,
 	; where the APIC ID (an MMIO read above 1 MiB in xAPIC mode) tells
 	; which slot is ours. Until then the AP is only counted.
@@ -144,6 +147,7 @@ real_mode_entry:
 [bits 32]
 code32_start:
 protected_mode_entry:
+	PAD_POINT PROT                  ; before this phase's timestamp: to_long
 	; Registers from here to the stack: esi page base, edi:ebp TSC of
 	; the real-mode phase, ebx:esp TSC of this one (no stack yet).
 	rdtsc
@@ -257,6 +261,7 @@ long_mode_entry:
 	mov [rbx + TRAMP_CPU_TSC_LONG], eax
 	mov [rbx + TRAMP_CPU_TSC_LONG + 4], edx
 	mov dword [rbx + TRAMP_CPU_STAGE], TRAMP_STAGE_LONG
+	PAD_POINT LONG                  ; after tsc_long: to_online
 
 	mov rsp, [rbx + TRAMP_CPU_STACK_TOP]
 	mov dword [rbx + TRAMP_CPU_STAGE], TRAMP_STAGE_STACK

@@ -227,6 +227,7 @@ static void flush_caches(void)
 {
 	wbinvd();
 	test_hook_park_flushed(); /* SLOW_PARK_NS builds: the flush costs N ns */
+	test_hook_park_pad();     /* PAD_PARK=K builds: K more instructions */
 }
 
 /* The last thing before the halting loop: settled_ns ends here. */

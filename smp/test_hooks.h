@@ -165,4 +165,21 @@ static inline void test_hook_park_flushed(void)
 		test_hooks_slow_park_spin();
 }
 
+/* ------------------------------------------------------------ PAD_PARK */
+
+#ifndef APSTART_PAD_PARK
+#define APSTART_PAD_PARK 0
+#endif
+
+/* AP, in the park path right after its WBINVD (before settled_ns is
+ * taken): a PAD_PARK=K build (make PAD_INSNS=K PAD_AT=park) runs exactly
+ * K NOPs there, the park path's counterpart of realmode/pad.inc, so the
+ * exact timing gate must see +K ns in settled_ns. Nothing in other
+ * builds. */
+static inline void test_hook_park_pad(void)
+{
+	if (APSTART_PAD_PARK)
+		__asm__ volatile(".rept %c0\n\tnop\n\t.endr" : : "i"(APSTART_PAD_PARK));
+}
+
 #endif

@@ -296,6 +296,36 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	errhas "bad.baseline:4: expected key=value or apic=A op=... median_ns=T, got 'bogus line'"
 	errhas "bad.baseline:3: duplicate entry apic=1 op=online"
 
+	# exact: per phase, per cycle, every *_ns key and @phase record
+	run exact-baseline --config "test" settled-a.log
+	expect_rc 0
+	cp "$tmp/out" "$tmp/a.exact"
+	has "# aplog exact-baseline"
+	matches '^apic=1 op=offline phase=settled_ns n=[0-9]+ values=[0-9,]+$'
+	run exact "$tmp/a.exact" -- settled-a.log
+	expect_rc 0
+	matches '^exact: all [0-9]+ phases identical'
+	# one figure moved by +7 in one cycle, and @phase records on one side
+	awk '!done && /^@sample .*apic=1 .*op=online/ { sub(/ ns=[0-9]+/, "&X"); done = 1 } { print }' settled-a.log |
+		awk '{ if (match($0, / ns=[0-9]+X/)) { v = substr($0, RSTART + 4, RLENGTH - 5) + 7
+			$0 = substr($0, 1, RSTART - 1) " ns=" v substr($0, RSTART + RLENGTH) } print }
+		/^@sample .*apic=2 .*cycle=1 op=online/ { print "@phase cpu=2 apic=2 cycle=1 phase=real ns=40" }' >"$tmp/moved.log"
+	run exact "$tmp/a.exact" -- "$tmp/moved.log"
+	expect_rc 1
+	matches '^DIFF apic=1 op=online phase=ns: .*cycle 1 [0-9]+ -> [0-9]+ \(\+7\);'
+	line "NEW  apic=2 op=online phase=@phase:real: in $tmp/moved.log, not in $tmp/a.exact"
+	matches '^exact: 2 of [0-9]+ phases differ'
+	run exact-diff "$tmp/a.exact" -- "$tmp/moved.log"
+	expect_rc 0
+	matches '^exact-diff: 2 of [0-9]+ phases changed$'
+	printf '# aplog exact-baseline\napic=1 op=online phase=ns n=3 values=5,6\napic=x op=online phase=ns n=1 values=1\n' >"$tmp/bad.exact"
+	run exact "$tmp/bad.exact" -- settled-a.log
+	expect_rc 1
+	errhas "bad.exact:2: n=3 but 2 values"
+	errhas "bad.exact:3:"
+	run exact settled-a.log
+	expect_rc 2
+
 	# verify: what the QEMU tests assert about one boot
 	run verify --wbinvd 1 --cpus 4 --cycles 2 --boot firmware=uefi --boot protocol=mb2 smp4.log
 	expect_rc 0

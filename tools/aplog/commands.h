@@ -12,6 +12,9 @@ int cmd_check_identical(void);
 int cmd_baseline(void);         /* cmd_baseline.c */
 int cmd_check_baseline(void);
 int cmd_diff_baseline(void);
+int cmd_exact_baseline(void);  /* cmd_exact.c */
+int cmd_exact(void);
+int cmd_exact_diff(void);
 int cmd_csv(void);              /* cmd_csv.c */
 int cmd_verify(void);           /* cmd_verify.c */
 int cmd_plot(void);             /* plot.c */

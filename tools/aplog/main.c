@@ -50,6 +50,9 @@ static const struct command {
 	{ "medians", cmd_medians, O_TRUNC | O_OP | O_NMI, false },
 	{ "baseline", cmd_baseline, O_TRUNC | O_TOL | O_MODE | O_CONFIG | O_NMI, false },
 	{ "diff-baseline", cmd_diff_baseline, 0, false },
+	{ "exact-baseline", cmd_exact_baseline, O_CONFIG, false },
+	{ "exact", cmd_exact, 0, true },
+	{ "exact-diff", cmd_exact_diff, 0, true },
 	{ "csv", cmd_csv, O_TRUNC | O_PHASES, false },
 	{ "plot", cmd_plot, O_TRUNC | O_LABELS | O_OUT | O_NMI, true },
 };

@@ -32,11 +32,15 @@ void usage(FILE *f)
 "  medians [--op online|offline] LOG...\n"
 "  baseline [--tolerance PCT] [--mode M] [--config TEXT] LOG... > FILE\n"
 "  diff-baseline OLD NEW\n"
+"  exact-baseline [--config TEXT] LOG > FILE   (instruction counting)\n"
+"  exact A -- B          (each a log or an exact-baseline FILE)\n"
+"  exact-diff OLD -- NEW\n"
 "  csv [--phases] LOG... > out.csv\n"
 "  plot --out FILE.png [--label-a X] [--label-b Y] A.log... [-- B.log...]\n"
-"Every command that reads logs takes --allow-truncated. Samples marked\n"
-"nmi=1 (an NMI hit the BSP or the AP inside their window) are left out of\n"
-"stats, compare, check, medians, baseline and plot; --with-nmi keeps them.\n"
+"Every command that reads logs but the exact ones takes --allow-truncated.\n"
+"Samples marked nmi=1 (an NMI hit the BSP or the AP inside their window)\n"
+"are left out of stats, compare, check, medians, baseline and plot;\n"
+"--with-nmi keeps them.\n"
 "Exit status: 0 ok, 1 bad input or failed check, 2 usage error.\n", f);
 }
 
