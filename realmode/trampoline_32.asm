@@ -33,6 +33,7 @@
 
 %include "realmode/asm_defs.inc"      ; layout: realmode/trampoline_abi.h
 %include "kernel/gdt.inc"               ; GDT_TABLE, SEL_*
+%include "realmode/header_fields.inc"   ; FIELD, EXPECT_EQUAL
 
 ; LMSW sets PE alone, as Linux's trampoline does; CR0 is written whole
 ; when paging goes on: PE | MP | ET | NE | WP | PG, CD and NW clear, as
@@ -67,28 +68,8 @@ trampoline_start:
 	times TRAMP_HDR - ($ - $$) db 0xCC      ; error here = prologue too long
 
 ; ---------------------------------------------------------------------------
-; Header, patched by the BSP: struct tramp_header (realmode/trampoline_abi.h).
-; FIELD NAME, value writes field HDR_NAME with its width in C, and stops
-; the build unless it starts exactly at its offset in C.
-
-; EXPECT_EQUAL a, b: emits nothing; fails ("TIMES value ... is negative")
-; unless a == b.
-%macro EXPECT_EQUAL 2
-	times -(((%1) - (%2)) * ((%1) - (%2))) db 0
-%endmacro
-
-%macro FIELD 2
-	EXPECT_EQUAL $ - header, HDR_%1
-%if HDR_%1_SIZE == 2
-	dw %2
-%elif HDR_%1_SIZE == 4
-	dd %2
-%elif HDR_%1_SIZE == 8
-	dq %2
-%else
-%error "header field %1: width HDR_%1_SIZE"
-%endif
-%endmacro
+; Header, patched by the BSP: struct tramp_header (realmode/trampoline_abi.h),
+; written with FIELD (realmode/header_fields.inc), which checks each offset.
 
 header:
 	FIELD MAGIC,          TRAMP_MAGIC
