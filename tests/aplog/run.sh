@@ -325,6 +325,33 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	errhas "bad.exact:3:"
 	run exact settled-a.log
 	expect_rc 2
+	# bring-up @phase records are cycle 0: the baseline keeps each value's
+	# cycle (cycles=), and a value is compared with the same cycle
+	awk '{ print } /^@sample .*apic=2 .*cycle=1 op=online/ {
+		print "@phase cpu=2 apic=2 cycle=0 phase=real ns=52"
+		print "@phase cpu=2 apic=2 cycle=1 phase=real ns=40"
+		print "@phase cpu=2 apic=2 cycle=0 phase=lapic ns=9"
+		print "@phase cpu=2 apic=2 cycle=2 phase=lapic ns=8" }' settled-a.log >"$tmp/c0.log"
+	run exact-baseline "$tmp/c0.log"
+	expect_rc 0
+	cp "$tmp/out" "$tmp/c0.exact"
+	line "apic=2 op=online phase=@phase:real n=2 cycles=0-1 values=52,40"
+	line "apic=2 op=online phase=@phase:lapic n=2 cycles=0,2 values=9,8"
+	matches '^apic=1 op=online phase=ns n=[0-9]+ values='
+	run exact "$tmp/c0.exact" -- "$tmp/c0.log"
+	expect_rc 0
+	matches '^exact: all [0-9]+ phases identical'
+	# the same values on cycles 1-2 are not the same run
+	sed 's/ cycles=0-1 / /' "$tmp/c0.exact" >"$tmp/c1.exact"
+	run exact "$tmp/c1.exact" -- "$tmp/c0.log"
+	expect_rc 1
+	matches '^DIFF apic=2 op=online phase=@phase:real: .*1 cycle\(s\) only in A \(first: 2\); 1 cycle\(s\) only in B \(first: 0\)'
+	printf '# aplog exact-baseline\napic=1 op=online phase=ns n=2 cycles=3-5 values=5,6\napic=1 op=online phase=ap_ns n=2 cycles=4,4 values=1,2\napic=1 op=online phase=to_real_ns n=2 cycles=1,x values=1,2\n' >"$tmp/badc.exact"
+	run exact "$tmp/badc.exact" -- settled-a.log
+	expect_rc 1
+	errhas "badc.exact:2: cycles=3-5 is not a range F-L of n=2 cycles"
+	errhas "badc.exact:3: cycles=4,4 is not n=2 rising cycle numbers"
+	errhas "badc.exact:4: cycles=1,x is not n=2 rising cycle numbers"
 
 	# verify: what the QEMU tests assert about one boot
 	run verify --wbinvd 1 --cpus 4 --cycles 2 --boot firmware=uefi --boot protocol=mb2 smp4.log

@@ -182,8 +182,66 @@ static int ptable_from_log(struct ptable *t, const char *path, const char *buf,
 	return m.errors ? 1 : 0;
 }
 
+/* The cycle of each of a baseline line's n values: 1..n without a
+ * cycles= field, else "F-L" (n consecutive cycles) or "C,C,..." (n of
+ * them, rising). NULL after a message. */
+static uint32_t *cycles_of(struct msgs *m, size_t line, const struct field *f,
+			   uint64_t n)
+{
+	uint32_t *c = calloc(n, sizeof(*c));
+	if (!c) {
+		fprintf(stderr, "aplog: out of memory\n");
+		exit(1);
+	}
+	if (!f) {
+		for (uint64_t i = 0; i < n; i++)
+			c[i] = (uint32_t)(i + 1);
+		return c;
+	}
+	char b[64];
+	const char *dash = memchr(f->v, '-', f->vl);
+	uint64_t a, z;
+	if (dash) {
+		if (parse_dec(f->v, (size_t)(dash - f->v), CYCLES_MAX, &a) != NUM_OK ||
+		    parse_dec(dash + 1, f->vl - (size_t)(dash - f->v) - 1, CYCLES_MAX,
+			      &z) != NUM_OK || z < a || z - a + 1 != n) {
+			lerr(m, line, "cycles=%s is not a range F-L of n=%" PRIu64
+			     " cycles", show(b, sizeof(b), f->v, f->vl), n);
+			free(c);
+			return NULL;
+		}
+		for (uint64_t i = 0; i < n; i++)
+			c[i] = (uint32_t)(a + i);
+		return c;
+	}
+	size_t got = 0, i = 0;
+	while (i <= f->vl) {
+		size_t j = i;
+		while (j < f->vl && f->v[j] != ',')
+			j++;
+		if (got == n || parse_dec(f->v + i, j - i, CYCLES_MAX, &a) != NUM_OK ||
+		    (got && a <= c[got - 1])) {
+			got = n + 1;
+			break;
+		}
+		c[got++] = (uint32_t)a;
+		i = j + 1;
+	}
+	if (got != n) {
+		lerr(m, line, "cycles=%s is not n=%" PRIu64 " rising cycle numbers",
+		     show(b, sizeof(b), f->v, f->vl), n);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
 /* An exact-baseline file: comment lines, then
- * "apic=A op=O phase=NAME n=N values=V,V,..." (cycles 1..N in order). */
+ * "apic=A op=O phase=NAME n=N values=V,V,..." for cycles 1..N in order,
+ * or with "cycles=F-L" when they are another consecutive run (the
+ * bring-up's @phase records are cycle 0), or "cycles=C,C,..." otherwise:
+ * a value is compared with the same cycle of the other side, never by
+ * position. */
 static int ptable_from_baseline(struct ptable *t, const char *path,
 			       const char *buf, size_t len)
 {
@@ -210,18 +268,23 @@ static int ptable_from_baseline(struct ptable *t, const char *path,
 			lerr(&m, line, "phase name too long");
 			continue;
 		}
+		uint32_t *cyc = cycles_of(&m, line, rec_get(&rec, "cycles"), cnt);
+		if (!cyc)
+			continue;
 		struct phase *ph = phase_get(t, (uint32_t)apic, op, nm->v, nm->vl);
 		size_t got = 0, i = 0;
 		while (i <= vs->vl) {
 			size_t j = i;
 			while (j < vs->vl && vs->v[j] != ',')
 				j++;
-			if (phase_add(&m, line, ph, (uint32_t)(++got), vs->v + i, j - i))
+			if (got < cnt && phase_add(&m, line, ph, cyc[got], vs->v + i, j - i))
 				break;
+			got++;
 			i = j + 1;
 		}
 		if (got != cnt)
 			lerr(&m, line, "n=%" PRIu64 " but %zu values", cnt, got);
+		free(cyc);
 	}
 	if (!m.errors && !t->n) {
 		fprintf(stderr, "%s: no phases\n", path);
@@ -333,11 +396,32 @@ static void describe_diff(const struct phase *p, const struct phase *q, char *ou
 			}
 			differ++;
 		}
-	if (!differ && p->n == q->n) {
+	/* Cycles on one side only (both lists are sorted by cycle). */
+	size_t only_p = 0, only_q = 0, i = 0, j = 0;
+	uint32_t first_p = 0, first_q = 0;
+	while (i < p->n || j < q->n) {
+		if (j == q->n || (i < p->n && p->cycle[i] < q->cycle[j])) {
+			if (!only_p++)
+				first_p = p->cycle[i];
+			i++;
+		} else if (i == p->n || q->cycle[j] < p->cycle[i]) {
+			if (!only_q++)
+				first_q = q->cycle[j];
+			j++;
+		} else {
+			i++;
+			j++;
+		}
+	}
+	if (!differ && !only_p && !only_q) {
 		used = 0;
 		out[0] = 0;
 		return;
 	}
+	if (only_p)
+		ADD("%zu cycle(s) only in A (first: %" PRIu32 "); ", only_p, first_p);
+	if (only_q)
+		ADD("%zu cycle(s) only in B (first: %" PRIu32 "); ", only_q, first_q);
 	if (differ && uniform && !same) {
 		ADD("%s in every sample (%zu)", fmt_delta(d, first), differ);
 	} else if (differ) {
@@ -367,6 +451,8 @@ static void describe_diff(const struct phase *p, const struct phase *q, char *ou
 		if (mp != NA_VALUE && mq != NA_VALUE && differ && uniform && !same)
 			ADD(" (median %s -> %s)", fmt_val(a, mp), fmt_val(b, mq));
 	}
+	if (used >= 2 && !strcmp(out + used - 2, "; "))
+		out[used - 2] = 0;
 #undef ADD
 }
 
@@ -381,6 +467,27 @@ static int load_pair(struct ptable *a, struct ptable *b, const char *what)
 		qsort(b->p, b->n, sizeof(*b->p), cmp_phase);
 	}
 	return rc;
+}
+
+/* A baseline line's cycles= field, left out when they are 1..n. */
+static void print_cycles(const struct phase *p)
+{
+	bool one_to_n = true, consecutive = true;
+	for (size_t j = 0; j < p->n; j++) {
+		one_to_n &= p->cycle[j] == j + 1;
+		consecutive &= p->cycle[j] == p->cycle[0] + j;
+	}
+	if (one_to_n)
+		return;
+	if (consecutive) {
+		printf("cycles=%" PRIu32 "-%" PRIu32 " ", p->cycle[0],
+		       p->cycle[p->n - 1]);
+		return;
+	}
+	printf("cycles=");
+	for (size_t j = 0; j < p->n; j++)
+		printf("%s%" PRIu32, j ? "," : "", p->cycle[j]);
+	printf(" ");
 }
 
 int cmd_exact_baseline(void)
@@ -403,8 +510,10 @@ int cmd_exact_baseline(void)
 		printf("# config: %s\n", cli.config);
 	for (size_t i = 0; i < t.n; i++) {
 		const struct phase *p = &t.p[i];
-		printf("apic=%" PRIu32 " op=%s phase=%s n=%zu values=", p->apic,
+		printf("apic=%" PRIu32 " op=%s phase=%s n=%zu ", p->apic,
 		       op_name[p->op], p->name, p->n);
+		print_cycles(p);
+		printf("values=");
 		for (size_t j = 0; j < p->n; j++) {
 			char v[24];
 			printf("%s%s", j ? "," : "", fmt_val(v, p->v[j]));
