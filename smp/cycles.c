@@ -119,6 +119,13 @@ static void cpu_line(const struct cpu *c)
 
 static uint32_t aps_total;
 
+/* set[i]'s NMI count (events_window_nmis()) into nmis[i]. */
+static void window_open(uint32_t n, uint32_t *nmis)
+{
+	for (uint32_t i = 0; i < n; i++)
+		nmis[i] = events_window_nmis(set[i]);
+}
+
 void smp_bring_up(const struct wake_config *w)
 {
 	smp_bsp_wait = w->bsp_wait; /* read by the APs */
@@ -134,6 +141,8 @@ void smp_bring_up(const struct wake_config *w)
 		}
 	aps_total = n;
 	phases_store_init(n);
+	uint32_t *nmis = bootmem_alloc((uint64_t)(n ? n : 1) * sizeof *nmis, 64,
+				       "the bring-up's NMI counts");
 	if (w->bringup == BRINGUP_BROADCAST && smp_broadcast_refused())
 		kprintf("bringup: broadcast refused (%s): parallel instead\n",
 			smp_broadcast_refused());
@@ -146,6 +155,7 @@ void smp_bring_up(const struct wake_config *w)
 		for (uint32_t i = 0; i < n && !run_ended(); i++) {
 			struct cpu *c = set[i];
 			struct start_phases ph;
+			nmis[i] = events_window_nmis(c);
 			bool started = ap_start(c, w, &ph);
 			events_report();
 			if (!started) {
@@ -160,13 +170,14 @@ void smp_bring_up(const struct wake_config *w)
 			 * here after the timed bring-up. */
 			tsc_sync_check(c, w);
 			cpu_line(c);
-			phases_record(c, 0);
+			phases_record(c, 0, events_window_nmis(c) != nmis[i]);
 			progress(SMP_PHASE_BRING_UP, i + 1, n, 0, 0, i + 1, n);
 		}
 	} else {
 		bool bc = use_broadcast(w, n, n);
 		if (mode == BRINGUP_BROADCAST && !bc)
 			mode = BRINGUP_PARALLEL;
+		window_open(n, nmis);
 		online = n ? ap_start_many(set, n, w, bc, &total) : 0;
 		events_report();
 		for (uint32_t i = 0; i < n && !run_ended(); i++) {
@@ -176,7 +187,7 @@ void smp_bring_up(const struct wake_config *w)
 			c->boot_ticks = c->marks.seen - c->marks.start;
 			tsc_sync_check(c, w);
 			cpu_line(c);
-			phases_record(c, 0);
+			phases_record(c, 0, events_window_nmis(c) != nmis[i]);
 		}
 		progress(SMP_PHASE_BRING_UP, n, n, 0, 0, n, n);
 	}
@@ -220,18 +231,11 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
 			online_line(c, k + 1, &ph, nmi);
-			phases_record(c, k + 1);
+			phases_record(c, k + 1, nmi);
 			progress(SMP_PHASE_CYCLES, slot, aps, k + 1, cycles,
 				 (slot - 1) * cycles + k + 1, aps * cycles);
 		}
 	}
-}
-
-/* set[i]'s NMI count (events_window_nmis()) into nmis[i]. */
-static void window_open(uint32_t n, uint32_t *nmis)
-{
-	for (uint32_t i = 0; i < n; i++)
-		nmis[i] = events_window_nmis(set[i]);
 }
 
 /* Every AP offline at once, then every AP online at once, per cycle:
@@ -289,8 +293,9 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 			c->online_ticks[k] = ph.total;
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
-			online_line(c, k + 1, &ph, events_window_nmis(c) != nmis[i]);
-			phases_record(c, k + 1);
+			bool nmi = events_window_nmis(c) != nmis[i];
+			online_line(c, k + 1, &ph, nmi);
+			phases_record(c, k + 1, nmi);
 		}
 		progress(SMP_PHASE_CYCLES, aps, aps, k + 1, cycles, (k + 1) * aps,
 			 aps * cycles);

@@ -60,6 +60,7 @@ void phases_compute(const struct cpu *c, int64_t out[PHASES])
 static struct {
 	uint64_t n, na, sum, min, max;
 } table[PHASES];
+static uint64_t nmi_starts; /* starts left out of the table: an NMI */
 
 /* The records wait in a store until phases_flush(): printed between
  * measurements, their ~700 bytes a start slowed the next measurement
@@ -70,6 +71,7 @@ static struct {
 struct stored_start {
 	uint32_t cpu, cycle;
 	uint8_t sipi2;         /* a second SIPI was sent */
+	uint8_t nmi;           /* an NMI came within its window */
 	int64_t ph[PHASES];
 };
 /* Two stores: the first bring-up's (allocated before it, small) and the
@@ -92,7 +94,7 @@ void phases_store_init(uint32_t starts)
 	cur = i;
 }
 
-static void print_start(uint32_t cpu, uint32_t cycle, bool sipi2,
+static void print_start(uint32_t cpu, uint32_t cycle, bool sipi2, bool nmi,
 			const int64_t ph[PHASES])
 {
 	const struct cpu *c = &cpus[cpu];
@@ -103,8 +105,8 @@ static void print_start(uint32_t cpu, uint32_t cycle, bool sipi2,
 		if (ph[p] != TICKS_NA)
 			fmt_snprintf(ns, sizeof ns, "%llu",
 				     (unsigned long long)tsc_ticks_to_ns((uint64_t)ph[p]));
-		cprintf(CON_SERIAL, "@phase cpu=%u apic=%u cycle=%u phase=%s ns=%s\n",
-			c->index, c->apic_id, cycle, names[p], ns);
+		cprintf(CON_SERIAL, "@phase cpu=%u apic=%u cycle=%u phase=%s ns=%s%s\n",
+			c->index, c->apic_id, cycle, names[p], ns, nmi ? " nmi=1" : "");
 	}
 }
 
@@ -113,13 +115,13 @@ void phases_flush(void)
 	for (int k = 0; k < 2; k++) {
 		for (uint32_t i = 0; i < stores[k].n; i++) {
 			const struct stored_start *st = &stores[k].rec[i];
-			print_start(st->cpu, st->cycle, st->sipi2, st->ph);
+			print_start(st->cpu, st->cycle, st->sipi2, st->nmi, st->ph);
 		}
 		stores[k].n = 0;
 	}
 }
 
-void phases_record(const struct cpu *c, uint32_t cycle)
+void phases_record(const struct cpu *c, uint32_t cycle, bool nmi)
 {
 	int64_t ph[PHASES];
 	bool sipi2 = c->marks.sipi2 != 0;
@@ -129,13 +131,18 @@ void phases_record(const struct cpu *c, uint32_t cycle)
 		st->cpu = c->index;
 		st->cycle = cycle;
 		st->sipi2 = sipi2;
+		st->nmi = nmi;
 		for (int p = 0; p < PHASES; p++)
 			st->ph[p] = ph[p];
 	} else {
-		print_start(c->index, cycle, sipi2, ph);
+		print_start(c->index, cycle, sipi2, nmi, ph);
 	}
 	if (cycle == 0)
 		return;
+	if (nmi) { /* as aplog leaves such samples out (smp/events.h) */
+		nmi_starts++;
+		return;
+	}
 	for (int p = 0; p < PHASES; p++) {
 		if (p == PH_SIPI2 && !sipi2)
 			continue;
@@ -163,6 +170,9 @@ void phases_report(void)
 		chain_sum += table[p].n ? table[p].sum / table[p].n : 0;
 	cprintf(CON_SERIAL, "phases: where an online goes, every AP and cycle "
 		"(ns; the first %u add up to it, sipi2 overlaps them):\n", PH_CHAIN);
+	if (nmi_starts)
+		cprintf(CON_SERIAL, "  (%llu starts with an NMI in their window left "
+			"out, as their nmi=1 samples are)\n", (unsigned long long)nmi_starts);
 	cprintf(CON_SERIAL, "  %-14s %8s %6s %12s %12s %12s %6s\n", "phase", "n", "na",
 		"mean", "min", "max", "share");
 	for (int p = 0; p < PHASES; p++) {

@@ -53,8 +53,9 @@ void phases_store_init(uint32_t starts);
 /* c's last start: its @phase records (serial only) kept for
  * phases_flush(), and its figures into the run's per-phase table (cycle
  * 0, the first bring-up, is recorded but not tabled: the cycles are what
- * the table compares). */
-void phases_record(const struct cpu *c, uint32_t cycle);
+ * the table compares). A start whose window held an NMI (nmi, as its
+ * @sample's nmi=1) gets nmi=1 on its records and stays out of the table. */
+void phases_record(const struct cpu *c, uint32_t cycle, bool nmi);
 /* Print the records kept so far. */
 void phases_flush(void);
 /* phases_flush(), then the per-phase table of every cycle so far

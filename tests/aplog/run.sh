@@ -540,13 +540,22 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	line "Slowest phase (median): real"
 	row online "online 2 1 8.000 7.000 9.000"
 	row offline "offline 2 1 4.000 3.000 5.000"
+	# a start whose window held an NMI: its @phase records say nmi=1 and
+	# stay out, as its sample does, unless --with-nmi
+	awk '/^@(phase|sample) .*cycle=2 / { $0 = $0 " nmi=1" } { print }' phases.log >"$tmp/phases-nmi.log"
+	run stats "$tmp/phases-nmi.log"; expect_rc 0
+	row real "real 1 0 5.000 5.000 5.000 5.000 71.5%"
+	run stats --with-nmi "$tmp/phases-nmi.log"; expect_rc 0
+	row real "real 2 0 6.000 6.000 5.000 7.000 71.5%"
+	run csv --phases "$tmp/phases-nmi.log"; expect_rc 0
+	line "$tmp/phases-nmi.log,1,0,1,1,2,real,7000,1"
 	run compare phases.log -- "$tmp/phases-slow.log"; expect_rc 0
 	matches '^  real +6\.000 -> +6\.200  \(\+0\.200 us\)$'
 	matches '^  protected +0\.100 -> +0\.100  \(\+0\.000 us\)$'
 	run csv --phases phases.log; expect_rc 0
-	line "file,run,wbinvd,cpu,apic,cycle,phase,ns"
-	line "phases.log,1,0,1,1,2,real,7000"
-	line "phases.log,1,0,1,1,1,seen,na"
+	line "file,run,wbinvd,cpu,apic,cycle,phase,ns,nmi"
+	line "phases.log,1,0,1,1,2,real,7000,0"
+	line "phases.log,1,0,1,1,1,seen,na,0"
 	if [ "$(wc -l <"$tmp/out")" -eq 27 ]; then pass "27 rows (header + 26 @phase)"; else bad "27 rows" "$(wc -l <"$tmp/out")"; fi
 	run stats "$tmp/phases-bad.log"; expect_rc 1
 	errhas "@phase: phase=warp must be init_assert|"

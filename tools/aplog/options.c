@@ -39,7 +39,8 @@ void usage(FILE *f)
 "  plot --out FILE.png [--label-a X] [--label-b Y] A.log... [-- B.log...]\n"
 "Every command that reads logs but the exact ones takes --allow-truncated.\n"
 "Samples marked nmi=1 (an NMI hit the BSP or the AP inside their window)\n"
-"are left out of stats, compare, check, medians, baseline and plot;\n"
+"are left out of stats, compare, check, medians, baseline and plot, and\n"
+"so are their starts' @phase records (also nmi=1);\n"
 "--with-nmi keeps them.\n"
 "Exit status: 0 ok, 1 bad input or failed check, 2 usage error.\n", f);
 }

@@ -46,7 +46,8 @@ void phase_pool_build(const struct side *sd, long apic, struct phase_pool *p)
 			continue;
 		for (size_t j = 0; j < r->nph; j++) {
 			const struct phase_rec *ph = &r->ph[j];
-			if (ph->cycle == 0 || (apic != ALL_APICS && ph->apic != (uint32_t)apic))
+			if (ph->cycle == 0 || (apic != ALL_APICS && ph->apic != (uint32_t)apic) ||
+			    (ph->nmi && !nmi_samples_counted))
 				continue;
 			if (ph->na)
 				p->na[ph->phase]++;
@@ -189,7 +190,7 @@ void print_phase_compare(const struct side s[2])
 
 void print_phase_csv(const struct set *set)
 {
-	printf("file,run,wbinvd,cpu,apic,cycle,phase,ns\n");
+	printf("file,run,wbinvd,cpu,apic,cycle,phase,ns,nmi\n");
 	for (size_t i = 0; i < set->n; i++) {
 		const struct run *r = &set->runs[i];
 		for (size_t j = 0; j < r->nph; j++) {
@@ -199,9 +200,9 @@ void print_phase_csv(const struct set *set)
 			       r->index, r->wbinvd, ph->cpu, ph->apic, ph->cycle,
 			       phase_names[ph->phase]);
 			if (ph->na)
-				printf("na\n");
+				printf("na,%d\n", ph->nmi);
 			else
-				printf("%" PRIu64 "\n", ph->ns);
+				printf("%" PRIu64 ",%d\n", ph->ns, ph->nmi);
 		}
 	}
 }

@@ -560,6 +560,9 @@ static void on_phase(struct loader *ld, size_t line, const struct record *rec)
 	int x = get_xfig(m, line, rec, "ns", &ns);
 	if (x < 0)
 		return;
+	uint64_t nmi = 0;
+	if (rec_get(rec, "nmi") && !get_num(m, line, rec, "nmi", 0, 1, &nmi))
+		return;
 	if (!r->bad_boot && cycle > r->cycles) {
 		lerr(m, line, "@phase: cycle=%" PRIu64 " but @boot at line %zu "
 		     "has cycles=%" PRIu32, cycle, r->boot_line, r->cycles);
@@ -567,7 +570,7 @@ static void on_phase(struct loader *ld, size_t line, const struct record *rec)
 	}
 	grow((void **)&r->ph, &r->ph_cap, r->nph + 1, sizeof(*r->ph));
 	r->ph[r->nph++] = (struct phase_rec){ (uint32_t)cpu, (uint32_t)apic,
-		(uint32_t)cycle, (uint8_t)phase, x == X_NA, ns };
+		(uint32_t)cycle, (uint8_t)phase, x == X_NA, nmi == 1, ns };
 }
 
 /* @round: the wall time of one round of cycles_mode=parallel. */

@@ -50,11 +50,12 @@ struct sample {
 enum { PHASE_COUNT = 12, PHASE_CHAIN = 11 };
 extern const char *const phase_names[PHASE_COUNT + 1]; /* NULL-terminated */
 
-/* @phase cpu= apic= cycle= phase= ns=N|na (cycle 0: the first bring-up). */
+/* @phase cpu= apic= cycle= phase= ns=N|na [nmi=1] (cycle 0: the first bring-up). */
 struct phase_rec {
 	uint32_t cpu, apic, cycle;
 	uint8_t phase;
 	bool na;
+	bool nmi;       /* nmi=1: its start's window held an NMI, as its sample's */
 	uint64_t ns;
 };
 
