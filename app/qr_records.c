@@ -17,11 +17,14 @@ static bool starts(const char *l, size_t len, const char *word)
 	return len > n && memcmp(l, word, n) == 0 && l[n] == ' ';
 }
 
-/* Building the payload: pass 1 sizes the other records, pass 2 writes. */
+/* Building the payload: pass 1 sizes the records that must fit and the
+ * @phases block, pass 2 writes. */
 struct build {
 	char *out;
 	size_t cap, len;
-	const bool *take; /* per ap_results index: include its @cpusum */
+	size_t phases_len;  /* pass 1: the @phases records' bytes */
+	bool phases;        /* pass 2: include the @phases records */
+	const bool *take;   /* per ap_results index: include its @cpusum */
 	bool cpusums_done;
 };
 
@@ -35,7 +38,7 @@ static void put(struct build *b, const char *s, size_t n)
 static void put_cpusums(struct build *b)
 {
 	const struct run_result *r = report_result();
-	if (b->cpusums_done || !r)
+	if (b->cpusums_done || !r || !b->take)
 		return;
 	b->cpusums_done = true;
 	for (uint32_t k = 0; k < r->n; k++) {
@@ -50,11 +53,22 @@ static void put_cpusums(struct build *b)
 static void record(void *ctx, const char *l, size_t len)
 {
 	struct build *b = ctx;
-	if (!len || l[0] != '@' || starts(l, len, "@cpusum"))
+	if (!len || l[0] != '@')
 		return;
-	/* serial prints the per-CPU summaries just before @summary */
-	if (starts(l, len, "@summary") && b->take)
+	/* the chosen @cpusum records where serial prints them: at the first
+	 * one, else (cut from the summary) before @summary */
+	if (starts(l, len, "@cpusum")) {
 		put_cpusums(b);
+		return;
+	}
+	if (starts(l, len, "@summary"))
+		put_cpusums(b);
+	size_t n = len + (l[len - 1] != '\n');
+	if (starts(l, len, "@phases")) {
+		b->phases_len += n;
+		if (!b->phases)
+			return;
+	}
 	put(b, l, len);
 	if (l[len - 1] != '\n')
 		put(b, "\n", 1);
@@ -65,13 +79,17 @@ static bool taken[APSTART_MAX_CPUS];
 size_t qr_records(char *out, size_t cap, unsigned *cpusums_in)
 {
 	const struct run_result *r = report_result();
-	struct build b = { NULL, 0, 0, NULL, false };
+	struct build b = { 0 };
 
-	summary_for_each_line(record, &b); /* size of the other records */
+	summary_for_each_line(record, &b); /* the records that must fit */
 	*cpusums_in = 0;
 	if (b.len > cap)
 		return 0;
 	size_t room = cap - b.len;
+	/* The per-phase table, whole or not at all: where the time goes. */
+	bool phases = b.phases_len && b.phases_len <= room;
+	if (phases)
+		room -= b.phases_len;
 	for (uint32_t k = 0; r && k < r->n; k++)
 		taken[k] = false;
 	/* Slowest online median first: those are what a reader asks about. */
@@ -92,9 +110,8 @@ size_t qr_records(char *out, size_t cap, unsigned *cpusums_in)
 		room -= n;
 		(*cpusums_in)++;
 	}
-	b = (struct build){ out, cap, 0, taken, false };
+	b = (struct build){ .out = out, .cap = cap, .phases = phases, .take = taken };
 	summary_for_each_line(record, &b);
-	put_cpusums(&b); /* no @summary (an early end): at the end */
+	put_cpusums(&b); /* no @cpusum or @summary kept (an early end): at the end */
 	return b.len;
 }
-

@@ -6,12 +6,14 @@
 
 #include <stddef.h>
 
-/* The kept records (app/summary_save.h) that are not per-CPU, in print
- * order, with as many @cpusum records (app/report.h) as fit in cap
- * bytes: the slowest online medians first, placed where serial prints
- * them (before the first @summary), in CPU order. Whole lines only.
- * Returns the length, 0 when even the other records do not fit;
- * *cpusums_in counts the @cpusum records included. */
+/* The kept records (app/summary_save.h) in print order: every one that
+ * is not per-CPU or per-phase; then the @phases records (the per-phase
+ * table), if all of them fit in cap bytes; then as many @cpusum records
+ * (app/report.h) as fit: the slowest online medians first, placed where
+ * serial prints them (at the first @cpusum kept, else before the first
+ * @summary), in CPU order. Whole lines only. Returns the length, 0 when
+ * even the first records do not fit; *cpusums_in counts the @cpusum
+ * records included. */
 size_t qr_records(char *out, size_t cap, unsigned *cpusums_in);
 
 #endif

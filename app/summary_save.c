@@ -9,9 +9,9 @@
  * on the next boot (boot/efi/saved.c).
  *
  * Kept: @boot, @env, @warn, @fail, @end from the start (a run that ends
- * early still says how); from the results on,
- * every serial line but @sample and @cpu (the per-CPU table, the slowest
- * CPUs, @summary, the totals, @end). When that exceeds the cap, the
+ * early still says how); from the results on, every serial line but
+ * @sample, @cpu and @phase (the per-CPU table, the per-phase table, the
+ * slowest CPUs, @summary, the totals, @end). When that exceeds the cap, the
  * middle (table rows of a big machine) is left out, never the end. */
 #include "app/summary_save.h"
 
@@ -52,8 +52,8 @@ static bool starts(const char *s, const char *prefix)
 
 static bool wanted(const char *l)
 {
-	if (phase == PHASE_REPORT)
-		return !starts(l, "@sample ") && !starts(l, "@cpu ");
+	if (phase == PHASE_REPORT) /* not the per-start records: @phases is their table */
+		return !starts(l, "@sample ") && !starts(l, "@cpu ") && !starts(l, "@phase ");
 	return starts(l, "@boot ") || starts(l, "@env ") || starts(l, "@warn ") ||
 	       starts(l, "@fail ") || starts(l, "@end ");
 }

@@ -26,8 +26,10 @@ void report_cpusum_line(char *buf, uint32_t size, const struct ap_result *a)
 		 (unsigned long long)a->online_median);
 }
 
-/* A run of 4 APs whose online medians are 300, 100, 400, 200. */
-static void captured_run(bool with_summary)
+/* A run of 4 APs whose online medians are 300, 100, 400, 200; the
+ * per-phase table (two @phases records) between the @cpusum records and
+ * @summary, as report.c prints them, when with_phases. */
+static void captured_run_phases(bool with_summary, bool with_phases)
 {
 	static const uint64_t medians[4] = { 300, 100, 400, 200 };
 	summary_capture_begin(false, false);
@@ -41,11 +43,21 @@ static void captured_run(bool with_summary)
 		report_cpusum_line(rec, sizeof rec, &aps[i]);
 		summary_feed_serial(rec); /* as report.c prints them */
 	}
+	if (with_phases)
+		summary_feed_serial("@phase cpu=1 apic=1 cycle=1 phase=real ns=5\n"
+				    "phases: where an online goes\n"
+				    "@phases phase=real n=4 mean_ns=5\n"
+				    "@phases phase=seen n=4 mean_ns=6\n");
 	if (with_summary)
 		summary_feed_serial("@summary op=offline\n@summary op=online\n");
 	summary_feed_serial("Total: 1.00 ms\n@end status=pass\n");
 	result = (struct run_result){ .n = 4, .ap = aps };
 	have_result = true;
+}
+
+static void captured_run(bool with_summary)
+{
+	captured_run_phases(with_summary, false);
 }
 
 #define OTHERS "@boot kernel=apstart cpus=5\n@env x=1\n@warn what=late_ap apic=2\n"
@@ -90,7 +102,8 @@ static void test_too_small(void)
 	CHECK_EQ(in, 0);
 }
 
-/* A run that ended before its @summary: the per-CPU records go last. */
+/* A run that ended before its @summary: the per-CPU records where serial
+ * had them; cut from the summary as well (a summary over its cap), last. */
 static void test_no_summary(void)
 {
 	char out[1024];
@@ -98,14 +111,49 @@ static void test_no_summary(void)
 	captured_run(false);
 	size_t n = qr_records(out, sizeof out, &in);
 	out[n] = '\0';
-	CHECK_STREQ(out, OTHERS "@end status=pass\n" CPU(1, 300) CPU(2, 100) CPU(3, 400)
-			 CPU(4, 200));
+	CHECK_STREQ(out, OTHERS CPU(1, 300) CPU(2, 100) CPU(3, 400) CPU(4, 200)
+			 "@end status=pass\n");
+	summary_capture_begin(false, false);
+	summary_feed_serial("@boot kernel=apstart cpus=5\n");
+	summary_capture_report();
+	summary_feed_serial("@end status=fail\n");
+	n = qr_records(out, sizeof out, &in);
+	out[n] = '\0';
+	CHECK_STREQ(out, "@boot kernel=apstart cpus=5\n@end status=fail\n" CPU(1, 300)
+			 CPU(2, 100) CPU(3, 400) CPU(4, 200));
 	/* No report at all: only the kept records. */
+	captured_run(false);
 	have_result = false;
 	n = qr_records(out, sizeof out, &in);
 	out[n] = '\0';
 	CHECK_STREQ(out, OTHERS "@end status=pass\n");
 	CHECK_EQ(in, 0);
+}
+
+#define PHASES "@phases phase=real n=4 mean_ns=5\n@phases phase=seen n=4 mean_ns=6\n"
+
+/* The per-phase table comes before the per-CPU records, whole or not at
+ * all; @phase (per start) is never kept. */
+static void test_phases(void)
+{
+	char out[1024];
+	unsigned in = 99;
+	captured_run_phases(true, true);
+	size_t n = qr_records(out, sizeof out, &in);
+	out[n] = '\0';
+	CHECK_STREQ(out, OTHERS CPU(1, 300) CPU(2, 100) CPU(3, 400) CPU(4, 200) PHASES END);
+	/* Room for the table and one per-CPU record: the slowest. */
+	const char *want = OTHERS CPU(3, 400) PHASES END;
+	n = qr_records(out, strlen(want) + strlen(CPU(1, 300)) - 1, &in);
+	out[n] = '\0';
+	CHECK_STREQ(out, want);
+	CHECK_EQ(in, 1);
+	/* One byte short of the table: none of it, a per-CPU record instead. */
+	want = OTHERS CPU(3, 400) END;
+	n = qr_records(out, strlen(OTHERS END PHASES) - 1, &in);
+	out[n] = '\0';
+	CHECK_STREQ(out, want);
+	CHECK_EQ(in, 1);
 }
 
 void test_qr_records(void)
@@ -114,4 +162,5 @@ void test_qr_records(void)
 	RUN_CASE(test_slowest_first);
 	RUN_CASE(test_too_small);
 	RUN_CASE(test_no_summary);
+	RUN_CASE(test_phases);
 }
