@@ -7,11 +7,13 @@
 # path QEMU's TCG cannot run: APIC IDs from MSR 0x802 in the trampoline,
 # 32-bit ICR destinations. Bochs has no isa-debug-exit: the serial file is
 # watched for the @end record, then Bochs is stopped (by its PID); a
-# timeout bounds it.
-#   tests/bochs/run.sh ISO ISO_X2APIC
+# timeout bounds it. Last, x2APIC mode with broadcast bring-up (the
+# all-excluding-self shorthand in the x2APIC ICR) and parallel cycles:
+# every AP through the trampoline at once on a second emulator.
+#   tests/bochs/run.sh ISO ISO_X2APIC ISO_X2APIC_PARALLEL
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-iso=$(realpath "$1") iso_x2=$(realpath "$2")
+iso=$(realpath "$1") iso_x2=$(realpath "$2") iso_par=$(realpath "$3")
 out=$(realpath -m build/test-logs/bochs)
 mkdir -p "$out"
 pass=0 fail=0 skip=0
@@ -23,9 +25,11 @@ if ! command -v bochs >/dev/null 2>&1 || ! [ -e /usr/share/bochs/BIOS-bochs-late
 	exit 0
 fi
 
-# boot NAME MODEL VENDOR ISO CYCLES X2APIC(0|1)
+# boot NAME MODEL VENDOR ISO CYCLES X2APIC(0|1) [REGEX...]: the run
+# passes with every CPU online, and every REGEX matches a line
 boot() {
 	local name=$1 model=$2 vendor=$3 iso=$4 cycles=$5 x2=$6 dir=$out/$1 t0=$SECONDS why=
+	shift 6
 	rm -rf "$dir"; mkdir -p "$dir"
 	# Debian's build: no 'nogui' (rfb without a viewer instead); its ALSA
 	# speaker aborts without a sound card, so sound is off.
@@ -58,7 +62,7 @@ boot() {
 	else
 		why=$(tests/qemu/expect.sh "@env vendor=$vendor " "@boot .* cpus=4 x2apic=$x2 " \
 			"@sample cpu=3 apic=3 cycle=$cycles op=online" \
-			"@end status=pass online=4 failed=0 warnings=0" "$log") && why=
+			"@end status=pass online=4 failed=0 warnings=0" "$@" "$log") && why=
 	fi
 	if [ -z "$why" ]; then
 		pass=$((pass + 1))
@@ -73,5 +77,9 @@ boot() {
 boot intel corei7_skylake_x GenuineIntel "$iso" 1 0
 boot amd ryzen AuthenticAMD "$iso" 1 0
 boot intel-x2apic corei7_skylake_x GenuineIntel "$iso_x2" 2 1
+boot intel-x2apic-broadcast corei7_skylake_x GenuineIntel "$iso_par" 2 1 \
+	"^@bringup mode=broadcast aps=3 online=3 " \
+	"^@round cycle=2 op=online aps=3 online=3 ns=[0-9]+ mode=broadcast" \
+	"^@phase cpu=3 apic=3 cycle=2 phase=online ns=[0-9]+"
 echo "bochs: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
