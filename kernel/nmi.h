@@ -53,6 +53,10 @@ void nmi_handle(void);
  * context: atomics only, no locks, no output. */
 void nmi_set_hook(void (*hook)(uint8_t reason));
 
+/* The CPU with this APIC ID was just sent INIT: whatever it was doing
+ * ended, its NMI handler included, so a port B lock it held is free. */
+void nmi_cpu_reset(uint32_t apic_id);
+
 /* Every NMI taken on any CPU since boot. */
 uint32_t nmi_total(void);
 

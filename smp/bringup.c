@@ -16,6 +16,7 @@
 #include "kernel/abort.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
+#include "kernel/nmi.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
@@ -106,6 +107,8 @@ uint32_t ap_start_many(struct cpu *const *set, uint32_t n,
 
 	send_round(set, n, broadcast, ICR_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL,
 		   "INIT assert", offsetof(struct bsp_marks, init_assert));
+	for (uint32_t i = 0; i < n; i++)
+		nmi_cpu_reset(set[i]->apic_id); /* as ap_send_init() */
 	udelay(w->init_delay_us);
 	/* De-assert: ignored since the Pentium 4 (smp/wakeup.c), sent as
 	 * Linux sends it. */

@@ -13,6 +13,7 @@
 #include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/nmi.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
 #include "kernel/warn.h"
@@ -38,6 +39,7 @@ void ap_send_init(struct cpu *c, const struct wake_config *w)
 	ap_send_ipi(c, ICR_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL,
 		    "INIT assert", NULL);
 	c->marks.init_assert = rdtsc();
+	nmi_cpu_reset(c->apic_id); /* a parked AP may have been in its NMI handler */
 	udelay(w->init_delay_us);
 	/* INIT level de-assert: needed by the 82489DX; the SDM says Pentium 4
 	 * and later do not support it (Vol. 3A §11.6.1, ICR delivery mode
