@@ -8,7 +8,11 @@
 #   parallel: bringup=serial cycles_mode=parallel - in the same boot, the
 #             serial bring-up of all APs (@bringup) and then every AP taken
 #             offline and brought online at once (@round op=online), so the
-#             two bring-ups are compared on the same run.
+#             two bring-ups are compared on the same run;
+#   broadcast: bringup=broadcast cycles=1 - the first bring-up by four
+#             all-excluding-self IPIs: what is left when the BSP's per-AP
+#             IPIs are gone (the emulator's own work per AP, on the host's
+#             cores).
 # Targets (a benchmark, not a test: it reports, it does not fail on them):
 #   parallel bring-up of all APs >= 10x faster than serial at N=255;
 #   per-AP online median (serial) at N=255 within 1.5x of N=8.
@@ -60,8 +64,8 @@ boot() { # name smp args...
 	return $st
 }
 
-echo "bench-scale: N = ${ns[*]}, cycles=$CYCLES, TCG ($TCG-threaded), -machine pc, WBINVD=0, host load: $(cut -d' ' -f1-3 /proc/loadavg)"
-declare -A ser_med ser_total par_total par_round
+echo "bench-scale: N = ${ns[*]}, cycles=$CYCLES, TCG ($TCG-threaded), -machine pc, WBINVD=0, host: $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
+declare -A ser_med ser_total par_total par_round bc_total
 for n in "${ns[@]}"; do
 	echo "N=$n:"
 	if [ -n "${BENCH_REUSE:-}" ]; then echo "  (BENCH_REUSE: the logs of the last run)"; else
@@ -69,19 +73,23 @@ for n in "${ns[@]}"; do
 		echo "    (no verdict or a failure: figures below may be missing)"
 	boot "parallel-smp$n" "$n" bringup=serial cycles_mode=parallel cycles=$CYCLES ||
 		echo "    (no verdict or a failure: figures below may be missing)"
+	boot "broadcast-smp$n" "$n" bringup=broadcast cycles=1 ||
+		echo "    (no verdict or a failure: figures below may be missing)"
 	fi
 	ser_med[$n]=$($APLOG medians --op online "$OUT/serial-smp$n.log" 2>/dev/null | sed -n 's/^lowest: //p')
 	ser_total[$n]=$(field "$OUT/serial-smp$n.log" @bringup total_ns)
 	par_total[$n]=$(field "$OUT/parallel-smp$n.log" @bringup total_ns)
 	par_round[$n]=$(round_median "$OUT/parallel-smp$n.log")
+	bc_total[$n]=$(field "$OUT/broadcast-smp$n.log" @bringup total_ns)
 done
 
 echo
-echo "  N  serial bring-up (ms)  parallel round (ms)  speed-up   per-AP online median, serial (us)"
+echo "  N  serial bring-up (ms)  parallel round (ms)  speed-up  broadcast bring-up (ms)  per-AP online median, serial (us)"
 for n in "${ns[@]}"; do
-	awk -v n="$n" -v s="${par_total[$n]:-0}" -v p="${par_round[$n]:-0}" -v m="${ser_med[$n]:-0}" -v s2="${ser_total[$n]:-0}" 'BEGIN {
-		printf "%3d  %20.3f  %19.3f  %7.1fx   %.1f   (serial-cycles boot: bring-up %.3f ms)\n",
-			n, s / 1e6, p / 1e6, (p > 0 ? s / p : 0), m / 1e3, s2 / 1e6 }'
+	awk -v n="$n" -v s="${par_total[$n]:-0}" -v p="${par_round[$n]:-0}" -v m="${ser_med[$n]:-0}" -v s2="${ser_total[$n]:-0}" \
+		-v b="${bc_total[$n]:-0}" 'BEGIN {
+		printf "%3d  %20.3f  %19.3f  %7.1fx  %23.3f  %.1f   (serial-cycles boot: bring-up %.3f ms)\n",
+			n, s / 1e6, p / 1e6, (p > 0 ? s / p : 0), b / 1e6, m / 1e3, s2 / 1e6 }'
 done
 first=${ns[0]} last=${ns[${#ns[@]}-1]}
 echo
