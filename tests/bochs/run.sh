@@ -8,12 +8,13 @@
 # 32-bit ICR destinations. Bochs has no isa-debug-exit: the serial file is
 # watched for the @end record, then Bochs is stopped (by its PID); a
 # timeout bounds it. Last, x2APIC mode with broadcast bring-up (the
-# all-excluding-self shorthand in the x2APIC ICR) and parallel cycles:
+# all-excluding-self shorthand in the x2APIC ICR) and parallel cycles,
+# and xAPIC mode with parallel bring-up and cycles on the AMD model:
 # every AP through the trampoline at once on a second emulator.
-#   tests/bochs/run.sh ISO ISO_X2APIC ISO_X2APIC_PARALLEL
+#   tests/bochs/run.sh ISO ISO_X2APIC ISO_X2APIC_BROADCAST ISO_PARALLEL
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-iso=$(realpath "$1") iso_x2=$(realpath "$2") iso_par=$(realpath "$3")
+iso=$(realpath "$1") iso_x2=$(realpath "$2") iso_par=$(realpath "$3") iso_par_x=$(realpath "$4")
 out=$(realpath -m build/test-logs/bochs)
 mkdir -p "$out"
 pass=0 fail=0 skip=0
@@ -80,6 +81,10 @@ boot intel-x2apic corei7_skylake_x GenuineIntel "$iso_x2" 2 1
 boot intel-x2apic-broadcast corei7_skylake_x GenuineIntel "$iso_par" 2 1 \
 	"^@bringup mode=broadcast aps=3 online=3 " \
 	"^@round cycle=2 op=online aps=3 online=3 ns=[0-9]+ mode=broadcast" \
+	"^@phase cpu=3 apic=3 cycle=2 phase=online ns=[0-9]+"
+boot amd-parallel ryzen AuthenticAMD "$iso_par_x" 2 0 \
+	"^@bringup mode=parallel aps=3 online=3 " \
+	"^@round cycle=2 op=online aps=3 online=3 ns=[0-9]+ mode=parallel" \
 	"^@phase cpu=3 apic=3 cycle=2 phase=online ns=[0-9]+"
 echo "bochs: $pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]
