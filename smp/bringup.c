@@ -81,6 +81,50 @@ static void send_round(struct cpu *const *set, uint32_t n, bool broadcast,
 	}
 }
 
+/* Until done(set[i]) for every i with want[i] (every i: want NULL),
+ * bounded by ap_timeout_ms; in hlt mode asleep between the APs' IPIs with
+ * the LAPIC timer as safety net, as wait_until() in wakeup.c. seen[i] <-
+ * the BSP's TSC when it saw it (0: timed out). */
+static void wait_all(struct cpu *const *set, uint32_t n, const bool *want,
+		     bool (*done)(const struct cpu *), uint64_t *seen,
+		     const struct wake_config *w)
+{
+	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
+	bool halt = w->bsp_wait == BSP_WAIT_HLT;
+	uint32_t pending = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		seen[i] = 0;
+		pending += !want || want[i];
+	}
+	if (halt)
+		lapic_timer_periodic_us(1000);
+	while (pending) {
+		cli();
+		for (uint32_t i = 0; i < n; i++) {
+			if ((want && !want[i]) || seen[i] || !done(set[i]))
+				continue;
+			seen[i] = rdtsc();
+			pending--;
+		}
+		if (!pending || tsc_passed(deadline))
+			break;
+		if (run_ended())
+			halt_forever();
+		if (halt)
+			sti_hlt();
+		else
+			cpu_relax();
+	}
+	if (halt)
+		lapic_timer_stop();
+}
+
+static bool is_online(const struct cpu *c)
+{
+	return __atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CPU_ONLINE;
+}
+
 uint32_t ap_start_many(struct cpu *const *set, uint32_t n,
 		       const struct wake_config *w, bool broadcast, uint64_t *wall)
 {
@@ -90,6 +134,12 @@ uint32_t ap_start_many(struct cpu *const *set, uint32_t n,
 	bool poll = w->sipi_count == SIPI_COUNT_AUTO;
 	uint32_t sipis = poll ? 2 : w->sipi_count;
 	uint32_t entries0 = trampoline_header()->real_entries;
+	/* When the BSP saw each AP: from free RAM at the first round, before
+	 * anything is timed (bootmem_alloc() prints). */
+	static uint64_t *seen;
+	if (!seen)
+		seen = bootmem_alloc((uint64_t)cpu_count * sizeof *seen, 64,
+				     "the parallel seen marks");
 
 	/* selftest=lost-sipi: one AP's STARTUP IPIs are "lost" (per-AP
 	 * IPIs only: a broadcast cannot leave one out). */
@@ -153,37 +203,11 @@ uint32_t ap_start_many(struct cpu *const *set, uint32_t n,
 		}
 	}
 
-	/* Wait for all, bounded; in hlt mode asleep between the APs' IPIs
-	 * with the LAPIC timer as safety net, as wait_until() in wakeup.c. */
-	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
-	bool halt = w->bsp_wait == BSP_WAIT_HLT;
-	uint32_t pending = n, online = 0;
+	wait_all(set, n, NULL, is_online, seen, w);
+	uint32_t online = 0;
 	uint64_t last = t0;
-	if (halt)
-		lapic_timer_periodic_us(1000);
-	while (pending) {
-		cli();
-		for (uint32_t i = 0; i < n; i++) {
-			struct cpu *c = set[i];
-			if (c->marks.seen ||
-			    __atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != CPU_ONLINE)
-				continue;
-			c->marks.seen = last = rdtsc();
-			pending--;
-		}
-		if (!pending)
-			break;
-		if (run_ended())
-			halt_forever();
-		if (tsc_passed(deadline))
-			break;
-		if (halt)
-			sti_hlt();
-		else
-			cpu_relax();
-	}
-	if (halt)
-		lapic_timer_stop();
+	for (uint32_t i = 0; i < n; i++)
+		set[i]->marks.seen = seen[i];
 
 	/* Those that did not come: the header counts real-mode entries, the
 	 * slots say who got further. If as many entries are unaccounted as
@@ -219,43 +243,6 @@ static bool has_settled(const struct cpu *c)
 static bool is_parked(const struct cpu *c)
 {
 	return __atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CPU_PARKED;
-}
-
-/* Until done(set[i]) for every i with want[i]; seen[i] <- the BSP's TSC
- * when it saw it (0: timed out). */
-static void wait_all(struct cpu *const *set, uint32_t n, const bool *want,
-		     bool (*done)(const struct cpu *), uint64_t *seen,
-		     const struct wake_config *w)
-{
-	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
-	bool halt = w->bsp_wait == BSP_WAIT_HLT;
-	uint32_t pending = 0;
-
-	for (uint32_t i = 0; i < n; i++) {
-		seen[i] = 0;
-		pending += want[i];
-	}
-	if (halt)
-		lapic_timer_periodic_us(1000);
-	while (pending) {
-		cli();
-		for (uint32_t i = 0; i < n; i++) {
-			if (!want[i] || seen[i] || !done(set[i]))
-				continue;
-			seen[i] = rdtsc();
-			pending--;
-		}
-		if (!pending || tsc_passed(deadline))
-			break;
-		if (run_ended())
-			halt_forever();
-		if (halt)
-			sti_hlt();
-		else
-			cpu_relax();
-	}
-	if (halt)
-		lapic_timer_stop();
 }
 
 void ap_offline_many(struct cpu *const *set, uint32_t n, const struct wake_config *w,
