@@ -318,11 +318,6 @@ static int cmp_phase(const void *x, const void *y)
 	return a->order < b->order ? -1 : a->order > b->order;
 }
 
-static int cmp_u64(const void *x, const void *y)
-{
-	uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
-	return a < b ? -1 : a > b;
-}
 
 /* Median of the numbers (the lower one of an even count); NA_VALUE if
  * any value is na. */

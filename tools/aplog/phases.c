@@ -111,12 +111,6 @@ void print_phases(const struct side *sd)
 	phase_pool_free(&p);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 void print_rounds(const struct side *sd)
 {
 	if (!side_has_rounds(sd))

@@ -149,3 +149,9 @@ int read_all(const char *path, char **out, size_t *outlen)
 	*outlen = len;
 	return 0;
 }
+
+int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}

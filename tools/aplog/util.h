@@ -26,6 +26,9 @@ enum numres parse_dec(const char *s, size_t n, uint64_t max, uint64_t *out);
 /* 0x-prefixed hexadecimal, 64 bits. */
 enum numres parse_hex(const char *s, size_t n, uint64_t *out);
 
+/* qsort() comparison of two uint64_t, ascending. */
+int cmp_u64(const void *a, const void *b);
+
 /* Whole file ("-": standard input) into *out; 0, or -1 after a message. */
 int read_all(const char *path, char **out, size_t *outlen);
 
