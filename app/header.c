@@ -6,7 +6,7 @@
  * variant first because a photo of a result must say it. */
 #include "app/header.h"
 
-#include "kernel/format.h"
+#include "lib/format.h"
 #include "kernel/screen.h"
 
 static const struct run_facts *facts;

@@ -12,7 +12,7 @@
 #include "smp/park.h"
 #include "smp/test_hooks.h"
 #include "smp/wakeup.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT, EXIT_RESET };
 /* save=on: keep the summary in a UEFI variable for the next boot

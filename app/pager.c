@@ -7,7 +7,7 @@
 #include "app/result_page.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 #include "kernel/kbd.h"
 #include "kernel/screen.h"
 #include "kernel/tsc.h"

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "smp/smp.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 #include "kernel/screen.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"

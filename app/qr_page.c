@@ -15,8 +15,8 @@
 
 #include "app/report.h"
 #include "kernel/bootmem.h"
-#include "kernel/format.h"
-#include "kernel/qr.h"
+#include "lib/format.h"
+#include "lib/qr.h"
 #include "kernel/screen.h"
 
 #define MIN_SCALE 3

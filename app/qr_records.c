@@ -9,7 +9,7 @@
 #include "app/report.h"
 #include "app/summary_save.h"
 #include "kernel/config.h"
-#include "kernel/kstring.h"
+#include "lib/kstring.h"
 
 static bool starts(const char *l, size_t len, const char *word)
 {

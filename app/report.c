@@ -11,8 +11,8 @@
 #include "smp/smp.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
-#include "kernel/format.h"
-#include "kernel/stats.h"
+#include "lib/format.h"
+#include "lib/stats.h"
 #include "kernel/tsc.h"
 
 /* Room for every sample of one direction (the pools in smp/cycles.c),

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/stats.h"
+#include "lib/stats.h"
 
 /* One AP's figures in ns, as its @cpusum record gives them: online the
  * BSP's figure, offline the one the Offline total uses (settled_ns when

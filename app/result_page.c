@@ -26,8 +26,8 @@
 #include "app/summary_save.h"
 #include "smp/smp.h"
 #include "kernel/cpu.h"
-#include "kernel/format.h"
-#include "kernel/kstring.h"
+#include "lib/format.h"
+#include "lib/kstring.h"
 #include "kernel/screen.h"
 
 #define WARN_LINES_MAX 6

@@ -20,8 +20,8 @@
 #include "kernel/console.h"
 #include "kernel/efi_runtime.h"
 #include "kernel/efi_vendor.h"
-#include "kernel/format.h"
-#include "kernel/kstring.h"
+#include "lib/format.h"
+#include "lib/kstring.h"
 
 #define LINE_MAX 512
 #define KEEP_MAX (64 * 1024)  /* lines in print order, until full ... */

@@ -4,7 +4,7 @@
  * XSDT entries are only 4-byte aligned. */
 #include "kernel/acpi.h"
 
-#include "kernel/bytes.h"
+#include "lib/bytes.h"
 
 #include <stdarg.h>
 

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "kernel/config.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 #include "kernel/multiboot.h"
 
 /* MADT Local APIC / Local x2APIC flags (ACPI 6.5, Table 5.37). */

@@ -7,7 +7,7 @@
 
 #include "kernel/abort.h"
 #include "kernel/console.h"
-#include "kernel/kstring.h"
+#include "lib/kstring.h"
 
 #define BOOTMEM_MIN   0x100000ull      /* below: the trampoline's and firmware's */
 #define BOOTMEM_LIMIT 0x100000000ull   /* boot/start.asm maps 0-4 GiB */

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 
 #include "kernel/paging.h"
-#include "kernel/stats.h"
+#include "lib/stats.h"
 #include "kernel/x86.h"
 
 #define WINDOW_NS 10000000ull /* 10 ms */

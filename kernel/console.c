@@ -9,7 +9,7 @@
 #include <stdbool.h>
 
 #include "kernel/cpu.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 #include "kernel/screen.h"
 #include "kernel/serial.h"
 #include "kernel/x86.h"

@@ -12,7 +12,7 @@
  * made (firmware state is unknown). */
 #include "kernel/efi_runtime.h"
 
-#include "kernel/bytes.h"
+#include "lib/bytes.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/efi_memmap.h"

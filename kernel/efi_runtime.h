@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/format.h"
+#include "lib/format.h"
 #include "kernel/multiboot.h"
 
 typedef uint64_t efi_status;

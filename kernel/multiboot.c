@@ -4,7 +4,7 @@
  * because nothing guarantees their alignment in a corrupt block. */
 #include "kernel/multiboot.h"
 
-#include "kernel/bytes.h"
+#include "lib/bytes.h"
 #include "kernel/efi_memmap.h"
 
 #include <stdarg.h>

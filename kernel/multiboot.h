@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "kernel/config.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 
 #define MB1_BOOT_MAGIC 0x2BADB002u
 #define MB2_BOOT_MAGIC 0x36D76289u

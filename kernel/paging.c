@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "kernel/kstring.h"
+#include "lib/kstring.h"
 #include "kernel/x86.h"
 
 #define PTE_P   (1ull << 0)

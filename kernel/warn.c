@@ -4,7 +4,7 @@
 #include <stdarg.h>
 
 #include "kernel/console.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 
 static volatile uint32_t warnings;
 

@@ -14,7 +14,7 @@
 #include "kernel/abort.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 #include "kernel/tsc.h"
 
 /* The sample store: cycles entries per AP that came online, in free RAM

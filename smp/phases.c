@@ -7,7 +7,7 @@
 #include "smp/tsc_sync.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 #include "kernel/tsc.h"
 
 static const char *const names[PHASES] = {

@@ -8,7 +8,7 @@
 #include "smp/test_hooks.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
-#include "kernel/kstring.h"
+#include "lib/kstring.h"
 #include "kernel/x86.h"
 
 extern const uint8_t trampoline_blob[], trampoline_blob_end[];

@@ -15,7 +15,7 @@ APLOG_SAVED_GOAL := $(.DEFAULT_GOAL)
 # The kernel's order statistics (median, p95...), compiled into host
 # programs too so that they compute exactly what the kernel reports. The
 # one place that says where that file lives.
-KSTATS_SRC := kernel/stats.c
+KSTATS_SRC := lib/stats.c
 KSTATS_HDR := $(KSTATS_SRC:.c=.h)
 
 APLOG_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/aplog

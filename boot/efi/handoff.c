@@ -23,7 +23,7 @@
 #include "boot/efi/lowmem.h"
 #include "boot/efi/mb2info.h"
 #include "kernel/efi_memmap.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 #include "kernel/serial.h"
 
 #define EBS_TRIES 8

@@ -7,7 +7,7 @@
 
 #include <efilib.h>
 
-#include "kernel/bytes.h"
+#include "lib/bytes.h"
 
 #define MB2_HEADER_MAGIC 0xE85250D6u
 #define MB2_SEARCH_LEN 32768          /* §3.1.1: within the first 32 KiB */

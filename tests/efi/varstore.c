@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kernel/bytes.h"
+#include "lib/bytes.h"
 #include "kernel/efi_vendor.h"
 
 #define FV_SIGNATURE_OFF 40

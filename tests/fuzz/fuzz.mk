@@ -16,18 +16,18 @@ FUZZ_RUNS ?= 0
 FUZZ_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -I. -Itests/fuzz \
 	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128 \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-fuzz_srcs_acpi := kernel/acpi.c kernel/format.c
-fuzz_srcs_mb1 := kernel/multiboot.c kernel/format.c
-fuzz_srcs_mb2 := kernel/multiboot.c kernel/format.c
-fuzz_srcs_cmdline := app/options.c kernel/format.c
+fuzz_srcs_acpi := kernel/acpi.c lib/format.c
+fuzz_srcs_mb1 := kernel/multiboot.c lib/format.c
+fuzz_srcs_mb2 := kernel/multiboot.c lib/format.c
+fuzz_srcs_cmdline := app/options.c lib/format.c
 FUZZ_BINS := $(patsubst %,$(FUZZ_OUT)/fuzz_%,$(FUZZ_TARGETS))
 
 .PHONY: fuzz fuzz-smoke fuzz-build
 fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_map.h tests/fuzz/fuzz.mk \
-		$(wildcard kernel/*.h app/*.h smp/*.h) kernel/acpi.c kernel/multiboot.c \
-		app/options.c kernel/format.c
+		$(wildcard kernel/*.h lib/*.h app/*.h smp/*.h) kernel/acpi.c kernel/multiboot.c \
+		app/options.c lib/format.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_srcs_$*)
 

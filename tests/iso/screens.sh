@@ -34,7 +34,7 @@ screendump $1/qr.ppm
 SCRIPT
 }
 
-# fmt_duration of kernel/format.c, for the figures the page must show:
+# fmt_duration of lib/format.c, for the figures the page must show:
 # an awk function, and a shell function around it.
 DURATION_AWK='function duration(ns) {
 	if (ns >= 999995000) return fixed(ns, 1000000000, 2, "s")
@@ -165,7 +165,7 @@ qr_checks() { # LOG DIR CPUS CYCLES
 
 # The rows the page must show, computed from serial's @cpusum records:
 # per socket and SMT thread the APs, the median of their online medians
-# (kernel/stats.c's median: the mean of the two middle ones, rounded
+# (lib/stats.c's median: the mean of the two middle ones, rounded
 # down) and the largest, the same for offline; then the five slowest APs.
 # Many APs: the result page of a run whose APs do not fit one row each
 # (tests/iso/run.sh boots SeaBIOS at -smp 16, 2 sockets x 4 cores x 2

@@ -2,8 +2,11 @@
 # SPDX-License-Identifier: MIT
 # The kernel's layers point down only:
 #
-#   boot/ -> app/ -> smp/ -> realmode/ -> kernel/
+#   boot/ -> app/ -> smp/ -> realmode/ -> kernel/ -> lib/
 #
+# lib/ is the floor: pure code (formatting, order statistics, the QR
+# encoder, memcpy and friends) that needs nothing of the kernel, so that
+# host tools and tests can build it as it is.
 # A file may include, and its object may call, only its own layer and the
 # layers below it. Two checks per layer:
 #   includes  every quoted #include / %include names a layer ("kernel/x.h")
@@ -20,7 +23,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-layers=(boot app smp realmode kernel)
+layers=(boot app smp realmode kernel lib)
 build=${1:-}
 objects=("${@:2}")
 pass=0 fail=0 skip=0

@@ -1,4 +1,4 @@
-# Host tests for kernel/qr.c (QR encoder and renderers): make qr-tests.
+# Host tests for lib/qr.c (QR encoder and renderers): make qr-tests.
 # Included from the top-level Makefile; paths are relative to the repo root.
 #
 #   build/host/test_qr[_asan]   unit tests of the internals (plain, ASan+UBSan)
@@ -13,7 +13,7 @@ QRT_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -I.
 QRT_SANFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 QRT_BINS := $(addprefix $(QRT_DIR)/,test_qr test_qr_asan qrtool qrtool_asan)
-QRT_DEPS := kernel/qr.c kernel/qr.h tests/qr/qr.mk tests/iso/vgafont.c tests/iso/vgafont.h
+QRT_DEPS := lib/qr.c lib/qr.h tests/qr/qr.mk tests/iso/vgafont.c tests/iso/vgafont.h
 
 $(QRT_DIR)/test_qr: tests/qr/test_qr.c $(QRT_DEPS)
 	@mkdir -p $(@D)
@@ -25,11 +25,11 @@ $(QRT_DIR)/test_qr_asan: tests/qr/test_qr.c $(QRT_DEPS)
 
 $(QRT_DIR)/qrtool: tests/qr/qrtool.c $(QRT_DEPS)
 	@mkdir -p $(@D)
-	$(QRT_CC) $(QRT_CFLAGS) -o $@ $< kernel/qr.c tests/iso/vgafont.c
+	$(QRT_CC) $(QRT_CFLAGS) -o $@ $< lib/qr.c tests/iso/vgafont.c
 
 $(QRT_DIR)/qrtool_asan: tests/qr/qrtool.c $(QRT_DEPS)
 	@mkdir -p $(@D)
-	$(QRT_CC) $(QRT_CFLAGS) $(QRT_SANFLAGS) -o $@ $< kernel/qr.c tests/iso/vgafont.c
+	$(QRT_CC) $(QRT_CFLAGS) $(QRT_SANFLAGS) -o $@ $< lib/qr.c tests/iso/vgafont.c
 
 .PHONY: qr-tests
 qr-tests: $(QRT_BINS)

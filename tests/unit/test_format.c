@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* kernel/format.c against hand-written expectations and, for the
+/* lib/format.c against hand-written expectations and, for the
  * conversions both support identically, against the host's snprintf. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 
 /* Same format and arguments through both; output and return must match. */
 #define SAME_AS_LIBC(...)                                                 \

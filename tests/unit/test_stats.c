@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* kernel/stats.c: sorting and order statistics. */
+/* lib/stats.c: sorting and order statistics. */
 #include <stdlib.h>
 
 #include "check.h"
-#include "kernel/stats.h"
+#include "lib/stats.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

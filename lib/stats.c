@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Order statistics for timing samples. */
-#include "kernel/stats.h"
+#include "lib/stats.h"
 
 static void swap_u64(uint64_t *a, uint64_t *b)
 {

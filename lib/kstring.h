@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Declarations for kernel/string.c. */
+/* Declarations for lib/string.c. */
 #ifndef APSTART_KSTRING_H
 #define APSTART_KSTRING_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Minimal vsnprintf: enough for the kernel's diagnostics and records. */
-#include "kernel/format.h"
+#include "lib/format.h"
 
 #include <stdbool.h>
 #include <stdint.h>
