@@ -11,10 +11,11 @@
 #include "app/summary_save.h"
 #include "smp/events.h"
 #include "smp/lapic.h"
+#include "smp/measure.h"
 #include "smp/park.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
-#include "smp/wakeup.h"
+#include "smp/one_ap.h"
 #include "kernel/abort.h"
 #include "kernel/acpi.h"
 #include "kernel/bootmem.h"
@@ -53,7 +54,7 @@ static struct run_facts facts = {
 	.wbinvd = APSTART_WBINVD,
 	.slow_tramp_ns = APSTART_SLOW_TRAMP_NS,
 	.version = APSTART_VERSION,
-	.bringup = "serial", /* one AP after the other (smp/cycles.c) */
+	.bringup = "serial", /* one AP after the other (smp/measure.c) */
 };
 
 /* The header's CPU model: the brand string without its padding, or

@@ -11,7 +11,7 @@
 #include "smp/lapic.h"
 #include "smp/park.h"
 #include "smp/test_hooks.h"
-#include "smp/wakeup.h"
+#include "smp/wake.h"
 #include "lib/format.h"
 
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT, EXIT_RESET };

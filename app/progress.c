@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* smp/cycles.c calls the hook between two timed windows, never inside
+/* smp/measure.c calls the hook between two timed windows, never inside
  * one, so drawing costs the figures nothing; the rate limit keeps even
  * that time short (one TSC read per window otherwise). */
 #include "app/progress.h"
 
 #include <stdbool.h>
 
+#include "smp/measure.h"
 #include "smp/smp.h"
 #include "lib/format.h"
 #include "kernel/screen.h"

@@ -7,6 +7,7 @@
  * flushes after the BSP has stopped waiting. */
 #include "app/report.h"
 
+#include "smp/measure.h"
 #include "smp/phases.h"
 #include "smp/smp.h"
 #include "kernel/bootmem.h"
@@ -15,7 +16,7 @@
 #include "lib/stats.h"
 #include "kernel/tsc.h"
 
-/* Room for every sample of one direction (the pools in smp/cycles.c),
+/* Room for every sample of one direction (the pools in smp/measure.c),
  * taken from free RAM on first use, when their number is known. */
 static uint64_t *scratch;
 static uint32_t scratch_len;

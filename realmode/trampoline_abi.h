@@ -6,7 +6,7 @@
  * This is the one definition: the assembly (realmode/trampoline.asm)
  * takes every offset, width and value below from the generated
  * realmode/asm_defs.inc, and the C that installs and watches the
- * trampoline (smp/trampoline.c, smp/wakeup.c) uses these structs. */
+ * trampoline (smp/trampoline.c, smp/one_ap.c) uses these structs. */
 #ifndef APSTART_TRAMPOLINE_ABI_H
 #define APSTART_TRAMPOLINE_ABI_H
 

@@ -2,6 +2,7 @@
 /* The out-of-line parts of the test hooks (smp/test_hooks.h). */
 #include "smp/test_hooks.h"
 
+#include "smp/one_ap.h"
 #include "smp/trampoline.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"

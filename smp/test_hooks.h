@@ -15,7 +15,7 @@
 
 #include "smp/lapic.h"
 #include "smp/smp.h"
-#include "smp/wakeup.h"
+#include "smp/wake.h"
 
 /* ------------------------------------------------------------ selftest= */
 

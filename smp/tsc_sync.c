@@ -17,7 +17,7 @@
 
 #include "smp/lapic.h"
 #include "smp/smp.h"
-#include "smp/wakeup.h"
+#include "smp/one_ap.h"
 #include "kernel/console.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"

@@ -165,14 +165,14 @@ if make --no-print-directory compile_commands.json >"$tmp/compdb.out" 2>&1; then
 		skip "compile_commands.json is valid JSON" "python3 is not installed"
 	fi
 	if command -v clangd >/dev/null; then
-		if timeout 120 clangd --check=smp/wakeup.c >"$tmp/clangd" 2>&1 &&
+		if timeout 120 clangd --check=smp/one_ap.c >"$tmp/clangd" 2>&1 &&
 			grep -q 'All checks completed, 0 errors' "$tmp/clangd"; then
-			ok "clangd reads smp/wakeup.c through it with no error"
+			ok "clangd reads smp/one_ap.c through it with no error"
 		else
-			fail "clangd reads smp/wakeup.c through it with no error" "$(grep -E 'E\[|error' "$tmp/clangd" | head -n 5)"
+			fail "clangd reads smp/one_ap.c through it with no error" "$(grep -E 'E\[|error' "$tmp/clangd" | head -n 5)"
 		fi
 	else
-		skip "clangd reads smp/wakeup.c through it with no error" "clangd is not installed"
+		skip "clangd reads smp/one_ap.c through it with no error" "clangd is not installed"
 	fi
 else
 	fail "make compile_commands.json" "it failed" "$(tail -n 5 "$tmp/compdb.out")"

@@ -722,7 +722,7 @@ static void on_fail(struct loader *ld, size_t line)
 }
 
 /* @warn records of the events a passing run may have (NMIs, stray
- * interrupts, a wake-up sent again: smp/events.c, smp/wakeup.c). */
+ * interrupts, a wake-up sent again: smp/events.c, smp/one_ap.c). */
 static void on_warn(struct loader *ld, const char *p, size_t n)
 {
 	static const char *const events[] = { "@warn what=nmi ",

@@ -4,13 +4,15 @@
  * and -> settled) and online (first INIT -> the BSP sees the online mark,
  * and -> the AP's own mark). A sample whose window held an NMI on the
  * BSP or on its AP says nmi=1 (smp/events.h). */
-#include "smp/bringup.h"
+#include "smp/measure.h"
+
 #include "smp/events.h"
+#include "smp/many_aps.h"
 #include "smp/phases.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
+#include "smp/one_ap.h"
 #include "smp/tsc_sync.h"
-#include "smp/wakeup.h"
 #include "kernel/abort.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"

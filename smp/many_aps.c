@@ -1,14 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Many APs at once (smp/bringup.h). parallel follows Linux 6.5+'s
+/* Many APs at once (smp/many_aps.h). parallel follows Linux 6.5+'s
  * parallel bring-up (kernel/cpu.c, cpuhp_bringup_mask(): every AP kicked
  * first, then each waited for), in the order the issue asks for: INIT
  * assert to every AP, one INIT delay, INIT de-assert to every AP, each
  * STARTUP IPI to every AP, Linux's waits after each SIPI taken once per
  * round rather than once per AP, then wait for all. Every wait is
  * bounded: the ICR's (lapic.c), the SIPI delays, ap_timeout_ms. */
-#include "smp/bringup.h"
+#include "smp/many_aps.h"
 
 #include "smp/lapic.h"
+#include "smp/one_ap.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
 #include "smp/trampoline.h"
@@ -21,7 +22,7 @@
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
 
-#define ESR_REPORT_MASK 0xEF /* as smp/wakeup.c: all but bit 4 */
+#define ESR_REPORT_MASK 0xEF /* as smp/one_ap.c: all but bit 4 */
 
 static bool all_entered(struct cpu *const *set, uint32_t n)
 {
@@ -83,7 +84,7 @@ static void send_round(struct cpu *const *set, uint32_t n, bool broadcast,
 
 /* Until done(set[i]) for every i with want[i] (every i: want NULL),
  * bounded by ap_timeout_ms; in hlt mode asleep between the APs' IPIs with
- * the LAPIC timer as safety net, as wait_until() in wakeup.c. seen[i] <-
+ * the LAPIC timer as safety net, as wait_until() in one_ap.c. seen[i] <-
  * the BSP's TSC when it saw it (0: timed out). */
 static void wait_all(struct cpu *const *set, uint32_t n, const bool *want,
 		     bool (*done)(const struct cpu *), uint64_t *seen,
@@ -160,7 +161,7 @@ uint32_t ap_start_many(struct cpu *const *set, uint32_t n,
 	for (uint32_t i = 0; i < n; i++)
 		nmi_cpu_reset(set[i]->apic_id); /* as ap_send_init() */
 	udelay(w->init_delay_us);
-	/* De-assert: ignored since the Pentium 4 (smp/wakeup.c), sent as
+	/* De-assert: ignored since the Pentium 4 (smp/one_ap.c), sent as
 	 * Linux sends it. */
 	send_round(set, n, broadcast, ICR_INIT | ICR_TRIGGER_LEVEL,
 		   "INIT de-assert", offsetof(struct bsp_marks, init_deassert));

@@ -3,7 +3,7 @@
  * §9.4.4.1, "Typical BSP Initialization Sequence") the way Linux 6.6 sends
  * it (arch/x86/kernel/smpboot.c, wakeup_secondary_cpu_via_init()), and
  * the offline request that ends in smp/park.c. */
-#include "smp/wakeup.h"
+#include "smp/one_ap.h"
 
 #include "smp/lapic.h"
 #include "smp/smp.h"

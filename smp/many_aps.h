@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "smp/wakeup.h"
+#include "smp/wake.h"
 
 struct cpu;
 

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* How APs are woken and put back to sleep: the modes the command line
+ * chooses (struct wake_config) and the figures of one start and one
+ * offline. The starts themselves: smp/one_ap.h, smp/many_aps.h. */
+#ifndef APSTART_WAKE_H
+#define APSTART_WAKE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "smp/park.h"
+
+struct cpu;
+
+/* How the BSP waits for an AP: spinning on its state (default), or halted
+ * until the AP's IPI, which lets an instruction-counting emulator run the
+ * AP at once (deterministic timing mode). */
+enum bsp_wait { BSP_WAIT_SPIN, BSP_WAIT_HLT };
+
+/* The waits after each STARTUP IPI: Linux's (ap_send_startup_ipis() in
+ * smp/one_ap.c), or one fixed delay of sipi_delay_us (experiments). */
+enum sipi_delay { SIPI_DELAY_LINUX, SIPI_DELAY_FIXED };
+
+/* sipi_count: 1 or 2 STARTUP IPIs, or this: up to 2, skipping the
+ * second (and the rest of the first one's wait) once the AP has entered
+ * the trampoline. */
+#define SIPI_COUNT_AUTO 0
+
+/* bringup=: how the APs are started. serial: one at a time, each waited
+ * for (what apstart always did); parallel: Linux 6.5+'s order, every AP
+ * sent its INIT and SIPIs first, then all waited for at once; broadcast:
+ * INIT and SIPIs once, to all but self (smp/many_aps.c). */
+enum bringup_mode { BRINGUP_SERIAL, BRINGUP_PARALLEL, BRINGUP_BROADCAST };
+/* cycles_mode=: serial, each AP offline and online in turn; parallel,
+ * every AP offline at once, then every AP online at once, per cycle. */
+enum cycles_mode { CYCLES_SERIAL, CYCLES_PARALLEL };
+
+struct wake_config {
+	uint32_t init_delay_us;
+	enum sipi_delay sipi_delay;
+	uint32_t sipi_delay_us; /* sipi_delay=fixed only */
+	uint32_t sipi_count;    /* 2 as the SDM and Linux, 1, or SIPI_COUNT_AUTO */
+	uint32_t ap_timeout_ms;
+	enum bsp_wait bsp_wait;
+	enum park_mode park;
+	uint32_t sipi_retry;    /* wake-ups sent again before giving up */
+	bool icount_fence;      /* icount=on: see smp/test_hooks.h */
+	enum bringup_mode bringup; /* broadcast only if smp_broadcast_refused() is NULL */
+	enum cycles_mode cycles_mode;
+};
+
+/* One bring-up. total is the BSP's own figure; the rest are differences
+ * of TSC readings, signed, TICKS_NA when meaningless: ap and to_real
+ * subtract the BSP's TSC from the AP's (meaningful only when the warp
+ * test found the two synchronised), to_long and to_online are the AP's
+ * own. */
+struct start_phases {
+	uint64_t total;      /* BSP: first INIT -> saw the online mark */
+	int64_t ap;          /* first INIT -> AP's own online mark */
+	int64_t to_real;     /* first INIT -> AP in real mode after cli[/wbinvd] */
+	int64_t to_long;     /* real mode -> long mode */
+	int64_t to_online;   /* long mode -> online mark in C */
+};
+
+/* One offline, measured at the two points Linux's path has: the BSP's
+ * wait ends when the AP reports dead; the AP flushes after that. */
+struct offline_times {
+	uint64_t total;      /* BSP: request -> saw the AP report dead */
+	int64_t settled;     /* request -> AP flushed, about to halt (AP TSC) */
+};
+
+#endif
