@@ -6,8 +6,8 @@
  * variant first because a photo of a result must say it. */
 #include "app/header.h"
 
-#include "lib/format.h"
 #include "kernel/screen.h"
+#include "lib/format.h"
 
 static const struct run_facts *facts;
 

@@ -17,7 +17,8 @@ struct run_facts {
 	uint32_t slow_tramp_ns;  /* test-only spin, 0 normally */
 	const char *version;
 	const char *park;        /* how an offline AP parks, e.g. "hlt" */
-	const char *bringup;     /* bring-up mode, e.g. "serial" */
+	const char *bringup;     /* the bring-up's mode as used: a refused
+				  * broadcast shows its fallback, parallel */
 	const char *firmware;    /* "BIOS", "UEFI" */
 	const char *loader;      /* as the loader names itself */
 	char cpu_model[49];      /* brand string, or vendor family model */

@@ -12,10 +12,10 @@
 #include "smp/events.h"
 #include "smp/lapic.h"
 #include "smp/measure.h"
+#include "smp/one_ap.h"
 #include "smp/park.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
-#include "smp/one_ap.h"
 #include "kernel/abort.h"
 #include "kernel/acpi.h"
 #include "kernel/bootmem.h"
@@ -23,8 +23,6 @@
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/efi_runtime.h"
-#include "lib/format.h"
-#include "lib/kstring.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
 #include "kernel/paging.h"
@@ -34,6 +32,8 @@
 #include "kernel/tsc.h"
 #include "kernel/warn.h"
 #include "kernel/x86.h"
+#include "lib/format.h"
+#include "lib/kstring.h"
 
 #ifndef APSTART_WBINVD
 #error "build with -DAPSTART_WBINVD=0 or 1"
@@ -54,7 +54,6 @@ static struct run_facts facts = {
 	.wbinvd = APSTART_WBINVD,
 	.slow_tramp_ns = APSTART_SLOW_TRAMP_NS,
 	.version = APSTART_VERSION,
-	.bringup = "serial", /* one AP after the other (smp/measure.c) */
 };
 
 /* The header's CPU model: the brand string without its padding, or
@@ -346,7 +345,8 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	};
 	park_setup(wake.park);
 	const struct park_plan *park = park_plan();
-	facts.park = park_mode_name(park->mode);
+	facts.park = keyword_word(park_words, park->mode);
+	facts.bringup = keyword_word(bringup_words, smp_bringup_mode(&wake));
 	kprintf("cpus: %u in MADT (%u enabled), %u APs to start, BSP APIC ID %u, %s\n",
 		acpi.cpu_count, acpi.enabled_count, aps, lapic_id(),
 		lapic_status()->x2apic ? "x2APIC" : "xAPIC");
@@ -368,30 +368,25 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	}
 	if (skipped > 8)
 		cprintf(CON_SCREEN, "cpu: %u CPUs skipped (list on serial)\n", skipped);
-	char sipi_delay[32], sipi_count[8];
-	if (wake.sipi_delay == SIPI_DELAY_LINUX)
-		fmt_snprintf(sipi_delay, sizeof sipi_delay, "linux");
-	else
-		fmt_snprintf(sipi_delay, sizeof sipi_delay, "fixed sipi_delay_us=%u",
-			     wake.sipi_delay_us);
-	if (wake.sipi_count == SIPI_COUNT_AUTO)
-		fmt_snprintf(sipi_count, sizeof sipi_count, "auto");
-	else
-		fmt_snprintf(sipi_count, sizeof sipi_count, "%u", wake.sipi_count);
+	char sipi_delay[32];
+	fmt_snprintf(sipi_delay, sizeof sipi_delay,
+		     wake.sipi_delay == SIPI_DELAY_FIXED ? "%s sipi_delay_us=%u" : "%s",
+		     keyword_word(sipi_delay_words, wake.sipi_delay), wake.sipi_delay_us);
+	const char *sipi_count = keyword_word(sipi_count_words, wake.sipi_count);
 	kprintf("wake: init_delay_us=%u sipi_delay=%s sipi_count=%s ap_timeout_ms=%u "
 		"sipi_retry=%u cycles=%u bsp_wait=%s icount=%s lapic_timer_khz=%u\n",
 		wake.init_delay_us, sipi_delay, sipi_count, wake.ap_timeout_ms,
-		wake.sipi_retry, cycles, wake.bsp_wait == BSP_WAIT_HLT ? "hlt" : "spin",
-		wake.icount_fence ? "on" : "off", lapic_timer_khz());
+		wake.sipi_retry, cycles, keyword_word(bsp_wait_words, wake.bsp_wait),
+		keyword_word(icount_words, opt.icount), lapic_timer_khz());
 	kprintf("nmi: platform NMIs (LINT1) reach %s (extnmi=%s); NMIs and stray "
 		"interrupts are counted and reported, never fatal\n",
 		opt.extnmi == EXTNMI_ALL ? "every CPU" :
 		opt.extnmi == EXTNMI_NONE ? "no CPU" : "the BSP only, as Linux",
-		lapic_extnmi_name(opt.extnmi));
+		keyword_word(extnmi_words, opt.extnmi));
 	if (wake.sipi_delay == SIPI_DELAY_LINUX && opt.sipi_delay_us != 10)
 		kprintf("wake: sipi_delay_us=%u ignored: it applies with sipi_delay=fixed\n",
 			opt.sipi_delay_us);
-	kprintf("park: %s: %s, parks in %s", park_mode_name(park->mode),
+	kprintf("park: %s: %s, parks in %s", keyword_word(park_words, park->mode),
 		park->flush ? "WBINVD after reporting dead" : "no flush",
 		park->mwait ? "MONITOR/MWAIT" : "HLT");
 	if (park->mwait)
@@ -408,15 +403,14 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
 		(unsigned long long)tramp,
 		boot.firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot.protocol,
-		cycles, (unsigned)APSTART_SLOW_TRAMP_NS, park_mode_name(park->mode),
+		cycles, (unsigned)APSTART_SLOW_TRAMP_NS, keyword_word(park_words, park->mode),
 		park->mwait ? "mwait" : "hlt", park->flush,
 		(unsigned)APSTART_SLOW_PARK_NS,
-		wake.sipi_delay == SIPI_DELAY_LINUX ? "linux" : "fixed",
+		keyword_word(sipi_delay_words, wake.sipi_delay),
 		wake.sipi_delay_us, sipi_count, park->code, wake.sipi_retry,
-		lapic_extnmi_name(opt.extnmi),
-		wake.bringup == BRINGUP_SERIAL ? "serial"
-		: wake.bringup == BRINGUP_PARALLEL ? "parallel" : "broadcast",
-		wake.cycles_mode == CYCLES_PARALLEL ? "parallel" : "serial", APSTART_ARCH);
+		keyword_word(extnmi_words, opt.extnmi),
+		keyword_word(bringup_words, wake.bringup),
+		keyword_word(cycles_mode_words, wake.cycles_mode), APSTART_ARCH);
 
 	print_environment(tramp);
 	facts.cpus = aps + 1;

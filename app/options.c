@@ -8,15 +8,11 @@
 #include <stdint.h>
 
 #include "kernel/serial.h"
+#include "lib/keyword.h"
 
 /* Bound for the copy of a token quoted in a message; longer tokens are
  * shown cut short with "...". Parsing itself never copies a token. */
 #define TOKEN_SHOW_MAX 48
-
-struct keyword {
-	const char *word;
-	uint32_t value;
-};
 
 /* Checks and stores a value the table cannot describe; returns NULL, or
  * why the value is invalid. */
@@ -36,54 +32,9 @@ struct opt_desc {
 	bool hidden;           /* set only through another option's parse */
 };
 
-static const struct keyword x2apic_words[] = {
-	{ "auto", X2APIC_AUTO }, { "on", X2APIC_ON }, { "off", X2APIC_OFF },
-	{ NULL, 0 },
-};
-
-static const struct keyword bsp_wait_words[] = {
-	{ "spin", BSP_WAIT_SPIN }, { "hlt", BSP_WAIT_HLT }, { NULL, 0 },
-};
-
-static const struct keyword icount_words[] = {
+/* The app's own modes; smp/'s are in smp/modes.c. */
+const struct keyword icount_words[] = {
 	{ "off", ICOUNT_OFF }, { "on", ICOUNT_ON }, { NULL, 0 },
-};
-
-static const struct keyword selftest_words[] = {
-	{ "none", SELFTEST_NONE }, { "bsp-fault", SELFTEST_BSP_FAULT },
-	{ "ap-fault", SELFTEST_AP_FAULT }, { "ap-hang", SELFTEST_AP_HANG },
-	{ "double-start", SELFTEST_DOUBLE_START },
-	{ "apic-renumber", SELFTEST_APIC_RENUMBER }, { "ap-late", SELFTEST_AP_LATE },
-	{ "tsc-skew", SELFTEST_TSC_SKEW }, { "lost-sipi", SELFTEST_LOST_SIPI },
-	{ "stray-ipi", SELFTEST_STRAY_IPI }, { "parked-nmi", SELFTEST_PARKED_NMI },
-	{ NULL, 0 },
-};
-
-static const struct keyword park_words[] = {
-	{ "linux", PARK_LINUX }, { "hlt", PARK_HLT }, { "mwait", PARK_MWAIT },
-	{ "init", PARK_INIT }, { NULL, 0 },
-};
-
-static const struct keyword sipi_delay_words[] = {
-	{ "linux", SIPI_DELAY_LINUX }, { "fixed", SIPI_DELAY_FIXED }, { NULL, 0 },
-};
-
-static const struct keyword sipi_count_words[] = {
-	{ "auto", SIPI_COUNT_AUTO }, { "1", 1 }, { "2", 2 }, { NULL, 0 },
-};
-
-static const struct keyword bringup_words[] = {
-	{ "serial", BRINGUP_SERIAL }, { "parallel", BRINGUP_PARALLEL },
-	{ "broadcast", BRINGUP_BROADCAST }, { NULL, 0 },
-};
-
-static const struct keyword cycles_mode_words[] = {
-	{ "serial", CYCLES_SERIAL }, { "parallel", CYCLES_PARALLEL }, { NULL, 0 },
-};
-
-static const struct keyword extnmi_words[] = {
-	{ "bsp", EXTNMI_BSP }, { "all", EXTNMI_ALL }, { "none", EXTNMI_NONE },
-	{ NULL, 0 },
 };
 
 static const struct keyword exit_words[] = {
@@ -266,14 +217,10 @@ static void show_token(char *buf, size_t size, const char *s, size_t n)
 static void show_value(char *buf, size_t size, const struct opt_desc *d,
 		       uint32_t v)
 {
-	if (d->keywords) {
-		for (const struct keyword *k = d->keywords; k->word; k++)
-			if (k->value == v) {
-				fmt_snprintf(buf, size, "%s", k->word);
-				return;
-			}
-	}
-	if (d->def_name && v == d->def)
+	const char *word = d->keywords ? keyword_word(d->keywords, v) : "?";
+	if (word[0] != '?') /* "?": not one of its words */
+		fmt_snprintf(buf, size, "%s", word);
+	else if (d->def_name && v == d->def)
 		fmt_snprintf(buf, size, "%s", d->def_name);
 	else
 		fmt_snprintf(buf, size, "%u", v);
@@ -323,11 +270,8 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 		return;
 	}
 	if (d->keywords) {
-		for (const struct keyword *k = d->keywords; k->word; k++)
-			if (span_eq(val, val_len, k->word)) {
-				*f = k->value;
-				return;
-			}
+		if (keyword_value(d->keywords, val, val_len, f))
+			return;
 		/* "auto|on|off", built from the table, cut to fit */
 		char words[128];
 		size_t w = 0;

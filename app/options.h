@@ -13,6 +13,7 @@
 #include "smp/test_hooks.h"
 #include "smp/wake.h"
 #include "lib/format.h"
+#include "lib/keyword.h"
 
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT, EXIT_RESET };
 /* save=on: keep the summary in a UEFI variable for the next boot
@@ -22,6 +23,7 @@ enum save_mode { SAVE_ON, SAVE_OFF };
  * round-robin TCG) and ap_start() keeps a LAPIC timer deadline armed until
  * the AP has taken its INIT; see smp/test_hooks.h. Off on real hardware. */
 enum icount_mode { ICOUNT_OFF, ICOUNT_ON };
+extern const struct keyword icount_words[];
 
 /* init_delay_us takes this value until set: pick by CPU family. */
 #define INIT_DELAY_AUTO UINT32_MAX

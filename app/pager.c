@@ -7,11 +7,11 @@
 #include "app/result_page.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
-#include "lib/format.h"
 #include "kernel/kbd.h"
 #include "kernel/screen.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
+#include "lib/format.h"
 
 /* True when a key was pressed before the page's time was up. */
 static bool wait_page(void)

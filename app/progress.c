@@ -8,10 +8,10 @@
 
 #include "smp/measure.h"
 #include "smp/smp.h"
-#include "lib/format.h"
 #include "kernel/screen.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
+#include "lib/format.h"
 
 static uint64_t interval_ticks, next_draw, run_start;
 static uint64_t phase_start[2];

@@ -15,9 +15,9 @@
 
 #include "app/report.h"
 #include "kernel/bootmem.h"
+#include "kernel/screen.h"
 #include "lib/format.h"
 #include "lib/qr.h"
-#include "kernel/screen.h"
 
 #define MIN_SCALE 3
 #define CAPTION_COLS 22 /* text beside the code, 8-pixel cells */

@@ -12,9 +12,9 @@
 #include "smp/smp.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
+#include "kernel/tsc.h"
 #include "lib/format.h"
 #include "lib/stats.h"
-#include "kernel/tsc.h"
 
 /* Room for every sample of one direction (the pools in smp/measure.c),
  * taken from free RAM on first use, when their number is known. */

@@ -26,9 +26,9 @@
 #include "app/summary_save.h"
 #include "smp/smp.h"
 #include "kernel/cpu.h"
+#include "kernel/screen.h"
 #include "lib/format.h"
 #include "lib/kstring.h"
-#include "kernel/screen.h"
 
 #define WARN_LINES_MAX 6
 #define SLOWEST_MAX 5

@@ -10,8 +10,8 @@
 #include <stdint.h>
 
 #include "kernel/config.h"
-#include "lib/format.h"
 #include "kernel/multiboot.h"
+#include "lib/format.h"
 
 /* MADT Local APIC / Local x2APIC flags (ACPI 6.5, Table 5.37). */
 #define MADT_CPU_ENABLED        (1u << 0)

@@ -7,8 +7,8 @@
 #include <stdbool.h>
 
 #include "kernel/paging.h"
-#include "lib/stats.h"
 #include "kernel/x86.h"
+#include "lib/stats.h"
 
 #define WINDOW_NS 10000000ull /* 10 ms */
 #define WINDOWS 3

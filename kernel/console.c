@@ -9,10 +9,10 @@
 #include <stdbool.h>
 
 #include "kernel/cpu.h"
-#include "lib/format.h"
 #include "kernel/screen.h"
 #include "kernel/serial.h"
 #include "kernel/x86.h"
+#include "lib/format.h"
 
 #define NO_OWNER APIC_ID_NONE /* lock owners are APIC IDs */
 #define LINE_MAX 512

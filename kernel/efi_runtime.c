@@ -12,7 +12,6 @@
  * made (firmware state is unknown). */
 #include "kernel/efi_runtime.h"
 
-#include "lib/bytes.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/efi_memmap.h"
@@ -20,6 +19,7 @@
 #include "kernel/paging.h"
 #include "kernel/trap.h"
 #include "kernel/x86.h"
+#include "lib/bytes.h"
 
 /* EFI_TABLE_HEADER (UEFI 2.10 §4.2): Signature u64, Revision u32,
  * HeaderSize u32, CRC32 u32, Reserved u32. */

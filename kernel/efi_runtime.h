@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/format.h"
 #include "kernel/multiboot.h"
+#include "lib/format.h"
 
 typedef uint64_t efi_status;
 

@@ -4,8 +4,8 @@
  * because nothing guarantees their alignment in a corrupt block. */
 #include "kernel/multiboot.h"
 
-#include "lib/bytes.h"
 #include "kernel/efi_memmap.h"
+#include "lib/bytes.h"
 
 #include <stdarg.h>
 

@@ -9,8 +9,8 @@
 
 #include <stdbool.h>
 
-#include "lib/kstring.h"
 #include "kernel/x86.h"
+#include "lib/kstring.h"
 
 #define PTE_P   (1ull << 0)
 #define PTE_W   (1ull << 1)

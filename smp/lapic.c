@@ -163,11 +163,6 @@ void lapic_extnmi_ap(void)
 		route_lint1(true);
 }
 
-const char *lapic_extnmi_name(enum extnmi mode)
-{
-	return mode == EXTNMI_ALL ? "all" : mode == EXTNMI_NONE ? "none" : "bsp";
-}
-
 uint32_t lapic_id(void)
 {
 	if (st.x2apic)

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/keyword.h"
+
 struct lapic_status {
 	bool x2apic;            /* mode in use */
 	bool x2apic_supported;  /* CPUID.1:ECX[21] */
@@ -17,6 +19,7 @@ struct lapic_status {
 /* x2apic=auto|on|off: auto keeps the firmware's mode and switches to
  * x2APIC only when an APIC ID needs it. */
 enum x2apic_pref { X2APIC_AUTO, X2APIC_ON, X2APIC_OFF };
+extern const struct keyword x2apic_words[]; /* x2apic=: smp/modes.c */
 
 /* need_x2apic: some CPU has an APIC ID above 254. Returns false if the
  * LAPIC cannot be used at all. Registers lapic_eoi() with the IDT. */
@@ -26,11 +29,11 @@ void lapic_init_ap(void);  /* same mode as the BSP, software-enable */
 /* extnmi= (Linux's apic_extnmi=): which CPUs take the platform's NMIs
  * on LINT1. */
 enum extnmi { EXTNMI_BSP, EXTNMI_ALL, EXTNMI_NONE };
+extern const struct keyword extnmi_words[];
 /* BSP, before any AP starts: route LINT1 on this CPU. */
 void lapic_set_extnmi(enum extnmi mode);
 /* AP, once online: route LINT1 if extnmi=all. */
 void lapic_extnmi_ap(void);
-const char *lapic_extnmi_name(enum extnmi mode);
 const struct lapic_status *lapic_status(void);
 
 uint32_t lapic_id(void);

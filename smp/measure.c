@@ -8,16 +8,16 @@
 
 #include "smp/events.h"
 #include "smp/many_aps.h"
+#include "smp/one_ap.h"
 #include "smp/phases.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
-#include "smp/one_ap.h"
 #include "smp/tsc_sync.h"
 #include "kernel/abort.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
-#include "lib/format.h"
 #include "kernel/tsc.h"
+#include "lib/format.h"
 
 /* The sample store: cycles entries per AP that came online, in free RAM
  * (kernel/bootmem.h), at most SMP_SAMPLES_MAX per pool (main clamps
@@ -108,7 +108,12 @@ static bool use_broadcast(const struct wake_config *w, uint32_t n, uint32_t aps)
 	return w->bringup == BRINGUP_BROADCAST && !smp_broadcast_refused() && n == aps;
 }
 
-static const char *const bringup_names[] = { "serial", "parallel", "broadcast" };
+enum bringup_mode smp_bringup_mode(const struct wake_config *w)
+{
+	if (w->bringup == BRINGUP_BROADCAST && smp_broadcast_refused())
+		return BRINGUP_PARALLEL;
+	return w->bringup;
+}
 
 static void cpu_line(const struct cpu *c)
 {
@@ -145,11 +150,11 @@ void smp_bring_up(const struct wake_config *w)
 	phases_store_init(n);
 	uint32_t *nmis = bootmem_alloc((uint64_t)(n ? n : 1) * sizeof *nmis, 64,
 				       "the bring-up's NMI counts");
-	if (w->bringup == BRINGUP_BROADCAST && smp_broadcast_refused())
+	enum bringup_mode mode = smp_bringup_mode(w);
+	if (mode != w->bringup)
 		kprintf("bringup: broadcast refused (%s): parallel instead\n",
 			smp_broadcast_refused());
 
-	enum bringup_mode mode = w->bringup;
 	uint64_t total = 0;
 	uint32_t online = 0;
 	progress(SMP_PHASE_BRING_UP, 1, n, 0, 0, 0, n);
@@ -176,9 +181,7 @@ void smp_bring_up(const struct wake_config *w)
 			progress(SMP_PHASE_BRING_UP, i + 1, n, 0, 0, i + 1, n);
 		}
 	} else {
-		bool bc = use_broadcast(w, n, n);
-		if (mode == BRINGUP_BROADCAST && !bc)
-			mode = BRINGUP_PARALLEL;
+		bool bc = mode == BRINGUP_BROADCAST;
 		window_open(n, nmis);
 		online = n ? ap_start_many(set, n, w, bc, &total) : 0;
 		events_report();
@@ -195,10 +198,10 @@ void smp_bring_up(const struct wake_config *w)
 	}
 	/* serial: the sum of the starts (the warp tests between them not
 	 * counted); parallel, broadcast: first INIT -> last AP seen. */
-	kprintf("bringup: %s, %u of %u APs online in %llu ns\n", bringup_names[mode],
+	kprintf("bringup: %s, %u of %u APs online in %llu ns\n", keyword_word(bringup_words, mode),
 		online, n, (unsigned long long)tsc_ticks_to_ns(total));
 	cprintf(CON_SERIAL, "@bringup mode=%s aps=%u online=%u total_ns=%llu\n",
-		bringup_names[mode], n, online, (unsigned long long)tsc_ticks_to_ns(total));
+		keyword_word(bringup_words, mode), n, online, (unsigned long long)tsc_ticks_to_ns(total));
 }
 
 static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t aps)
@@ -285,7 +288,7 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 		events_report();
 		cprintf(CON_SERIAL, "@round cycle=%u op=online aps=%u online=%u ns=%llu mode=%s\n",
 			k + 1, m, up, (unsigned long long)tsc_ticks_to_ns(wall),
-			bc ? "broadcast" : "parallel");
+			keyword_word(bringup_words, bc ? BRINGUP_BROADCAST : BRINGUP_PARALLEL));
 		for (uint32_t i = 0; i < m; i++) {
 			struct cpu *c = set[i];
 			struct start_phases ph;

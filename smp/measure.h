@@ -12,6 +12,9 @@
  * offline/online cycles. Samples are kept in each struct cpu. The wake
  * configuration of smp_bring_up() holds for the whole run. */
 void smp_bring_up(const struct wake_config *w);
+/* The mode smp_bring_up() uses for w: w->bringup, or parallel where
+ * broadcast is refused (smp_broadcast_refused()). */
+enum bringup_mode smp_bringup_mode(const struct wake_config *w);
 void smp_run_cycles(const struct wake_config *w, uint32_t cycles);
 /* Where the bring-up and the cycles are, for a live display. The hook is
  * called on the BSP between two timed windows, never inside one: at the

@@ -46,17 +46,6 @@ struct park_line {
 static struct park_line park_lines[APSTART_MAX_CPUS];
 static struct park_plan plan;
 
-const char *park_mode_name(enum park_mode mode)
-{
-	switch (mode) {
-	case PARK_LINUX: return "linux";
-	case PARK_HLT: return "hlt";
-	case PARK_MWAIT: return "mwait";
-	case PARK_INIT: return "init";
-	}
-	return "?";
-}
-
 const struct park_plan *park_plan(void)
 {
 	return &plan;

@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "lib/keyword.h"
+
 struct cpu;
 
 enum park_mode {
@@ -31,7 +33,8 @@ struct park_plan {
  * (all CPUs are taken to be alike). */
 void park_setup(enum park_mode mode);
 const struct park_plan *park_plan(void);
-const char *park_mode_name(enum park_mode mode);
+/* park=: linux, hlt, mwait, init (smp/modes.c). */
+extern const struct keyword park_words[];
 /* The MWAIT hint Linux's mwait_play_dead() computes, from CPUID leaf 5 of
  * the CPU this runs on. */
 uint32_t park_mwait_hint(void);

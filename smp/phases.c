@@ -7,8 +7,8 @@
 #include "smp/tsc_sync.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
-#include "lib/format.h"
 #include "kernel/tsc.h"
+#include "lib/format.h"
 
 static const char *const names[PHASES] = {
 	[PH_INIT_ASSERT] = "init_assert",

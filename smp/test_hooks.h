@@ -16,6 +16,7 @@
 #include "smp/lapic.h"
 #include "smp/smp.h"
 #include "smp/wake.h"
+#include "lib/keyword.h"
 
 /* ------------------------------------------------------------ selftest= */
 
@@ -32,6 +33,7 @@ enum selftest { SELFTEST_NONE, SELFTEST_BSP_FAULT, SELFTEST_AP_FAULT,
 		SELFTEST_AP_HANG, SELFTEST_DOUBLE_START, SELFTEST_APIC_RENUMBER,
 		SELFTEST_AP_LATE, SELFTEST_TSC_SKEW, SELFTEST_LOST_SIPI,
 		SELFTEST_STRAY_IPI, SELFTEST_PARKED_NMI };
+extern const struct keyword selftest_words[]; /* selftest=: smp/modes.c */
 
 /* Set by test_hooks_setup() before any AP starts; read by the APs. */
 extern enum selftest test_selftest;

@@ -8,8 +8,8 @@
 #include "smp/test_hooks.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
-#include "lib/kstring.h"
 #include "kernel/x86.h"
+#include "lib/kstring.h"
 
 extern const uint8_t trampoline_blob[], trampoline_blob_end[];
 

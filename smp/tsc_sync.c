@@ -16,8 +16,8 @@
 #include "smp/tsc_sync.h"
 
 #include "smp/lapic.h"
-#include "smp/smp.h"
 #include "smp/one_ap.h"
+#include "smp/smp.h"
 #include "kernel/console.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "smp/park.h"
+#include "lib/keyword.h"
 
 struct cpu;
 
@@ -16,6 +17,11 @@ struct cpu;
  * until the AP's IPI, which lets an instruction-counting emulator run the
  * AP at once (deterministic timing mode). */
 enum bsp_wait { BSP_WAIT_SPIN, BSP_WAIT_HLT };
+
+/* Each mode's words, for the parser and for everything that prints the
+ * mode (smp/modes.c). */
+extern const struct keyword bsp_wait_words[], sipi_delay_words[], sipi_count_words[],
+	bringup_words[], cycles_mode_words[];
 
 /* The waits after each STARTUP IPI: Linux's (ap_send_startup_ipis() in
  * smp/one_ap.c), or one fixed delay of sipi_delay_us (experiments). */

@@ -23,8 +23,8 @@
 #include "boot/efi/lowmem.h"
 #include "boot/efi/mb2info.h"
 #include "kernel/efi_memmap.h"
-#include "lib/format.h"
 #include "kernel/serial.h"
+#include "lib/format.h"
 
 #define EBS_TRIES 8
 /* Descriptors' worth of room for allocations made after sizing the map

@@ -28,8 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/bytes.h"
 #include "kernel/efi_vendor.h"
+#include "lib/bytes.h"
 
 #define FV_SIGNATURE_OFF 40
 #define FV_HEADER_LEN_OFF 48

@@ -19,7 +19,7 @@ FUZZ_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -I. -Itests/fuzz \
 fuzz_srcs_acpi := kernel/acpi.c lib/format.c
 fuzz_srcs_mb1 := kernel/multiboot.c lib/format.c
 fuzz_srcs_mb2 := kernel/multiboot.c lib/format.c
-fuzz_srcs_cmdline := app/options.c lib/format.c
+fuzz_srcs_cmdline := app/options.c smp/modes.c lib/keyword.c lib/format.c
 FUZZ_BINS := $(patsubst %,$(FUZZ_OUT)/fuzz_%,$(FUZZ_TARGETS))
 
 .PHONY: fuzz fuzz-smoke fuzz-build
@@ -27,7 +27,7 @@ fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_map.h tests/fuzz/fuzz.mk \
 		$(wildcard kernel/*.h lib/*.h app/*.h smp/*.h) kernel/acpi.c kernel/multiboot.c \
-		app/options.c lib/format.c
+		app/options.c smp/modes.c lib/keyword.c lib/format.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_srcs_$*)
 

@@ -267,9 +267,11 @@ boot_result() {
 #        row each on 80x25: the result page must summarise them per
 #        socket and SMT thread (package shift 3, one SMT bit in QEMU's
 #        APIC IDs) with the slowest APs; the QR code holds the slowest
-#        APs' @cpusum;
+#        APs' @cpusum; bringup=broadcast: the header must say so.
 #  fail  the first AP never answers (selftest=ap-hang): the verdict
-#        FAIL, and the @fail record in the warnings block.
+#        FAIL, and the @fail record in the warnings block. -smp 5 with
+#        maxcpus=4 leaves a CPU out, so bringup=broadcast is refused: the
+#        header must show the fallback, bring-up=parallel.
 MANY_SMP=16,sockets=2,cores=4,threads=2
 # end_boot NAME SMP WANT_STATUS WHAT CHECK -- ARGS...: CHECK LOG DIR judges
 # the screens; its output lines are the reasons.
@@ -293,10 +295,11 @@ end_boot() {
 many_checks() { # LOG DIR
 	"$APLOG" verify --cpus 16 --cycles 2 --boot firmware=bios "$1" >/dev/null 2>&1 ||
 		{ echo "aplog verify --cpus 16: $("$APLOG" verify --cpus 16 --cycles 2 "$1" 2>&1 | grep -v '^FAIL' | head -n 2 | paste -sd';')"; return 1; }
-	screen_checks_many "$1" "$2" 16 2 3 1
+	screen_checks_many "$1" "$2" 16 2 3 1 broadcast
 }
 fail_checks() { # LOG DIR
-	screen_checks_fail "$1" "$2" 4 2
+	grep -q '^bringup: broadcast refused ' "$1" || { echo "serial log: broadcast was not refused"; return 1; }
+	screen_checks_fail "$1" "$2" 4 2 parallel
 }
 lane() { # FIRMWARE: that firmware's boots, one after the other
 	local fw=$1 m mode
@@ -316,9 +319,9 @@ lane() { # FIRMWARE: that firmware's boots, one after the other
 		boot uefi-cdrom-i386 uefi cdrom i386
 		# The BIOS lane has time to spare while OVMF boots.
 		end_boot many "$MANY_SMP" 0 "result page per socket and SMT thread + slowest APs, QR code" \
-			many_checks -- cycles=2
-		end_boot fail $SMP 1 "FAIL verdict, the @fail record in the warnings block" \
-			fail_checks -- selftest=ap-hang ap_timeout_ms=200 cycles=2
+			many_checks -- cycles=2 bringup=broadcast
+		end_boot fail $((SMP + 1)) 1 "FAIL verdict, the @fail record in the warnings block" \
+			fail_checks -- selftest=ap-hang ap_timeout_ms=200 cycles=2 maxcpus=$SMP bringup=broadcast
 	fi
 }
 

@@ -8,6 +8,10 @@
 #   screen_script_end DIR      the same from the result page on
 #   screen_checks LOG FW DIR   prints one line per problem; status 1 if any
 #
+# The header's first row is checked by value: the bring-up mode the run
+# used, serial by default (the test image's entry), broadcast and a
+# refused broadcast's fallback, parallel, in the end boots of run.sh.
+#
 # LOG is the boot's serial log (CRs removed), FW bios|uefi, DIR holds
 # progress.ppm, result.ppm and qr.ppm; the text read off each goes next to
 # it (.txt), the decoded QR code to qr.decoded.
@@ -69,7 +73,7 @@ screen_checks() { # LOG FW DIR
 	[ $bad = 0 ] || return 1
 	# Mid-run: header, status line short of the end, no machine records.
 	t=$dir/progress.txt
-	has "$t" "^ apstart [^ ]+  WBINVD=0 \(patched\)  park=[a-z]+  bring-up=[a-z]+\$" "header row 1"
+	header_row1 "$t" serial
 	has "$t" "  $cpus CPUs  $cycles cycles  $fwname via GRUB [^ ]+\$" "header row 2"
 	# The status line: a screendump can catch a redraw half done, so a
 	# second one follows at once; one of the two must show it whole.
@@ -118,6 +122,11 @@ screen_checks() { # LOG FW DIR
 	grep -q '@' "$t" && { echo "result: a machine record on the screen: $(grep -m1 '@' "$t")"; bad=1; }
 	qr_checks "$log" "$dir" $cpus "$cycles" || bad=1
 	return $bad
+}
+
+# The header's first row, with the bring-up mode it must show.
+header_row1() { # FILE BRINGUP
+	has "$1" "^ apstart [^ ]+  WBINVD=0 \(patched\)  park=linux  bring-up=$2\$" "header row 1 with bring-up=$2"
 }
 
 has() { # FILE REGEX WHAT: a line of the screen's text matches, else say so (bad=1)
@@ -200,12 +209,13 @@ many_slowest() { # LOG: "apic 10 2.08 ms, apic 3 2.02 ms, ..." (online medians)
 		awk "$DURATION_AWK"' { s = s (NR > 1 ? ", " : "") "apic " $1 " " duration($2) } END { print s }'
 }
 
-screen_checks_many() { # LOG DIR CPUS CYCLES PACKAGE_SHIFT SMT_BITS
+screen_checks_many() { # LOG DIR CPUS CYCLES PACKAGE_SHIFT SMT_BITS BRINGUP
 	local log=$1 dir=$2 cpus=$3 cycles=$4 bad=0 f t=$2/result.txt
 	for f in result qr; do
 		"$SCREENTEXT" "$dir/$f.ppm" >"$dir/$f.txt" 2>&1 ||
 			{ echo "screentext $f.ppm: $(tail -n 1 "$dir/$f.txt")"; return 1; }
 	done
+	header_row1 "$t" "$7"
 	has "$t" "^ PASS  $((cpus - 1)) APs x $cycles cycles, every cycle completed\$" "verdict"
 	has "$t" "^ $((cpus - 1)) APs by socket and SMT thread" "per-socket summary's title"
 	# Exactly the expected group rows, in order, between the column
@@ -229,9 +239,10 @@ screen_checks_many() { # LOG DIR CPUS CYCLES PACKAGE_SHIFT SMT_BITS
 # A failed run (the first AP never answers): the verdict says FAIL, the
 # APs that did come online have their rows, and the warnings block shows
 # serial's @fail and @warn records word for word, without the '@'.
-screen_checks_fail() { # LOG DIR CPUS CYCLES
+screen_checks_fail() { # LOG DIR CPUS CYCLES BRINGUP
 	local log=$1 dir=$2 cpus=$3 cycles=$4 bad=0 t=$2/result.txt
 	"$SCREENTEXT" "$dir/result.ppm" >"$t" 2>&1 || { echo "screentext result.ppm: $(tail -n 1 "$t")"; return 1; }
+	header_row1 "$t" "$5"
 	has "$t" "^ FAIL  $((cpus - 1)) APs x $cycles cycles, some APs did not complete their cycles\$" "FAIL verdict"
 	local recs n
 	recs=$(grep -E '^@(fail|warn) ' "$log")
