@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* apstart: boot, find the CPUs, wake every AP through the real-mode
- * trampoline, cycle each one offline/online, report the timings. */
+ * trampoline, cycle each one offline/online, report the timings. kmain()
+ * is the table of contents; the printing is in app/boot_report.c. */
 #include <stdint.h>
 
+#include "app/boot_report.h"
 #include "app/header.h"
 #include "app/options.h"
 #include "app/progress.h"
@@ -12,7 +14,6 @@
 #include "smp/events.h"
 #include "smp/lapic.h"
 #include "smp/measure.h"
-#include "smp/one_ap.h"
 #include "smp/park.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
@@ -21,7 +22,6 @@
 #include "kernel/bootmem.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
-#include "kernel/cpu.h"
 #include "kernel/efi_runtime.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
@@ -30,9 +30,7 @@
 #include "kernel/serial.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
-#include "kernel/warn.h"
 #include "kernel/x86.h"
-#include "lib/format.h"
 #include "lib/kstring.h"
 
 #ifndef APSTART_WBINVD
@@ -42,36 +40,23 @@
 #define APSTART_SLOW_TRAMP_NS 0
 #endif
 
-
 extern uint8_t __kernel_start[], __kernel_end[];
 
 void kmain(uint32_t magic, uint64_t info_phys) __attribute__((noreturn));
 
+/* What the boot learns and decides, in the order kmain() does. */
 static struct boot_info boot;
-static struct acpi_info acpi;
 static struct options opt;
+static enum exit_mode exit_mode;
+static struct acpi_info acpi;
+static uint32_t aps, cycles;
+static uint64_t tramp;
+static struct wake_config wake;
 static struct run_facts facts = {
 	.wbinvd = APSTART_WBINVD,
 	.slow_tramp_ns = APSTART_SLOW_TRAMP_NS,
 	.version = APSTART_VERSION,
 };
-
-/* The header's CPU model: the brand string without its padding, or
- * vendor, family and model when the CPU has none. */
-static void cpu_model_text(char out[49])
-{
-	char brand[49], vendor[13];
-	cpu_brand(brand);
-	const char *b = brand;
-	while (*b == ' ')
-		b++;
-	if (*b) {
-		fmt_snprintf(out, 49, "%s", b);
-		return;
-	}
-	cpu_vendor(vendor);
-	fmt_snprintf(out, 49, "%s family 0x%x model 0x%x", vendor, cpu_family(), cpu_model());
-}
 
 static const void *identity_map(void *ctx, uint64_t phys, size_t len)
 {
@@ -119,62 +104,9 @@ static void find_acpi(uint64_t ebda)
 	}
 	int r = acpi_parse(rsdp, rsdp_len, rsdp_phys, identity_map, 0, &acpi,
 			   diag_print, 0);
-	for (int k = 0; k < ACPI_WARN_KINDS; k++) {
-		if (!acpi.warn[k])
-			continue;
-		if (k == ACPI_WARN_MADT_TRUNCATED)
-			warn_record("what=%s count=%u stop_offset=%u", acpi_warn_name(k),
-				    acpi.warn[k], acpi.madt_stop_offset);
-		else if (k == ACPI_WARN_CPUS_DROPPED)
-			warn_record("what=%s count=%u max=%u", acpi_warn_name(k),
-				    acpi.cpus_dropped, (unsigned)APSTART_MAX_CPUS);
-		else
-			warn_record("what=%s count=%u", acpi_warn_name(k), acpi.warn[k]);
-	}
+	boot_report_acpi_warnings(&acpi);
 	if (r != 0)
 		panic("no usable MADT: cannot find the CPUs");
-}
-
-/* What a reader of bare-metal numbers needs to know about the machine:
- * one human line and one @env record. Spaces in the brand string become
- * '_' in the record so it stays key=value. */
-static void print_environment(uint64_t tramp)
-{
-	char vendor[13], brand[49], brand_rec[49], oem[7];
-	cpu_vendor(vendor);
-	cpu_brand(brand);
-	for (int i = 0; i < 49; i++)
-		brand_rec[i] = brand[i] == ' ' ? '_' : brand[i];
-	int n = 0;
-	for (; n < 6 && acpi.oem_id[n]; n++)
-		oem[n] = acpi.oem_id[n] == ' ' ? '_' : acpi.oem_id[n];
-	while (n > 0 && oem[n - 1] == '_')
-		n--; /* OEM IDs are space-padded to 6 */
-	oem[n] = '\0';
-	char loader[64]; /* "GRUB 2.06-13+deb12u2" -> GRUB_2.06-13+deb12u2 */
-	for (n = 0; n < 63 && boot.loader_name[n]; n++)
-		loader[n] = boot.loader_name[n] > ' ' ? boot.loader_name[n] : '_';
-	loader[n] = '\0';
-	const struct lapic_status *ls = lapic_status();
-
-	kprintf("cpu: %s family 0x%x model 0x%x stepping %u \"%s\", LLC %u KiB, "
-		"%s, %s TSC, x2APIC %s at hand-over (%s)\n",
-		vendor, cpu_family(), cpu_model(), cpu_stepping(), brand,
-		cpu_llc_kib(), cpu_has_hypervisor() ? "hypervisor" : "bare metal",
-		tsc_info()->invariant ? "invariant" : "non-invariant",
-		ls->firmware_x2apic ? "on" : "off",
-		ls->x2apic_supported ? "supported" : "not supported");
-	kprintf("@env vendor=%s family=0x%x model=0x%x stepping=%u brand=%s "
-		"llc_kib=%u hypervisor=%d invariant_tsc=%d x2apic_handover=%d "
-		"x2apic_supported=%d firmware=%s protocol=mb%d tramp=0x%llx "
-		"acpi_oem=%s screen=%s loader=%s\n",
-		vendor, cpu_family(), cpu_model(), cpu_stepping(),
-		brand_rec[0] ? brand_rec : "none", cpu_llc_kib(),
-		cpu_has_hypervisor(), tsc_info()->invariant, ls->firmware_x2apic,
-		ls->x2apic_supported,
-		boot.firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot.protocol,
-		(unsigned long long)tramp, oem[0] ? oem : "none",
-		console_screen_kind(), loader[0] ? loader : "none");
 }
 
 /* What the allocator of big buffers (kernel/bootmem.h) must leave alone
@@ -235,18 +167,8 @@ static void switch_serial_console(void)
 			"(0x3F8) at 115200\n", port);
 }
 
-void kmain(uint32_t magic, uint64_t info_phys)
+static void read_boot_info(uint32_t magic, uint64_t info_phys)
 {
-	run_init();
-	console_init_serial();
-	/* Exceptions get reported from here on, even in the parsers. */
-	idt_init();
-	idt_load();
-	kprintf("\napstart %s: %s, trampoline %s WBINVD%s%s\n", APSTART_VERSION, APSTART_ARCH,
-		APSTART_WBINVD ? "WITH" : "without",
-		APSTART_SLOW_TRAMP_NS ? " + test-only slow spin" : "",
-		APSTART_SLOW_PARK_NS ? ", park flush + test-only slow spin" : "");
-
 	const void *info = (const void *)(uintptr_t)info_phys;
 	if (multiboot_parse(magic, info, 1u << 20, info_phys, identity_map, 0,
 			    &boot, diag_print, 0) != 0) {
@@ -259,47 +181,71 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	facts.firmware = boot.firmware == FIRMWARE_UEFI ? "UEFI" : "BIOS";
 	facts.loader = boot.loader_name;
 	header_init(&facts);
-	outb(0x21, 0xFF); /* mask the legacy PICs: we use only the LAPIC */
-	outb(0xA1, 0xFF);
-	outb(0x43, 0x30); /* PIT channel 0: one-shot (mode 0), no periodic tick */
-	outb(0x40, 0xFF);
-	outb(0x40, 0xFF);
+}
 
-	kprintf("boot: multiboot%d from \"%s\", firmware %s, screen %s\n",
-		boot.protocol, boot.loader_name,
-		boot.firmware == FIRMWARE_UEFI ? "UEFI" : "BIOS",
-		console_screen_kind());
-	kprintf("cmdline: \"%s\"\n", boot.cmdline);
+/* Only the LAPIC interrupts: mask the legacy PICs, and leave PIT
+ * channel 0 in one-shot mode (mode 0), so that nothing ticks. */
+static void quiet_legacy_interrupts(void)
+{
+	outb(0x21, 0xFF);
+	outb(0xA1, 0xFF);
+	outb(0x43, 0x30);
+	outb(0x40, 0xFF);
+	outb(0x40, 0xFF);
+}
+
+static void read_command_line(void)
+{
+	boot_report_loader(&boot);
 	options_set_defaults(&opt);
 	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, 0);
 	summary_capture_begin(opt.save == SAVE_ON, boot.firmware == FIRMWARE_UEFI);
 	switch_serial_console();
+}
 
-	/* Decided before anything can panic, so that a failure under QEMU
-	 * ends QEMU instead of halting it until a timeout. */
-	enum exit_mode exit_mode = opt.exit;
+/* exit=auto: qemu under QEMU (fw_cfg, a hypervisor), else halt. Decided
+ * before anything can panic, so that a failure under QEMU ends QEMU
+ * instead of halting it until a timeout. */
+static bool choose_exit(void)
+{
 	bool qemu = qemu_detect();
+	exit_mode = opt.exit;
 	if (exit_mode == EXIT_AUTO)
 		exit_mode = qemu ? EXIT_QEMU : EXIT_HALT;
 	run_set_exit_mode(exit_mode);
+	return qemu;
+}
 
-	uint64_t ebda = boot.firmware == FIRMWARE_BIOS ? bios_ebda() : 0;
-	find_acpi(ebda);
+/* ... and QEMU's ACPI tables without a hypervisor bit (TCG) say QEMU too. */
+static void confirm_exit(bool qemu)
+{
 	if (opt.exit == EXIT_AUTO && !qemu && memcmp(acpi.oem_id, "BOCHS ", 6) == 0) {
-		exit_mode = EXIT_QEMU; /* QEMU's ACPI tables, no hypervisor bit */
+		exit_mode = EXIT_QEMU;
 		run_set_exit_mode(exit_mode);
 	}
 	kprintf("exit: %s%s\n", exit_mode == EXIT_QEMU ? "qemu (isa-debug-exit)" :
 		exit_mode == EXIT_RESET ? "reset" : "halt", opt.exit == EXIT_AUTO ? " (auto)" : "");
-	/* Runtime services (saving the summary, exit=reset): their regions
-	 * are mapped now, while no AP runs (kernel/paging.h). */
+}
+
+/* Runtime services (saving the summary, exit=reset): their regions are
+ * mapped now, while no AP runs (kernel/paging.h). */
+static void map_runtime_services(void)
+{
 	if (boot.firmware == FIRMWARE_UEFI && (opt.save == SAVE_ON || exit_mode == EXIT_RESET))
 		efi_runtime_init(&boot, diag_print, 0);
+}
 
+static void calibrate_tsc(void)
+{
 	tsc_init(&acpi);
 	kprintf("tsc: %llu kHz from %s%s\n", (unsigned long long)tsc_info()->khz,
 		tsc_info()->source, tsc_info()->invariant ? ", invariant" : "");
+}
 
+/* The BSP's LAPIC (x2APIC if an APIC ID needs it), then cpus[] from the
+ * MADT; counts the APs to start and bounds the cycles by the store. */
+static void find_cpus(void)
+{
 	bool need_x2apic = false;
 	for (uint32_t i = 0; i < acpi.cpu_count; i++)
 		need_x2apic |= acpi.cpus[i].apic_id > XAPIC_MAX_ID;
@@ -311,112 +257,45 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	events_init();
 	lapic_set_extnmi(opt.extnmi);
 
-	uint32_t aps = 0;
-	for (uint32_t i = 0; i < cpu_count; i++)
-		aps += cpus[i].state == CPU_ABSENT;
-	uint32_t cycles = opt.cycles;
+	aps = smp_count_state(CPU_ABSENT);
+	cycles = opt.cycles;
 	if (cycles > smp_max_cycles(aps)) {
 		kprintf("cycles=%u with %u APs exceeds the sample store; using %u\n",
 			cycles, aps, smp_max_cycles(aps));
 		cycles = smp_max_cycles(aps);
 	}
+}
 
-	uint64_t tramp = place_trampoline();
+static void install_trampoline(void)
+{
+	tramp = place_trampoline();
 	if (!tramp)
 		panic("no free 4 KiB page below 1 MiB for the AP trampoline");
 	if (!smp_install_trampoline(tramp))
 		panic("trampoline blob rejected");
+}
 
+/* The wake configuration for the whole run, and the park plan it names. */
+static void configure_wake(void)
+{
 	lapic_timer_calibrate();
-	struct wake_config wake = {
-		.init_delay_us = opt.init_delay_us == INIT_DELAY_AUTO
-					 ? smp_default_init_delay_us()
-					 : opt.init_delay_us,
-		.sipi_delay = opt.sipi_delay,
-		.sipi_delay_us = opt.sipi_delay_us,
-		.sipi_count = opt.sipi_count,
-		.ap_timeout_ms = opt.ap_timeout_ms,
-		.bsp_wait = opt.bsp_wait,
-		.park = opt.park,
-		.sipi_retry = opt.sipi_retry,
-		.icount_fence = opt.icount == ICOUNT_ON,
-		.bringup = opt.bringup,
-		.cycles_mode = opt.cycles_mode,
-	};
+	wake = options_wake_config(&opt, smp_default_init_delay_us());
 	park_setup(wake.park);
-	const struct park_plan *park = park_plan();
-	facts.park = keyword_word(park_words, park->mode);
+	facts.park = keyword_word(park_words, park_plan()->mode);
 	facts.bringup = keyword_word(bringup_words, smp_bringup_mode(&wake));
-	kprintf("cpus: %u in MADT (%u enabled), %u APs to start, BSP APIC ID %u, %s\n",
-		acpi.cpu_count, acpi.enabled_count, aps, lapic_id(),
-		lapic_status()->x2apic ? "x2APIC" : "xAPIC");
-	if (acpi.cpus_unusable)
-		kprintf("cpus: %u more MADT entries are neither enabled nor "
-			"online-capable: ignored (ACPI 6.5 Table 5.37)\n",
-			acpi.cpus_unusable);
-	/* Hundreds of skipped CPUs (maxcpus=1 on a big box) would fill the
-	 * screen: list them on serial, count them on the screen. */
-	uint32_t skipped = smp_count_state(CPU_SKIPPED);
-	for (uint32_t i = 0; i < cpu_count; i++) {
-		if (cpus[i].state != CPU_SKIPPED)
-			continue;
-		cprintf(skipped <= 8 ? CON_ALL : CON_SERIAL,
-			"cpu: APIC ID %u skipped: %s\n", cpus[i].apic_id,
-			cpus[i].skip_reason);
-		cprintf(CON_SERIAL, "@cpu cpu=%u apic=%u state=skipped reason=%s\n",
-			cpus[i].index, cpus[i].apic_id, cpus[i].skip_code);
-	}
-	if (skipped > 8)
-		cprintf(CON_SCREEN, "cpu: %u CPUs skipped (list on serial)\n", skipped);
-	char sipi_delay[32];
-	fmt_snprintf(sipi_delay, sizeof sipi_delay,
-		     wake.sipi_delay == SIPI_DELAY_FIXED ? "%s sipi_delay_us=%u" : "%s",
-		     keyword_word(sipi_delay_words, wake.sipi_delay), wake.sipi_delay_us);
-	const char *sipi_count = keyword_word(sipi_count_words, wake.sipi_count);
-	kprintf("wake: init_delay_us=%u sipi_delay=%s sipi_count=%s ap_timeout_ms=%u "
-		"sipi_retry=%u cycles=%u bsp_wait=%s icount=%s lapic_timer_khz=%u\n",
-		wake.init_delay_us, sipi_delay, sipi_count, wake.ap_timeout_ms,
-		wake.sipi_retry, cycles, keyword_word(bsp_wait_words, wake.bsp_wait),
-		keyword_word(icount_words, opt.icount), lapic_timer_khz());
-	kprintf("nmi: platform NMIs (LINT1) reach %s (extnmi=%s); NMIs and stray "
-		"interrupts are counted and reported, never fatal\n",
-		opt.extnmi == EXTNMI_ALL ? "every CPU" :
-		opt.extnmi == EXTNMI_NONE ? "no CPU" : "the BSP only, as Linux",
-		keyword_word(extnmi_words, opt.extnmi));
-	if (wake.sipi_delay == SIPI_DELAY_LINUX && opt.sipi_delay_us != 10)
-		kprintf("wake: sipi_delay_us=%u ignored: it applies with sipi_delay=fixed\n",
-			opt.sipi_delay_us);
-	kprintf("park: %s: %s, parks in %s", keyword_word(park_words, park->mode),
-		park->flush ? "WBINVD after reporting dead" : "no flush",
-		park->mwait ? "MONITOR/MWAIT" : "HLT");
-	if (park->mwait)
-		kprintf(" (hint 0x%x)", park_mwait_hint());
-	kprintf(": %s\n", park->why);
-	/* Keys in the order of README "Output"; new keys go at the end. */
-	kprintf("@boot kernel=apstart version=%s wbinvd=%d cpus=%u x2apic=%d "
-		"tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
-		"protocol=mb%d cycles=%u slow_tramp_ns=%u park=%s park_via=%s "
-		"park_flush=%d slow_park_ns=%u sipi_delay=%s sipi_delay_us=%u sipi_count=%s "
-		"park_why=%s sipi_retry=%u extnmi=%s bringup=%s cycles_mode=%s arch=%s\n",
-		APSTART_VERSION, APSTART_WBINVD, aps + 1,
-		lapic_status()->x2apic ? 1 : 0,
-		(unsigned long long)tsc_info()->khz, tsc_info()->source,
-		(unsigned long long)tramp,
-		boot.firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot.protocol,
-		cycles, (unsigned)APSTART_SLOW_TRAMP_NS, keyword_word(park_words, park->mode),
-		park->mwait ? "mwait" : "hlt", park->flush,
-		(unsigned)APSTART_SLOW_PARK_NS,
-		keyword_word(sipi_delay_words, wake.sipi_delay),
-		wake.sipi_delay_us, sipi_count, park->code, wake.sipi_retry,
-		keyword_word(extnmi_words, opt.extnmi),
-		keyword_word(bringup_words, wake.bringup),
-		keyword_word(cycles_mode_words, wake.cycles_mode), APSTART_ARCH);
+}
 
-	print_environment(tramp);
+static void draw_header(void)
+{
 	facts.cpus = aps + 1;
 	facts.cycles = cycles;
-	cpu_model_text(facts.cpu_model);
+	boot_report_cpu_model(facts.cpu_model);
 	header_draw();
+}
+
+/* The measurement: first bring-up, then the cycles (smp/measure.c). */
+static bool measure(void)
+{
 	progress_init(opt.progress_ms, cycles);
 	test_hook_before_bring_up();
 	smp_bring_up(&wake);
@@ -427,25 +306,31 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	summary_capture_report();
 	bool complete = report_results(cycles);
 	smp_park_all(&wake);
+	return complete;
+}
 
-	for (uint32_t i = 0; i < cpu_count; i++) {
-		if (!cpus[i].late_arrivals)
-			continue;
-		kprintf("smp: APIC ID %u reached C %u time(s) after it was "
-			"given up on\n", cpus[i].apic_id, cpus[i].late_arrivals);
-		warn_record("what=late_ap apic=%u arrivals=%u", cpus[i].apic_id,
-			    cpus[i].late_arrivals);
-	}
-	events_report();
-	uint32_t failed = smp_count_state(CPU_FAILED);
-	uint32_t online = 0, retries = 0;
-	for (uint32_t i = 0; i < cpu_count; i++) {
-		online += cpus[i].bsp || cpus[i].cycles_done == cycles;
-		retries += cpus[i].retries;
-	}
-	bool pass = failed == 0 && complete;
-	kprintf("@end status=%s online=%u failed=%u warnings=%u nmis=%u strays=%u "
-		"retries=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
-		events_nmi_total(), events_stray_total(), retries);
-	run_finish(pass);
+void kmain(uint32_t magic, uint64_t info_phys)
+{
+	run_init();
+	console_init_serial();
+	idt_init(); /* exceptions are reported from here on, even in the parsers */
+	idt_load();
+	boot_report_banner();
+
+	read_boot_info(magic, info_phys);
+	quiet_legacy_interrupts();
+	read_command_line();
+	bool qemu = choose_exit();
+	find_acpi(boot.firmware == FIRMWARE_BIOS ? bios_ebda() : 0);
+	confirm_exit(qemu);
+	map_runtime_services();
+	calibrate_tsc();
+	find_cpus();
+	install_trampoline();
+	configure_wake();
+	boot_report_run(&(struct boot_choices){ &boot, &acpi, &opt, &wake, tramp, aps, cycles });
+	draw_header();
+
+	bool complete = measure();
+	run_finish(run_verdict(cycles, complete));
 }

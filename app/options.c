@@ -140,6 +140,25 @@ void options_set_defaults(struct options *o)
 		*field(o, &opt_table[i]) = opt_table[i].def;
 }
 
+struct wake_config options_wake_config(const struct options *o,
+				       uint32_t auto_init_delay_us)
+{
+	return (struct wake_config){
+		.init_delay_us = o->init_delay_us == INIT_DELAY_AUTO ? auto_init_delay_us
+								     : o->init_delay_us,
+		.sipi_delay = o->sipi_delay,
+		.sipi_delay_us = o->sipi_delay_us,
+		.sipi_count = o->sipi_count,
+		.ap_timeout_ms = o->ap_timeout_ms,
+		.bsp_wait = o->bsp_wait,
+		.park = o->park,
+		.sipi_retry = o->sipi_retry,
+		.icount_fence = o->icount == ICOUNT_ON,
+		.bringup = o->bringup,
+		.cycles_mode = o->cycles_mode,
+	};
+}
+
 static bool is_space(char c)
 {
 	return c == ' ' || c == '\t';

@@ -56,6 +56,12 @@ struct options {
 
 void options_set_defaults(struct options *o);
 
+/* The wake configuration the options choose (smp/wake.h), for the whole
+ * run; init_delay_us=auto takes auto_init_delay_us, the CPU's default
+ * (smp_default_init_delay_us()). */
+struct wake_config options_wake_config(const struct options *o,
+				       uint32_t auto_init_delay_us);
+
 /* Parse a NUL-terminated command line. Leading words without '=' that
  * contain '/' are taken as the boot image path (QEMU -kernel passes
  * "<file> <args>") and skipped silently. max_cpus bounds maxcpus=.

@@ -9,6 +9,7 @@
 #include "app/pager.h"
 #include "app/summary_save.h"
 
+#include "smp/events.h"
 #include "smp/smp.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
@@ -51,6 +52,30 @@ static void end_aborted(const char *why)
 void run_init(void)
 {
 	abort_set_handler(end_aborted);
+}
+
+bool run_verdict(uint32_t cycles, bool complete)
+{
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		if (!cpus[i].late_arrivals)
+			continue;
+		kprintf("smp: APIC ID %u reached C %u time(s) after it was "
+			"given up on\n", cpus[i].apic_id, cpus[i].late_arrivals);
+		warn_record("what=late_ap apic=%u arrivals=%u", cpus[i].apic_id,
+			    cpus[i].late_arrivals);
+	}
+	events_report();
+	uint32_t failed = smp_count_state(CPU_FAILED);
+	uint32_t online = 0, retries = 0;
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		online += cpus[i].bsp || cpus[i].cycles_done == cycles;
+		retries += cpus[i].retries;
+	}
+	bool pass = failed == 0 && complete;
+	kprintf("@end status=%s online=%u failed=%u warnings=%u nmis=%u strays=%u "
+		"retries=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
+		events_nmi_total(), events_stray_total(), retries);
+	return pass;
 }
 
 void run_finish(bool pass)

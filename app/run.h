@@ -5,6 +5,7 @@
 #define APSTART_RUN_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "app/options.h"
 
@@ -13,6 +14,10 @@
 void run_init(void);
 /* exit=auto resolves to qemu under QEMU (fw_cfg, or QEMU's ACPI OEM ID). */
 void run_set_exit_mode(enum exit_mode mode);
+/* After the report (complete: every AP did its cycles): the APs that
+ * arrived after they were given up on, the NMI and stray counts, and the
+ * @end record; returns the verdict, pass or not. */
+bool run_verdict(uint32_t cycles, bool complete);
 void run_finish(bool pass) __attribute__((noreturn));
 
 #endif

@@ -374,6 +374,43 @@ static void test_null_diag(void)
 	CHECK_EQ(o.cycles, 12);
 }
 
+/* Every wake_config field comes from its option; auto init delay from the
+ * caller. */
+static void test_wake_config(void)
+{
+	struct options o;
+	struct wake_config w;
+
+	CHECK_EQ(parse(&o, "", 8), 0);
+	w = options_wake_config(&o, 10000);
+	CHECK_EQ(w.init_delay_us, 10000);
+	CHECK_EQ(w.sipi_delay, SIPI_DELAY_LINUX);
+	CHECK_EQ(w.sipi_count, 2);
+	CHECK_EQ(w.ap_timeout_ms, 1000);
+	CHECK_EQ(w.bsp_wait, BSP_WAIT_SPIN);
+	CHECK_EQ(w.park, PARK_LINUX);
+	CHECK_EQ(w.sipi_retry, 1);
+	CHECK(!w.icount_fence);
+	CHECK_EQ(w.bringup, BRINGUP_SERIAL);
+	CHECK_EQ(w.cycles_mode, CYCLES_SERIAL);
+
+	CHECK_EQ(parse(&o, "init_delay_us=0 sipi_delay=fixed sipi_delay_us=300 "
+		       "sipi_count=auto ap_timeout_ms=50 bsp_wait=hlt park=init "
+		       "sipi_retry=3 icount=on bringup=broadcast cycles_mode=parallel", 8), 0);
+	w = options_wake_config(&o, 10000);
+	CHECK_EQ(w.init_delay_us, 0);
+	CHECK_EQ(w.sipi_delay, SIPI_DELAY_FIXED);
+	CHECK_EQ(w.sipi_delay_us, 300);
+	CHECK_EQ(w.sipi_count, SIPI_COUNT_AUTO);
+	CHECK_EQ(w.ap_timeout_ms, 50);
+	CHECK_EQ(w.bsp_wait, BSP_WAIT_HLT);
+	CHECK_EQ(w.park, PARK_INIT);
+	CHECK_EQ(w.sipi_retry, 3);
+	CHECK(w.icount_fence);
+	CHECK_EQ(w.bringup, BRINGUP_BROADCAST);
+	CHECK_EQ(w.cycles_mode, CYCLES_PARALLEL);
+}
+
 static void test_linux_spellings(void)
 {
 	struct options o;
@@ -423,6 +460,7 @@ static void test_linux_spellings(void)
 void test_cmdline(void)
 {
 	RUN_CASE(test_linux_spellings);
+	RUN_CASE(test_wake_config);
 	RUN_CASE(test_defaults_and_empty);
 	RUN_CASE(test_all_valid);
 	RUN_CASE(test_bad_values);
