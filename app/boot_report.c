@@ -31,7 +31,11 @@ void boot_report_loader(const struct boot_info *boot)
 		boot->protocol, boot->loader_name,
 		boot->firmware == FIRMWARE_UEFI ? "UEFI" : "BIOS",
 		console_screen_kind());
-	kprintf("cmdline: \"%s\"\n", boot->cmdline);
+	/* Escaped: a command line may hold control bytes (a terminal's
+	 * escape sequences); the console cuts the line at its length. */
+	static char shown[CONSOLE_LINE_MAX];
+	fmt_escape(shown, sizeof shown, boot->cmdline);
+	kprintf("cmdline: \"%s\"\n", shown);
 }
 
 void boot_report_acpi_warnings(const struct acpi_info *acpi)

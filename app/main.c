@@ -30,6 +30,7 @@
 #include "kernel/serial.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
+#include "kernel/warn.h"
 #include "kernel/x86.h"
 #include "lib/kstring.h"
 
@@ -194,12 +195,21 @@ static void quiet_legacy_interrupts(void)
 	outb(0x40, 0xFF);
 }
 
+/* A bad option is a result: its @warn record counts in @end warnings=
+ * and shows on the result page (the capture has begun). */
+static void option_warning(void *ctx, const char *record)
+{
+	(void)ctx;
+	warn_record("%s", record);
+}
+
 static void read_command_line(void)
 {
 	boot_report_loader(&boot);
+	summary_capture_begin(false, boot.firmware == FIRMWARE_UEFI);
 	options_set_defaults(&opt);
-	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, 0);
-	summary_capture_begin(opt.save == SAVE_ON, boot.firmware == FIRMWARE_UEFI);
+	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, option_warning, 0);
+	summary_capture_set_save(opt.save == SAVE_ON);
 	switch_serial_console();
 }
 

@@ -248,34 +248,51 @@ static void show_value(char *buf, size_t size, const struct opt_desc *d,
 struct parser {
 	struct options *o;
 	uint32_t max_cpus;
-	diag_fn diag;
+	diag_fn diag, warn;
 	void *ctx;
 	int problems;
 };
 
-static void report(struct parser *p, const char *msg)
+/* One problem: the human line to diag, and to warn the words of its
+ * @warn record, what=option problem=P option=NAME [value=V] [range]
+ * kept=K (an unknown option: its token). Tokens are shown printable
+ * (show_token()), so a record stays one line of key=value words. */
+static void report(struct parser *p, const char *msg, const char *problem,
+		   const struct opt_desc *d, const char *value, const char *range,
+		   const char *kept)
 {
+	char rec[200];
+
 	p->problems++;
 	if (p->diag)
 		p->diag(p->ctx, msg);
+	if (!p->warn)
+		return;
+	if (!d)
+		fmt_snprintf(rec, sizeof rec, "what=option problem=%s token=%s", problem, value);
+	else
+		fmt_snprintf(rec, sizeof rec, "what=option problem=%s option=%s%s%s%s kept=%s",
+			     problem, d->name, value[0] ? " value=" : "", value, range, kept);
+	p->warn(p->ctx, rec);
 }
 
 static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 		  size_t tok_len, const char *val, size_t val_len)
 {
 	uint32_t *f = field(p->o, d);
-	char shown[TOKEN_SHOW_MAX];
+	char shown[TOKEN_SHOW_MAX], value[TOKEN_SHOW_MAX];
 	char cur[16];
 	char msg[192];
 	uint32_t v;
 
 	show_token(shown, sizeof(shown), tok, tok_len);
+	show_token(value, sizeof(value), val, val_len);
 	show_value(cur, sizeof(cur), d, *f);
 
 	if (val_len == 0) {
 		fmt_snprintf(msg, sizeof(msg),
 			     "cmdline: %s has no value, keeping %s", shown, cur);
-		report(p, msg);
+		report(p, msg, "no_value", d, value, "", cur);
 		return;
 	}
 	if (d->parse) {
@@ -284,7 +301,8 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 			fmt_snprintf(msg, sizeof(msg),
 				     "cmdline: %s invalid: %s; keeping ttyS%u", shown,
 				     why, *f);
-			report(p, msg);
+			fmt_snprintf(cur, sizeof(cur), "ttyS%u", *f);
+			report(p, msg, "invalid", d, value, "", cur);
 		}
 		return;
 	}
@@ -305,7 +323,7 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 		fmt_snprintf(msg, sizeof(msg),
 			     "cmdline: %s invalid, expected %s, keeping %s",
 			     shown, words, cur);
-		report(p, msg);
+		report(p, msg, "invalid", d, value, "", cur);
 		return;
 	}
 
@@ -315,21 +333,23 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 		fmt_snprintf(msg, sizeof(msg),
 			     "cmdline: %s is not a number, keeping %s", shown,
 			     cur);
-		report(p, msg);
+		report(p, msg, "not_a_number", d, value, "", cur);
 	} else if (r == NUM_TOO_BIG || v < d->min || v > max) {
+		char range[32];
 		fmt_snprintf(msg, sizeof(msg),
 			     "cmdline: %s out of range %u..%u, keeping %s",
 			     shown, d->min, max, cur);
-		report(p, msg);
+		fmt_snprintf(range, sizeof(range), " min=%u max=%u", d->min, max);
+		report(p, msg, "out_of_range", d, value, range, cur);
 	} else {
 		*f = v;
 	}
 }
 
 int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,
-		  diag_fn diag, void *ctx)
+		  diag_fn diag, diag_fn warn, void *ctx)
 {
-	struct parser p = { o, max_cpus, diag, ctx, 0 };
+	struct parser p = { o, max_cpus, diag, warn, ctx, 0 };
 	bool leading = true; /* still before the first option */
 	const char *s = cmdline ? cmdline : "";
 
@@ -383,7 +403,7 @@ int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,
 			fmt_snprintf(msg, sizeof(msg),
 				     "cmdline: unknown option '%s' ignored",
 				     shown);
-			report(&p, msg);
+			report(&p, msg, "unknown", NULL, shown, "", "");
 			continue;
 		}
 		apply(&p, d, tok, tok_len, eq + 1, tok_len - (size_t)(eq - tok) - 1);

@@ -116,6 +116,11 @@ void summary_capture_begin(bool save, bool uefi)
 	console_set_sink(sink);
 }
 
+void summary_capture_set_save(bool save)
+{
+	save_on = save;
+}
+
 void summary_capture_report(void)
 {
 	phase = PHASE_REPORT;

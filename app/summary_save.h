@@ -12,6 +12,9 @@
  * the save= option (off: no firmware call at all); uefi: booted through
  * UEFI (otherwise there is nowhere to keep it and nothing is said). */
 void summary_capture_begin(bool save, bool uefi);
+/* save= once the command line is parsed: the capture starts before it,
+ * so that the command line's own @warn records are kept. */
+void summary_capture_set_save(bool save);
 /* From here on (the results), every line that goes to serial is kept,
  * except the per-sample and per-CPU bring-up records. */
 void summary_capture_report(void);

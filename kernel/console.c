@@ -15,7 +15,6 @@
 #include "lib/format.h"
 
 #define NO_OWNER APIC_ID_NONE /* lock owners are APIC IDs */
-#define LINE_MAX 512
 
 static volatile uint32_t lock_owner = NO_OWNER;
 static uint32_t (*self_id_fn)(void);
@@ -81,7 +80,7 @@ void console_unlock(bool taken)
  * which may arrive in pieces. */
 static void emit_screen(const char *s)
 {
-	char part[LINE_MAX];
+	char part[CONSOLE_LINE_MAX];
 	uint32_t n = 0;
 
 	for (; *s; s++) {
@@ -110,13 +109,13 @@ static void emit(unsigned targets, const char *s)
 
 static void vcprintf(unsigned targets, const char *fmt, va_list ap)
 {
-	char line[LINE_MAX];
+	char line[CONSOLE_LINE_MAX];
 
 	int n = fmt_vsnprintf(line, sizeof line, fmt, ap);
 	/* Cut short: mark it and keep the line's end, so that the next line
 	 * (often a record a parser waits for) starts on a line of its own. */
-	if (n >= LINE_MAX) {
-		char *end = line + LINE_MAX - 5;
+	if (n >= CONSOLE_LINE_MAX) {
+		char *end = line + CONSOLE_LINE_MAX - 5;
 		*end++ = '.';
 		*end++ = '.';
 		*end++ = '.';

@@ -22,6 +22,8 @@ bool console_switch_serial(uint16_t base, uint32_t baud);
 void console_init_screen(const struct boot_info *bi);
 const char *console_screen_kind(void);   /* "vga-text", "framebuffer", "none" */
 
+/* A printed line longer than this is cut, its end marked "...\n". */
+#define CONSOLE_LINE_MAX 512
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cprintf(unsigned targets, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

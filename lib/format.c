@@ -218,3 +218,33 @@ void fmt_duration(char *buf, size_t size, uint64_t ns)
 	else
 		fmt_snprintf(buf, size, "%llu ns", (unsigned long long)ns);
 }
+
+void fmt_escape(char *out, size_t size, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
+
+	if (!size)
+		return;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char e[4] = { (char)c };
+		size_t len = 1;
+		if (c == '\\' || c == '"') {
+			e[0] = '\\';
+			e[1] = (char)c;
+			len = 2;
+		} else if (c < 0x20 || c >= 0x7f) {
+			e[0] = '\\';
+			e[1] = 'x';
+			e[2] = hex[c >> 4];
+			e[3] = hex[c & 15];
+			len = 4;
+		}
+		if (n + len > size - 1)
+			break;
+		for (size_t i = 0; i < len; i++)
+			out[n++] = e[i];
+	}
+	out[n] = '\0';
+}

@@ -20,6 +20,11 @@ int fmt_snprintf(char *buf, size_t size, const char *fmt, ...)
  * "0.00" of a larger unit. */
 void fmt_duration(char *buf, size_t size, uint64_t ns);
 
+/* s made printable for an echo in quotes: a byte below 0x20, 0x7f or
+ * above as \xHH, a backslash as \\, a double quote as \"; cut, at a
+ * whole character, to fit size (always NUL-terminated when size > 0). */
+void fmt_escape(char *out, size_t size, const char *s);
+
 /* Callback used by the parsers to report a problem in their input. */
 typedef void (*diag_fn)(void *ctx, const char *msg);
 

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	options_set_defaults(&o);
-	options_parse(&o, s, 64, fuzz_diag, 0);
+	options_parse(&o, s, 64, fuzz_diag, fuzz_diag, 0);
 	if (o.cycles < 1 || o.cycles > 100000 || o.maxcpus > 64 ||
 	    o.sipi_count < 1 || o.sipi_count > 2 || o.ap_timeout_ms < 1 ||
 	    o.console_port > 3 || !o.console_baud || 115200 % o.console_baud)

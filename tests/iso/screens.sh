@@ -248,6 +248,7 @@ screen_checks_fail() { # LOG DIR CPUS CYCLES BRINGUP
 	recs=$(grep -E '^@(fail|warn) ' "$log")
 	n=$(grep -c . <<<"$recs")
 	[ "$n" -ge 1 ] || { echo "serial log has no @fail record"; return 1; }
+	grep -q '^@warn what=option ' <<<"$recs" || { echo "serial log has no @warn what=option record"; return 1; }
 	has "$t" "^ Warnings and failures: $n records?\$" "warnings block title ($n records)"
 	has "$t" "^   1 AP did not complete $cycles cycles\$" "incomplete APs line"
 	local r kind line

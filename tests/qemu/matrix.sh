@@ -71,11 +71,19 @@ run_case "maxcpus8-reports-absent-cpus" build/wbinvd0/apstart.elf 4,maxcpus=8 pa
 	expect "cpus: 4 more MADT entries are neither enabled nor online-capable" -- cycles=1
 
 # Options: bad ones are named and the default kept; good ones take effect.
+# Each bad one is also a result: a @warn what=option record, counted in
+# @end warnings=; the command line's echo shows a control byte escaped.
 run_case "bad-cmdline-keeps-defaults" build/wbinvd0/apstart.elf 2 pass \
-	verify --cpus 2 --cycles 10 \
+	verify --cpus 2 --cycles 10 --warnings 5 \
 	expect "unknown option 'frobnicate=1'" "cycles=0 out of range" \
-	"x2apic=maybe invalid" "maxcpus=9999 out of range" -- \
-	frobnicate=1 cycles=0 x2apic=maybe maxcpus=9999
+	"x2apic=maybe invalid" "maxcpus=9999 out of range" \
+	"^@warn what=option problem=unknown token=frobnicate=1\$" \
+	"^@warn what=option problem=out_of_range option=cycles value=0 min=1 max=100000 kept=10\$" \
+	"^@warn what=option problem=invalid option=x2apic value=maybe kept=auto\$" \
+	"^@warn what=option problem=out_of_range option=maxcpus value=9999 min=1 max=512 kept=all\$" \
+	"^@warn what=option problem=not_a_number option=cycles value=\?\[2J kept=10\$" \
+	'^cmdline: ".* cycles=\\x1b\[2J"$' "^@end status=pass .* warnings=5 " -- \
+	frobnicate=1 cycles=0 x2apic=maybe maxcpus=9999 $'cycles=\e[2J'
 # A Multiboot1 command line of 4 KiB and more is taken whole (its last
 # option counts), and its 5 KiB echo is cut with the newline kept.
 long_cmdline=$(printf 'x2apic=auto %.0s' $(seq 400))cycles=3
@@ -161,7 +169,9 @@ run_case "parallel-lost-sipi-retried" build/wbinvd0/apstart.elf 4 pass \
 	bringup=parallel selftest=lost-sipi ap_timeout_ms=200 cycles=2
 # An unknown mode is named and the default kept.
 run_case "bad-bringup-keeps-serial" build/wbinvd0/apstart.elf 2 pass \
-	verify --cpus 2 --cycles 1 --boot bringup=serial expect "bringup=sideways" -- bringup=sideways cycles=1
+	verify --cpus 2 --cycles 1 --warnings 1 --boot bringup=serial expect "bringup=sideways" \
+	"^@warn what=option problem=invalid option=bringup value=sideways kept=serial\$" -- \
+	bringup=sideways cycles=1
 
 # Park modes: every case above runs park=linux (the default); each of the
 # others must park its APs and bring them back too.

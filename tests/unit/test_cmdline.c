@@ -7,13 +7,24 @@
 #include "app/options.h"
 #include "helpers.h"
 
-static struct diag_log dlog;
+static struct diag_log dlog, wlog; /* messages; @warn records' words */
 
+static void warn_words(void *ctx, const char *rec)
+{
+	(void)ctx;
+	diag_record(&wlog, rec);
+}
+
+/* Every problem is one message and one record. */
 static int parse(struct options *o, const char *s, uint32_t max_cpus)
 {
 	options_set_defaults(o);
 	diag_reset(&dlog);
-	return options_parse(o, s, max_cpus, diag_record, &dlog);
+	diag_reset(&wlog);
+	int n = options_parse(o, s, max_cpus, diag_record, warn_words, &dlog);
+	CHECK_EQ(wlog.count, dlog.count);
+	CHECK_EQ(wlog.count, (unsigned)n);
+	return n;
 }
 
 static bool is_default(const struct options *o)
@@ -369,9 +380,41 @@ static void test_null_diag(void)
 	struct options o;
 
 	options_set_defaults(&o);
-	CHECK_EQ(options_parse(&o, "bogus cycles=0 cycles=12", 8, NULL, NULL),
+	CHECK_EQ(options_parse(&o, "bogus cycles=0 cycles=12", 8, NULL, NULL, NULL),
 		 2);
 	CHECK_EQ(o.cycles, 12);
+}
+
+/* Bad options are results: the words of one @warn record each, the
+ * value kept, the token printable. */
+static void test_warn_records(void)
+{
+	struct options o;
+
+	CHECK_EQ(parse(&o, "frobnicate=1 cycles=0 park=sleep x2apic= maxcpus=abc "
+		       "console=ttyS9 sipi_retry=11", 8), 7);
+	CHECK_EQ(diag_count_with(&wlog, "what=option problem=unknown token=frobnicate=1"), 1);
+	CHECK_EQ(diag_count_with(&wlog, "what=option problem=out_of_range option=cycles "
+				 "value=0 min=1 max=100000 kept=10"), 1);
+	CHECK_EQ(diag_count_with(&wlog, "what=option problem=invalid option=park value=sleep "
+				 "kept=linux"), 1);
+	CHECK_EQ(diag_count_with(&wlog, "what=option problem=no_value option=x2apic kept=auto"), 1);
+	CHECK_EQ(diag_count_with(&wlog, "what=option problem=not_a_number option=maxcpus "
+				 "value=abc kept=all"), 1);
+	CHECK_EQ(diag_count_with(&wlog, "what=option problem=invalid option=console "
+				 "value=ttyS9 kept=ttyS0"), 1);
+	CHECK_EQ(diag_count_with(&wlog, "problem=out_of_range option=sipi_retry value=11 "
+				 "min=0 max=10 kept=1"), 1);
+	/* A control byte in a token is shown as '?': one line, no space. */
+	CHECK_EQ(parse(&o, "cyc\x01les=2 cycles=\x1b[2J", 8), 2);
+	CHECK_EQ(diag_count_with(&wlog, "problem=unknown token=cyc?les=2"), 1);
+	CHECK_EQ(diag_count_with(&wlog, "problem=not_a_number option=cycles value=?[2J kept=10"), 1);
+	for (unsigned i = 0; i < wlog.count && i < DIAG_MAX; i++)
+		for (const char *c = wlog.msg[i]; *c; c++)
+			CHECK(*c > ' ' || *c == ' ');
+	/* Good ones: none. */
+	CHECK_EQ(parse(&o, "cycles=3 park=hlt", 8), 0);
+	CHECK_EQ(wlog.count, 0);
 }
 
 /* Every wake_config field comes from its option; auto init delay from the
@@ -461,6 +504,7 @@ void test_cmdline(void)
 {
 	RUN_CASE(test_linux_spellings);
 	RUN_CASE(test_wake_config);
+	RUN_CASE(test_warn_records);
 	RUN_CASE(test_defaults_and_empty);
 	RUN_CASE(test_all_valid);
 	RUN_CASE(test_bad_values);

@@ -121,6 +121,25 @@ static void test_truncation(void)
 	} while (0)
 
 /* The unit fits the size; every boundary rounds into the larger unit. */
+static void test_escape(void)
+{
+	char b[32];
+
+	fmt_escape(b, sizeof b, "cycles=2 park=hlt");
+	CHECK_STREQ(b, "cycles=2 park=hlt");
+	fmt_escape(b, sizeof b, "a\x1b[2J\tb\x7f\xc3\xa9");
+	CHECK_STREQ(b, "a\\x1b[2J\\x09b\\x7f\\xc3\\xa9");
+	fmt_escape(b, sizeof b, "say \"hi\" \\o/");
+	CHECK_STREQ(b, "say \\\"hi\\\" \\\\o/");
+	/* Cut at a whole character: "ab" and not half of "\x01". */
+	fmt_escape(b, 6, "ab\x01" "cd");
+	CHECK_STREQ(b, "ab");
+	fmt_escape(b, 7, "ab\x01" "cd");
+	CHECK_STREQ(b, "ab\\x01");
+	fmt_escape(b, 1, "abc");
+	CHECK_STREQ(b, "");
+}
+
 static void test_duration(void)
 {
 	DURATION(0, "0 ns");
@@ -143,6 +162,7 @@ static void test_duration(void)
 void test_format(void)
 {
 	RUN_CASE(test_duration);
+	RUN_CASE(test_escape);
 	RUN_CASE(test_against_libc);
 	RUN_CASE(test_pointer);
 	RUN_CASE(test_truncation);
