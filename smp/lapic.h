@@ -68,13 +68,13 @@ bool lapic_send_ipi(uint32_t dest, uint32_t icr_low);
 bool lapic_send_ipi_then(uint32_t dest, uint32_t icr_low, void (*after_write)(void));
 /* The two halves of lapic_send_ipi_then(), for a caller that does
  * something between the ICR write and the wait for it to go idle (Linux's
- * STARTUP IPIs: smp/one_ap.c). In x2APIC mode there is no wait. */
+ * STARTUP IPIs: smp/sipi.c). In x2APIC mode there is no wait. */
 bool lapic_write_icr(uint32_t dest, uint32_t icr_low, void (*after_write)(void));
 bool lapic_wait_icr_idle(void);
 /* The same IPI to every APIC but this one, by the all-excluding-self
  * destination shorthand (SDM Vol. 3A §11.6.1; in x2APIC mode the ICR MSR
  * keeps the field, §11.12.9). Only for INIT and STARTUP at bring-up:
- * smp/many_aps.c says when it may be used. */
+ * smp/many_aps.c and smp/smp.c say when it may be used. */
 bool lapic_send_ipi_all_but_self(uint32_t icr_low);
 /* Clear, then read the Error Status Register: the write arms it (SDM Vol.
  * 3A §11.5.3: "write before read"). */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Many APs at once: bringup=parallel and broadcast, and the offline half
  * of cycles_mode=parallel. */
-#ifndef APSTART_BRINGUP_H
-#define APSTART_BRINGUP_H
+#ifndef APSTART_MANY_APS_H
+#define APSTART_MANY_APS_H
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -10,6 +10,7 @@
 #include "smp/many_aps.h"
 #include "smp/one_ap.h"
 #include "smp/phases.h"
+#include "smp/sipi.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
 #include "smp/tsc_sync.h"

@@ -3,6 +3,7 @@
 #include "smp/test_hooks.h"
 
 #include "smp/one_ap.h"
+#include "smp/sipi.h"
 #include "smp/trampoline.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
@@ -185,7 +186,7 @@ void test_hooks_double_start(struct cpu *c, const struct wake_config *w,
 	uint64_t start = c->marks.start;
 	ap_prepare(c);
 	c->marks.start = start;
-	ap_send_startup_ipis(c, w, vector);
+	ap_send_startup_ipis(c, w, vector, false);
 	kprintf("selftest: APIC ID %u stopped with INIT at stage %u (%s) and "
 		"started again\n", c->apic_id, seen, ap_stage_name(seen));
 }

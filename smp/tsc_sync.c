@@ -16,7 +16,7 @@
 #include "smp/tsc_sync.h"
 
 #include "smp/lapic.h"
-#include "smp/one_ap.h"
+#include "smp/sipi.h"
 #include "smp/smp.h"
 #include "kernel/console.h"
 #include "kernel/trap.h"

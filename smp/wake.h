@@ -23,8 +23,8 @@ enum bsp_wait { BSP_WAIT_SPIN, BSP_WAIT_HLT };
 extern const struct keyword bsp_wait_words[], sipi_delay_words[], sipi_count_words[],
 	bringup_words[], cycles_mode_words[];
 
-/* The waits after each STARTUP IPI: Linux's (ap_send_startup_ipis() in
- * smp/one_ap.c), or one fixed delay of sipi_delay_us (experiments). */
+/* The waits after each STARTUP IPI: Linux's (sipi_delays() in
+ * smp/sipi.c), or one fixed delay of sipi_delay_us (experiments). */
 enum sipi_delay { SIPI_DELAY_LINUX, SIPI_DELAY_FIXED };
 
 /* sipi_count: 1 or 2 STARTUP IPIs, or this: up to 2, skipping the

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/* INIT-SIPI-SIPI, written once for one AP and for many, and its failure
+ * path: smp/one_ap.c starts one AP with it, smp/many_aps.c a set. */
+#ifndef APSTART_SIPI_H
+#define APSTART_SIPI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "smp/wake.h"
+
+struct cpu;
+
+/* The APs one wake-up goes to: cpus[0..n), one IPI each, or one
+ * broadcast by the all-excluding-self shorthand (the caller has checked
+ * smp_broadcast_refused()). alone: cpus[0] is the only AP being woken,
+ * so the trampoline header's count of real-mode entries can only be its
+ * own (a serial start, a retry). */
+struct wake_set {
+	struct cpu *const *cpus;
+	uint32_t n;
+	bool broadcast;
+	bool alone;
+};
+
+/* Send one IPI to c; an ICR that stays busy is reported. after_write
+ * (NULL for none): see lapic_send_ipi_then(). */
+bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what,
+		 void (*after_write)(void));
+
+/* The STARTUP vector: the trampoline's page number. */
+uint8_t sipi_vector(void);
+/* Clear c's slot and marks, mark it STARTING (before the start's TSC). */
+void ap_prepare(struct cpu *c);
+/* INIT assert to every AP of s, init_delay_us, INIT de-assert; each AP's
+ * marks.init_assert and init_deassert are the BSP's TSC after each. */
+void sipi_send_init(const struct wake_set *s, const struct wake_config *w);
+/* INIT only, to one AP: into wait-for-SIPI (firmware may leave APs
+ * spinning, OVMF does; a parked AP after park=init; a failed one). */
+void ap_send_init(struct cpu *c, const struct wake_config *w);
+/* The STARTUP IPIs after the INIT, sipi_count of them (auto: up to 2, the
+ * second only to those not in yet), each followed by Linux's waits (or
+ * sipi_delay_us) once per round, its ICR and APIC error status checked
+ * per IPI; an AP whose IPI failed gets no more. marks.sipi1/sipi2 are
+ * the BSP's TSC just before each. lost: an AP left out (selftest=
+ * lost-sipi), or NULL. */
+void sipi_send_startups(const struct wake_set *s, const struct wake_config *w,
+			uint8_t vector, const struct cpu *lost);
+/* The same to one AP, alone; lost: none at all (selftest=lost-sipi). */
+void ap_send_startup_ipis(struct cpu *c, const struct wake_config *w, uint8_t vector,
+			  bool lost);
+
+/* Has c entered the trampoline? (its slot, or, alone, the header's count
+ * of real-mode entries) */
+bool ap_entered(const struct cpu *c, bool alone);
+/* The last stage c reached: its slot's, or real mode (1) when in_real
+ * and the slot has none yet. */
+uint32_t ap_last_stage(const struct cpu *c, bool in_real);
+const char *ap_stage_name(uint32_t stage);
+
+/* Waiting ended without c online: give up on it by compare-and-exchange
+ * (false: it made it after all, seen now), then wake it again up to
+ * sipi_retry times, alone (false as soon as it comes online); after the
+ * last, report its last stage and put it back into wait-for-SIPI (true).
+ * in_real: c is known to have entered real mode (counted, no slot
+ * written yet). */
+bool ap_give_up(struct cpu *c, const struct wake_config *w, bool in_real);
+
+#endif
