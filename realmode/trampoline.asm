@@ -18,17 +18,10 @@
 ; spinning header.slow_ticks TSC ticks where WBINVD sits), PAD_REAL,
 ; PAD_PROT, PAD_LONG=K (test-only: K NOPs at that PAD_POINT, pad.inc).
 
-%ifndef WBINVD
-%define WBINVD 0
-%endif
-%ifndef SLOW_SPIN
-%define SLOW_SPIN 0
-%endif
-
 %include "realmode/asm_defs.inc"      ; layout: realmode/trampoline_abi.h
 %include "kernel/gdt.inc"               ; GDT_TABLE, SEL_*
-%include "realmode/pad.inc"             ; PAD_POINT
-%include "realmode/header_fields.inc"   ; FIELD, EXPECT_EQUAL
+%include "realmode/pad.inc"             ; PAD_POINT, SLOW_SPIN_POINT
+%include "realmode/trampoline.inc"      ; TRAMP_HEADER, STAMP_LONG, TRAMP_END
 
 ; CR0 is written whole: PE | MP | ET | NE, CD and NW clear (caches on).
 ; INIT leaves CD and NW as they were and keeps the caches (SDM Vol. 3A
@@ -51,52 +44,16 @@ trampoline_start:
 %if WBINVD
 	wbinvd
 %endif
-%if SLOW_SPIN
-	; Regression-test delay: spin header.slow_ticks TSC ticks.
-	rdtsc
-	mov ebx, eax
-.slow:
-	pause
-	rdtsc
-	sub eax, ebx
-	cmp eax, [cs:TRAMP_HDR + HDR_SLOW_TICKS]
-	jb .slow
-%endif
+	SLOW_SPIN_POINT
 	jmp real_mode_entry
 
 	times TRAMP_HDR - ($ - $$) db 0xCC      ; error here = prologue too long
 
 ; ---------------------------------------------------------------------------
 ; Header, patched by the BSP: struct tramp_header (realmode/trampoline_abi.h),
-; written with FIELD (realmode/header_fields.inc), which checks each offset.
+; one list for both blobs (realmode/trampoline.inc), each offset checked.
 
-header:
-	FIELD MAGIC,          TRAMP_MAGIC
-	FIELD VERSION,        TRAMP_VERSION
-	FIELD SIZE,           header_end - header
-	FIELD CR3,            0                 ; kernel PML4, below 4 GiB
-	FIELD SLOW_TICKS,     0
-	FIELD GDT_LIMIT,      gdt_end - gdt - 1
-	FIELD GDT_BASE,       gdt               ; relative: the BSP adds P
-	FIELD PAD0,           0
-	FIELD FAR32_OFFSET,   protected_mode_entry      ; BSP adds P
-	FIELD FAR32_SELECTOR, SEL_CODE32
-	FIELD PAD1,           0
-	FIELD FAR64_OFFSET,   long_mode_entry   ; BSP adds P
-	FIELD FAR64_SELECTOR, SEL_CODE64
-	FIELD PAD2,           0
-	FIELD ENTRY64,        0                 ; void ap_entry(apic_id, index)
-	FIELD CPU_TABLE,      0                 ; struct tramp_cpu[]
-	FIELD CPU_COUNT,      0
-	FIELD REAL_ENTRIES,   0                 ; APs that entered real mode
-	FIELD NO_SLOT_APIC,   APIC_ID_NONE      ; an APIC ID not in the table
-	FIELD FLAGS,          (WBINVD * TRAMP_FLAG_WBINVD) | (SLOW_SPIN * TRAMP_FLAG_SLOW)
-	FIELD OFF_CODE32,     code32_start      ; for the content test
-	FIELD OFF_CODE64,     code64_start
-	FIELD OFF_CODE_END,   code_end
-	FIELD RESERVED,       0
-header_end:
-	EXPECT_EQUAL header_end - header, TRAMP_HDR_SIZE
+	TRAMP_HEADER long_mode_entry, SEL_CODE64, code64_start
 
 ; ---------------------------------------------------------------------------
 real_mode_entry:
@@ -127,95 +84,7 @@ real_mode_entry:
 [bits 32]
 code32_start:
 protected_mode_entry:
-	PAD_POINT PROT                  ; before this phase's timestamp: to_long
-	; Registers from here to the stack: esi page base, edi:ebp TSC of
-	; the real-mode phase, ebx:esp TSC of this one (no stack yet).
-	rdtsc
-	mov ebx, eax
-	mov esp, edx
-	mov ax, SEL_DATA
-	mov ds, ax
-	mov es, ax
-	mov ss, ax
-	mov fs, ax
-	mov gs, ax
-
-	; Our APIC ID as the local APIC has it (what the MADT and the BSP's
-	; ICR use; firmware may have changed it, so not CPUID's initial ID):
-	; x2APIC mode: MSR 0x802, all 32 bits; xAPIC: the ID register at
-	; MMIO base + 0x20, bits 31:24 (SDM Vol. 3A §11.4.6, §11.12.5.1),
-	; read through the flat data segment, paging off. Linux's parallel
-	; bring-up reads it the same way (head_64.S, STARTUP_READ_APICID).
-	; An xAPIC page above 4 GiB, or a globally disabled APIC, falls back
-	; to CPUID (the ID after reset), as cpu_apic_id() in kernel/cpu.c does.
-	mov ecx, MSR_IA32_APIC_BASE
-	rdmsr
-	test eax, APIC_BASE_EN
-	jz .initial_id
-	test eax, APIC_BASE_EXTD
-	jz .xapic
-	mov ecx, MSR_X2APIC_ID
-	rdmsr
-	jmp .have_id
-.xapic:
-	test edx, edx                   ; base above 4 GiB: out of reach
-	jnz .initial_id
-	and eax, APIC_BASE_ADDR_LOW
-	mov eax, [eax + XAPIC_ID_REG]
-	shr eax, XAPIC_ID_SHIFT
-	jmp .have_id
-.initial_id:
-	; CPUID leaf 0xB EDX when the leaf exists (SDM Vol. 2A, CPUID,
-	; "x2APIC ID"), else leaf 1 EBX[31:24]. CPUID clobbers ebx, which
-	; held this phase's TSC: on this rare path it is read again after.
-	xor eax, eax
-	cpuid
-	cmp eax, 0x0B
-	jb .leaf1
-	mov eax, 0x0B
-	xor ecx, ecx
-	cpuid
-	test ebx, ebx                   ; EBX[15:0] = 0: leaf not implemented
-	jz .leaf1
-	mov ecx, edx
-	jmp .retime
-.leaf1:
-	mov eax, 1
-	cpuid
-	shr ebx, 24
-	mov ecx, ebx
-.retime:
-	rdtsc
-	mov ebx, eax
-	mov esp, edx
-	mov eax, ecx
-.have_id:
-	; Find our slot in the table of struct tramp_cpu (below 4 GiB: the
-	; BSP checks) and write the two timestamps taken so far.
-	mov edx, [esi + TRAMP_HDR + HDR_CPU_TABLE]
-	mov ecx, [esi + TRAMP_HDR + HDR_CPU_COUNT]
-.search:
-	test ecx, ecx
-	jz .no_slot
-	cmp [edx + TRAMP_CPU_APIC_ID], eax
-	je .found
-	add edx, TRAMP_CPU_SIZE
-	dec ecx
-	jmp .search
-.no_slot:
-	mov [esi + TRAMP_HDR + HDR_NO_SLOT_APIC], eax
-.halt32:
-	cli
-	hlt
-	jmp .halt32
-.found:
-	mov [edx + TRAMP_CPU_TSC_REAL], ebp
-	mov [edx + TRAMP_CPU_TSC_REAL + 4], edi
-	mov [edx + TRAMP_CPU_TSC_PROTECTED], ebx
-	mov [edx + TRAMP_CPU_TSC_PROTECTED + 4], esp
-	mov dword [edx + TRAMP_CPU_STAGE], TRAMP_STAGE_PROTECTED
-	mov edi, eax                    ; edi = APIC ID, ebx = our slot
-	mov ebx, edx
+	%include "realmode/protected_entry.inc" ; ebx = our slot, edi = APIC ID
 
 	mov eax, cr4
 	or eax, CR4_PAE
@@ -238,30 +107,10 @@ long_mode_entry:
 	; from 32-bit code (SDM Vol. 1 §3.4.1.1): zero-extend what we keep.
 	mov ebx, ebx
 	mov edi, edi
-	mov [rbx + TRAMP_CPU_TSC_LONG], eax
-	mov [rbx + TRAMP_CPU_TSC_LONG + 4], edx
-	mov dword [rbx + TRAMP_CPU_STAGE], TRAMP_STAGE_LONG
-	PAD_POINT LONG                  ; after tsc_long: to_online
-
-	mov rsp, [rbx + TRAMP_CPU_STACK_TOP]
-	mov dword [rbx + TRAMP_CPU_STAGE], TRAMP_STAGE_STACK
+	STAMP_LONG rbx, rsp
 	mov esi, [rbx + TRAMP_CPU_INDEX] ; ap_entry(apic_id, index)
 	xor ebp, ebp
 	mov rax, [rel trampoline_start + TRAMP_HDR + HDR_ENTRY64]
 	call rax                        ; does not return
-.halt:
-	cli
-	hlt
-	jmp .halt
-code_end:
-
-; ---------------------------------------------------------------------------
-align 8
-gdt:                                    ; the kernel's layout (kernel/gdt.h)
-	GDT_TABLE
-gdt_end:
-zero_idt:
-	dw 0
-	dd 0
-trampoline_end:
+	TRAMP_END
 ; The Makefile rejects a blob larger than one page.

@@ -31,7 +31,10 @@ parts() { # build-dir out-prefix
 		awk '{ $1 = ""; $2 = ""; print }' | norm >"$out-$4"; }
 	part $((hdr + size)) "$c32" 16 real
 	part "$c32" "$c64" 32 prot
-	part "$c64" "$end" 64 long
+	# ARCH=i386: its "long" part is the paged 32-bit code.
+	local bits=64
+	case $(basename "$dir") in i386-*) bits=32 ;; esac
+	part "$c64" "$end" $bits long
 	# The park path: park_ap(), where flush_caches() is inlined once per
 	# way of parking (MWAIT, HLT), each a WBINVD site followed by the pad;
 	# the alignment fill after its last instruction is not code.

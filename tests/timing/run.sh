@@ -21,8 +21,9 @@
 # baseline, and aplog compare must show each in its own row. And builds
 # with exactly K more instructions at each point of the AP path (make
 # PAD_REAL=K PAD_PROT=K PAD_LONG=K PAD_PARK=K, realmode/pad.inc), K = 1,
-# 10 and 100 at every point, both variants, must fail the exact check
-# with +K in the phase holding the point. If not, this test fails.
+# 10 and 100 at every point, both variants (and one ARCH=i386 build),
+# must fail the exact check with +K in the phase holding the point. If
+# not, this test fails.
 #
 #   run.sh            run the checks
 #   run.sh --update   rewrite the baselines from fresh runs, show what changed
@@ -69,9 +70,11 @@ for ns in $DET_SLOW_NS $WALL_SLOW_NS; do
 done
 # The PAD builds: three per variant, K rotated over the points, so that
 # every point gets 1, 10 and 100 and each build's points have different
-# K (one boot checks all four). pad_dir W KR KP KL KK -> its build dir.
+# K (one boot checks all four). pad_dir W KR KP KL KK [i386-] -> its
+# build dir. ARCH=i386 has the same points: one build checks them.
 PAD_SETS="1,10,100,1 10,100,1,10 100,1,10,100"
-pad_dir() { echo "build/wbinvd$1-padreal$2-padprot$3-padlong$4-padpark$5"; }
+PAD_SET_I386="1,10,100,1"
+pad_dir() { echo "build/${6:-}wbinvd$1-padreal$2-padprot$3-padlong$4-padpark$5"; }
 if [ $update = 0 ]; then
 	for w in 0 1; do
 		for set in $PAD_SETS; do
@@ -85,6 +88,11 @@ fi
 build ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd0/apstart.elf
 build ARCH=i386 WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd1/apstart.elf
 build ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=$DET_SLOW_NS SLOW_PARK_NS=0 build/i386-wbinvd0-slow$DET_SLOW_NS/apstart.elf
+if [ $update = 0 ]; then
+	IFS=, read -r kr kp kl kk <<<"$PAD_SET_I386"
+	build ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 PAD_REAL=$kr PAD_PROT=$kp \
+		PAD_LONG=$kl PAD_PARK=$kk "$(pad_dir 0 $kr $kp $kl $kk i386-)/apstart.elf"
+fi
 make --no-print-directory $APLOG >/dev/null || { fail "build: make $APLOG" "the build failed"; summary timing; exit 1; }
 echo "timing: builds ready ($((SECONDS - t0))s)"
 
@@ -283,9 +291,9 @@ table_rows() { # variant Row-that-moves Row-that-does-not [base-variant]
 # gets K + s and to_long_ns -s, 0 <= s <= PAD_SMEAR; their sum, ap_ns and
 # ns stay exact. Phases after the BSP halts (prot, long, park) are exact.
 PAD_SMEAR=8
-pad_check() { # W KR KP KL KK
+pad_check() { # W KR KP KL KK [i386-]
 	local w=$1 kr=$2 kp=$3 kl=$4 kk=$5 dir v log res why="" apic
-	dir=$(pad_dir "$@") v=wbinvd$1
+	dir=$(pad_dir "$@") v=${6:-}wbinvd$1
 	log=$OUT/icount-${dir#build/}.log res=$OUT/exact-${dir#build/}.txt
 	local name="icount $v + PAD real=$kr prot=$kp long=$kl park=$kk instructions"
 	# 1. exactly that many instructions, counted in the code
@@ -303,7 +311,7 @@ park nops_added=$((kk * sites)) other_changes=0 sites=$sites"
 		fail "$name: exactly that many NOPs in the code, nothing else" "counted otherwise" "$cnt"
 	fi
 	# 2. caught by the exact check, each K in its phase
-	run "${dir#build/}" "$log" --icount -- $DET_ARGS
+	run "${dir#build/}" "$log" --icount $(emu_opts $v) -- $DET_ARGS
 	if $APLOG exact "$BASE/icount-pc-smp$SMP-$v.exact" -- "$log" >"$res" 2>&1; then
 		fail "$name: caught by the exact check" "it passed: the gate cannot see them" "$(tail -n1 "$res")"
 		return
@@ -347,6 +355,8 @@ if [ $update = 0 ]; then
 			pad_check $w "$kr" "$kp" "$kl" "$kk"
 		done
 	done
+	IFS=, read -r kr kp kl kk <<<"$PAD_SET_I386"
+	pad_check 0 "$kr" "$kp" "$kl" "$kk" i386-
 	slowed_check i386-wbinvd0-slow$DET_SLOW_NS "i386 slowed trampoline (+$DET_SLOW_NS ns)" \
 		online offline i386-wbinvd0
 	slow_phase_check "$OUT/icount-i386-wbinvd0-slow$DET_SLOW_NS.log" "$OUT/icount-i386-wbinvd0-a.log" $DET_SLOW_NS i386
