@@ -198,6 +198,12 @@ else
 		--loader '$(or $(LOADER),grub)' --timeout $(TIMEOUT) --wbinvd $(if $(filter i386,$(ARCH)),i386-)$(WBINVD) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
 endif
 
+# Long, not in make test: do the verdicts hold? A/A and A/B repetitions of
+# make ab and of the wall-clock gate (tests/verdicts/calibrate.sh).
+.PHONY: verdict-calibration
+verdict-calibration: deps
+	@tests/verdicts/calibrate.sh
+
 # tools.mk first: it names the kernel files host programs share (KSTATS_SRC).
 include tools/tools.mk
 -include tests/unit/unit.mk
