@@ -10,7 +10,7 @@
  * printed. */
 #include "lib/verdict.h"
 
-#include "kernel/format.h"
+#include "lib/format.h"
 
 #define SCALE_BITS 25
 

@@ -21,8 +21,8 @@ KSTATS_HDR := $(KSTATS_SRC:.c=.h)
 APLOG_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/aplog
 # The run-level verdict (lib/verdict.c, with the kernel's fmt_duration):
 # one source for aplog, the kernel and apstart.efi.
-VERDICT_SRC := lib/verdict.c kernel/format.c
-VERDICT_HDR := lib/verdict.h kernel/format.h
+VERDICT_SRC := lib/verdict.c lib/format.c
+VERDICT_HDR := lib/verdict.h lib/format.h
 APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(VERDICT_SRC)
 APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) $(VERDICT_HDR) \
 	$(APLOG_DIR)/../tools.mk

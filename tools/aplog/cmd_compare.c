@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
-#include "kernel/format.h"
+#include "lib/format.h"
 #include "lib/verdict.h"
 #include "options.h"
 #include "output.h"
