@@ -13,12 +13,6 @@
 #include "kernel/trap.h"
 #include "kernel/x86.h"
 
-void ap_notify_bsp(void)
-{
-	if (smp_bsp_wait == BSP_WAIT_HLT)
-		lapic_send_ipi(smp_bsp_apic, ICR_FIXED | VEC_WAKE);
-}
-
 /* Phase p reached: its timestamp, then the stage the BSP reads. */
 static inline void ap_reached(struct tramp_cpu *slot, enum ap_phase p,
 			      uint32_t stage)

@@ -5,11 +5,11 @@
 
 #include "smp/ap_wait.h"
 #include "smp/lapic.h"
+#include "smp/phases.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
 #include "smp/trampoline.h"
-#include "smp/tsc_sync.h"
 #include "kernel/console.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"

@@ -19,7 +19,6 @@
  * is what shows that flush. The other modes are experiments without it. */
 #include "smp/park.h"
 
-#include "smp/ap_entry.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
 #include "kernel/abort.h"

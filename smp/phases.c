@@ -4,7 +4,6 @@
 #include "smp/phases.h"
 
 #include "smp/smp.h"
-#include "smp/tsc_sync.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/tsc.h"
@@ -28,6 +27,19 @@ static const char *const names[PHASES] = {
 const char *phase_name(enum phase p)
 {
 	return p < PHASES ? names[p] : "unknown";
+}
+
+int64_t tsc_cross_cpu(const struct cpu *c, uint64_t ap_tsc, uint64_t bsp_tsc)
+{
+	if (!c->tsc_synced)
+		return TICKS_NA;
+	return tsc_same_cpu(ap_tsc, bsp_tsc);
+}
+
+int64_t tsc_same_cpu(uint64_t later, uint64_t earlier)
+{
+	int64_t d = (int64_t)(later - earlier);
+	return d < 0 ? TICKS_NA : d;
 }
 
 /* An AP-side step not reached (0) makes every difference with it na. */

@@ -36,6 +36,14 @@ enum phase {
 
 const char *phase_name(enum phase p);
 
+/* The tick arithmetic of every figure: ap_tsc (read on c) minus bsp_tsc
+ * (read on the BSP), or TICKS_NA when c's TSC is not known to be
+ * synchronised (the warp test, smp/tsc_sync.c) or the difference is
+ * negative; */
+int64_t tsc_cross_cpu(const struct cpu *c, uint64_t ap_tsc, uint64_t bsp_tsc);
+/* later minus earlier, both read on one CPU; TICKS_NA if negative. */
+int64_t tsc_same_cpu(uint64_t later, uint64_t earlier);
+
 /* The BSP's TSC at each of its steps of one start of one AP. In parallel
  * and broadcast bring-up, start is the round's, shared by every AP. */
 struct bsp_marks {

@@ -6,11 +6,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "smp/lapic.h"
 #include "smp/phases.h"
 #include "smp/wake.h"
 #include "realmode/trampoline_abi.h"
 #include "kernel/acpi.h"
 #include "kernel/config.h"
+#include "kernel/trap.h"
 
 enum cpu_state {
 	CPU_ABSENT = 0,   /* listed, never started */
@@ -92,6 +94,15 @@ struct cpu {
 /* Read by APs: set once by the BSP before any AP starts. */
 extern enum bsp_wait smp_bsp_wait;
 extern uint32_t smp_bsp_apic;
+
+/* AP: tell the BSP its state changed (in bsp_wait=hlt mode it sleeps
+ * until an AP's VEC_WAKE IPI; otherwise it spins and this does nothing).
+ * Here, beside the data it reads: ap_entry.c and park.c both call it. */
+static inline void ap_notify_bsp(void)
+{
+	if (smp_bsp_wait == BSP_WAIT_HLT)
+		lapic_send_ipi(smp_bsp_apic, ICR_FIXED | VEC_WAKE);
+}
 
 extern struct cpu cpus[APSTART_MAX_CPUS];
 extern uint32_t cpu_count;

@@ -2,7 +2,6 @@
 /* The out-of-line parts of the test hooks (smp/test_hooks.h). */
 #include "smp/test_hooks.h"
 
-#include "smp/one_ap.h"
 #include "smp/sipi.h"
 #include "smp/trampoline.h"
 #include "kernel/abort.h"

@@ -122,15 +122,3 @@ int64_t tsc_skew_ns(const struct cpu *c)
 	return signed_ns(c->tsc_skew);
 }
 
-int64_t tsc_cross_cpu(const struct cpu *c, uint64_t ap_tsc, uint64_t bsp_tsc)
-{
-	if (!c->tsc_synced)
-		return TICKS_NA;
-	return tsc_same_cpu(ap_tsc, bsp_tsc);
-}
-
-int64_t tsc_same_cpu(uint64_t later, uint64_t earlier)
-{
-	int64_t d = (int64_t)(later - earlier);
-	return d < 0 ? TICKS_NA : d;
-}

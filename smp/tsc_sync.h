@@ -18,10 +18,5 @@ void tsc_sync_ap(const struct cpu *c);
 
 /* c->tsc_skew in ns, signed (0: synchronised, or not tested). */
 int64_t tsc_skew_ns(const struct cpu *c);
-/* ap_tsc (read on c) minus bsp_tsc (read on the BSP), or TICKS_NA when
- * c's TSC is not known to be synchronised or the difference is negative. */
-int64_t tsc_cross_cpu(const struct cpu *c, uint64_t ap_tsc, uint64_t bsp_tsc);
-/* later minus earlier, both read on one CPU; TICKS_NA if negative. */
-int64_t tsc_same_cpu(uint64_t later, uint64_t earlier);
 
 #endif

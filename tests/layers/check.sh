@@ -16,6 +16,8 @@
 #             (catches a hand-written extern that skips the headers).
 # A layer above may still be reached through a function pointer the upper
 # layer registers (kernel/abort.h): that is the one sanctioned way up.
+# And inside smp/ no circle: no two modules (x.c, y.c) include each
+# other's headers.
 #
 #   check.sh [BUILD_DIR OBJECT...]   the objects linked into one kernel,
 #       under BUILD_DIR (build/wbinvdN); without them the symbol checks
@@ -60,6 +62,31 @@ for layer in "${layers[@]}"; do
 		bad "includes from $layer/ name a layer at or below it" "$why"
 	fi
 done
+
+# No include circle inside smp/: module x (x.c) -> y when x.c includes
+# "smp/y.h" and there is a y.c; x -> y and y -> x is a circle (main had
+# two: ap_entry/park, tsc_sync/wakeup). Longer loops all pass through
+# smp.h, the CPU table every module reads: not counted. The test hooks
+# (smp/test_hooks.[ch]) stay out of it: they call the start path to
+# test it and are called from named points in it, by design.
+circle_edges=$(for f in smp/*.c; do
+	m=$(basename "${f%.c}")
+	[ "$m" = test_hooks ] && continue
+	sed -nE 's|^[[:space:]]*#include[[:space:]]+"smp/([A-Za-z0-9_]+)\.h".*|\1|p' "$f" |
+		while read -r t; do
+			[ "$t" != "$m" ] && [ "$t" != test_hooks ] && [ -f "smp/$t.c" ] && echo "$m $t"
+		done
+done | sort -u)
+circle=$(awk 'NR == FNR { e[$1 " " $2] = 1; next }
+	($2 " " $1) in e && $1 < $2 { print $1 " <-> " $2 }' <(echo "$circle_edges") <(echo "$circle_edges") |
+	paste -sd, | sed 's/,/, /g')
+if [ -z "$circle_edges" ]; then
+	bad "no include circle in smp/" "no includes found (check the sed)"
+elif [ -z "$circle" ]; then
+	ok "no include circle in smp/ ($(wc -l <<<"$circle_edges") includes between its modules, test hooks aside)"
+else
+	bad "no include circle in smp/" "modules that include each other: $circle"
+fi
 
 if [ ${#objects[@]} = 0 ]; then
 	for layer in "${layers[@]}"; do
