@@ -8,25 +8,15 @@
 #include "kernel/console.h"
 #include "kernel/tsc.h"
 #include "lib/format.h"
+#include "lib/phase_names.h"
 
-static const char *const names[PHASES] = {
-	[PH_INIT_ASSERT] = "init_assert",
-	[PH_INIT_DEASSERT] = "init_deassert",
-	[PH_SIPI] = "sipi",
-	[PH_REAL] = "real",
-	[PH_PROTECTED] = "protected",
-	[PH_LONG] = "long",
-	[PH_C_ENTRY] = "c_entry",
-	[PH_TABLES] = "tables",
-	[PH_LAPIC] = "lapic",
-	[PH_ONLINE] = "online",
-	[PH_SEEN] = "seen",
-	[PH_SIPI2] = "sipi2",
-};
+/* The names are aplog's too (lib/phase_names.c), in enum phase's order. */
+_Static_assert(PHASES == PHASE_NAMES_COUNT && PH_CHAIN == PHASE_NAMES_CHAIN,
+	       "enum phase and lib/phase_names.c disagree");
 
 const char *phase_name(enum phase p)
 {
-	return p < PHASES ? names[p] : "unknown";
+	return p < PHASES ? phase_names[p] : "unknown";
 }
 
 int64_t tsc_cross_cpu(const struct cpu *c, uint64_t ap_tsc, uint64_t bsp_tsc)
@@ -118,7 +108,7 @@ static void print_start(uint32_t cpu, uint32_t cycle, bool sipi2, bool nmi,
 			fmt_snprintf(ns, sizeof ns, "%llu",
 				     (unsigned long long)tsc_ticks_to_ns((uint64_t)ph[p]));
 		cprintf(CON_SERIAL, "@phase cpu=%u apic=%u cycle=%u phase=%s ns=%s%s\n",
-			c->index, c->apic_id, cycle, names[p], ns, nmi ? " nmi=1" : "");
+			c->index, c->apic_id, cycle, phase_names[p], ns, nmi ? " nmi=1" : "");
 	}
 }
 
@@ -195,13 +185,13 @@ void phases_report(void)
 		/* share of the chain's mean, in tenths of a percent */
 		uint64_t share = p < PH_CHAIN && chain_sum ? mean * 1000 / chain_sum : 0;
 		cprintf(CON_SERIAL, "  %-14s %8llu %6llu %12llu %12llu %12llu %3llu.%llu%%\n",
-			names[p], (unsigned long long)n,
+			phase_names[p], (unsigned long long)n,
 			(unsigned long long)table[p].na, (unsigned long long)mean,
 			(unsigned long long)table[p].min,
 			(unsigned long long)table[p].max,
 			(unsigned long long)(share / 10), (unsigned long long)(share % 10));
 		cprintf(CON_SERIAL, "@phases phase=%s n=%llu na=%llu mean_ns=%llu "
-			"min_ns=%llu max_ns=%llu\n", names[p], (unsigned long long)n,
+			"min_ns=%llu max_ns=%llu\n", phase_names[p], (unsigned long long)n,
 			(unsigned long long)table[p].na, (unsigned long long)mean,
 			(unsigned long long)table[p].min,
 			(unsigned long long)table[p].max);
@@ -212,7 +202,7 @@ void phases_report(void)
 	}
 	if (slowest >= 0)
 		kprintf("slowest phase: %s, mean %llu ns of %llu ns per online "
-			"(%llu%%)\n", names[slowest], (unsigned long long)slowest_mean,
+			"(%llu%%)\n", phase_names[slowest], (unsigned long long)slowest_mean,
 			(unsigned long long)chain_sum,
 			(unsigned long long)(chain_sum ? slowest_mean * 100 / chain_sum : 0));
 }

@@ -12,7 +12,8 @@
 
 struct cpu;
 
-/* The chain, in order; PH_SIPI2 is outside it (see below). */
+/* The chain, in order; PH_SIPI2 is outside it (see below). Their names,
+ * in this order, are lib/phase_names.c's (shared with aplog). */
 enum phase {
 	PH_INIT_ASSERT,   /* BSP: start -> INIT assert sent (ICR idle) */
 	PH_INIT_DEASSERT, /* BSP: -> INIT de-assert sent (after init_delay_us) */

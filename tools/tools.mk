@@ -22,9 +22,11 @@ APLOG_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/aplog
 # The run-level verdict (lib/verdict.c, with the kernel's fmt_duration):
 # one source for aplog, the kernel and apstart.efi.
 VERDICT_SRC := lib/verdict.c lib/format.c
+# The names of a start's phases, the kernel's list (lib/phase_names.h).
+PHASE_NAMES_SRC := lib/phase_names.c
 VERDICT_HDR := lib/verdict.h lib/format.h
-APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(VERDICT_SRC)
-APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) $(VERDICT_HDR) \
+APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) $(PHASE_NAMES_SRC)
+APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) $(VERDICT_HDR) $(PHASE_NAMES_SRC:.c=.h) \
 	$(APLOG_DIR)/../tools.mk
 APLOG_OUT := build/host
 APLOG := $(APLOG_OUT)/aplog

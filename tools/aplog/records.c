@@ -24,9 +24,6 @@ static const char *const summary_keys[] = { "op", "cpus", "cycles", "total_ns",
 static const char *const end_keys[] = { "status", "online", "failed", NULL };
 static const char *const cpusum_keys[] = { "cpu", "apic", "cycles", "online_median_ns",
 	"online_max_ns", "offline_median_ns", "offline_max_ns", NULL };
-const char *const phase_names[PHASE_COUNT + 1] = { "init_assert", "init_deassert",
-	"sipi", "real", "protected", "long", "c_entry", "tables", "lapic", "online",
-	"seen", "sipi2", NULL };
 static const char *const phase_keys[] = { "cpu", "apic", "cycle", "phase", "ns", NULL };
 static const char *const round_keys[] = { "cycle", "op", "aps", "ns", NULL };
 static const char *const bringup_keys[] = { "mode", "total_ns", NULL };

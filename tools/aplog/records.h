@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "lib/phase_names.h"
+
 enum op { OP_ONLINE, OP_OFFLINE, OP_COUNT };
 extern const char *const op_name[OP_COUNT];
 extern const char *const op_choices[]; /* op_name, NULL-terminated */
@@ -47,8 +49,8 @@ struct sample {
 
 /* The phases of one AP start (the kernel's smp/phases.h, in its order):
  * the first PHASE_CHAIN add up to the start's total, sipi2 overlaps them. */
-enum { PHASE_COUNT = 12, PHASE_CHAIN = 11 };
-extern const char *const phase_names[PHASE_COUNT + 1]; /* NULL-terminated */
+enum { PHASE_COUNT = PHASE_NAMES_COUNT, PHASE_CHAIN = PHASE_NAMES_CHAIN };
+/* phase_names[]: lib/phase_names.h, the kernel's own list. */
 
 /* @phase cpu= apic= cycle= phase= ns=N|na [nmi=1] (cycle 0: the first bring-up). */
 struct phase_rec {
