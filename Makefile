@@ -126,6 +126,18 @@ kernel: $(OUT)/apstart.elf
 	@cp $< build/apstart-$(VARIANT).elf
 	@echo "  built   build/apstart.elf = $< ($(ARCH), $(if $(filter 1,$(WBINVD)),WITH,without) WBINVD)"
 
+# make variant: build/<variant>/apstart.elf for the variables given
+# (ARCH, WBINVD, MAX_CPUS...), without kernel's copies. The other targets
+# ask for a variant through BUILD_VARIANT, which builds it plain (no
+# test-only spin or padding; x86_64, WBINVD=0, MAX_CPUS=512 unless named)
+# whatever this make was called with:  @$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
+.PHONY: variant
+variant: $(OUT)/apstart.elf
+	@:
+BUILD_VARIANT = $(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 MAX_CPUS=512 \
+	SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 PAD_INSNS=0 PAD_AT= PAD_REAL=0 PAD_PROT=0 \
+	PAD_LONG=0 PAD_PARK=0 $(1) variant
+
 $(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld
 	@echo "  LD      $@"
 	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS)
@@ -236,21 +248,21 @@ ab: deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel)
 		$(FLUSH_OPT) $(QEMU_ARCH_OPTS) -- '$(subst ','\'',$(ARGS))'
 
 trampoline-check:
-	@$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
-	@$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd1/apstart.elf
+	@$(call BUILD_VARIANT,WBINVD=0)
+	@$(call BUILD_VARIANT,WBINVD=1)
 	@tests/trampoline/check.sh build/wbinvd0/trampoline.bin 0 build/wbinvd0/apstart.elf
 	@tests/trampoline/check.sh build/wbinvd1/trampoline.bin 1 build/wbinvd1/apstart.elf
-	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd0/apstart.elf
-	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd1/apstart.elf
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
 	@tests/trampoline/check.sh --arch i386 build/i386-wbinvd0/trampoline.bin 0 build/i386-wbinvd0/apstart.elf
 	@tests/trampoline/check.sh --arch i386 build/i386-wbinvd1/trampoline.bin 1 build/i386-wbinvd1/apstart.elf
 
 qemu-tests: $(APLOG)
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
-	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd1/apstart.elf
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 MAX_CPUS=4 build/wbinvd0-max4/apstart.elf
-	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd0/apstart.elf
-	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/i386-wbinvd1/apstart.elf
+	@$(call BUILD_VARIANT,WBINVD=0)
+	@$(call BUILD_VARIANT,WBINVD=1)
+	@$(call BUILD_VARIANT,WBINVD=0 MAX_CPUS=4)
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
 	@APLOG=$(APLOG) tests/qemu/matrix.sh
 
 timing-tests: deps
@@ -263,7 +275,7 @@ tscskew-tests: deps $(APLOG)
 # Long run, not in make test: 1000 offline/online cycles on every AP at
 # -smp 8; no CPU may be lost.
 soak: deps $(APLOG)
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
+	@$(call BUILD_VARIANT,WBINVD=0)
 	@APLOG=$(APLOG) tests/soak/run.sh build/wbinvd0/apstart.elf 1000 8
 
 # Long run, not in make test: serial vs parallel bring-up at -smp 8, 64,
@@ -274,7 +286,7 @@ BENCH_TIMEOUT ?= 1800
 BENCH_TCG ?= multi
 .PHONY: bench-scale
 bench-scale: deps $(APLOG)
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
+	@$(call BUILD_VARIANT,WBINVD=0)
 	@BENCH_CYCLES='$(BENCH_CYCLES)' BENCH_TIMEOUT='$(BENCH_TIMEOUT)' BENCH_TCG='$(BENCH_TCG)' \
 		tools/bench-scale.sh $(BENCH_NS)
 

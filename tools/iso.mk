@@ -51,10 +51,10 @@ iso: $(ISO)
 # Each variant is built by its own make: WBINVD selects the build
 # directory and flags. Always runs; the sub-makes decide what is stale.
 iso-kernels:
-	$(ISO_Q)$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
-	$(ISO_Q)$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
-	$(ISO_Q)$(MAKE) --no-print-directory ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 build/i386-wbinvd0/apstart.elf
-	$(ISO_Q)$(MAKE) --no-print-directory ARCH=i386 WBINVD=1 SLOW_TRAMP_NS=0 build/i386-wbinvd1/apstart.elf
+	$(ISO_Q)$(call BUILD_VARIANT,WBINVD=0)
+	$(ISO_Q)$(call BUILD_VARIANT,WBINVD=1)
+	$(ISO_Q)$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
+	$(ISO_Q)$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
 
 # Copy-if-changed: the recipe always runs, the file (and so its mtime)
 # changes only with the kernel, and make then rebuilds only stale images.

@@ -5,5 +5,5 @@
 
 .PHONY: layers-check
 layers-check:
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 MAX_CPUS=512 build/wbinvd0/apstart.elf
+	@$(call BUILD_VARIANT,WBINVD=0)
 	@tests/layers/check.sh build/wbinvd0 $(patsubst $(OUT)/%,build/wbinvd0/%,$(KERNEL_OBJS))

@@ -10,5 +10,5 @@ $(MKMADT): tools/mkmadt.c tests/madt/madt.mk
 	gcc -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
 
 madt-tests: $(MKMADT)
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
+	@$(call BUILD_VARIANT,WBINVD=0)
 	@MKMADT=$(MKMADT) KERNEL=build/wbinvd0/apstart.elf timeout 900 tests/madt/run.sh

@@ -47,13 +47,13 @@ $(FLUSHMODEL_TEST_ASAN): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DEPS)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_ASAN_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DIR)/model.c -lm
 
 flushmodel-tests: deps flushmodel $(FLUSHMODEL_TEST) $(FLUSHMODEL_TEST_ASAN) aplog
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf >/dev/null
-	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf >/dev/null
+	@$(call BUILD_VARIANT,WBINVD=0) >/dev/null
+	@$(call BUILD_VARIANT,WBINVD=1) >/dev/null
 	@tests/flushmodel/run.sh
 
 seed-table: deps flushmodel aplog
-	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf >/dev/null
-	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf >/dev/null
+	@$(call BUILD_VARIANT,WBINVD=0) >/dev/null
+	@$(call BUILD_VARIANT,WBINVD=1) >/dev/null
 	@$(FLUSHMODEL_DIR)/seed-table.sh --smp '$(SMP)' --flush '$(or $(strip $(FLUSH)),xeon6985p)' \
 		$(if $(CYCLES),--cycles '$(CYCLES)') $(if $(ROUNDS),--rounds '$(ROUNDS)') \
 		--timeout $(TIMEOUT) -- '$(subst ','\'',$(ARGS))'

@@ -50,7 +50,7 @@ LINUX_TIMEOUT ?= 900
 .PHONY: bench-linux
 bench-linux: CYCLES ?= 10
 bench-linux: deps $(LH) aplog
-	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
+	@$(call BUILD_VARIANT,WBINVD=1)
 	@tools/linux-vm/bench.sh --smp '$(SMP)' --cycles '$(CYCLES)' --accel '$(ACCEL)' \
 		--machine '$(MACHINE)' --timeout '$(LINUX_TIMEOUT)' --wbinvd 1
 
