@@ -50,12 +50,15 @@ parts "$base" "$tmp/a"
 parts "$pad" "$tmp/b"
 for p in real prot long park; do
 	d=$(diff "$tmp/a-$p" "$tmp/b-$p" | grep -E '^[<>]' || true)
-	# Net instructions added; any changed line other than a NOP form
-	# (a pad NOP, or alignment fill before a loop resized with it, one
-	# instruction for one) is an other_change.
-	plus=$(grep -c '^>' <<<"$d" || true) minus=$(grep -c '^<' <<<"$d" || true)
+	# nops_added: one-byte NOPs (what PAD_POINT emits) in the padded
+	# build less those in the plain one. Any changed line other than a
+	# NOP form is an other_change. Multi-byte NOP forms (nopl, nopw,
+	# xchg %ax,%ax, data16...) are the compiler's alignment fill before a
+	# loop: padding may grow, shrink or remove it (seen: one nopl gone),
+	# so they are neither counted nor an other_change.
+	plus=$(grep -cx 'nop' "$tmp/b-$p" || true) minus=$(grep -cx 'nop' "$tmp/a-$p" || true)
 	other=$(grep -vEc '^[<>] (cs )?(nop|xchg %ax,%ax|data16)' <<<"$d" || true)
-	[ -n "$d" ] || { plus=0 minus=0 other=0; }
+	[ -n "$d" ] || other=0
 	added=$((plus - minus))
 	sites=1
 	[ $p = park ] && sites=$(grep -cx wbinvd "$tmp/b-park" || true)
