@@ -44,7 +44,7 @@ void realmode_asm_defs(void)
 	HDR_FIELD(FAR64_OFFSET, far64_offset);
 	HDR_FIELD(FAR64_SELECTOR, far64_selector);
 	HDR_FIELD(PAD2, pad2);
-	HDR_FIELD(ENTRY64, entry64);
+	HDR_FIELD(C_ENTRY, c_entry);
 	HDR_FIELD(CPU_TABLE, cpu_table);
 	HDR_FIELD(CPU_COUNT, cpu_count);
 	HDR_FIELD(REAL_ENTRIES, real_entries);

@@ -110,7 +110,7 @@ long_mode_entry:
 	STAMP_LONG rbx, rsp
 	mov esi, [rbx + TRAMP_CPU_INDEX] ; ap_entry(apic_id, index)
 	xor ebp, ebp
-	mov rax, [rel trampoline_start + TRAMP_HDR + HDR_ENTRY64]
+	mov rax, [rel trampoline_start + TRAMP_HDR + HDR_C_ENTRY]
 	call rax                        ; does not return
 	TRAMP_END
 ; The Makefile rejects a blob larger than one page.

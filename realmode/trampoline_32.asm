@@ -14,7 +14,7 @@
 ; The header is struct tramp_header (realmode/trampoline_abi.h) with the
 ; same fields; on i386 the far64 pair is the real-mode jump (its offset
 ; as assembled, its segment P >> 4 set by smp/trampoline.c), and
-; entry64/cpu_table/stack_top are 32-bit addresses held in 64-bit fields
+; c_entry/cpu_table/stack_top are 32-bit addresses held in 64-bit fields
 ; (the low half is read). As in the x86_64 blob, the AP writes only one
 ; counter in the header and, once it has read its APIC ID in protected
 ; mode, its own slot (struct tramp_cpu): stage and timestamps, the same
@@ -111,7 +111,7 @@ code_paged_start:
 	STAMP_LONG ebx, esp
 	push dword [ebx + TRAMP_CPU_INDEX]      ; ap_entry(apic_id, index), cdecl
 	push edi
-	mov eax, [esi + TRAMP_HDR + HDR_ENTRY64]
+	mov eax, [esi + TRAMP_HDR + HDR_C_ENTRY]
 	xor ebp, ebp
 	call eax                        ; does not return
 	TRAMP_END

@@ -69,7 +69,7 @@ struct tramp_header {
 	uint32_t far64_offset;        /* i386 (trampoline_32.asm): the real-mode */
 	uint16_t far64_selector;      /* jmp far that reloads CS (IP, CS = P >> 4) */
 	uint16_t pad2;
-	uint64_t entry64;             /* void ap_entry(apic_id, index) */
+	uint64_t c_entry;             /* void ap_entry(apic_id, index) */
 	uint64_t cpu_table;           /* struct tramp_cpu[cpu_count] */
 	uint32_t cpu_count;
 	volatile uint32_t real_entries; /* APs that entered real mode (lock inc) */
@@ -106,7 +106,7 @@ TRAMP_ALIGNED(struct tramp_header, far32_offset);
 TRAMP_ALIGNED(struct tramp_header, far32_selector);
 TRAMP_ALIGNED(struct tramp_header, far64_offset);
 TRAMP_ALIGNED(struct tramp_header, far64_selector);
-TRAMP_ALIGNED(struct tramp_header, entry64);
+TRAMP_ALIGNED(struct tramp_header, c_entry);
 TRAMP_ALIGNED(struct tramp_header, cpu_table);
 TRAMP_ALIGNED(struct tramp_header, cpu_count);
 TRAMP_ALIGNED(struct tramp_header, real_entries);

@@ -80,7 +80,7 @@ bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
 #else
 	h->far64_offset += (uint32_t)phys;
 #endif
-	h->entry64 = (uint64_t)(uintptr_t)ap_entry;
+	h->c_entry = (uint64_t)(uintptr_t)ap_entry;
 	h->cpu_table = (uint64_t)(uintptr_t)table;
 	h->cpu_count = count;
 	h->real_entries = 0;
