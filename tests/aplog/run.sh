@@ -601,6 +601,20 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	line "NO VERDICT op=online: A has 2 runs with samples, B has 2; a run is one observation and a verdict needs 3 per side"
 	run check --slower-than --min-runs 11 ref/reference-wbinvd0.log -- ref/reference-wbinvd1.log
 	expect_rc 2
+	# --paired: run i of A with run i of B, the sign test's interval of
+	# the median ratio (10 pairs: the 2nd smallest and 2nd largest ratio)
+	run check --slower-than --paired ref/reference-wbinvd0.log -- ref/reference-wbinvd1.log
+	expect_rc 1
+	matches '^REGRESSION op=online paired: median of 10 per-pair ratios B/A=5\.[0-9]+ 95% CI \[5\.[0-9]+, 6?[0-9.]+\] \(sign test\) lower bound > max-ratio 1\.000'
+	run check --slower-than --paired --op offline ref/reference-wbinvd1.log -- ref/reference-wbinvd0.log
+	expect_rc 0
+	matches '^OK op=offline paired: median of 10 per-pair ratios B/A=[01]\.[0-9]+ '
+	run check --slower-than --paired --op offline ref/aa-a.log -- ref/aa-b.log
+	expect_rc 2
+	line "NO VERDICT op=offline: 5 pairs of runs; the sign test needs 6 for a 95% interval"
+	run check --slower-than --paired ref/small-a.log -- ref/small-b.log
+	expect_rc 2
+	errhas "--paired needs as many runs on each side: A has 3 with online samples, B has 4"
 
 	# phases and rounds (issue 9)
 	run stats phases.log; expect_rc 0

@@ -24,12 +24,12 @@ static int cmd_check(void)
 		usage_error("check needs exactly one of --baseline FILE, "
 			    "--slower-than and --identical");
 	if (bl && (cli.sep || (cli.given & (O_MAXRATIO | O_OP | O_MINRUNS |
-					     O_FORCE | O_LABELS))))
+					     O_FORCE | O_PAIRED | O_LABELS))))
 		usage_error("check --baseline takes LOG... and --tolerance, "
 			    "--allow-faster, --allow-truncated");
 	if (!bl && (cli.given & (O_TOL | O_FASTER)))
 		usage_error("--tolerance/--allow-faster go with --baseline");
-	if (id && (cli.given & (O_MAXRATIO | O_OP | O_MINRUNS)))
+	if (id && (cli.given & (O_MAXRATIO | O_OP | O_MINRUNS | O_PAIRED)))
 		usage_error("check --identical takes A.log -- B.log only");
 	if (bl)
 		return cmd_check_baseline();
@@ -45,7 +45,7 @@ static const struct command {
 	{ "stats", cmd_stats, O_TRUNC | O_NMI, false },
 	{ "compare", cmd_compare, O_TRUNC | O_LABELS | O_MINRUNS | O_FORCE | O_NMI,
 		true },
-	{ "check", cmd_check, O_TRUNC | O_LABELS | O_MINRUNS | O_FORCE | O_BASELINE | O_TOL |
+	{ "check", cmd_check, O_TRUNC | O_LABELS | O_MINRUNS | O_FORCE | O_PAIRED | O_BASELINE | O_TOL |
 		O_SLOWER | O_MAXRATIO | O_OP | O_FASTER | O_IDENT | O_NMI, true },
 	{ "verify", cmd_verify, O_TRUNC | O_VERIFY, false },
 	{ "medians", cmd_medians, O_TRUNC | O_OP | O_NMI, false },

@@ -27,7 +27,7 @@ void usage(FILE *f)
 "          observation: docs/verdicts.md)\n"
 "  check --baseline FILE [--tolerance PCT] [--allow-faster] LOG...\n"
 "  check --slower-than A.log... -- B.log... [--max-ratio R]\n"
-"        [--op online|offline] [--min-runs N] [--force]\n"
+"        [--op online|offline] [--min-runs N] [--paired] [--force]\n"
 "  check --identical A.log -- B.log\n"
 "  verify [--status pass|fail] [--cpus N] [--cycles C] [--wbinvd 0|1]\n"
 "         [--online N] [--failed N] [--warnings N] [--boot KEY=VALUE]... LOG\n"
@@ -90,7 +90,7 @@ static const char *opt_text(const char *name, const char *v)
 }
 
 enum opt_id {
-	OPT_TRUNC = 256, OPT_LABEL_A, OPT_LABEL_B, OPT_MIN_RUNS, OPT_FORCE,
+	OPT_TRUNC = 256, OPT_LABEL_A, OPT_LABEL_B, OPT_MIN_RUNS, OPT_FORCE, OPT_PAIRED,
 	OPT_BASELINE, OPT_TOLERANCE, OPT_SLOWER, OPT_MAX_RATIO, OPT_OP,
 	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT, OPT_IDENTICAL, OPT_STATUS,
 	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_WARNINGS, OPT_BOOT,
@@ -104,6 +104,7 @@ static const struct option longopts[] = {
 	{ "label-b", required_argument, NULL, OPT_LABEL_B },
 	{ "min-runs", required_argument, NULL, OPT_MIN_RUNS },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "paired", no_argument, NULL, OPT_PAIRED },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
 	{ "slower-than", no_argument, NULL, OPT_SLOWER },
@@ -135,6 +136,7 @@ static unsigned group_of(int id)
 	case OPT_LABEL_A: case OPT_LABEL_B: return O_LABELS;
 	case OPT_MIN_RUNS: return O_MINRUNS;
 	case OPT_FORCE: return O_FORCE;
+	case OPT_PAIRED: return O_PAIRED;
 	case OPT_BASELINE: return O_BASELINE;
 	case OPT_TOLERANCE: return O_TOL;
 	case OPT_SLOWER: return O_SLOWER;
