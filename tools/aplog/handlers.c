@@ -322,13 +322,19 @@ void on_cpusum(struct loader *ld, size_t line, const struct record *rec)
 /* @fail: the kernel's report of what went wrong. Only counted (verify
  * names the first); outside a run (a panic before @boot) the @end after
  * it is what gets reported. */
-void on_fail(struct loader *ld, size_t line)
+void on_fail(struct loader *ld, size_t line, const char *p, size_t n)
 {
 	if (ld->cur < 0)
 		return;
 	struct run *r = &ld->set->runs[ld->cur];
-	if (r->nfail++ == 0)
+	if (r->nfail++ == 0) {
 		r->fail_line = line;
+		/* Printable, cut to fit: it is shown as the run's reason. */
+		size_t k = n < sizeof(r->fail_text) - 1 ? n : sizeof(r->fail_text) - 1;
+		for (size_t i = 0; i < k; i++)
+			r->fail_text[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+		r->fail_text[k] = '\0';
+	}
 }
 
 /* @warn records of the events a passing run may have (NMIs, stray

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A log file line by line: each record to its handler (handlers.c). */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 	if (kind < 0)
 		return; /* unknown @-words are for other tools */
 	if (kind == W_FAIL) {
-		on_fail(ld, line);
+		on_fail(ld, line, p, n);
 		return;
 	}
 	if (kind == W_WARN) {
@@ -82,35 +83,100 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 	}
 }
 
+/* One input is read as a stream, so memory stays bounded on endless input:
+ * a line longer than LINE_MAX_BYTES is no record (the kernel's are shorter
+ * than 1 KiB: a longer one is an error) and is not kept, and reading stops with an error after
+ * INPUT_MAX_BYTES, far more than any capture of runs holds (/dev/zero, a
+ * capture left running). Memory: one line, plus the records read. */
+#define LINE_MAX_BYTES (64u * 1024)
+#define INPUT_MAX_BYTES (1ull << 30)
+#define CHUNK_BYTES (64u * 1024)
+
+/* A complete line (its newline seen), without the newline. */
+static void on_complete_line(struct loader *ld, char *p, size_t n, bool overlong,
+			     size_t line)
+{
+	if (overlong) {
+		if (n && p[0] == '@')
+			lerr(&ld->m, line, "a record longer than %u bytes "
+			     "(corrupt?): not read", LINE_MAX_BYTES);
+		return;
+	}
+	while (n && p[n - 1] == '\r')
+		n--;
+	if (n && p[0] == '@')
+		on_line(ld, p, n, line);
+}
+
 int load_file(struct set *set, const char *path, bool allow_trunc)
 {
-	char *buf;
-	size_t len;
-	if (read_all(path, &buf, &len) != 0)
+	bool is_stdin = strcmp(path, "-") == 0;
+	FILE *f = is_stdin ? stdin : fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "aplog: %s: %s\n", path, strerror(errno));
 		return 1;
-
-	struct loader ld = { .m = { .file = strcmp(path, "-") ? path : "<stdin>" },
-			     .set = set, .allow_trunc = allow_trunc, .cur = -1 };
-	size_t first = set->n, pos = 0, line = 0;
-	while (pos < len) {
-		if (ld.m.errors >= MAX_ERRORS_PER_FILE) {
-			fprintf(stderr, "%s:%zu: too many errors, giving up on this "
-				"file\n", ld.m.file, line);
-			break;
-		}
-		line++;
-		size_t n;
-		const char *p = next_line(buf, len, &pos, &n);
-		if (n && p[0] == '@')
-			on_line(&ld, p, n, line);
 	}
-	if (ld.cur >= 0 && ld.m.errors < MAX_ERRORS_PER_FILE)
+	struct loader ld = { .m = { .file = is_stdin ? "<stdin>" : path },
+			     .set = set, .allow_trunc = allow_trunc, .cur = -1 };
+	char *chunk = xcalloc(CHUNK_BYTES, 1), *lb = xcalloc(LINE_MAX_BYTES, 1);
+	size_t first = set->n, line = 0, ln = 0;
+	unsigned long long total = 0;
+	bool overlong = false, stop = false;
+
+	while (!stop) {
+		size_t got = fread(chunk, 1, CHUNK_BYTES, f);
+		if (got == 0)
+			break;
+		total += got;
+		for (size_t i = 0; i < got && !stop;) {
+			char *nl = memchr(chunk + i, '\n', got - i);
+			size_t take = nl ? (size_t)(nl - (chunk + i)) : got - i;
+			/* Keep the start of an overlong line: its first byte
+			 * says whether it was meant as a record. */
+			size_t keep = take < LINE_MAX_BYTES - ln ? take
+								 : LINE_MAX_BYTES - ln;
+			memcpy(lb + ln, chunk + i, keep);
+			ln += keep;
+			overlong |= keep < take;
+			i += take;
+			if (!nl)
+				break;
+			i++;
+			on_complete_line(&ld, lb, ln, overlong, ++line);
+			ln = 0;
+			overlong = false;
+			if (ld.m.errors >= MAX_ERRORS_PER_FILE) {
+				fprintf(stderr, "%s:%zu: too many errors, giving up on "
+					"this file\n", ld.m.file, line);
+				stop = true;
+			}
+		}
+		if (!stop && total > INPUT_MAX_BYTES) {
+			lerr(&ld.m, line + 1, "more than %llu MiB of input: stopped "
+			     "reading (endless input? an apstart capture is far "
+			     "smaller)", INPUT_MAX_BYTES >> 20);
+			stop = true;
+		}
+	}
+	if (!stop && ferror(f)) {
+		lerr(&ld.m, line + 1, "read error: %s", strerror(errno ? errno : EIO));
+		stop = true;
+	}
+	/* A capture cut at any byte ends in a line without its newline: it is
+	 * dropped, never read as a record (a number cut short is a wrong one). */
+	if (!stop && ln && lb[0] == '@')
+		lwarn(&ld.m, line + 1, "the last line has no newline (a cut "
+		      "capture): dropped, not read");
+	if (ld.cur >= 0 && !stop)
 		close_run(&ld, line, "before the end of the file");
 	if (set->n == first && !ld.m.errors) {
 		fprintf(stderr, "%s: no apstart run in this file (no @boot record)\n",
 			ld.m.file);
 		ld.m.errors++;
 	}
-	free(buf);
+	if (!is_stdin)
+		fclose(f);
+	free(chunk);
+	free(lb);
 	return ld.m.errors;
 }

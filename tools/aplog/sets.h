@@ -24,6 +24,7 @@ struct side {
 	const char *offline_figure; /* the usable runs' run_offline_figure(),
 				       "mixed" if they differ */
 	size_t nmi_marked;   /* usable runs' samples marked nmi=1 */
+	int load_errors;     /* malformed input (side_load failed on it) */
 };
 
 /* name: "logs", "set A"...; purpose: what failed runs are left out of. */
