@@ -352,6 +352,18 @@ void on_warn(struct loader *ld, const char *p, size_t n)
 	}
 }
 
+/* @env: the machine (vendor, brand, hypervisor=, acpi_oem=...), kept as
+ * text for lookups: it says whether the flush under test cost anything. */
+void on_env(struct loader *ld, const char *p, size_t n)
+{
+	if (ld->cur < 0)
+		return;
+	struct run *r = &ld->set->runs[ld->cur];
+	free(r->env_fields);
+	r->env_fields = xcalloc(n + 1, 1);
+	memcpy(r->env_fields, p, n);
+}
+
 void on_end(struct loader *ld, size_t line, const struct record *rec)
 {
 	if (!in_run(ld, line, "@end"))

@@ -20,6 +20,7 @@ void set_free(struct set *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->runs[i].s);
 		free(s->runs[i].boot_fields);
+		free(s->runs[i].env_fields);
 		free(s->runs[i].sync);
 		free(s->runs[i].ph);
 		free(s->runs[i].rounds);
@@ -61,10 +62,10 @@ int run_tsc_sync(const struct run *r, uint32_t apic)
 	return -1;
 }
 
-const char *run_boot_field(const struct run *r, const char *key, size_t *len)
+/* The value of key in a record's "k=v k=v" text, or NULL. */
+static const char *field_in(const char *p, const char *key, size_t *len)
 {
 	size_t kl = strlen(key);
-	const char *p = r->boot_fields;
 
 	while (p && *p) {
 		while (*p == ' ' || *p == '\t')
@@ -77,4 +78,14 @@ const char *run_boot_field(const struct run *r, const char *key, size_t *len)
 		p += tl;
 	}
 	return NULL;
+}
+
+const char *run_boot_field(const struct run *r, const char *key, size_t *len)
+{
+	return field_in(r->boot_fields, key, len);
+}
+
+const char *run_env_field(const struct run *r, const char *key, size_t *len)
+{
+	return field_in(r->env_fields, key, len);
 }
