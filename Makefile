@@ -203,6 +203,7 @@ include tools/run.mk
 -include tests/layers/layers.mk
 -include tests/madt/madt.mk
 -include tests/docs/docs.mk
+-include tests/chroot/chroot.mk
 -include tests/fuzz/fuzz.mk
 -include tests/tools/tools-tests.mk
 include tools/linux-hotplug/linux-hotplug.mk
