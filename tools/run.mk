@@ -41,6 +41,9 @@ RUN_LINK = mkdir -p build && ln -sfn '$(patsubst build/%,%,$(RUN_LOG))' build/ru
 RUN_STATUS_MK := build/run-status.mk
 ifeq ($(MAKECMDGOALS)|$(findstring n,$(firstword -$(MAKEFLAGS))),run|)
 ifeq ($(MAKE_RESTARTS),)
+# It exists before make reads it, so that a failed remake (a package
+# missing) says only what failed, not "No such file".
+$(shell mkdir -p $(dir $(RUN_STATUS_MK)) && : >>$(RUN_STATUS_MK))
 include $(RUN_STATUS_MK)
 $(RUN_STATUS_MK): $(RUN_PREREQS) FORCE
 	@$(RUN_LINK); $(RUN_CMD); echo "RUN_STATUS := $$?" >$@
