@@ -45,7 +45,8 @@ cleanup() {
 	for m in dev/pts dev proc; do
 		mountpoint -q "$sysroot/$m" && umount -l "$sysroot/$m"
 	done
-	[ $keep = 1 ] || rm -rf "$dir"
+	# never across a mount that is still there (the host's /dev)
+	[ $keep = 1 ] || rm -rf --one-file-system "$dir"
 }
 trap cleanup EXIT
 cleanup
