@@ -16,6 +16,7 @@ parts=(
 	"USB writer (fake sysfs, loop device)|make --no-print-directory usb-tests"
 	"log analyzer aplog (plain + ASan/UBSan)|make --no-print-directory aplog-tests"
 	"developer tools (runners, make help/debug)|make --no-print-directory tools-tests"
+	"docs: front page, links, package lines, its commands run|make --no-print-directory docs-tests"
 	"parsers under libFuzzer, 3 s each from the seeds|make --no-print-directory fuzz-smoke"
 	"kernel layers point down (includes, symbols)|make --no-print-directory layers-check"
 	"linux-hotplug (fake sysfs, signals, Linux VM)|make --no-print-directory linux-hotplug-tests"

@@ -3,7 +3,8 @@
  * mixed with other console text) and report, compare and check per-CPU AP
  * online/offline timings. Host program; usage in tools/README-aplog.md.
  *
- * One file per concern: records.c (the log parser), statistics.c (with
+ * One file per concern: records.h (the log model; its parser is fields.c,
+ * handlers.c, runcheck.c, load.c), statistics.c (with
  * the kernel's stats.c), sets.c (logs as the commands see them),
  * options.c, and one cmd_*.c (or plot.c) per command.
  *

@@ -292,6 +292,13 @@ void parse_cli(int argc, char **argv, unsigned allowed, bool two_sets)
 	parse_part(args, sep, allowed, 0);
 	if (cli.sep)
 		parse_part(args + sep + 1, n - sep - 1, allowed, 1);
+	/* "-" is standard input: it can be read once. */
+	int dashes = 0;
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < cli.nfiles[s]; i++)
+			dashes += !strcmp(cli.files[s][i], "-");
+	if (dashes > 1)
+		usage_error("'-' (standard input) can be given once");
 }
 
 void cli_free(void)

@@ -76,6 +76,7 @@ int side_load(struct side *sd, const char *const *files, size_t n,
 	memset(sd, 0, sizeof(*sd));
 	for (size_t i = 0; i < n; i++)
 		errors += load_file(&sd->set, files[i], cli.given & O_TRUNC);
+	sd->load_errors = errors;
 	if (errors)
 		return errors;
 
