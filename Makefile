@@ -210,6 +210,7 @@ include tools/linux-hotplug/linux-hotplug.mk
 include boot/efi/efi.mk
 include tools/iso.mk
 include tools/netboot.mk
+include tools/lava/lava.mk
 -include tests/bochs/bochs.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev.mk
