@@ -214,6 +214,7 @@ include tools/tools.mk
 -include tests/madt/madt.mk
 -include tests/fuzz/fuzz.mk
 -include tests/tools/tools-tests.mk
+-include tests/fleet/fleet.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include boot/efi/efi.mk
 include tools/iso.mk
