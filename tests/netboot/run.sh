@@ -19,6 +19,7 @@ cd "$(dirname "$0")/../.."
 NDIR=${NETBOOT_TEST_DIR:-build/netboot-test}
 KDIR=${ISO_KDIR:-build/iso/kernels}
 APLOG=${APLOG:-build/host/aplog}
+VARSTORE=${VARSTORE:-build/host/varstore}
 BOOT_TIMEOUT=${NETBOOT_BOOT_TIMEOUT:-120}
 OVMF_CODE=/usr/share/OVMF/OVMF_CODE_4M.fd OVMF_VARS=/usr/share/OVMF/OVMF_VARS_4M.fd
 MAC_LISTED=52:54:00:27:00:01 MAC_OTHER=52:54:00:27:00:02
@@ -106,6 +107,12 @@ qemu_common=(-display none -no-reboot -m 512 -monitor none -serial stdio
 uefi_fw=(-machine q35
 	-drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF_CODE"
 	-drive "if=pflash,format=raw,unit=1,snapshot=on,file=$OVMF_VARS")
+# The UEFI PXE boots share one writable variable store, as one machine's
+# NVRAM: what the kernel keeps there is read back after each boot.
+nvram=$work/OVMF_VARS.fd
+uefi_pxe_fw=(-machine q35
+	-drive "if=pflash,format=raw,unit=0,readonly=on,file=$OVMF_CODE"
+	-drive "if=pflash,format=raw,unit=1,file=$nvram")
 
 # pxe NAME FIRMWARE MAC WBINVD CYCLES [NET]: one boot over QEMU's TFTP.
 pxe() {
@@ -115,7 +122,7 @@ pxe() {
 		machine=(-machine pc) boot=/boot/grub/i386-pc/core.0
 		nic=(-device "e1000,netdev=n0,mac=$mac" -boot n)
 	else
-		machine=("${uefi_fw[@]}") boot=/boot/grub/x86_64-efi/core.efi
+		machine=("${uefi_pxe_fw[@]}") boot=/boot/grub/x86_64-efi/core.efi
 		nic=(-device "virtio-net-pci,netdev=n0,mac=$mac,romfile=,bootindex=1")
 	fi
 	t0=$(date +%s%N)
@@ -138,12 +145,32 @@ else
 	# 10.0.3.15 has no file: grub.cfg's default entry, WBINVD=0 10 cycles.
 	pxe "BIOS PXE, another subnet: the image's default entry" bios $MAC_OTHER 0 10 10.0.3.0/24
 fi
+# nvram_holds NAME WBINVD: the store's one ApstartResults variable is the
+# summary of the run just made (tests/efi/varstore.c reads it).
+nvram_holds() {
+	local name=$1 w=$2 text n
+	if ! text=$("$VARSTORE" "$nvram" 2>&1); then
+		fail "$name" "no summary in NVRAM: $text"
+		return
+	fi
+	n=$("$VARSTORE" --list "$nvram" | grep -c "^live .* $("$VARSTORE" --name)\$")
+	if ! grep -q "^@boot .* wbinvd=$w " <<<"$text" || ! grep -q '^@end status=pass ' <<<"$text"; then
+		fail "$name" "the NVRAM summary is not this run's (WBINVD=$w, pass)" "$(grep -a '^@boot\|^@end' <<<"$text")"
+	elif [ "$n" != 1 ]; then
+		fail "$name" "$n live ApstartResults variables in NVRAM, not 1"
+	else
+		ok "$name"
+	fi
+}
 if [ ! -f "$OVMF_CODE" ]; then
 	skip "UEFI PXE, WBINVD=1 (menu by MAC)" "no $OVMF_CODE (package ovmf)"
 	skip "UEFI PXE, WBINVD=0 (menu by IP)" "no $OVMF_CODE (package ovmf)"
 else
+	cp "$OVMF_VARS" "$nvram"
 	pxe "UEFI PXE, WBINVD=1 (menu by MAC)" uefi $MAC_LISTED 1 2
+	nvram_holds "UEFI PXE: NVRAM keeps the run's summary (no stick collects it)" 1
 	pxe "UEFI PXE, WBINVD=0 (menu by IP)" uefi $MAC_OTHER 0 2
+	nvram_holds "UEFI PXE: the next run's summary replaces it in NVRAM" 0
 fi
 
 # ------------------------------------------------------------ UEFI HTTP boot
