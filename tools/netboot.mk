@@ -17,7 +17,7 @@ NETBOOT_DIR ?= build/netboot
 NETBOOT_TIMEOUT ?= $(ISO_TIMEOUT)
 NETBOOT_MACHINES ?=
 NETBOOT_TEST_DIR := build/netboot-test
-NETBOOT_TESTS_TIMEOUT ?= 400
+NETBOOT_TESTS_TIMEOUT ?= 600
 
 .PHONY: netboot netboot-tests
 # Always rebuilt whole: it is a copy of files made elsewhere (~0.3 s).

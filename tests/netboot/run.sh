@@ -251,7 +251,9 @@ http_boot() {
 		sleep 0.1
 	done
 	t0=$(date +%s%N)
-	"${x[@]}" timeout -k 5 "$BOOT_TIMEOUT" qemu-system-x86_64 "${qemu_common[@]}" "${uefi_fw[@]}" \
+	# A hang guard, not a timing check: GRUB reads ~30 files one by one
+	# over HTTP (~21 s idle); on a host loaded 8x over it took 115 s.
+	"${x[@]}" timeout -k 5 $((2 * BOOT_TIMEOUT)) qemu-system-x86_64 "${qemu_common[@]}" "${uefi_fw[@]}" \
 		-fw_cfg name=opt/org.tianocore/IPv4PXESupport,string=n \
 		-fw_cfg name=opt/org.tianocore/IPv6PXESupport,string=n \
 		-netdev tap,id=n0,ifname=tap0,script=no,downscript=no \
