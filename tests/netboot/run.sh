@@ -56,10 +56,22 @@ same_menu() {
 	local image=build/iso/menu/boot/grub/grub.cfg
 	[ -f "$image" ] || { echo "no $image (make iso)"; return 1; }
 	diff <(grep -v '^set timeout=' "$image") \
-		<(sed -n '/^# apstart boot menu/,$p' "$NDIR/boot/grub/grub.cfg" | grep -v '^set timeout=' |
-			sed '1i # SPDX-License-Identifier: MIT')
+		<(sed -n '/^# apstart boot menu/,/^# make netboot: apstart.efi only/p' "$NDIR/boot/grub/grub.cfg" |
+			sed '$d' | sed '$d' | grep -v '^set timeout=' | sed '1i # SPDX-License-Identifier: MIT')
 }
 check "netdir: grub.cfg holds the image's menu, entry for entry" same_menu
+# ... and apstart.efi's entry never fetches apstart.efi over the network.
+efi_from_stick() {
+	local f bad=0
+	for f in "$NDIR"/boot/grub/grub.cfg*; do
+		[ "$(grep -c '^function chainload_apstart_efi' "$f")" = 2 ] &&
+			tail -n 12 "$f" | grep -q 'kernels and results on a stick' &&
+			! tail -n 12 "$f" | grep -q 'chainloader /boot/' ||
+			{ echo "$f: no stick-only chainload_apstart_efi at its end"; bad=1; }
+	done
+	return $bad
+}
+check "netdir: every menu's apstart.efi entry needs a stick (no network copy)" efi_from_stick
 
 # Bad machine files stop make netboot with a message and leave no
 # directory behind.

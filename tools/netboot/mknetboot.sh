@@ -75,6 +75,28 @@ grub-mknetdir --net-directory="$new" --subdir=boot/grub -d /usr/lib/grub/x86_64-
 rm -f "$new/mknetdir.log"
 cp "$kdir"/boot/apstart-*.elf "$kdir/boot/apstart.efi" "$new/boot/"
 
+# Appended to every menu: over the network, apstart.efi's entry works only
+# with a stick in the machine. apstart.efi keeps its kernels and results on
+# a volume; the copy GRUB would fetch from the server finds none, says so
+# and returns, and GRUB 2.06's network is gone after it ("couldn't send
+# network packet"): the machine would need a reset. GRUB runs the last
+# definition of a function, so this one replaces the template's.
+efi_override() {
+	cat <<'GRUB'
+
+# make netboot: apstart.efi only from a stick (see tools/netboot/mknetboot.sh).
+function chainload_apstart_efi {
+	if search --no-floppy --file --set=apstart_esp /EFI/apstart/apstart.efi; then
+		chainloader ($apstart_esp)/EFI/apstart/apstart.efi
+	else
+		echo "apstart.efi keeps its kernels and results on a stick (make usb); this machine has none."
+		echo "Over the network, boot a kernel entry: results go to the serial console."
+		sleep 10
+	fi
+}
+GRUB
+}
+
 # The machines file: MAC or IP -> file name, variant, arguments.
 names=() keys=() variants=() argss=()
 default_variant= default_args= have_default=0 lineno=0
@@ -114,6 +136,7 @@ if [[ -n $machines ]]; then
 		# mkgrubcfg checks the arguments' characters; a bad one stops here.
 		"$mkcfg" "$template" "$timeout" "$v" "${a[@]}" >"$new/boot/grub/$name" ||
 			die "$machines:$lineno: bad entry for ${key#*:}"
+		efi_override >>"$new/boot/grub/$name"
 		names+=("$name") keys+=("$key") variants+=("$v") argss+=("${a[*]}")
 	done <"$machines"
 fi
@@ -139,6 +162,7 @@ fi
 	else
 		"$mkcfg" "$template" "$timeout"
 	fi
+	efi_override
 } >"$new/boot/grub/grub.cfg" || die "cannot write grub.cfg"
 
 {
