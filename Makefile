@@ -206,9 +206,12 @@ include tools/run.mk
 -include tests/chroot/chroot.mk
 -include tests/fuzz/fuzz.mk
 -include tests/tools/tools-tests.mk
+-include tests/fleet/fleet.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include boot/efi/efi.mk
 include tools/iso.mk
+include tools/netboot.mk
+include tools/lava/lava.mk
 -include tests/bochs/bochs.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev.mk

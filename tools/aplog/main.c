@@ -57,6 +57,7 @@ static const struct command {
 	{ "exact-diff", cmd_exact_diff, 0, true },
 	{ "csv", cmd_csv, O_TRUNC | O_PHASES, false },
 	{ "plot", cmd_plot, O_TRUNC | O_LABELS | O_OUT | O_NMI, true },
+	{ "fleet", cmd_fleet, O_TRUNC | O_MINRUNS | O_NMI | O_CSV, false },
 };
 
 int main(int argc, char **argv)

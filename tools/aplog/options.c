@@ -39,6 +39,8 @@ void usage(FILE *f)
 "  exact-diff OLD -- NEW\n"
 "  csv [--phases] LOG... > out.csv\n"
 "  plot --out FILE.png [--label-a X] [--label-b Y] A.log... [-- B.log...]\n"
+"  fleet [--csv] [--min-runs N] LOG...|DIR...   one row per machine (@env),\n"
+"        WBINVD=1 against WBINVD=0, runs as observations\n"
 "Every command that reads logs but the exact ones takes --allow-truncated.\n"
 "Samples marked nmi=1 (an NMI hit the BSP or the AP inside their window)\n"
 "are left out of stats, compare, check, medians, baseline and plot, and\n"
@@ -95,7 +97,7 @@ enum opt_id {
 	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT, OPT_IDENTICAL, OPT_STATUS,
 	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_WARNINGS, OPT_BOOT,
 	OPT_WITH_NMI,
-	OPT_PHASES,
+	OPT_PHASES, OPT_CSV,
 };
 
 static const struct option longopts[] = {
@@ -125,6 +127,7 @@ static const struct option longopts[] = {
 	{ "boot", required_argument, NULL, OPT_BOOT },
 	{ "with-nmi", no_argument, NULL, OPT_WITH_NMI },
 	{ "phases", no_argument, NULL, OPT_PHASES },
+	{ "csv", no_argument, NULL, OPT_CSV },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -149,6 +152,7 @@ static unsigned group_of(int id)
 	case OPT_IDENTICAL: return O_IDENT;
 	case OPT_WITH_NMI: return O_NMI;
 	case OPT_PHASES: return O_PHASES;
+	case OPT_CSV: return O_CSV;
 	default: return O_VERIFY;
 	}
 }

@@ -14,9 +14,7 @@
 
 const char *const row_name[ROW_COUNT] = { "Offline", "Online", "Total" };
 
-/* What ran a run, when the flush under test cost nothing there: an
- * emulator or a hypervisor (@env), and no flush model (@host). */
-static const char *run_emulator(const struct run *r)
+const char *run_emulator(const struct run *r)
 {
 	size_t n;
 	const char *v;

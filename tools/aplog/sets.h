@@ -58,6 +58,9 @@ void print_nmi_note(const struct side *s, const char *prefix);
  * and a label that its runs' @boot contradicts, unless --force. */
 int load_two(struct side s[2], const char *purpose);
 
+/* What ran a run, when the flush under test cost nothing there: an
+ * emulator or a hypervisor (@env), and no flush model (@host); else NULL. */
+const char *run_emulator(const struct run *r);
 /* Whether a verdict on A against B can see the flush under test: not
  * when the sides differ in wbinvd only and ran emulated, unmodelled. */
 bool sides_measurable(const struct side s[2]);
