@@ -27,6 +27,7 @@ parts=(
 	"ISO image + BIOS/UEFI x CD/USB boots|make --no-print-directory iso-tests"
 	"flush cost model (QEMU TCG plugin, wall clock)|make --no-print-directory flushmodel-tests"
 	"apstart.efi, results kept across a reset (OVMF)|make --no-print-directory efi-tests"
+	"A/B session from one stick, K=2 (OVMF)|make --no-print-directory session-tests"
 	"crafted MADTs through GRUB's acpi command (SeaBIOS, TCG)|make --no-print-directory madt-tests"
 	"Bochs: BIOS image, Intel + AMD models, SMT|make --no-print-directory bochs-tests"
 )

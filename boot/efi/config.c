@@ -19,6 +19,8 @@
  *   session_options=TEXT  more kernel options for every run of a session
  *   session_wait=N   countdown before each run, seconds (default 10; any
  *                    key in it stops the session)
+ *   session_seed=N   the seed of the run order (default: from the clock;
+ *                    plan.txt names it, so an order can be repeated)
  *   test_stale_map_key=1   tests only: make the first ExitBootServices
  *                    fail (boot/efi/handoff.h)
  *   test_session_fail=N    tests only: run N of a new session gets
@@ -133,6 +135,12 @@ void config_load(struct volume *v, struct menu *m, struct loader_config *c)
 			else
 				Print(L"loader.cfg:%d: session_wait must be 0..%d (ignored)\n",
 				      lineno, SECONDS_MAX);
+		} else if (key_is(line, klen, "session_seed")) {
+			if (parse_uint(val, vlen, 999999999, &n) && n >= 1)
+				c->session.seed = n;
+			else
+				Print(L"loader.cfg:%d: session_seed must be 1..999999999 (ignored)\n",
+				      lineno);
 		} else if (key_is(line, klen, "session_options")) {
 			UINTN i = 0;
 			for (; i < vlen && i < CMDLINE_MAX / 2; i++)

@@ -34,9 +34,20 @@ static UINT64 next_random(UINT64 *s)
 	return *s * 0x2545F4914F6CDD1Dull;
 }
 
+/* splitmix64's finaliser (Steele, Lea, Flood 2014): every seed, even 1,
+ * gives a well-mixed state. */
+static UINT64 mix(UINT64 z)
+{
+	z += 0x9E3779B97F4A7C15ull;
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+	z ^= z >> 31;
+	return z ? z : 1;
+}
+
 void plan_make_order(struct plan *p)
 {
-	UINT64 s = p->seed ? p->seed : 0x9E3779B97F4A7C15ull;
+	UINT64 s = mix(p->seed);
 	p->runs = 2 * p->k;
 	for (UINTN i = 0; i < p->k; i++) {
 		BOOLEAN a_first = (next_random(&s) >> 63) != 0;

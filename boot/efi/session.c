@@ -53,6 +53,7 @@ void session_config_defaults(struct session_config *c)
 	c->cycles = SESSION_CYCLES_DEFAULT;
 	c->options[0] = 0;
 	c->wait_s = SESSION_WAIT_DEFAULT;
+	c->seed = 0;
 	c->test_fail_run = 0;
 }
 
@@ -435,7 +436,7 @@ BOOLEAN session_start(struct volume *v, const struct session_config *c, struct m
 	SetMem(&cur, sizeof cur, 0);
 	cur.number = number;
 	cur.k = k;
-	cur.seed = plan_now() * 0x9E3779B97F4A7C15ull ^ number;
+	cur.seed = c->seed ? c->seed : plan_now() * 1000 + number;
 	cur.test_fail_run = c->test_fail_run;
 	plan_make_order(&cur);
 	fmt_snprintf((char *)cur.cmdline, sizeof cur.cmdline, "cycles=%u%s%s", (unsigned)c->cycles,

@@ -26,6 +26,7 @@ struct session_config {         /* loader.cfg (boot/efi/config.c) */
 	UINTN cycles;           /* session_cycles= */
 	CHAR8 options[CMDLINE_MAX + 1]; /* session_options=: more kernel options */
 	UINTN wait_s;           /* session_wait=: countdown before each run */
+	UINTN seed;             /* session_seed=: the order's (0: from the clock) */
 	UINTN test_fail_run;    /* test_session_fail=N: run N gets selftest=ap-hang */
 };
 

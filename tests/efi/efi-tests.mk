@@ -17,3 +17,13 @@ $(VARSTORE): tests/efi/varstore.c kernel/efi_vendor.h kernel/bytes.h tests/efi/e
 efi-tests: deps $(ISO) $(ISO_TEST_EFI) $(APSTART_EFI) $(VARSTORE) $(APLOG)
 	@ISO=$(ISO) EFI_TEST_ISO=$(ISO_TEST_EFI) APSTART_EFI=$(APSTART_EFI) VARSTORE=$(VARSTORE) APLOG=$(APLOG) \
 		timeout $(EFI_TESTS_TIMEOUT) bash tests/efi/run.sh
+
+# make session-tests: apstart.efi's A/B session under OVMF (tests/efi/
+# session.sh: K=2 per variant at -smp 4, a killed QEMU, a stop and
+# resume, a failing run, the table on screen and as a QR code, a CD with
+# full NVRAM; six OVMF boots, about a minute).
+SESSION_TESTS_TIMEOUT ?= 600
+.PHONY: session-tests
+session-tests: deps $(ISO_TEST_EFI) $(APLOG) $(SCREENTEXT)
+	@EFI_TEST_ISO=$(ISO_TEST_EFI) APLOG=$(APLOG) SCREENTEXT=$(SCREENTEXT) \
+		timeout $(SESSION_TESTS_TIMEOUT) bash tests/efi/session.sh
