@@ -227,12 +227,13 @@ static BOOLEAN collect(struct volume *v)
 			return FALSE;
 	} else {
 		CHAR16 path[160];
-		char text[200];
+		char text[256];
 		CHAR8 when[32];
 		plan_time_text(when, sizeof when);
 		int n = fmt_snprintf(text, sizeof text,
 				     "run %u (%c) was started and no results came back: a power cut, "
-				     "a hang or a reset before the kernel kept them (seen %s)\n",
+				     "a hang, a reset before the kernel kept them, or NVRAM refused "
+				     "them (seen %s)\n",
 				     (unsigned)run, cur.order[run - 1], (const char *)when);
 		run_path(&cur, run, L"interrupted", path, 160);
 		if (!volume_exists(v, path))

@@ -16,6 +16,9 @@
 #   5 the table: table.txt, the screen (screendump, read back with the
 #     kernel's font), the QR code (zbarimg) show the same rows, and they
 #     are the rows `aplog compare` prints for the session folder;
+#   BIOS: GRUB's own session on the same stick (SeaBIOS): runs 19 and 20
+#     of its order through \apstart\grubenv, each ending in a reset, then
+#     the end;
 #   6 the image as a CD with NVRAM nearly full: both said, nothing started.
 # The records filed for runs 1, 3 and 4 must equal what serial printed.
 # Logs: build/test-logs/session-*.
@@ -124,19 +127,20 @@ descendants() {
 }
 log2=$out/session-2.log
 rm -f "$log2"
-tools/iso-run.sh --smp $SMP --timeout "$BOOT_TIMEOUT" --log "$log2" --firmware uefi --media usb \
-	--disk "$img" --vars "$vars" >"$log2.run" 2>&1 &
+# In a subshell whose stderr is not the lane's: bash's "Killed" goes there.
+(tools/iso-run.sh --smp $SMP --timeout "$BOOT_TIMEOUT" --log "$log2" --firmware uefi --media usb \
+	--disk "$img" --vars "$vars" >"$log2.run" 2>&1) 2>/dev/null &
 pid=$!
 killed=no
 if wait_for 2 '^apstart [0-9.]+: x86_64'; then
 	tree=$(descendants "$pid")
 	# shellcheck disable=SC2086
-	kill -KILL "$pid" $tree 2>/dev/null && killed=yes
-	for p in $pid $tree; do # until QEMU has let go of the image
+	[ -n "$tree" ] && kill -KILL $tree 2>/dev/null && killed=yes
+	for p in $tree; do # until QEMU has let go of the image
 		while kill -0 "$p" 2>/dev/null; do sleep 0.1; done
 	done
 fi
-{ wait "$pid"; } 2>/dev/null # no "Killed" line from bash
+wait "$pid"
 text 2
 cut2() {
 	[ $killed = yes ] || { echo "run 2's kernel never started (or could not be killed)"; return 1; }
@@ -250,6 +254,32 @@ aplog_rows() {
 	done
 }
 check "5 aplog compare SESSION-FOLDER prints the table's three rows, character for character" aplog_rows
+
+# ---------------------------------------------------------------- BIOS
+# GRUB's session on the same stick under SeaBIOS: runs 19 and 20 of the
+# grub.cfg's order, then the end. Started at run 19 by writing grubenv.
+xorriso -osirrox on -indev "$img" -extract /boot/grub/grub.cfg "$work/grub.cfg" >/dev/null 2>&1
+bios_order=$(sed -n 's/^# B = WBINVD=0): \([AB]*\)\. .*/\1/p' "$work/grub.cfg")
+mcopy -n -i "$fat" ::/apstart/grubenv "$work/grubenv" && grub-editenv "$work/grubenv" set apstart_run=19 &&
+	mcopy -o -i "$fat" "$work/grubenv" ::/apstart/grubenv
+for n in 19 20 end; do
+	boot "bios-$n" --firmware bios --media usb --disk "$img"
+done
+bios_runs() {
+	[ ${#bios_order} = 20 ] || { echo "no order of 20 runs in grub.cfg's comment ('$bios_order')"; return 1; }
+	local n v
+	for n in 19 20; do
+		v=${bios_order:$((n - 1)):1}
+		said "bios-$n" "^A/B session \(BIOS\): run $n of 20: $v = WBINVD=$([ "$v" = A ] && echo 1 || echo 0)" &&
+			said "bios-$n" '^cmdline: "cycles=1 exit=reset"$' &&
+			said "bios-$n" "^@boot .*wbinvd=$([ "$v" = A ] && echo 1 || echo 0) " &&
+			grep -q '^iso-run: the machine reset' "$out/session-bios-$n.log.run" ||
+			{ echo "boot bios-$n is not run $n ($v) ending in a reset"; return 1; }
+	done
+	said bios-end '^A/B session \(BIOS\): all 20 runs done' || { echo "no 'all 20 runs done'"; return 1; }
+	mtype -i "$fat" ::/apstart/grubenv | grep -qx 'apstart_run=' || { echo "grubenv still holds a run"; return 1; }
+}
+check "BIOS: GRUB alternates the runs through grubenv (exit=reset each), then ends the session" bios_runs
 
 # ---------------------------------------------------------------- 6
 # NVRAM as the session left it, then filled: OVMF need not write much.
