@@ -46,6 +46,21 @@ struct mp_services {
 static struct plan cur;          /* the session on the stick, if loaded */
 static BOOLEAN have_cur;
 
+/* The mark GRUB looks for (volume.h): set while the session runs. */
+static void mark(struct volume *v, BOOLEAN running)
+{
+	if (!running) {
+		volume_delete_file(v, APSTART_SESSION_MARK);
+		return;
+	}
+	char text[32];
+	int n = fmt_snprintf(text, sizeof text, "session-%04u\n", (unsigned)cur.number);
+	if (!volume_exists(v, APSTART_SESSION_MARK) &&
+	    EFI_ERROR(volume_write_new_file(v, APSTART_SESSION_MARK, text, (UINTN)n)))
+		Print(L"session: cannot write %s: after a reset GRUB's menu will not start "
+		      L"apstart.efi by itself\n", APSTART_SESSION_MARK);
+}
+
 void session_config_defaults(struct session_config *c)
 {
 	c->k = 0;
@@ -310,6 +325,7 @@ static BOOLEAN stop(struct volume *v, const struct session_config *c, struct men
 	note(v, "state=stopped next=%03u (a key during the countdown) at=%s", (unsigned)next,
 	     (const char *)when);
 	cur.state = PLAN_STOPPED;
+	mark(v, FALSE);
 	Print(L"session-%04d: STOPPED before run %d of %d (plan.txt says so); 'r' in the menu "
 	      L"resumes it\n", cur.number, next, cur.runs);
 	set_menu_lines(v, c, m);
@@ -322,6 +338,7 @@ static void finish(struct volume *v, const struct session_config *c, struct menu
 	plan_time_text(when, sizeof when);
 	note(v, "state=done at=%s", (const char *)when);
 	cur.state = PLAN_DONE;
+	mark(v, FALSE);
 	Print(L"session-%04d: all %d runs done\n", cur.number, cur.runs);
 	table_make(v, &cur);
 	set_menu_lines(v, c, m);
@@ -449,6 +466,7 @@ BOOLEAN session_start(struct volume *v, const struct session_config *c, struct m
 		return FALSE;
 	}
 	have_cur = TRUE;
+	mark(v, TRUE);
 	Print(L"session-%04d: started: %d runs of each variant, order %a (randomised pairs), "
 	      L"plan in %s\\session-%04d\\plan.txt\n", number, k, cur.order, APSTART_RESULTS,
 	      number);
@@ -464,6 +482,7 @@ BOOLEAN session_resume(struct volume *v, const struct session_config *c, struct 
 	plan_time_text(when, sizeof when);
 	note(v, "state=running (resumed) at=%s", (const char *)when);
 	cur.state = PLAN_RUNNING;
+	mark(v, TRUE);
 	m->resume_line[0] = 0;
 	return go_on(v, c, m, run, FALSE);
 }
@@ -483,6 +502,10 @@ BOOLEAN session_on_boot(struct volume *v, const struct session_config *c, struct
 		if (!have_cur)
 			return FALSE;
 		return go_on(v, c, m, run, TRUE);
+	}
+	if (!v->read_only && volume_exists(v, APSTART_SESSION_MARK)) {
+		Print(L"session: no session under way: %s removed\n", APSTART_SESSION_MARK);
+		mark(v, FALSE);
 	}
 	set_menu_lines(v, c, m);
 	if (have_cur && cur.state == PLAN_STOPPED) {
@@ -510,6 +533,7 @@ void session_boot_failed(struct volume *v, struct menu *m)
 	note(v, "state=stopped next=%03u (its kernel could not be started) at=%s", (unsigned)run,
 	     (const char *)when);
 	cur.state = PLAN_STOPPED;
+	mark(v, FALSE);
 	Print(L"session-%04d: STOPPED: run %d's kernel could not be started\n", cur.number, run);
 	m->resume_line[0] = 0;
 }

@@ -24,8 +24,8 @@ efi-tests: deps $(ISO) $(ISO_TEST_EFI) $(APSTART_EFI) $(VARSTORE) $(APLOG)
 # full NVRAM; six OVMF boots, about a minute).
 SESSION_TESTS_TIMEOUT ?= 600
 .PHONY: session-tests
-session-tests: deps $(ISO_TEST_EFI) $(APLOG) $(SCREENTEXT)
-	@EFI_TEST_ISO=$(ISO_TEST_EFI) APLOG=$(APLOG) SCREENTEXT=$(SCREENTEXT) \
+session-tests: deps $(ISO) $(ISO_TEST_EFI) $(APLOG) $(SCREENTEXT)
+	@ISO=$(ISO) EFI_TEST_ISO=$(ISO_TEST_EFI) APLOG=$(APLOG) SCREENTEXT=$(SCREENTEXT) \
 		timeout $(SESSION_TESTS_TIMEOUT) bash tests/efi/session.sh
 
 # Long runs, not in make test (docs/session.md): a whole K=10 session at

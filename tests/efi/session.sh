@@ -19,13 +19,16 @@
 #   BIOS: GRUB's own session on the same stick (SeaBIOS): runs 19 and 20
 #     of its order through \apstart\grubenv, each ending in a reset, then
 #     the end;
-#   6 the image as a CD with NVRAM nearly full: both said, nothing started.
+#   6 the shipped image as a CD with a session's mark and NVRAM nearly
+#     full: GRUB starts apstart.efi by itself, which says both and starts
+#     nothing.
 # The records filed for runs 1, 3 and 4 must equal what serial printed.
 # Logs: build/test-logs/session-*.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
 TEST_ISO=${EFI_TEST_ISO:-build/iso-test/apstart-test-efi.iso}
+ISO=${ISO:-build/apstart.iso}
 APLOG=${APLOG:-build/host/aplog}
 SCREENTEXT=${SCREENTEXT:-build/host/screentext}
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
@@ -46,7 +49,7 @@ finish() {
 	summary session
 	exit
 }
-for f in "$TEST_ISO" "$APLOG" "$SCREENTEXT" "$OVMF_VARS"; do
+for f in "$TEST_ISO" "$ISO" "$APLOG" "$SCREENTEXT" "$OVMF_VARS"; do
 	[ -f "$f" ] || { fail "inputs" "missing $f (run: make session-tests)"; finish; }
 done
 
@@ -113,6 +116,7 @@ started() {
 	[ "$(st 1)" = 0 ] && grep -q '^iso-run: the machine reset' "$out/session-1.log.run" ||
 		{ echo "iso-run status $(st 1), want 0 after a reset"; return 1; }
 	has "$(run_file 1).started" || { echo "no $(run_file 1).started on the stick"; return 1; }
+	mdir -i "$fat" ::/apstart/session-running >/dev/null 2>&1 || { echo "no \\apstart\\session-running for GRUB"; return 1; }
 }
 check "1 session=2: plan.txt in randomised pairs, run 1 booted with exit=reset, kept, reset" started
 
@@ -144,6 +148,7 @@ wait "$pid"
 text 2
 cut2() {
 	[ $killed = yes ] || { echo "run 2's kernel never started (or could not be killed)"; return 1; }
+	said 2 '^A/B session under way: starting apstart.efi' || { echo "GRUB did not see the session's mark"; return 1; }
 	said 2 '^session: run 1 of 4 \([AB], WBINVD=[01] .*\) filed as run-001-[AB]-wbinvd[01]\.log' || { echo "run 1 not filed"; return 1; }
 	has "$(run_file 1).log" && has "$(run_file 2).started" && ! has "$(run_file 2).log"
 }
@@ -195,6 +200,7 @@ get table.txt "$work/table.txt" 2>/dev/null
 done5() {
 	[ -s "$work/table.txt" ] || { echo "no table.txt"; return 1; }
 	plan_has '^state=done' || return 1
+	! mdir -i "$fat" ::/apstart/session-running >/dev/null 2>&1 || { echo "\\apstart\\session-running left behind"; return 1; }
 	local o a_fail=0 b_fail=0 a_int=0 b_int=0 want
 	o=$(sed -n 's/^order=//p' "$work/plan.txt")
 	[ "${o:1:1}" = A ] && a_int=1 || b_int=1
@@ -282,16 +288,24 @@ bios_runs() {
 check "BIOS: GRUB alternates the runs through grubenv (exit=reset each), then ends the session" bios_runs
 
 # ---------------------------------------------------------------- 6
-# NVRAM as the session left it, then filled: OVMF need not write much.
+# The shipped image (GRUB's default is a kernel entry, 5 s) as a CD with a
+# session's mark on it: GRUB goes straight to apstart.efi, which finds the
+# medium read-only and NVRAM (as the session left it, then filled) full.
+cd_img=$work/shipped.iso
+cp "$ISO" "$cd_img" && echo session-0001 >"$work/mark" &&
+	mcopy -o -i "$cd_img@@$(tools/esp-offset.sh "$cd_img" | cut -d' ' -f1)" "$work/mark" ::/apstart/session-running &&
+	printf '%s\n' timeout=0 results_wait=0 session=2 'cmdline=cycles=1 save=off' >"$work/loader.cfg" &&
+	tools/esp-populate.sh --config "$work/loader.cfg" "$cd_img"
 cp "$vars" "$work/full.fd" && python3 tests/efi/fill-vars.py "$work/full.fd" 6000 >/dev/null
-loader_cfg timeout=0 results_wait=0 session=2 'cmdline=cycles=1 save=off'
-boot 6 --firmware uefi --media cdrom --iso "$img" --vars "$work/full.fd"
+boot 6 --firmware uefi --media cdrom --iso "$cd_img" --vars "$work/full.fd"
 refused() {
+	said 6 '^A/B session under way: starting apstart.efi' && said 6 '^apstart\.efi [0-9.]+ \(gnu-efi\)' ||
+		{ echo "GRUB on the shipped image did not go to apstart.efi"; return 1; }
 	said 6 '^session: this medium is read-only \(a CD\?\)' || { echo "the read-only medium was not said"; return 1; }
 	said 6 '^session: NVRAM is too full' || { echo "the full NVRAM was not said"; return 1; }
 	said 6 '^session: not started$' && ! said 6 '^session-0002' || { echo "a session started"; return 1; }
 	[ "$(st 6)" = 0 ] && said 6 '^cmdline: "cycles=1 save=off"$' || { echo "the menu's entry did not boot (status $(st 6))"; return 1; }
 }
-check "6 CD, NVRAM nearly full: both said before anything starts; the menu boots on" refused
+check "6 shipped image as a CD with a session's mark, NVRAM full: GRUB -> apstart.efi, both said, nothing started" refused
 
 finish
