@@ -317,15 +317,20 @@ static void fill_entry(UINTN run, struct boot_entry *e)
 		     cur.test_fail_run == run ? " selftest=ap-hang" : "");
 }
 
-static BOOLEAN stop(struct volume *v, const struct session_config *c, struct menu *m,
-		    UINTN next)
+/* The session stops before run next; why goes into plan.txt. */
+static void stop_here(struct volume *v, UINTN next, const char *why)
 {
 	CHAR8 when[32];
 	plan_time_text(when, sizeof when);
-	note(v, "state=stopped next=%03u (a key during the countdown) at=%s", (unsigned)next,
-	     (const char *)when);
+	note(v, "state=stopped next=%03u (%s) at=%s", (unsigned)next, why, (const char *)when);
 	cur.state = PLAN_STOPPED;
 	mark(v, FALSE);
+}
+
+static BOOLEAN stop(struct volume *v, const struct session_config *c, struct menu *m,
+		    UINTN next)
+{
+	stop_here(v, next, "a key during the countdown");
 	Print(L"session-%04d: STOPPED before run %d of %d (plan.txt says so); 'r' in the menu "
 	      L"resumes it\n", cur.number, next, cur.runs);
 	set_menu_lines(v, c, m);
@@ -528,12 +533,7 @@ void session_boot_failed(struct volume *v, struct menu *m)
 		run_path(&cur, run, L"started", path, 160);
 		volume_delete_file(v, path);
 	}
-	CHAR8 when[32];
-	plan_time_text(when, sizeof when);
-	note(v, "state=stopped next=%03u (its kernel could not be started) at=%s", (unsigned)run,
-	     (const char *)when);
-	cur.state = PLAN_STOPPED;
-	mark(v, FALSE);
+	stop_here(v, run, "its kernel could not be started");
 	Print(L"session-%04d: STOPPED: run %d's kernel could not be started\n", cur.number, run);
 	m->resume_line[0] = 0;
 }

@@ -143,6 +143,13 @@ EFI_STATUS volume_read_file(struct volume *v, const CHAR16 *path, UINTN max,
 	return EFI_SUCCESS;
 }
 
+/* Opens path for writing, creating it if it is not there. */
+static EFI_STATUS open_write(struct volume *v, const CHAR16 *path, EFI_FILE_HANDLE *f)
+{
+	return uefi_call_wrapper(v->root->Open, 5, v->root, f, (CHAR16 *)path,
+				 EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE, 0);
+}
+
 EFI_STATUS volume_write_new_file(struct volume *v, const CHAR16 *path,
 				 const VOID *data, UINTN size)
 {
@@ -150,9 +157,7 @@ EFI_STATUS volume_write_new_file(struct volume *v, const CHAR16 *path,
 
 	if (has_file(v->root, path))
 		return EFI_ACCESS_DENIED;
-	EFI_STATUS st = uefi_call_wrapper(v->root->Open, 5, v->root, &f, (CHAR16 *)path,
-					  EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE |
-					  EFI_FILE_MODE_CREATE, 0);
+	EFI_STATUS st = open_write(v, path, &f);
 	if (EFI_ERROR(st))
 		return st;
 	UINTN put = size;
@@ -183,9 +188,7 @@ EFI_STATUS volume_append_file(struct volume *v, const CHAR16 *path, const VOID *
 			      UINTN size)
 {
 	EFI_FILE_HANDLE f;
-	EFI_STATUS st = uefi_call_wrapper(v->root->Open, 5, v->root, &f, (CHAR16 *)path,
-					  EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE |
-					  EFI_FILE_MODE_CREATE, 0);
+	EFI_STATUS st = open_write(v, path, &f);
 	if (EFI_ERROR(st))
 		return st;
 	/* UEFI 2.10 §13.5.13: this position means the end of the file. */
