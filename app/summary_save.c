@@ -15,8 +15,9 @@
  * @sample, @cpu and @phase (the per-CPU table, the per-phase table, the
  * slowest CPUs, @summary, the totals, @end). When that exceeds the cap, the
  * human-readable table rows are left out first (@cpusum has their
- * figures), never an @ record or the end; only past thousands of CPUs
- * the middle of the records too. */
+ * figures); when even the @ records do not fit, the end (totals,
+ * @summary, @end) and the records in print order while they fit (the
+ * first CPUs' @cpusum). A note says how many lines are missing. */
 #include "app/summary_save.h"
 
 #include <stdint.h>
@@ -125,15 +126,6 @@ void summary_capture_report(void)
 	phase = PHASE_REPORT;
 }
 
-/* Lines of text (keep, then tail) counted from either end. */
-static size_t lines_in(const char *s, size_t len)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < len; i++)
-		n += s[i] == '\n';
-	return n;
-}
-
 /* Whole lines of s[0..len) from the end that fit in budget: the offset
  * where they start. */
 static size_t last_lines_start(const char *s, size_t len, size_t budget)
@@ -150,16 +142,19 @@ static size_t last_lines_start(const char *s, size_t len, size_t budget)
 	return start;
 }
 
-/* Passes over the kept lines (keep, then tail) for a capped summary:
- * the end of the run (from end_start on) and every @ record are always
- * taken, the other lines (human-readable tables) in order while
- * human_budget lasts. A counting pass sums needed (records and end) and
- * left_out; the writing pass puts the note where the first line went
- * missing. */
+/* Passes over the kept lines (keep, then tail) for a capped summary, in
+ * order of what matters: the end of the run (from end_start on: the
+ * totals, @summary, @end) always; then the @ records, in order while
+ * rec_budget lasts (a big machine's @cpusum records of its first CPUs);
+ * then the other lines (the human-readable tables), in order while
+ * human_budget lasts. A counting pass sums what each class takes and the
+ * lines left out; the writing pass puts the note where the first line
+ * went missing. */
 struct render_pass {
 	char *dst;
-	size_t len, needed, human, human_budget, left_out, cap;
-	bool noted, gap, human_full;
+	size_t len, end, rec, human, rec_budget, human_budget, left_out, cap;
+	bool noted, gap, rec_full, human_full;
+	bool records_lost;     /* for the note: some @ record is not kept */
 };
 
 static void render_note(struct render_pass *p)
@@ -167,12 +162,33 @@ static void render_note(struct render_pass *p)
 	char note[GAP_NOTE_MAX];
 	int n = fmt_snprintf(note, sizeof note,
 			     "(%u lines left out here: the saved summary is capped at "
-			     "%u bytes and keeps every @ record; the serial log has them)\n",
-			     (unsigned)p->left_out, (unsigned)p->cap);
+			     "%u bytes%s; the serial log has them)\n",
+			     (unsigned)p->left_out, (unsigned)p->cap,
+			     p->records_lost ? "" : " and keeps every @ record");
 	size_t len = n < GAP_NOTE_MAX ? (size_t)n : GAP_NOTE_MAX - 1;
 	if (p->dst)
 		memcpy(p->dst + p->len, note, len);
 	p->len += len;
+}
+
+/* Whether a line of n bytes is taken, counting it in its class. Lines
+ * are taken in order: after one of a class is left out, none of that
+ * class is. */
+static bool take_line(struct render_pass *p, bool end, bool record, size_t n)
+{
+	if (end) {
+		p->end += n;
+		return true;
+	}
+	size_t *used = record ? &p->rec : &p->human;
+	size_t budget = record ? p->rec_budget : p->human_budget;
+	bool *full = record ? &p->rec_full : &p->human_full;
+	if (!*full && *used + n <= budget) {
+		*used += n;
+		return true;
+	}
+	*full = true;
+	return false;
 }
 
 static void render_lines(struct render_pass *p, const char *s, size_t len, size_t end_start,
@@ -180,17 +196,7 @@ static void render_lines(struct render_pass *p, const char *s, size_t len, size_
 {
 	for (size_t at = 0; at < len;) {
 		size_t n = first_line_len(s + at, len - at);
-		bool end = at >= end_start, record = s[at] == '@';
-		bool take = end || record;
-		if (!take && !p->human_full && p->human + n <= p->human_budget) {
-			p->human += n;
-			take = true;
-		} else if (!take) {
-			p->human_full = true; /* in order: nothing after a gap */
-		}
-		if (take) {
-			if (end || record)
-				p->needed += n;
+		if (take_line(p, at >= end_start, s[at] == '@', n)) {
 			if (!count_only) {
 				if (p->gap && !p->noted) {
 					render_note(p);
@@ -208,6 +214,16 @@ static void render_lines(struct render_pass *p, const char *s, size_t len, size_
 	}
 }
 
+static void render_all(struct render_pass *p, size_t keep_end, size_t tail_end, bool count_only)
+{
+	render_lines(p, keep, keep_len, keep_end, count_only);
+	/* dropped lines went between keep and tail: noted there at the latest */
+	p->gap |= dropped != 0;
+	render_lines(p, tail, tail_len, tail_end, count_only);
+	if (!count_only && p->gap && !p->noted)
+		render_note(p);
+}
+
 size_t summary_render(char *dst, size_t cap)
 {
 	if (keep_len + tail_len <= cap && !dropped) {
@@ -221,53 +237,20 @@ size_t summary_render(char *dst, size_t cap)
 	size_t keep_end = tail_len ? keep_len : last_lines_start(keep, keep_len, end_budget);
 	size_t tail_end = tail_len ? last_lines_start(tail, tail_len, end_budget) : 0;
 
-	/* First choice: every @ record and the end, then the other lines
-	 * (the human-readable tables) from the start while they fit. */
+	/* What the end takes, then what the records may take, then the rest. */
 	struct render_pass p = { .cap = cap };
-	render_lines(&p, keep, keep_len, keep_end, true);
-	render_lines(&p, tail, tail_len, tail_end, true);
-	if (p.needed + GAP_NOTE_MAX <= cap) {
-		size_t budget = cap - GAP_NOTE_MAX - p.needed;
-		struct render_pass count = { .cap = cap, .human_budget = budget };
-		render_lines(&count, keep, keep_len, keep_end, true);
-		render_lines(&count, tail, tail_len, tail_end, true);
-		struct render_pass out_pass = { .dst = dst, .cap = cap, .human_budget = budget,
-						.left_out = count.left_out + dropped };
-		/* dropped lines went between keep and tail: noted there at the
-		 * latest */
-		render_lines(&out_pass, keep, keep_len, keep_end, false);
-		out_pass.gap |= dropped != 0;
-		render_lines(&out_pass, tail, tail_len, tail_end, false);
-		if (out_pass.gap && !out_pass.noted)
-			render_note(&out_pass);
-		return out_pass.len;
-	}
-
-	/* More records than room (thousands of CPUs): the beginning, a note,
-	 * the end. */
-	const char *end_src = tail_len ? tail : keep;
-	size_t end_src_len = tail_len ? tail_len : keep_len;
-	size_t end_start = tail_len ? tail_end : keep_end;
-	size_t end_len = end_src_len - end_start;
-	size_t head_limit = tail_len ? keep_len : end_start;
-	size_t head_budget = cap - end_len - GAP_NOTE_MAX, head_len = 0;
-	while (head_len < head_limit) {
-		size_t n = first_line_len(keep + head_len, head_limit - head_len);
-		if (head_len + n > head_budget)
-			break;
-		head_len += n;
-	}
-	size_t left_out = lines_in(keep + head_len, head_limit - head_len) + dropped +
-			  (tail_len ? lines_in(tail, end_start) : 0);
-	memcpy(dst, keep, head_len);
-	size_t len = head_len;
-	int note = fmt_snprintf(dst + len, GAP_NOTE_MAX,
-				"(%u lines left out here: the saved summary is capped at "
-				"%u bytes; the serial log has them)\n",
-				(unsigned)left_out, (unsigned)cap);
-	len += note < GAP_NOTE_MAX ? (size_t)note : GAP_NOTE_MAX - 1;
-	memcpy(dst + len, end_src + end_start, end_len);
-	return len + end_len;
+	render_all(&p, keep_end, tail_end, true);
+	size_t room = cap - GAP_NOTE_MAX - p.end;
+	struct render_pass r = { .cap = cap, .rec_budget = room };
+	render_all(&r, keep_end, tail_end, true);
+	struct render_pass c = { .cap = cap, .rec_budget = room, .human_budget = room - r.rec };
+	render_all(&c, keep_end, tail_end, true);
+	struct render_pass out_pass = { .dst = dst, .cap = cap, .rec_budget = room,
+					.human_budget = room - r.rec,
+					.left_out = c.left_out + dropped,
+					.records_lost = r.rec_full || dropped };
+	render_all(&out_pass, keep_end, tail_end, false);
+	return out_pass.len;
 }
 
 static void each_line(const char *s, size_t len,

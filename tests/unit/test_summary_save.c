@@ -301,9 +301,21 @@ static void test_cap(void)
 	check_big(360, true, true, 8 * part, part);
 	CHECK(part_live[7]);
 
-	/* More records than room (20 KiB): start, note, end. */
+	CHECK(strstr((const char *)set_data, "and keeps every @ record") != NULL);
+
+	/* More records than room (20 KiB): the end (a quarter: the totals
+	 * and the last records), then the records of the first CPUs in
+	 * order, no table rows; the note says records went. */
 	big_run(479, true, 0x8400, 40 * 1024);
 	check_big(479, true, false, 20 * 1024, APSTART_RESULTS_MAX);
+	const char *d = (const char *)set_data;
+	unsigned recs = count(d, "@cpusum ");
+	CHECK(recs > 50 && recs < 479);
+	CHECK(strstr(d, "@cpusum cpu=1 apic=2 ") != NULL);
+	CHECK_EQ(count(d, " |  84000.0"), 0);
+	CHECK(strstr(d, "keeps every @ record") == NULL);
+	CHECK(strstr(d, "@cpusum cpu=50 apic=100 ") != NULL); /* the first CPUs in order */
+	CHECK(strstr(d, "@cpusum cpu=479 apic=958 ") != NULL); /* the end's last ones */
 
 	/* Exactly what fits is saved whole, without a note. */
 	big_run(40, false, 0, 1 << 20);
