@@ -22,6 +22,7 @@
 
 #include <stdint.h>
 
+#include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/efi_runtime.h"
 #include "kernel/efi_vendor.h"
@@ -30,6 +31,7 @@
 
 #define LINE_MAX 512
 #define KEEP_MAX (192 * 1024) /* lines in print order, until full ... */
+#define SMALL_MAX (16 * 1024) /* ... or this, where bootmem had no room */
 #define TAIL_MAX (4 * 1024)   /* ... then the most recent ones */
 #define GAP_NOTE_MAX 160
 /* Room SetVariable needs besides the data, for the firmware's limit:
@@ -42,12 +44,15 @@ static enum phase phase;
 static bool save_on, uefi_boot, saved;
 static char line[LINE_MAX];
 static size_t line_len;
-static char keep[KEEP_MAX];
+/* keep and out come from bootmem (big buffers stay out of the image,
+ * kernel/bootmem.h); a machine without the room keeps less. */
+static char keep_small[SMALL_MAX], out_small[SMALL_MAX];
+static char *keep = keep_small, *out = out_small;
+static size_t keep_cap = SMALL_MAX, out_cap = SMALL_MAX;
 static size_t keep_len;
 static char tail[TAIL_MAX];     /* whole lines, oldest first */
 static size_t tail_len;
 static uint32_t dropped;        /* lines lost between keep and tail */
-static char out[APSTART_RESULTS_TOTAL_MAX];
 
 static bool starts(const char *s, const char *prefix)
 {
@@ -73,7 +78,7 @@ static size_t first_line_len(const char *s, size_t len)
 
 static void keep_line(const char *l, size_t n)
 {
-	if (keep_len + n <= KEEP_MAX && !tail_len && !dropped) {
+	if (keep_len + n <= keep_cap && !tail_len && !dropped) {
 		memcpy(keep + keep_len, l, n);
 		keep_len += n;
 		return;
@@ -110,8 +115,29 @@ static void sink(unsigned targets, const char *text)
 	}
 }
 
+/* Once: the big buffers, while free RAM is plentiful (before the sample
+ * stores). The saved summary needs out only when there is a save. */
+static void get_buffers(bool want_out)
+{
+	if (keep == keep_small) {
+		char *k = bootmem_try_alloc(KEEP_MAX, 64, "the kept summary lines");
+		if (k) {
+			keep = k;
+			keep_cap = KEEP_MAX;
+		}
+	}
+	if (want_out && out == out_small) {
+		char *o = bootmem_try_alloc(APSTART_RESULTS_TOTAL_MAX, 64, "the saved summary");
+		if (o) {
+			out = o;
+			out_cap = APSTART_RESULTS_TOTAL_MAX;
+		}
+	}
+}
+
 void summary_capture_begin(bool save, bool uefi)
 {
+	get_buffers(save && uefi);
 	save_on = save;
 	uefi_boot = uefi;
 	saved = false;
@@ -337,6 +363,8 @@ void summary_save(void)
 		if (share < cap)
 			cap = share > 1024 ? (size_t)share : 1024;
 	}
+	if (cap > out_cap)
+		cap = out_cap;
 	size_t len = summary_render(out, cap);
 	size_t parts = len ? (len + part_cap - 1) / part_cap : 1;
 	guid_text(guid, sizeof guid, &vendor);

@@ -9,6 +9,7 @@
 
 #include "app/summary_save.h"
 #include "check.h"
+#include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/efi_runtime.h"
 #include "kernel/efi_vendor.h"
@@ -30,6 +31,16 @@ static unsigned part0_writes_last;  /* writes after part 0's (must be 0) */
 static uint8_t set_data[APSTART_RESULTS_TOTAL_MAX + 1];
 static uint64_t set_size;
 static struct efi_guid set_guid;
+
+/* kernel/bootmem.c's allocator: free RAM enough (bootmem_room = false:
+ * none, as on a machine with a couple of MiB). */
+static bool bootmem_room = true;
+void *bootmem_try_alloc(uint64_t size, uint64_t align, const char *what)
+{
+	(void)align;
+	(void)what;
+	return bootmem_room ? calloc(1, size) : NULL;
+}
 
 void console_set_sink(void (*fn)(unsigned targets, const char *text))
 {
