@@ -23,7 +23,7 @@
 
 #include "kernel/format.h"
 
-#define PLAN_FILE_MAX (64 * 1024)
+#define PLAN_FILE_MAX (256 * 1024) /* 200 runs write ~50 KB of lines */
 
 static UINT64 next_random(UINT64 *s)
 {

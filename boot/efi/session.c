@@ -24,8 +24,8 @@
 
 /* What one run keeps, to check NVRAM and the stick before a session
  * starts (measured: docs/session.md "Bytes kept per run"). */
-#define RUN_BYTES_BASE 4096u
-#define RUN_BYTES_PER_CPU 240u
+#define RUN_BYTES_BASE 3300u
+#define RUN_BYTES_PER_CPU 210u
 #define STICK_RESERVE (64u * 1024)
 /* A guess for the menu until runs are timed: firmware start-up plus a
  * WBINVD=1 online and offline of every CPU on a big-cache server
