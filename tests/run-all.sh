@@ -31,6 +31,7 @@ parts=(
 	"network boot: BIOS/UEFI PXE, UEFI HTTP (QEMU, dnsmasq)|make --no-print-directory netboot-tests"
 	"LAVA: monitors replayed, job templates, lava-run jobs|make --no-print-directory lava-tests"
 	"apstart.efi, results kept across a reset (OVMF)|make --no-print-directory efi-tests"
+	"A/B session from one stick, K=2 (OVMF)|make --no-print-directory session-tests"
 	"crafted MADTs through GRUB's acpi command (SeaBIOS, TCG)|make --no-print-directory madt-tests"
 	"Bochs: BIOS image, Intel + AMD models, SMT|make --no-print-directory bochs-tests"
 )

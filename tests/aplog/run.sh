@@ -878,6 +878,27 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	done
 	if [ $fuzz_bad -eq 0 ]; then ok "[$label] $nfuzz mutated logs x 5 commands: exit 0 or 1, no crash"; fi
 
+	# A session folder as apstart.efi leaves it (boot/efi/session.c): its
+	# A and B run files are the two sets, in run order; an interrupted run
+	# is counted, plan.txt and table.txt are not logs.
+	sd=$tmp/session-0001
+	rm -rf "$sd" && mkdir -p "$sd" "$tmp/not-a-session"
+	cp settled-a.log "$sd/run-001-A-wbinvd1.log"
+	cp settled-b.log "$sd/run-002-B-wbinvd0.log"
+	cp settled-a.log "$sd/run-004-A-wbinvd1.log"
+	echo "run 3 (B) was started and no results came back" >"$sd/run-003-B-wbinvd0.interrupted"
+	echo "session=0001" >"$sd/plan.txt"
+	echo "Online: -" >"$sd/table.txt"
+	run compare "$sd/run-001-A-wbinvd1.log" "$sd/run-004-A-wbinvd1.log" -- "$sd/run-002-B-wbinvd0.log"
+	cp "$tmp/out" "$tmp/want"
+	run compare "$sd"
+	expect_rc 0
+	errline "aplog: session folder $sd: 2 run file(s) of A, 1 of B; 1 interrupted run(s) without results"
+	if cmp -s "$tmp/out" "$tmp/want"; then pass "the same output as the files named"; else bad "the same output as the files named" "it differs"; fi
+	run compare "$tmp/not-a-session"
+	expect_rc 2
+	errhas "not a session folder"
+
 	# ~10k samples a side: the comparison stays fast (limit generous for ASan)
 	limit=10
 	[ "$bin" = "$APLOG_ASAN" ] && limit=60

@@ -16,6 +16,7 @@
 #include "commands.h"
 #include "options.h"
 #include "records.h"
+#include "session_dir.h"
 
 static int cmd_check(void)
 {
@@ -77,6 +78,8 @@ int main(int argc, char **argv)
 		usage_error("unknown command '%s'", argv[1]);
 	cli.cmd = c->name;
 	parse_cli(argc, argv, c->opts, c->two_sets);
+	if (c->two_sets)
+		session_dir_expand();
 	nmi_samples_counted = cli.given & O_NMI;
 
 	int rc = c->run();
@@ -85,5 +88,6 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	cli_free();
+	session_dir_free();
 	return rc;
 }

@@ -25,6 +25,7 @@ void usage(FILE *f)
 "  compare [--label-a X] [--label-b Y] [--min-runs N] [--force]\n"
 "          A.log... -- B.log...   (each log: one run or more; a run is one\n"
 "          observation: docs/verdicts.md)\n"
+"          or SESSION-FOLDER   (apstart.efi's session-NNNN: its A and B runs)\n"
 "  check --baseline FILE [--tolerance PCT] [--allow-faster] LOG...\n"
 "  check --slower-than A.log... -- B.log... [--max-ratio R]\n"
 "        [--op online|offline] [--min-runs N] [--paired] [--force]\n"
