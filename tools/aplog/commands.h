@@ -18,5 +18,6 @@ int cmd_exact_diff(void);
 int cmd_csv(void);              /* cmd_csv.c */
 int cmd_verify(void);           /* cmd_verify.c */
 int cmd_plot(void);             /* plot.c */
+int cmd_fleet(void);            /* cmd_fleet.c */
 
 #endif
