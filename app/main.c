@@ -3,6 +3,7 @@
  * trampoline, cycle each one offline/online, report the timings. */
 #include <stdint.h>
 
+#include "app/flush_probe.h"
 #include "app/header.h"
 #include "app/options.h"
 #include "app/progress.h"
@@ -19,6 +20,7 @@
 #include "kernel/acpi.h"
 #include "kernel/bootmem.h"
 #include "kernel/config.h"
+#include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/efi_runtime.h"
@@ -297,6 +299,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		efi_runtime_init(&boot, diag_print, 0);
 
 	tsc_init(&acpi);
+	confound_init();
 	kprintf("tsc: %llu kHz from %s%s\n", (unsigned long long)tsc_info()->khz,
 		tsc_info()->source, tsc_info()->invariant ? ", invariant" : "");
 
@@ -314,7 +317,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	uint32_t aps = 0;
 	for (uint32_t i = 0; i < cpu_count; i++)
 		aps += cpus[i].state == CPU_ABSENT;
-	uint32_t cycles = opt.cycles;
+	uint32_t cycles = opt.probe == PROBE_FLUSH ? 0 : opt.cycles;
 	if (cycles > smp_max_cycles(aps)) {
 		kprintf("cycles=%u with %u APs exceeds the sample store; using %u\n",
 			cycles, aps, smp_max_cycles(aps));
@@ -426,11 +429,20 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	test_hook_before_bring_up();
 	smp_bring_up(&wake);
 	test_hook_after_bring_up();
-	smp_run_cycles(&wake, cycles);
-	if (run_ended())
-		halt_forever();
-	summary_capture_report();
-	bool complete = report_results(cycles);
+	bool complete;
+	if (opt.probe == PROBE_FLUSH) {
+		struct flush_probe_config probe = { opt.flush_reps, opt.flush_max_kib,
+						    opt.flush_cpus, opt.flush_at_once };
+		complete = flush_probe_run(&probe);
+		if (run_ended())
+			halt_forever();
+	} else {
+		smp_run_cycles(&wake, cycles);
+		if (run_ended())
+			halt_forever();
+		summary_capture_report();
+		complete = report_results(cycles);
+	}
 	smp_park_all(&wake);
 
 	for (uint32_t i = 0; i < cpu_count; i++) {
@@ -450,7 +462,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	}
 	bool pass = failed == 0 && complete;
 	kprintf("@end status=%s online=%u failed=%u warnings=%u nmis=%u strays=%u "
-		"retries=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
-		events_nmi_total(), events_stray_total(), retries);
+		"retries=%u smi_windows=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
+		events_nmi_total(), events_stray_total(), retries, confound_smi_windows());
 	run_finish(pass);
 }

@@ -10,6 +10,7 @@
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/gdt.h"
+#include "kernel/msr_safe.h"
 #include "kernel/nmi.h"
 #include "kernel/x86.h"
 
@@ -145,7 +146,7 @@ static void __attribute__((noinline)) stray(uint64_t vector)
 /* Vectors 0..31 but the NMI: fatal unless a fixup takes it back. */
 static void __attribute__((noinline)) fault(struct trap_frame *f)
 {
-	if (fault_fixup && fault_fixup(f))
+	if (msr_safe_fixup(f) || (fault_fixup && fault_fixup(f)))
 		return;
 
 	uint32_t apic = cpu_apic_id();

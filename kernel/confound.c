@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+#include "kernel/confound.h"
+
+#include "kernel/msr_safe.h"
+#include "kernel/tsc.h"
+#include "kernel/x86.h"
+
+static struct confound_caps caps;
+static uint32_t smi_windows;
+
+void confound_count_smi_windows(uint32_t n)
+{
+	smi_windows += n;
+}
+
+uint32_t confound_smi_windows(void)
+{
+	return smi_windows;
+}
+
+void confound_init(void)
+{
+	uint64_t v;
+
+	caps.smi = msr_read_safe(MSR_SMI_COUNT, &v);
+	caps.freq = cpuid(0, 0).eax >= 6 && (cpuid(6, 0).ecx & 1) &&
+		    msr_read_safe(MSR_IA32_APERF, &v) && msr_read_safe(MSR_IA32_MPERF, &v);
+}
+
+const struct confound_caps *confound_caps(void)
+{
+	return &caps;
+}
+
+void confound_read(struct confound_snap *s)
+{
+	s->smi = s->aperf = s->mperf = 0;
+	if (caps.smi)
+		msr_read_safe(MSR_SMI_COUNT, &s->smi);
+	if (caps.freq) {
+		msr_read_safe(MSR_IA32_MPERF, &s->mperf);
+		msr_read_safe(MSR_IA32_APERF, &s->aperf);
+	}
+	s->tsc = rdtsc();
+}
+
+uint32_t confound_smis(const struct confound_snap *a, const struct confound_snap *b)
+{
+	return caps.smi ? (uint32_t)b->smi - (uint32_t)a->smi : 0;
+}
+
+uint64_t confound_khz(const struct confound_snap *a, const struct confound_snap *b)
+{
+	uint64_t dm = b->mperf - a->mperf, da = b->aperf - a->aperf;
+	if (!caps.freq || !dm)
+		return 0;
+	/* MPERF counts at the TSC's rate on CPUs with an invariant TSC;
+	 * scale the TSC's kHz by the ratio (no 128-bit product needed:
+	 * kHz < 2^23 and the ratio is held to 1/1024). */
+	uint64_t ratio = dm >= 1024 ? da / (dm >> 10) : (da << 10) / dm;
+	return tsc_info()->khz * ratio >> 10;
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+#include "smp/ap_call.h"
+
+#include "smp/lapic.h"
+#include "smp/smp.h"
+#include "kernel/config.h"
+#include "kernel/trap.h"
+#include "kernel/tsc.h"
+#include "kernel/x86.h"
+
+/* Keyed by the CPU's index in cpus[]; one line each (the done flag is
+ * polled by the BSP while the AP works). */
+static struct {
+	ap_call_fn fn;
+	void *arg;
+	volatile uint32_t done;
+} __attribute__((aligned(64))) calls[APSTART_MAX_CPUS];
+
+bool ap_call_start(struct cpu *c, ap_call_fn fn, void *arg)
+{
+	calls[c->index].fn = fn;
+	calls[c->index].arg = arg;
+	__atomic_store_n(&calls[c->index].done, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->request, REQ_CALL, __ATOMIC_RELEASE);
+	return lapic_send_ipi(c->apic_id, ICR_FIXED | VEC_WAKE);
+}
+
+bool ap_call_done(const struct cpu *c)
+{
+	return __atomic_load_n(&calls[c->index].done, __ATOMIC_ACQUIRE) != 0;
+}
+
+bool ap_call_wait(const struct cpu *c, uint64_t timeout_us)
+{
+	uint64_t deadline = tsc_deadline_us(timeout_us);
+	while (!ap_call_done(c)) {
+		if (tsc_passed(deadline))
+			return false;
+		cpu_relax();
+	}
+	return true;
+}
+
+void ap_call_run(struct cpu *c)
+{
+	ap_call_fn fn = calls[c->index].fn;
+	if (fn)
+		fn(c, calls[c->index].arg);
+	__atomic_store_n(&calls[c->index].done, 1, __ATOMIC_RELEASE);
+}
