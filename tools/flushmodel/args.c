@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "preset_file.h"
 
 int main(int argc, char **argv)
 {
@@ -29,7 +30,15 @@ int main(int argc, char **argv)
 	}
 	struct flush_model m;
 	char err[256], what[512];
-	if (model_parse(&m, argc - first, argv + first, err, sizeof(err))) {
+	int n;
+	char **args;
+	if (preset_args_merge(argc - first, argv + first, &n, &args, err, sizeof(err))) {
+		fprintf(stderr, "flushmodel: %s\n", err);
+		return 2;
+	}
+	int bad = model_parse(&m, n, args, err, sizeof(err));
+	preset_args_free(n, args);
+	if (bad) {
 		fprintf(stderr, "flushmodel: %s\n%s", err, model_usage);
 		return 2;
 	}

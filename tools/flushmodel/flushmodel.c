@@ -23,8 +23,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "dirty_track.h"
+#include "disturb.h"
 #include "model.h"
 #include "plugin-api.h"
+#include "preset_file.h"
 
 PLUGIN_EXPORT int qemu_plugin_version = FLUSHMODEL_PLUGIN_API_VERSION;
 PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
@@ -36,6 +39,8 @@ PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 struct vcpu_stat {
 	uint64_t n[FLUSH_KINDS];
 	uint64_t charged_ns, held_ns, waited_ns;
+	uint64_t dirty_bytes;  /* dirty=track: written back by its flushes */
+	uint64_t stalled_ns, stalls; /* disturb=on: held for others' flushes */
 	uint64_t rng;
 } __attribute__((aligned(64)));
 
@@ -90,12 +95,34 @@ static void add(uint64_t *p, uint64_t v)
 	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
 }
 
+/* dirty=track: every store of the guest marks its line dirty in its
+ * vCPU's socket (dirty_track.h); a flush takes the socket's dirty bytes. */
+static void on_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
+		     void *udata)
+{
+	(void)udata;
+	struct qemu_plugin_hwaddr *h = qemu_plugin_get_hwaddr(info, vaddr);
+	if (!h || qemu_plugin_hwaddr_is_io(h))
+		return;
+	unsigned slot = vcpu < nvcpus ? vcpu : 0;
+	dirty_track_store(slot / per_domain, qemu_plugin_hwaddr_phys_addr(h));
+}
+
+static uint64_t flush_cost(enum flush_kind k, unsigned slot, struct vcpu_stat *st)
+{
+	double u = next_uniform(&st->rng);
+	if (!model.dirty_track)
+		return model_cost_ns(&model, k, u);
+	uint64_t dirty = dirty_track_take(slot < nvcpus ? slot / per_domain : 0);
+	add(&st->dirty_bytes, dirty);
+	return model_cost_dirty_ns(&model, k, (double)dirty, u);
+}
+
 static void on_flush(unsigned int vcpu, void *udata)
 {
 	enum flush_kind k = (enum flush_kind)((uintptr_t)udata - 1);
 	unsigned slot = vcpu < nvcpus ? vcpu : nvcpus;
 	struct vcpu_stat *st = &stats[slot];
-	uint64_t cost = model_cost_ns(&model, k, next_uniform(&st->rng));
 	pthread_mutex_t *lock = NULL;
 
 	uint64_t t0 = now_ns(), start = t0;
@@ -104,7 +131,15 @@ static void on_flush(unsigned int vcpu, void *udata)
 		pthread_mutex_lock(lock);
 		start = now_ns();
 	}
+	/* After the lock: a tracked flush finds what the one before it in
+	 * its socket left dirty. */
+	uint64_t cost = flush_cost(k, slot, st);
+	unsigned domain = slot < nvcpus ? slot / per_domain : 0;
+	if (model.disturb)
+		disturb_begin(domain);
 	hold_until(start + cost, (uint64_t)(model.spin_us * 1e3));
+	if (model.disturb)
+		disturb_end(domain);
 	uint64_t t1 = now_ns();
 	if (lock)
 		pthread_mutex_unlock(lock);
@@ -141,9 +176,24 @@ static int classify(const uint8_t *b, size_t n)
 	return -1;
 }
 
+/* disturb=on: at every block, wait out a flush held in this vCPU's
+ * socket (by another vCPU: the flushing one is inside on_flush). */
+static void on_block(unsigned int vcpu, void *udata)
+{
+	(void)udata;
+	unsigned slot = vcpu < nvcpus ? vcpu : nvcpus;
+	uint64_t ns = disturb_gate(slot < nvcpus ? slot / per_domain : 0);
+	if (ns) {
+		add(&stats[slot].stalled_ns, ns);
+		add(&stats[slot].stalls, 1);
+	}
+}
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
+	if (model.disturb)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, NULL);
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
@@ -152,6 +202,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_flush,
 							       QEMU_PLUGIN_CB_NO_REGS,
 							       (void *)(uintptr_t)(k + 1));
+		if (model.dirty_track)
+			qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS,
+							 QEMU_PLUGIN_MEM_W, NULL);
 	}
 }
 
@@ -192,8 +245,14 @@ static void on_exit_report(qemu_plugin_id_t id, void *udata)
 			fprintf(report, "flushmodel: vcpu=other socket=0");
 		print_counts(st->n);
 		fprintf(report, " charged_ns=%" PRIu64 " held_ns=%" PRIu64
-			" waited_ns=%" PRIu64 "\n", get(&st->charged_ns),
+			" waited_ns=%" PRIu64, get(&st->charged_ns),
 			get(&st->held_ns), get(&st->waited_ns));
+		if (model.dirty_track)
+			fprintf(report, " dirty_bytes=%" PRIu64, get(&st->dirty_bytes));
+		if (model.disturb)
+			fprintf(report, " stalls=%" PRIu64 " stalled_ns=%" PRIu64, get(&st->stalls),
+				get(&st->stalled_ns));
+		fprintf(report, "\n");
 		charged += get(&st->charged_ns);
 		held += get(&st->held_ns);
 		waited += get(&st->waited_ns);
@@ -219,7 +278,13 @@ PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 				      char **argv)
 {
 	char err[256];
-	if (model_parse(&model, argc, argv, err, sizeof(err))) {
+	int nargs;
+	char **args; /* kept: the model's strings live as long as the plugin */
+	if (preset_args_merge(argc, argv, &nargs, &args, err, sizeof(err))) {
+		fprintf(stderr, "flushmodel: %s\n", err);
+		return -1;
+	}
+	if (model_parse(&model, nargs, args, err, sizeof(err))) {
 		fprintf(stderr, "flushmodel: %s\n%s", err, model_usage);
 		return -1;
 	}
@@ -244,6 +309,12 @@ PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		stats[v].rng = model.seed ^ ((uint64_t)v * 0xd1b54a32d192ed03u);
 	for (unsigned d = 0; d < ndomains; d++)
 		pthread_mutex_init(&domain_lock[d], NULL);
+
+	if (model.disturb && !disturb_init(ndomains))
+		return refuse("%s", "out of memory for disturb=on");
+	if (model.dirty_track &&
+	    !dirty_track_init(ndomains, (uint64_t)(model.llc_mb * 1048576.0) / DIRTY_LINE_BYTES))
+		return refuse("%s", "out of memory for dirty=track");
 
 	report = stderr;
 	if (model.out[0] && !(report = fopen(model.out, "w")))

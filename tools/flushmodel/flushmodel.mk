@@ -21,6 +21,9 @@ FLUSHMODEL_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
 FLUSHMODEL_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FLUSHMODEL_DEPS := $(FLUSHMODEL_DIR)/model.c $(FLUSHMODEL_DIR)/model.h \
+	$(FLUSHMODEL_DIR)/dirty_track.c $(FLUSHMODEL_DIR)/dirty_track.h \
+	$(FLUSHMODEL_DIR)/preset_file.c $(FLUSHMODEL_DIR)/preset_file.h \
+	$(FLUSHMODEL_DIR)/disturb.c $(FLUSHMODEL_DIR)/disturb.h \
 	$(FLUSHMODEL_DIR)/flushmodel.mk
 
 .PHONY: flushmodel flushmodel-tests seed-table
@@ -32,11 +35,14 @@ flushmodel: $(FLUSHMODEL_SO) $(FLUSHMODEL_ARGS)
 $(FLUSHMODEL_SO): $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/plugin-api.h $(FLUSHMODEL_DEPS)
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -fPIC -fvisibility=hidden -pthread -shared \
-		-o $@ $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/model.c -lm
+		-o $@ $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/model.c \
+		$(FLUSHMODEL_DIR)/dirty_track.c $(FLUSHMODEL_DIR)/preset_file.c \
+		$(FLUSHMODEL_DIR)/disturb.c -lm
 
 $(FLUSHMODEL_ARGS): $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DEPS)
 	@mkdir -p $(dir $@)
-	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DIR)/model.c -lm
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DIR)/model.c \
+		$(FLUSHMODEL_DIR)/preset_file.c -lm
 
 $(FLUSHMODEL_TEST): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DEPS)
 	@mkdir -p $(dir $@)
