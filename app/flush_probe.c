@@ -34,7 +34,7 @@ static const char *const op_name[OPS] = { "wbinvd", "wbnoinvd", "clflushopt", "c
 
 /* One window's figures. */
 struct window {
-	uint64_t ticks;
+	uint64_t t0, ticks;
 	uint32_t smis;
 	uint32_t khz;
 };
@@ -98,6 +98,7 @@ static void timed(enum probe_op op, const uint8_t *buf, uint64_t bytes, struct w
 	}
 	uint64_t t1 = rdtsc();
 	confound_read(&b);
+	w->t0 = t0;
 	w->ticks = t1 - t0;
 	w->smis = confound_smis(&a, &b);
 	w->khz = (uint32_t)confound_khz(&a, &b);
@@ -124,14 +125,18 @@ static void sweep(struct cpu *c, void *arg)
 
 static uint32_t smi_windows, windows;
 
+/* start: at once, when this CPU's window opened after the round's first
+ * (ns, its TSC against the BSP's), "na" where the TSCs are not known to
+ * agree; NULL in a sweep. */
 static void flush_line(const struct cpu *c, const char *op, uint32_t kib, uint32_t at_once,
-		       uint32_t rep, const struct window *w)
+		       uint32_t rep, const struct window *w, const char *start)
 {
 	windows++;
 	smi_windows += w->smis != 0;
 	cprintf(CON_SERIAL, "@flush apic=%u op=%s dirty_kib=%u at_once=%u rep=%u ns=%llu "
-		"smi=%u khz=%u\n", c->apic_id, op, kib, at_once, rep + 1,
-		(unsigned long long)tsc_ticks_to_ns(w->ticks), w->smis, w->khz);
+		"smi=%u khz=%u%s%s\n", c->apic_id, op, kib, at_once, rep + 1,
+		(unsigned long long)tsc_ticks_to_ns(w->ticks), w->smis, w->khz,
+		start ? " start_ns=" : "", start ? start : "");
 }
 
 static void sweep_records(const struct cpu *c)
@@ -140,7 +145,8 @@ static void sweep_records(const struct cpu *c)
 		for (uint32_t op = 0; op < OPS; op++)
 			if (plan.op[op])
 				for (uint32_t r = 0; r < plan.reps; r++)
-					flush_line(c, op_name[op], plan.kib[p], 1, r, slot(p, op, r));
+					flush_line(c, op_name[op], plan.kib[p], 1, r, slot(p, op, r),
+						   0);
 }
 
 /* Median over the repeats of a window in ns, SMI-hit windows left out
@@ -363,10 +369,24 @@ static void at_once_rounds(const struct flush_probe_config *cfg, uint32_t footpr
 				if (!at_once_round(n, f ? bytes : 0))
 					return;
 				worst[r] = 0;
+				uint64_t first = round->w[0].t0;
+				bool synced = true;
 				for (uint32_t k = 0; k < n; k++) {
-					flush_line(members[k], "wbinvd", kib, n, r, &round->w[k]);
-					if (round->w[k].ticks > worst[r])
-						worst[r] = round->w[k].ticks;
+					synced &= members[k]->bsp || members[k]->tsc_synced;
+					if (round->w[k].t0 < first)
+						first = round->w[k].t0;
+				}
+				for (uint32_t k = 0; k < n; k++) {
+					const struct window *w = &round->w[k];
+					char start[24] = "na";
+					if (synced)
+						fmt_snprintf(start, sizeof start, "%llu",
+							     (unsigned long long)tsc_ticks_to_ns(w->t0 - first));
+					flush_line(members[k], "wbinvd", kib, n, r, w, start);
+					/* the round's makespan: first start to last end */
+					uint64_t end = synced ? w->t0 - first + w->ticks : w->ticks;
+					if (end > worst[r])
+						worst[r] = end;
 				}
 			}
 			if (f) {
@@ -378,7 +398,7 @@ static void at_once_rounds(const struct flush_probe_config *cfg, uint32_t footpr
 	}
 	/* "1 at once: 6.3 ms, 2: 8.4 ms, 4: ..." as far as the line goes */
 	char text[96];
-	uint32_t o = (uint32_t)fmt_snprintf(text, sizeof text, "at once, %u KiB each (slowest CPU):",
+	uint32_t o = (uint32_t)fmt_snprintf(text, sizeof text, "at once, %u KiB each (first start to last end):",
 					    footprint_kib);
 	for (uint32_t s = 0; s < nsizes && o < sizeof text - 20; s++) {
 		char d[16];

@@ -30,15 +30,26 @@ bool ap_call_done(const struct cpu *c)
 	return __atomic_load_n(&calls[c->index].done, __ATOMIC_ACQUIRE) != 0;
 }
 
+/* Halted, not spinning: a spinning BSP would take a host CPU from the AP
+ * under emulation, and on hardware its core's share of the cache. The AP
+ * wakes it when done; a 10 ms timer bounds the wait. */
 bool ap_call_wait(const struct cpu *c, uint64_t timeout_us)
 {
 	uint64_t deadline = tsc_deadline_us(timeout_us);
-	while (!ap_call_done(c)) {
-		if (tsc_passed(deadline))
-			return false;
-		cpu_relax();
+	bool ok = true;
+	lapic_timer_periodic_us(10000);
+	for (;;) {
+		cli();
+		if (ap_call_done(c))
+			break;
+		if (tsc_passed(deadline)) {
+			ok = false;
+			break;
+		}
+		sti_hlt();
 	}
-	return true;
+	lapic_timer_stop();
+	return ok;
 }
 
 void ap_call_run(struct cpu *c)
@@ -47,4 +58,5 @@ void ap_call_run(struct cpu *c)
 	if (fn)
 		fn(c, calls[c->index].arg);
 	__atomic_store_n(&calls[c->index].done, 1, __ATOMIC_RELEASE);
+	lapic_send_ipi(smp_bsp_apic, ICR_FIXED | VEC_WAKE);
 }

@@ -19,7 +19,9 @@ KSTATS_SRC := kernel/stats.c
 KSTATS_HDR := $(KSTATS_SRC:.c=.h)
 
 APLOG_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/aplog
-APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC)
+# The flush model's own cost code, for aplog flush --against and aplog fit.
+APLOG_MODEL_SRCS := tools/flushmodel/model.c tools/flushmodel/preset_file.c
+APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(APLOG_MODEL_SRCS)
 APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) \
 	$(APLOG_DIR)/../tools.mk
 APLOG_OUT := build/host

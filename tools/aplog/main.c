@@ -66,6 +66,13 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "flush") || !strcmp(argv[1], "fit")) {
+		int rc = argv[1][1] == 'l' ? cmd_flush(argc - 2, argv + 2)
+					   : cmd_fit(argc - 2, argv + 2);
+		if (fflush(stdout) != 0 || ferror(stdout))
+			rc = 1;
+		return rc;
+	}
 	const struct command *c = NULL;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "gnuplot.h"
 #include "options.h"
 #include "phases.h"
 #include "sets.h"
@@ -105,6 +106,12 @@ static int run_gnuplot(const struct sbuf *script)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int gnuplot_run(const char *s, size_t len)
+{
+	struct sbuf b = { (char *)(uintptr_t)s, len, len };
+	return run_gnuplot(&b);
 }
 
 /* FILE.png -> FILE.dat (anything else: FILE.dat appended). */
