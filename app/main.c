@@ -432,7 +432,8 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	bool complete;
 	if (opt.probe == PROBE_FLUSH) {
 		struct flush_probe_config probe = { opt.flush_reps, opt.flush_max_kib,
-						    opt.flush_cpus, opt.flush_at_once };
+						    opt.flush_cpus, opt.flush_at_once,
+						    opt.selftest == SELFTEST_SMI };
 		complete = flush_probe_run(&probe);
 		if (run_ended())
 			halt_forever();

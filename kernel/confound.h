@@ -36,6 +36,13 @@ uint32_t confound_smis(const struct confound_snap *a, const struct confound_snap
  * 0 without the counters or when MPERF did not move. */
 uint64_t confound_khz(const struct confound_snap *a, const struct confound_snap *b);
 
+/* selftest=smi: raise one SMI through the APM control port, 0xB2 on the
+ * PIIX4 and ICH9 chipsets QEMU emulates (and the ACPI FADT SMI_CMD of
+ * most PC firmware): writing it makes the chipset assert SMI# when APM
+ * SMIs are enabled (Intel ICH9 datasheet §13.8.3.2, APM_CNT; SeaBIOS
+ * enables them). The value is one no firmware command uses. */
+void confound_raise_smi(void);
+
 /* Timed windows an SMI hit, over the run (for @end smi_windows=). */
 void confound_count_smi_windows(uint32_t n);
 uint32_t confound_smi_windows(void);

@@ -26,7 +26,12 @@ FLUSHMODEL_DEPS := $(FLUSHMODEL_DIR)/model.c $(FLUSHMODEL_DIR)/model.h \
 	$(FLUSHMODEL_DIR)/disturb.c $(FLUSHMODEL_DIR)/disturb.h \
 	$(FLUSHMODEL_DIR)/flushmodel.mk
 
-.PHONY: flushmodel flushmodel-tests seed-table
+FLUSHMODEL_PROBE_SRCS := $(FLUSHMODEL_DIR)/test_probe_model.c $(FLUSHMODEL_DIR)/model.c \
+	$(FLUSHMODEL_DIR)/dirty_track.c $(FLUSHMODEL_DIR)/preset_file.c
+FLUSHMODEL_PROBE_TEST := build/host/flushmodel_probe_test
+FLUSHMODEL_PROBE_TEST_ASAN := build/host/flushmodel_probe_test_asan
+
+.PHONY: flushmodel flushmodel-tests seed-table flushprobe-tests flushprobe-long
 
 flushmodel: $(FLUSHMODEL_SO) $(FLUSHMODEL_ARGS)
 
@@ -51,6 +56,28 @@ $(FLUSHMODEL_TEST): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DEPS)
 $(FLUSHMODEL_TEST_ASAN): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DEPS)
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_ASAN_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DIR)/model.c -lm
+
+$(FLUSHMODEL_PROBE_TEST): $(FLUSHMODEL_PROBE_SRCS) $(FLUSHMODEL_DEPS)
+	@mkdir -p $(dir $@)
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_PROBE_SRCS) -lm
+
+$(FLUSHMODEL_PROBE_TEST_ASAN): $(FLUSHMODEL_PROBE_SRCS) $(FLUSHMODEL_DEPS)
+	@mkdir -p $(dir $@)
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_ASAN_CFLAGS) -o $@ $(FLUSHMODEL_PROBE_SRCS) -lm
+
+# The flush probe (probe=flush, issue 25): short forms in make test, the
+# long forms on their own (tests/flushprobe/run.sh --long).
+flushprobe-tests: deps flushmodel $(FLUSHMODEL_PROBE_TEST) $(FLUSHMODEL_PROBE_TEST_ASAN) aplog aplog-asan
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf >/dev/null
+	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf >/dev/null
+	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 build/i386-wbinvd0/apstart.elf >/dev/null
+	@tests/flushprobe/run.sh
+
+flushprobe-long: deps flushmodel $(FLUSHMODEL_PROBE_TEST) $(FLUSHMODEL_PROBE_TEST_ASAN) aplog aplog-asan
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf >/dev/null
+	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf >/dev/null
+	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 build/i386-wbinvd0/apstart.elf >/dev/null
+	@tests/flushprobe/run.sh --long
 
 flushmodel-tests: deps flushmodel $(FLUSHMODEL_TEST) $(FLUSHMODEL_TEST_ASAN) aplog
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf >/dev/null
