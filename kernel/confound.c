@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/confound.h"
 
+#include "kernel/format.h"
 #include "kernel/msr_safe.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
@@ -67,4 +68,26 @@ uint64_t confound_khz(const struct confound_snap *a, const struct confound_snap 
 	 * kHz < 2^23 and the ratio is held to 1/1024). */
 	uint64_t ratio = dm >= 1024 ? da / (dm >> 10) : (da << 10) / dm;
 	return tsc_info()->khz * ratio >> 10;
+}
+
+void confound_open(struct confound_window *w)
+{
+	confound_read(&w->open);
+}
+
+void confound_close(struct confound_window *w)
+{
+	struct confound_snap b;
+	confound_read(&b);
+	w->smis = confound_smis(&w->open, &b);
+	w->khz = (uint32_t)confound_khz(&w->open, &b);
+	smi_windows += w->smis != 0;
+}
+
+void confound_fields(char *buf, uint32_t size, const struct confound_window *w)
+{
+	if (caps.freq)
+		fmt_snprintf(buf, size, " smi=%u khz=%u", w->smis, w->khz);
+	else
+		fmt_snprintf(buf, size, " smi=%u", w->smis);
 }

@@ -36,6 +36,19 @@ uint32_t confound_smis(const struct confound_snap *a, const struct confound_snap
  * 0 without the counters or when MPERF did not move. */
 uint64_t confound_khz(const struct confound_snap *a, const struct confound_snap *b);
 
+/* One timed window of the cycles: open just before it, close just after
+ * (the MSR reads stay outside the window). smis: SMIs on this CPU in
+ * between; a window with any is counted for @end smi_windows=. */
+struct confound_window {
+	struct confound_snap open;
+	uint32_t smis;
+	uint32_t khz;
+};
+void confound_open(struct confound_window *w);
+void confound_close(struct confound_window *w);
+/* " smi=N" (and " khz=K" where APERF/MPERF are read) for a record. */
+void confound_fields(char *buf, uint32_t size, const struct confound_window *w);
+
 /* selftest=smi: raise one SMI through the APM control port, 0xB2 on the
  * PIIX4 and ICH9 chipsets QEMU emulates (and the ACPI FADT SMI_CMD of
  * most PC firmware): writing it makes the chipset assert SMI# when APM

@@ -13,6 +13,7 @@
 #include "smp/wakeup.h"
 #include "kernel/abort.h"
 #include "kernel/bootmem.h"
+#include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/format.h"
 #include "kernel/tsc.h"
@@ -72,27 +73,29 @@ static const char *ns_or_na(char buf[24], int64_t ticks)
 /* Records go to serial only: thousands of lines would bury the screen;
  * the summary goes to both. */
 static void offline_line(const struct cpu *c, uint32_t cycle,
-			 const struct offline_times *t, bool nmi)
+			 const struct offline_times *t, bool nmi, const struct confound_window *cw)
 {
-	char settled[24];
+	char settled[24], cf[40];
+	confound_fields(cf, sizeof cf, cw);
 	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=offline ns=%llu ticks=%llu "
-		"settled_ns=%s nmi=%d\n",
+		"settled_ns=%s nmi=%d%s\n",
 		c->index, c->apic_id, cycle,
 		(unsigned long long)tsc_ticks_to_ns(t->total),
-		(unsigned long long)t->total, ns_or_na(settled, t->settled), nmi);
+		(unsigned long long)t->total, ns_or_na(settled, t->settled), nmi, cf);
 }
 
 static void online_line(const struct cpu *c, uint32_t cycle,
-			const struct start_phases *ph, bool nmi)
+			const struct start_phases *ph, bool nmi, const struct confound_window *cw)
 {
-	char ap[24], real[24], lng[24], onl[24];
+	char ap[24], real[24], lng[24], onl[24], cf[40];
+	confound_fields(cf, sizeof cf, cw);
 	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=online ns=%llu ticks=%llu "
-		"ap_ns=%s to_real_ns=%s to_long_ns=%s to_online_ns=%s nmi=%d\n",
+		"ap_ns=%s to_real_ns=%s to_long_ns=%s to_online_ns=%s nmi=%d%s\n",
 		c->index, c->apic_id, cycle,
 		(unsigned long long)tsc_ticks_to_ns(ph->total),
 		(unsigned long long)ph->total, ns_or_na(ap, ph->ap),
 		ns_or_na(real, ph->to_real), ns_or_na(lng, ph->to_long),
-		ns_or_na(onl, ph->to_online), nmi);
+		ns_or_na(onl, ph->to_online), nmi, cf);
 }
 
 /* The APs of a bring-up or a parallel round (cpu_count entries, from
@@ -211,18 +214,27 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 		for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
 			struct offline_times off;
 			struct start_phases ph;
+			struct confound_window cw;
 			uint32_t nmis = events_window_nmis(c);
+			confound_open(&cw);
 			bool ok = ap_offline(c, w, &off);
+			confound_close(&cw);
 			bool nmi = events_window_nmis(c) != nmis;
 			events_report();
 			if (!ok)
 				break;
 			c->offline_ticks[k] = off.total;
 			c->settled_ticks[k] = off.settled;
-			offline_line(c, k + 1, &off, nmi);
+			offline_line(c, k + 1, &off, nmi, &cw);
 			test_hook_parked(c, w);
 			nmis = events_window_nmis(c);
+			confound_open(&cw);
+			/* selftest=smi: one SMI inside the first online window's
+			 * bracket, just before the start (not on the timed path) */
+			if (test_selftest == SELFTEST_SMI && slot == 1 && k == 0)
+				confound_raise_smi();
 			ok = ap_start(c, w, &ph);
+			confound_close(&cw);
 			nmi = events_window_nmis(c) != nmis;
 			events_report();
 			if (!ok)
@@ -230,7 +242,7 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			c->online_ticks[k] = ph.total;
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
-			online_line(c, k + 1, &ph, nmi);
+			online_line(c, k + 1, &ph, nmi, &cw);
 			phases_record(c, k + 1, nmi);
 			progress(SMP_PHASE_CYCLES, slot, aps, k + 1, cycles,
 				 (slot - 1) * cycles + k + 1, aps * cycles);
@@ -260,8 +272,11 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 		if (!n)
 			break;
 		uint64_t wall;
+		struct confound_window cw;
 		window_open(n, nmis);
+		confound_open(&cw);
 		ap_offline_many(set, n, w, off, ok, &wall);
+		confound_close(&cw);
 		events_report();
 		cprintf(CON_SERIAL, "@round cycle=%u op=offline aps=%u ns=%llu\n", k + 1,
 			n, (unsigned long long)tsc_ticks_to_ns(wall));
@@ -272,14 +287,16 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 				continue;
 			c->offline_ticks[k] = off[i].total;
 			c->settled_ticks[k] = off[i].settled;
-			offline_line(c, k + 1, &off[i], events_window_nmis(c) != nmis[i]);
+			offline_line(c, k + 1, &off[i], events_window_nmis(c) != nmis[i], &cw);
 			set[m++] = c;
 		}
 		if (!m || run_ended())
 			break;
 		bool bc = use_broadcast(w, m, aps_total);
 		window_open(m, nmis);
+		confound_open(&cw);
 		uint32_t up = ap_start_many(set, m, w, bc, &wall);
+		confound_close(&cw);
 		events_report();
 		cprintf(CON_SERIAL, "@round cycle=%u op=online aps=%u online=%u ns=%llu mode=%s\n",
 			k + 1, m, up, (unsigned long long)tsc_ticks_to_ns(wall),
@@ -294,7 +311,7 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
 			bool nmi = events_window_nmis(c) != nmis[i];
-			online_line(c, k + 1, &ph, nmi);
+			online_line(c, k + 1, &ph, nmi, &cw);
 			phases_record(c, k + 1, nmi);
 		}
 		progress(SMP_PHASE_CYCLES, aps, aps, k + 1, cycles, (k + 1) * aps,

@@ -81,8 +81,9 @@ int main(int argc, char **argv)
 	if (!c)
 		usage_error("unknown command '%s'", argv[1]);
 	cli.cmd = c->name;
-	parse_cli(argc, argv, c->opts, c->two_sets);
+	parse_cli(argc, argv, c->opts | (c->opts & O_NMI ? O_SMI : 0), c->two_sets);
 	nmi_samples_counted = cli.given & O_NMI;
+	smi_samples_counted = cli.given & O_SMI;
 
 	int rc = c->run();
 	if (fflush(stdout) != 0 || ferror(stdout)) {

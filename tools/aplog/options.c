@@ -46,7 +46,8 @@ void usage(FILE *f)
 "Samples marked nmi=1 (an NMI hit the BSP or the AP inside their window)\n"
 "are left out of stats, compare, check, medians, baseline and plot, and\n"
 "so are their starts' @phase records (also nmi=1);\n"
-"--with-nmi keeps them.\n"
+"--with-nmi keeps them. Samples whose window an SMI hit (smi= above 0,\n"
+"MSR_SMI_COUNT moved) are left out the same way; --with-smi keeps them.\n"
 "Exit status: 0 ok, 1 bad input or failed check, 2 usage error or (check\n"
 "--slower-than) too few runs for a verdict.\n", f);
 }
@@ -97,7 +98,7 @@ enum opt_id {
 	OPT_BASELINE, OPT_TOLERANCE, OPT_SLOWER, OPT_MAX_RATIO, OPT_OP,
 	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT, OPT_IDENTICAL, OPT_STATUS,
 	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_WARNINGS, OPT_BOOT,
-	OPT_WITH_NMI,
+	OPT_WITH_NMI, OPT_WITH_SMI,
 	OPT_PHASES,
 };
 
@@ -126,6 +127,7 @@ static const struct option longopts[] = {
 	{ "warnings", required_argument, NULL, OPT_WARNINGS },
 	{ "boot", required_argument, NULL, OPT_BOOT },
 	{ "with-nmi", no_argument, NULL, OPT_WITH_NMI },
+	{ "with-smi", no_argument, NULL, OPT_WITH_SMI },
 	{ "phases", no_argument, NULL, OPT_PHASES },
 	{ NULL, 0, NULL, 0 },
 };
@@ -149,6 +151,7 @@ static unsigned group_of(int id)
 	case OPT_OUT: return O_OUT;
 	case OPT_IDENTICAL: return O_IDENT;
 	case OPT_WITH_NMI: return O_NMI;
+	case OPT_WITH_SMI: return O_SMI;
 	case OPT_PHASES: return O_PHASES;
 	default: return O_VERIFY;
 	}

@@ -394,11 +394,11 @@ static void close_run(struct loader *ld, size_t at_line, const char *why)
 		r->settled = r->sum[OP_OFFLINE].settled;
 }
 
-bool nmi_samples_counted;
+bool nmi_samples_counted, smi_samples_counted;
 
 bool sample_counted(const struct sample *s)
 {
-	return !s->nmi || nmi_samples_counted;
+	return (!s->nmi || nmi_samples_counted) && (!s->smi || smi_samples_counted);
 }
 
 uint64_t sample_figure(const struct run *r, const struct sample *s)
@@ -546,10 +546,14 @@ static void on_sample(struct loader *ld, size_t line, const struct record *rec,
 	if (rec_get(rec, "nmi") && !get_num(m, line, rec, "nmi", 0, 1, &nmi))
 		return;
 	r->nmi_marked += nmi;
+	uint64_t smi = 0;
+	if (rec_get(rec, "smi") && !get_num(m, line, rec, "smi", 0, UINT32_MAX, &smi))
+		return;
+	r->smi_marked += smi > 0;
 	grow((void **)&r->s, &r->cap, r->ns + 1, sizeof(*r->s));
 	r->s[r->ns++] = (struct sample){ (uint32_t)cpu, (uint32_t)apic,
 		(uint32_t)cycle, (uint8_t)op, ns, ticks, text_hash, line,
-		(uint8_t)x, xns, (uint8_t)x_real, nmi == 1 };
+		(uint8_t)x, xns, (uint8_t)x_real, nmi == 1, smi > 0 };
 }
 
 /* @phase: one phase of one AP start (smp/phases.c). */

@@ -93,6 +93,7 @@ int side_load(struct side *sd, const char *const *files, size_t n,
 		}
 		sd->usable++;
 		sd->nmi_marked += r->nmi_marked;
+		sd->smi_marked += r->smi_marked;
 		sd->wbinvd = sd->wbinvd == -2 || sd->wbinvd == (int)r->wbinvd ?
 			     (int)r->wbinvd : -1;
 		sd->cpus = sd->cpus == -2 || sd->cpus == (long)r->cpus ?
@@ -182,8 +183,19 @@ void print_flush_note(const struct side *s, const char *prefix)
 	       s->flush_model ? s->flush_model : "(differs between runs)");
 }
 
+static void print_smi_note(const struct side *s, const char *prefix)
+{
+	if (!s->smi_marked)
+		return;
+	printf("%s%zu samples an SMI hit (smi= above 0: MSR_SMI_COUNT moved around their "
+	       "window) are %s\n", prefix, s->smi_marked,
+	       smi_samples_counted ? "counted (--with-smi)"
+				   : "left out of every figure below (--with-smi keeps them)");
+}
+
 void print_nmi_note(const struct side *s, const char *prefix)
 {
+	print_smi_note(s, prefix);
 	if (!s->nmi_marked)
 		return;
 	if (nmi_samples_counted)

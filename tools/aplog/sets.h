@@ -28,6 +28,7 @@ struct side {
 	const char *offline_figure; /* the usable runs' run_offline_figure(),
 				       "mixed" if they differ */
 	size_t nmi_marked;   /* usable runs' samples marked nmi=1 */
+	size_t smi_marked;   /* usable runs' samples an SMI hit (smi= above 0) */
 	/* Run-level values, one per run (lib/verdict.h): the complete runs'
 	 * totals per row (enum row), and each run's median sample per op. */
 	uint64_t *row_value[ROW_COUNT];
