@@ -10,6 +10,7 @@
 
 #include "smp/ap_call.h"
 #include "smp/smp.h"
+#include "smp/victims.h"
 #include "kernel/bootmem.h"
 #include "kernel/cache_ops.h"
 #include "kernel/confound.h"
@@ -122,7 +123,16 @@ static void sweep(struct cpu *c, void *arg)
 			wbinvd(); /* start clean: untimed */
 			for (uint32_t r = 0; r < plan.reps; r++) {
 				dirty(plan.buf, bytes, plan.line);
-				timed((enum probe_op)op, plan.buf, bytes, slot(p, op, r));
+				struct window *w = slot(p, op, r);
+				timed((enum probe_op)op, plan.buf, bytes, w);
+				/* The BSP reads the victims' stamps itself; an AP's
+				 * sweep leaves them unread. */
+				if (c->bsp && victims_running()) {
+					char tags[64];
+					fmt_snprintf(tags, sizeof tags, "op=%s dirty_kib=%u at_once=1 rep=%u",
+						     op_name[op], plan.kib[p], r + 1);
+					victims_window("flush", c->apic_id, tags, w->t0, w->t0 + w->ticks);
+				}
 			}
 		}
 	}
@@ -373,6 +383,16 @@ static void at_once_rounds(const struct flush_probe_config *cfg, uint32_t footpr
 			for (uint32_t r = 0; r < cfg->reps; r++) {
 				if (!at_once_round(n, f ? bytes : 0))
 					return;
+				if (victims_running()) {
+					char tags[64];
+					fmt_snprintf(tags, sizeof tags, "op=wbinvd dirty_kib=%u at_once=%u rep=%u",
+						     kib, n, r + 1);
+					uint64_t end = round->w[0].t0 + round->w[0].ticks;
+					for (uint32_t k = 1; k < n; k++)
+						if (round->w[k].t0 + round->w[k].ticks > end)
+							end = round->w[k].t0 + round->w[k].ticks;
+					victims_window("flush", members[0]->apic_id, tags, round->w[0].t0, end);
+				}
 				worst[r] = 0;
 				uint64_t first = round->w[0].t0;
 				bool synced = true;

@@ -15,6 +15,7 @@
 #include "smp/park.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
+#include "smp/victims.h"
 #include "smp/wakeup.h"
 #include "kernel/abort.h"
 #include "kernel/acpi.h"
@@ -429,6 +430,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	test_hook_before_bring_up();
 	smp_bring_up(&wake);
 	test_hook_after_bring_up();
+	victims_start(opt.victims);
 	bool complete;
 	if (opt.probe == PROBE_FLUSH) {
 		struct flush_probe_config probe = { opt.flush_reps, opt.flush_max_kib,
@@ -437,10 +439,12 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		complete = flush_probe_run(&probe);
 		if (run_ended())
 			halt_forever();
+		victims_stop();
 	} else {
 		smp_run_cycles(&wake, cycles);
 		if (run_ended())
 			halt_forever();
+		victims_stop();
 		summary_capture_report();
 		complete = report_results(cycles);
 	}

@@ -181,6 +181,7 @@ static const struct opt_desc opt_table[] = {
 	OPT(flush_max_kib, 0, .min = 64, .max = 16777216, .def_name = "auto"),
 	OPT(flush_cpus, 0, .min = 1, .max_is_cpus = true, .def_name = "all"),
 	OPT(flush_at_once, AT_ONCE_SOCKET, .keywords = at_once_words),
+	OPT(victims, 0, .min = 0, .max_is_cpus = true),
 };
 
 /* Linux's whole-word spellings, replaced by apstart's. maxcpus=0 means

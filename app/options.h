@@ -63,6 +63,7 @@ struct options {
 	uint32_t flush_max_kib;  /* largest dirty footprint; 0: twice the LLC */
 	uint32_t flush_cpus;     /* CPUs swept one by one; 0: every one */
 	enum flush_at_once flush_at_once; /* default socket */
+	uint32_t victims;        /* APs that run a memory-bound loop (smp/victims.h) */
 };
 
 void options_set_defaults(struct options *o);

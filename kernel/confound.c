@@ -79,6 +79,7 @@ void confound_close(struct confound_window *w)
 {
 	struct confound_snap b;
 	confound_read(&b);
+	w->close_tsc = b.tsc;
 	w->smis = confound_smis(&w->open, &b);
 	w->khz = (uint32_t)confound_khz(&w->open, &b);
 	smi_windows += w->smis != 0;

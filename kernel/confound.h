@@ -41,6 +41,7 @@ uint64_t confound_khz(const struct confound_snap *a, const struct confound_snap 
  * between; a window with any is counted for @end smi_windows=. */
 struct confound_window {
 	struct confound_snap open;
+	uint64_t close_tsc;
 	uint32_t smis;
 	uint32_t khz;
 };

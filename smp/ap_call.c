@@ -4,6 +4,7 @@
 #include "smp/lapic.h"
 #include "smp/smp.h"
 #include "kernel/config.h"
+#include "kernel/cpu.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
@@ -16,13 +17,20 @@ static struct {
 	volatile uint32_t done;
 } __attribute__((aligned(64))) calls[APSTART_MAX_CPUS];
 
+static void ap_call_irq(void);
+static void ap_call_run(struct cpu *c);
+
 bool ap_call_start(struct cpu *c, ap_call_fn fn, void *arg)
 {
 	calls[c->index].fn = fn;
 	calls[c->index].arg = arg;
 	__atomic_store_n(&calls[c->index].done, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&c->request, REQ_CALL, __ATOMIC_RELEASE);
-	return lapic_send_ipi(c->apic_id, ICR_FIXED | VEC_WAKE);
+	static bool hooked;
+	if (!hooked) {
+		trap_set_call_hook(ap_call_irq);
+		hooked = true;
+	}
+	return lapic_send_ipi(c->apic_id, ICR_FIXED | VEC_CALL);
 }
 
 bool ap_call_done(const struct cpu *c)
@@ -52,7 +60,16 @@ bool ap_call_wait(const struct cpu *c, uint64_t timeout_us)
 	return ok;
 }
 
-void ap_call_run(struct cpu *c)
+/* The AP, in its VEC_CALL handler (kernel/trap.c): it was idle in its
+ * loop's HLT (smp/ap_entry.c, which knows nothing of this). */
+static void ap_call_irq(void)
+{
+	struct cpu *c = cpu_by_apic(cpu_apic_id());
+	if (c)
+		ap_call_run(c);
+}
+
+static void ap_call_run(struct cpu *c)
 {
 	ap_call_fn fn = calls[c->index].fn;
 	if (fn)

@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* Run a function on an online AP (the flush probe's sweeps, the
- * victims' loops): the BSP posts it and wakes the AP, which runs it with
- * interrupts off from its idle loop and says when it returned. */
+ * victims' loops): the BSP posts it and sends the AP the VEC_CALL
+ * interrupt, which the AP takes in its idle loop's HLT and runs the
+ * function in, interrupts off; then it says so and wakes the BSP. The
+ * idle loop itself (smp/ap_entry.c) is untouched: its instructions are
+ * on the timed paths. */
 #ifndef APSTART_AP_CALL_H
 #define APSTART_AP_CALL_H
 
@@ -19,8 +22,5 @@ bool ap_call_start(struct cpu *c, ap_call_fn fn, void *arg);
 bool ap_call_done(const struct cpu *c);
 /* BSP: wait for it, at most timeout_us; false on timeout. */
 bool ap_call_wait(const struct cpu *c, uint64_t timeout_us);
-
-/* AP, from its idle loop on REQ_CALL. */
-void ap_call_run(struct cpu *c);
 
 #endif

@@ -3,7 +3,6 @@
  * something: the TSC warp test, or going offline (smp/park.c). */
 #include "smp/ap_entry.h"
 
-#include "smp/ap_call.h"
 #include "smp/lapic.h"
 #include "smp/park.h"
 #include "smp/smp.h"
@@ -74,9 +73,6 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 		switch (req) {
 		case REQ_TSC_CHECK:
 			tsc_sync_ap(c);
-			break;
-		case REQ_CALL:
-			ap_call_run(c);
 			break;
 		case REQ_OFFLINE:
 		case REQ_HALT:

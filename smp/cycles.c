@@ -10,6 +10,7 @@
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
 #include "smp/tsc_sync.h"
+#include "smp/victims.h"
 #include "smp/wakeup.h"
 #include "kernel/abort.h"
 #include "kernel/bootmem.h"
@@ -122,6 +123,17 @@ static void cpu_line(const struct cpu *c)
 
 static uint32_t aps_total;
 
+/* victims=: what the window did to the CPUs that kept working. */
+static void victims_after(const char *what, uint32_t apic, uint32_t cycle,
+			  const struct confound_window *cw)
+{
+	char tags[24];
+	if (!victims_running())
+		return;
+	fmt_snprintf(tags, sizeof tags, "cycle=%u", cycle);
+	victims_window(what, apic, tags, cw->open.tsc, cw->close_tsc);
+}
+
 /* set[i]'s NMI count (events_window_nmis()) into nmis[i]. */
 static void window_open(uint32_t n, uint32_t *nmis)
 {
@@ -226,6 +238,7 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			c->offline_ticks[k] = off.total;
 			c->settled_ticks[k] = off.settled;
 			offline_line(c, k + 1, &off, nmi, &cw);
+			victims_after("offline", c->apic_id, k + 1, &cw);
 			test_hook_parked(c, w);
 			nmis = events_window_nmis(c);
 			confound_open(&cw);
@@ -243,6 +256,7 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
 			online_line(c, k + 1, &ph, nmi, &cw);
+			victims_after("online", c->apic_id, k + 1, &cw);
 			phases_record(c, k + 1, nmi);
 			progress(SMP_PHASE_CYCLES, slot, aps, k + 1, cycles,
 				 (slot - 1) * cycles + k + 1, aps * cycles);
@@ -280,6 +294,7 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 		events_report();
 		cprintf(CON_SERIAL, "@round cycle=%u op=offline aps=%u ns=%llu\n", k + 1,
 			n, (unsigned long long)tsc_ticks_to_ns(wall));
+		victims_after("offline", smp_bsp_apic, k + 1, &cw);
 		uint32_t m = 0;
 		for (uint32_t i = 0; i < n; i++) {
 			struct cpu *c = set[i];
@@ -301,6 +316,7 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 		cprintf(CON_SERIAL, "@round cycle=%u op=online aps=%u online=%u ns=%llu mode=%s\n",
 			k + 1, m, up, (unsigned long long)tsc_ticks_to_ns(wall),
 			bc ? "broadcast" : "parallel");
+		victims_after("online", smp_bsp_apic, k + 1, &cw);
 		for (uint32_t i = 0; i < m; i++) {
 			struct cpu *c = set[i];
 			struct start_phases ph;

@@ -37,7 +37,6 @@ enum cpu_request {
 	REQ_OFFLINE = 1,    /* go offline the way park= says (timed) */
 	REQ_TSC_CHECK = 2,  /* take part in the TSC warp test (smp/tsc_sync.c) */
 	REQ_HALT = 3,       /* end of run: report and halt, no flush */
-	REQ_CALL = 4,       /* run a posted function (smp/ap_call.c) */
 };
 
 /* A cross-CPU figure that means nothing: the AP's TSC is not

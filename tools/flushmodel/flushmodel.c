@@ -251,9 +251,9 @@ static void on_exit_report(qemu_plugin_id_t id, void *udata)
 			c += get(&st->n[k]);
 			tn[k] += get(&st->n[k]);
 		}
-		if (!c)
+		if (!c && !get(&st->stalls))
 			continue;
-		flushed++;
+		flushed += c != 0;
 		if (v < nvcpus)
 			fprintf(report, "flushmodel: vcpu=%u socket=%u", v, v / per_domain);
 		else

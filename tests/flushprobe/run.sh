@@ -1,0 +1,205 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Test lane for the flush probe (probe=flush, issue 25), under QEMU TCG
+# with the flushmodel plugin as the machine whose flush is measured:
+#
+#  1. the model's additions (dirty=track, disturb=, preset files): host
+#     unit test, plain and ASan/UBSan;
+#  2. closed loop: with a known model loaded (dirty=track: each flush
+#     costs LLC/walk + min(dirty, LLC)/write-back), every point of the
+#     probe's WBINVD curve, and the at-once rounds, is within 10% of what
+#     the model says (aplog flush --against, the plugin's own cost code);
+#     the same log against a wrong model must fail (the check can fail);
+#  3. aplog fit writes a preset whose parameters are within 10% of the
+#     known ones, and a run with FLUSH=file:PRESET reproduces the first
+#     run's curve within 10% at every point;
+#  4. N at once follows the model's serialise switch: serialize=off runs
+#     match the concurrent prediction and not the serialised one;
+#  5. a guest-raised SMI (APM port 0xB2, SeaBIOS with SMM) marks its
+#     window: smi=1 in @flush and in @sample, counted in @end, left out
+#     by aplog; with SMM off no window is marked (skipped where the CPU
+#     has no MSR_SMI_COUNT);
+#  6. the probe without a model (WBINVD EMULATED: it costs nothing under
+#     TCG) on the x86_64 and the i386 kernel: every record, @end pass;
+#     aplog's CSV and plot data.
+#
+# Figures: a point's best window (the host only adds time). Wall-clock
+# TCG, multi-threaded; the BSP halts while an AP sweeps.
+#   --long   the long forms: -smp 4 in 2 modelled sockets, the CPU's own
+#            LLC (16 MiB) and twice it, 3 interleaved rounds per check.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+
+LONG=0
+[ "${1:-}" = --long ] && LONG=1
+APLOG=build/host/aplog_asan
+OUT=build/flushprobe-test
+rm -rf "$OUT"
+mkdir -p "$OUT"
+pass=0 fail=0 skipped=0
+ok() { pass=$((pass + 1)); echo "ok   $*"; }
+bad() { fail=$((fail + 1)); echo "FAIL $*"; }
+skip() { skipped=$((skipped + 1)); echo "skip $*"; }
+finish() {
+	echo "flushprobe: lane took $((SECONDS - t_start))s"
+	echo "flushprobe: $pass passed, $fail failed, $skipped skipped"
+	[ $fail -eq 0 ]
+	exit
+}
+t_start=$SECONDS
+
+if [ $LONG = 1 ]; then
+	SMP=4,sockets=2 LLC=16 MAXK=32768 REPS=5 ROUNDS=3 SOCK=,sockets=2
+else
+	SMP=2 LLC=4 MAXK=8192 REPS=5 ROUNDS=1 SOCK=
+fi
+MODEL="llc_mb=$LLC,walk_gbs=2,wb_gbs=1,dirty=track$SOCK"
+PROBE="probe=flush flush_max_kib=$MAXK flush_reps=$REPS"
+
+run() { # log kernel flush-spec kernel-args...
+	local log=$1 k=$2 spec=$3
+	shift 3
+	local fl=()
+	[ -n "$spec" ] && fl=(--flush "$spec")
+	tools/qemu-run.sh --kernel "$k" --smp "$SMP" --timeout 240 "${fl[@]}" -- "$*" >"$log" 2>&1
+}
+K64=build/wbinvd0/apstart.elf
+
+# ------------------------------------------------------------ 1. unit
+for t in flushmodel_probe_test flushmodel_probe_test_asan; do
+	if build/host/$t >"$OUT/$t.txt" 2>&1 && tail -n 1 "$OUT/$t.txt" | grep -Eq '^[0-9]+ passed, 0 failed$'; then
+		ok "model additions ($t): $(tail -n 1 "$OUT/$t.txt")"
+	else
+		bad "model additions ($t): $(grep -E '^FAIL' "$OUT/$t.txt" | head -5 | tr '\n' ' ') (see $OUT/$t.txt)"
+	fi
+done
+
+# ------------------------------------------------------- 2. closed loop
+largest() { grep -E '^[0-9]+ points compared' "$1" | sed 's/^\([0-9]*\) points compared: largest error \([^ ]*\).*/\1 points, largest error \2/'; }
+for r in $(seq 1 $ROUNDS); do
+	if ! run "$OUT/known-r$r.log" $K64 "$MODEL" $PROBE; then
+		bad "probe run under $MODEL (round $r) did not pass: see $OUT/known-r$r.log"
+		finish
+	fi
+	$APLOG flush "$OUT/known-r$r.log" --against "$MODEL" --ops wbinvd >"$OUT/known-r$r.txt" 2>&1
+	st=$?
+	if [ $st = 0 ]; then
+		ok "closed loop round $r: probe curve vs the model $MODEL: $(largest "$OUT/known-r$r.txt"), every point within 10%"
+	else
+		bad "closed loop round $r: probe curve vs the model: $(grep -E 'OUTSIDE|compared' "$OUT/known-r$r.txt" | head -4 | tr '\n' ';') (see $OUT/known-r$r.txt)"
+	fi
+done
+KNOWN=$OUT/known-r1.log
+if $APLOG flush "$KNOWN" --against "${MODEL/wb_gbs=1/wb_gbs=2}" --ops wbinvd >"$OUT/wrong.txt" 2>&1; then
+	bad "the same curve against a wrong model (wb_gbs=2) passed: the check cannot fail"
+else
+	ok "negative control: against a wrong model (wb_gbs=2) the check fails ($(grep -c OUTSIDE "$OUT/wrong.txt") points outside)"
+fi
+
+# ------------------------------------------------------- 3. fit, replay
+if $APLOG fit "$KNOWN" --out "$OUT/fitted.preset" >"$OUT/fit.txt" 2>&1; then
+	read -r llc walk wb < <(awk -F= '/^llc_mb=/{l=$2} /^walk_gbs=/{w=$2} /^wb_gbs=/{b=$2} END {print l, w, b}' "$OUT/fitted.preset")
+	if awk -v l="$llc" -v w="$walk" -v b="$wb" -v L="$LLC" 'function off(x, y) { d = (x - y) / y; return d < 0 ? -d : d }
+		BEGIN { exit !(off(l, L) <= 0.1 && off(w, 2) <= 0.1 && off(b, 1) <= 0.1) }'; then
+		ok "aplog fit: llc_mb=$llc walk_gbs=$walk wb_gbs=$wb (known $LLC, 2, 1: each within 10%), $(grep 'largest error of the fit' "$OUT/fit.txt" | sed 's/^ *//')"
+	else
+		bad "aplog fit: llc_mb=$llc walk_gbs=$walk wb_gbs=$wb, not within 10% of $LLC, 2, 1 (see $OUT/fit.txt)"
+	fi
+else
+	bad "aplog fit failed: $(head -c 300 "$OUT/fit.txt")"
+fi
+if [ -f "$OUT/fitted.preset" ] && run "$OUT/replay.log" $K64 "file:$OUT/fitted.preset" $PROBE; then
+	if $APLOG flush "$OUT/replay.log" --against "log:$KNOWN" --ops wbinvd >"$OUT/replay.txt" 2>&1; then
+		ok "FLUSH=file:fitted.preset reproduces the first run's curve: $(largest "$OUT/replay.txt"), every point within 10%"
+	else
+		bad "FLUSH=file:fitted.preset vs the first run: $(grep -E 'OUTSIDE|compared' "$OUT/replay.txt" | head -4 | tr '\n' ';')"
+	fi
+	if grep -q "^@host flush_model=file:$OUT/fitted.preset" "$OUT/replay.log"; then
+		ok "the replayed run is marked modelled: @host flush_model=file:..."
+	else
+		bad "the replayed run has no @host flush_model=file: record"
+	fi
+else
+	bad "the replay run with FLUSH=file:$OUT/fitted.preset did not pass (see $OUT/replay.log)"
+fi
+
+# ------------------------------------------------------- 4. serialise
+OFF="$MODEL,serialize=off"
+if run "$OUT/off.log" $K64 "$OFF" probe=flush flush_max_kib=$MAXK flush_reps=$REPS flush_cpus=1; then
+	$APLOG flush "$OUT/off.log" --against "$OFF" --ops wbinvd >"$OUT/off.txt" 2>&1
+	st_off=$?
+	$APLOG flush "$OUT/off.log" --against "$MODEL" --ops wbinvd >"$OUT/off-vs-on.txt" 2>&1
+	st_on=$?
+	n_at=$(awk '$1 == "wbinvd" && $2 > 1' "$OUT/off.txt" | wc -l)
+	if [ $st_off = 0 ] && [ $st_on != 0 ] && [ "$n_at" -gt 0 ]; then
+		ok "serialize=off: $n_at at-once points match the concurrent model ($(largest "$OUT/off.txt")) and not the serialised one ($(grep -c OUTSIDE "$OUT/off-vs-on.txt") outside)"
+	else
+		bad "serialize=off: against off exit $st_off, against on exit $st_on, $n_at at-once points (see $OUT/off.txt, $OUT/off-vs-on.txt)"
+	fi
+	n_on=$(awk '$1 == "wbinvd" && $2 > 1 && $NF !~ /OUTSIDE/' "$OUT/known-r1.txt" | wc -l)
+	if [ "$n_on" -gt 0 ]; then
+		ok "serialize=on (the default): $n_on at-once points match the serialised model (the closed loop above)"
+	else
+		bad "serialize=on: no at-once points within 10% in $OUT/known-r1.txt"
+	fi
+else
+	bad "probe run under $OFF did not pass (see $OUT/off.log)"
+fi
+
+# ------------------------------------------------------------ 5. SMI
+run "$OUT/smi.log" $K64 "" probe=flush flush_max_kib=256 flush_reps=2 selftest=smi
+if ! grep -aq '^@probe .*smi_counter=1' "$OUT/smi.log"; then
+	skip "SMI marks: this CPU model has no MSR_SMI_COUNT under QEMU (RDMSR 0x34 faulted): nothing to count"
+else
+	hit=$(grep -ac '^@flush .* smi=[1-9]' "$OUT/smi.log")
+	end=$(tr -d '\r' <"$OUT/smi.log" | sed -n 's/^@end .*smi_windows=\([0-9]*\).*/\1/p')
+	left=$($APLOG flush --csv "$OUT/smi.log" | awk -F, '$5 > 0 { n += $5 } END { print n + 0 }')
+	if [ "$hit" -ge 1 ] && [ "${end:-0}" -ge 1 ] && [ "$left" -ge 1 ]; then
+		ok "selftest=smi (APM port 0xB2, SeaBIOS SMM, machine pc): $hit probe window marked smi=1, @end smi_windows=$end, aplog left $left out"
+	else
+		bad "selftest=smi: $hit windows marked, @end smi_windows=${end:-none}, aplog left $left out (see $OUT/smi.log)"
+	fi
+	run "$OUT/smi-cycles.log" $K64 "" cycles=3 selftest=smi
+	if grep -aq '^@sample .*op=online.* smi=[1-9]' "$OUT/smi-cycles.log" &&
+	   $APLOG stats "$OUT/smi-cycles.log" 2>&1 | grep -q '1 samples an SMI hit.*left out'; then
+		ok "selftest=smi in the cycles: the first online sample reads smi=1 and aplog stats leaves it out"
+	else
+		bad "selftest=smi in the cycles: no @sample smi=1 or aplog did not leave it out (see $OUT/smi-cycles.log)"
+	fi
+	# SMM off: the same write reaches no SMI handler and no window is marked.
+	timeout 60 qemu-system-x86_64 -machine pc,smm=off -accel tcg -cpu max -smp 2 -m 512 \
+		-display none -no-reboot -serial stdio -monitor none \
+		-device isa-debug-exit,iobase=0xf4,iosize=4 -kernel $K64 \
+		-append "probe=flush flush_max_kib=256 flush_reps=2 selftest=smi" </dev/null >"$OUT/smm-off.log" 2>&1
+	if grep -aq '^@end ' "$OUT/smm-off.log" && ! grep -aq '^@flush .* smi=[1-9]' "$OUT/smm-off.log"; then
+		ok "negative control: -machine pc,smm=off, the same port write marks no window"
+	else
+		bad "with smm=off: windows still marked or no @end (see $OUT/smm-off.log)"
+	fi
+fi
+
+# ------------------------------------------------- 6. plain, i386, CSV
+for k in $K64 build/i386-wbinvd0/apstart.elf; do
+	arch=x86_64 extra=()
+	[[ $k == *i386* ]] && { arch=i386; extra=(--emulator i386 --cpu pentium3); }
+	log=$OUT/plain-$arch.log
+	tools/qemu-run.sh --kernel $k --smp 2 --timeout 120 "${extra[@]}" -- probe=flush flush_max_kib=1024 flush_reps=2 >"$log" 2>&1
+	pts=$(tr -d '\r' <"$log" | sed -n 's/^@probe .* points=\([0-9]*\) .*/\1/p')
+	ops=$(tr -d '\r' <"$log" | awk '/^@probe / { n = 1; for (i = 2; i <= NF; i++) if ($i ~ /^(wbnoinvd|clflushopt|clwb)=1$/) n++; print n }')
+	sweep=$(grep -ac '^@flush .* at_once=1 .*' "$log")
+	# the sweep: points x ops x reps x 2 CPUs, plus the at-once rounds' 1-CPU windows
+	want=$(( ${pts:-0} * ${ops:-0} * 2 * 2 ))
+	if grep -aq '^@end status=pass' "$log" && [ "$sweep" -ge "$want" ] && [ "$want" -gt 0 ]; then
+		ok "probe without a model ($arch, WBINVD EMULATED): $pts points x $ops ops x 2 repeats x 2 CPUs = $want sweep windows (+ at-once), @end pass"
+	else
+		bad "probe without a model ($arch): $sweep windows, want >= $want, or no pass (see $log)"
+	fi
+done
+if $APLOG flush --csv "$KNOWN" >"$OUT/curve.csv" 2>&1 && head -1 "$OUT/curve.csv" | grep -q '^op,at_once,dirty_kib,n,' &&
+   [ "$(wc -l <"$OUT/curve.csv")" -gt 5 ] &&
+   $APLOG flush "$KNOWN" --plot "$OUT/curve.png" >"$OUT/plot.txt" 2>&1 && [ -s "$OUT/curve.dat" ]; then
+	ok "aplog flush --csv ($(($(wc -l <"$OUT/curve.csv") - 1)) rows) and --plot ($(grep -E '^(plot|data):' "$OUT/plot.txt" | tr '\n' ' '))"
+else
+	bad "aplog flush --csv/--plot: $(head -c 300 "$OUT/plot.txt")"
+fi
+finish
