@@ -439,15 +439,16 @@ void kmain(uint32_t magic, uint64_t info_phys)
 		complete = flush_probe_run(&probe);
 		if (run_ended())
 			halt_forever();
-		victims_stop();
 	} else {
 		smp_run_cycles(&wake, cycles);
 		if (run_ended())
 			halt_forever();
-		victims_stop();
 		summary_capture_report();
 		complete = report_results(cycles);
 	}
+	/* The victims ran outside the report (CPU_SKIPPED); back to online
+	 * for the end-of-run halt. */
+	victims_stop();
 	smp_park_all(&wake);
 
 	for (uint32_t i = 0; i < cpu_count; i++) {

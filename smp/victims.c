@@ -104,6 +104,14 @@ static void read_window(const struct victim *v, uint64_t t0, uint64_t t1, uint64
 		if (s < t0)
 			break;
 	}
+	/* No stamp after the window yet (still stalled when we gave up
+	 * waiting): the gap open at its end counts up to its end. */
+	uint64_t newest = n ? v->stamps[(n - 1) % RING] : 0;
+	if (newest < t1) {
+		uint64_t from = newest > t0 ? newest : t0;
+		if (t1 - from > *stall)
+			*stall = t1 - from;
+	}
 }
 
 static void wait_us(uint64_t us)

@@ -17,6 +17,7 @@
 
 #include "commands.h"
 #include "flush_log.h"
+#include "flush_predict.h"
 #include "gnuplot.h"
 #include "output.h"
 #include "util.h"
@@ -120,7 +121,7 @@ static int load(struct flush_log *l, const char *const *logs, int n, bool smi_co
 /* ------------------------------------------------------------ the model */
 
 /* SPEC -> a parsed model, with the plugin's parser. */
-static int model_from_spec(const char *spec, struct flush_model *m)
+int model_from_spec(const char *spec, struct flush_model *m)
 {
 	char *copy = strdup(spec), *items[SPEC_ITEMS_MAX], *save = NULL;
 	int n = 0;
@@ -167,8 +168,7 @@ static int model_from_spec(const char *spec, struct flush_model *m)
  * (CLFLUSHOPT/CLWB: the plugin charges only WBINVD, WBNOINVD, INVD). At
  * once, n CPUs of one socket: the first flush finds the socket's dirty
  * lines, the others none; serialised they run one after the other. */
-static double predict(const struct flush_model *m, const struct flush_point *p,
-		      uint32_t socket_cpus)
+double predict(const struct flush_model *m, const struct flush_point *p, uint32_t socket_cpus)
 {
 	if (p->op != FOP_WBINVD && p->op != FOP_WBNOINVD)
 		return -1;

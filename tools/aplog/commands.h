@@ -22,5 +22,6 @@ int cmd_plot(void);             /* plot.c */
  * own arguments (argv after the command's name). */
 int cmd_flush(int argc, char **argv);
 int cmd_fit(int argc, char **argv);
+int cmd_victims(int argc, char **argv); /* cmd_victims.c */
 
 #endif

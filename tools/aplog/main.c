@@ -67,9 +67,10 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (!strcmp(argv[1], "flush") || !strcmp(argv[1], "fit")) {
-		int rc = argv[1][1] == 'l' ? cmd_flush(argc - 2, argv + 2)
-					   : cmd_fit(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "flush") || !strcmp(argv[1], "fit") || !strcmp(argv[1], "victims")) {
+		int rc = argv[1][0] == 'v'   ? cmd_victims(argc - 2, argv + 2)
+			 : argv[1][1] == 'l' ? cmd_flush(argc - 2, argv + 2)
+					     : cmd_fit(argc - 2, argv + 2);
 		if (fflush(stdout) != 0 || ferror(stdout))
 			rc = 1;
 		return rc;

@@ -42,6 +42,7 @@ void usage(FILE *f)
 "  flush [--csv] [--plot FILE.png] [--against SPEC|log:FILE [--tolerance PCT]]\n"
 "        LOG...            (probe=flush: the curve; SPEC: flushmodel arguments)\n"
 "  fit [--out PRESET] LOG...   (the flush model fitted to a probe run)\n"
+"  victims [--csv] [--plot FILE.png] LOG...   (victims=K: stalls per window)\n"
 "Every command that reads logs but the exact ones takes --allow-truncated.\n"
 "Samples marked nmi=1 (an NMI hit the BSP or the AP inside their window)\n"
 "are left out of stats, compare, check, medians, baseline and plot, and\n"
