@@ -26,6 +26,7 @@ parts=(
 	"TSC-skewed AP prints na (Bochs, KVM)|make --no-print-directory tscskew-tests"
 	"ISO image + BIOS/UEFI x CD/USB boots|make --no-print-directory iso-tests"
 	"flush cost model (QEMU TCG plugin, wall clock)|make --no-print-directory flushmodel-tests"
+	"flush probe: curve vs model, fit, SMIs, victims (TCG)|make --no-print-directory flushprobe-tests"
 	"apstart.efi, results kept across a reset (OVMF)|make --no-print-directory efi-tests"
 	"crafted MADTs through GRUB's acpi command (SeaBIOS, TCG)|make --no-print-directory madt-tests"
 	"Bochs: BIOS image, Intel + AMD models, SMT|make --no-print-directory bochs-tests"

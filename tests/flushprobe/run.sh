@@ -129,16 +129,25 @@ fi
 
 # ------------------------------------------------------- 4. serialise
 OFF="$MODEL,serialize=off"
-if run "$OUT/off.log" $K64 "$OFF" probe=flush flush_max_kib=$MAXK flush_reps=$REPS flush_cpus=1; then
+# Concurrent flushes: a round's first-start-to-last-end is the flush plus
+# the CPUs' start skew, which a loaded host stretches; more rounds, and
+# once more if outside.
+for attempt in 1 2; do
+	run "$OUT/off.log" $K64 "$OFF" probe=flush flush_max_kib=$MAXK flush_reps=15 flush_cpus=1 ||
+		{ bad "probe run under $OFF did not pass (see $OUT/off.log)"; break; }
 	$APLOG flush "$OUT/off.log" --against "$OFF" --ops wbinvd >"$OUT/off.txt" 2>&1
 	st_off=$?
 	$APLOG flush "$OUT/off.log" --against "$MODEL" --ops wbinvd >"$OUT/off-vs-on.txt" 2>&1
 	st_on=$?
 	n_at=$(awk '$1 == "wbinvd" && $2 > 1' "$OUT/off.txt" | wc -l)
+	[ $st_off = 0 ] && [ $st_on != 0 ] && [ "$n_at" -gt 0 ] && break
+	[ $attempt = 1 ] && echo "     serialize=off outside a band on this attempt (load $(cut -d' ' -f1 /proc/loadavg)): measuring again"
+done
+if [ -f "$OUT/off.txt" ]; then
 	if [ $st_off = 0 ] && [ $st_on != 0 ] && [ "$n_at" -gt 0 ]; then
 		ok "serialize=off: $n_at at-once points match the concurrent model ($(largest "$OUT/off.txt")) and not the serialised one ($(grep -c OUTSIDE "$OUT/off-vs-on.txt") outside)"
 	else
-		bad "serialize=off: against off exit $st_off, against on exit $st_on, $n_at at-once points (see $OUT/off.txt, $OUT/off-vs-on.txt)"
+		bad "serialize=off: against off exit $st_off, against on exit $st_on, $n_at at-once points; load $(cut -d' ' -f1 /proc/loadavg) (see $OUT/off.txt, $OUT/off-vs-on.txt)"
 	fi
 	n_on=$(awk '$1 == "wbinvd" && $2 > 1 && $NF !~ /OUTSIDE/' "$OUT/known-r1.txt" | wc -l)
 	if [ "$n_on" -gt 0 ]; then
