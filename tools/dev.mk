@@ -70,7 +70,7 @@ debug: $(OUT)/apstart.elf $(TRAMP_ELF)
 # every host program.
 COMPDB_TARGETS = $(OUT)/apstart.elf $(APLOG) $(UNIT_DIR)/unit_tests $(FBT_BIN) \
 	$(FONT_TOOL) $(PPMCHECK) $(LH) $(LH_SHIM) $(FLUSHMODEL_SO) $(FLUSHMODEL_ARGS) \
-	$(FLUSHMODEL_TEST) $(if $(QRT_DIR),$(QRT_DIR)/test_qr $(QRT_DIR)/qrtool) \
+	$(FLUSHMODEL_TEST) $(FLUSHMODEL_PROBE_TEST) $(if $(QRT_DIR),$(QRT_DIR)/test_qr $(QRT_DIR)/qrtool) \
 	$(EFI_OUT)/apstart.so $(VARSTORE)
 
 compile_commands.json:
