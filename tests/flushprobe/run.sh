@@ -204,7 +204,9 @@ VMODEL="llc_mb=16,walk_gbs=1,wb_gbs=1,dirty=track"
 VARGS="probe=flush flush_max_kib=256 flush_reps=3 flush_at_once=none victims=1"
 for attempt in 1 2; do
 	for d in on off; do
-		run "$OUT/victims-$d.log" $K64 "$VMODEL,disturb=$d" $VARGS ||
+		# -smp 2 in both forms: the BSP and its victim, one socket
+		tools/qemu-run.sh --kernel $K64 --smp 2 --timeout 240 --flush "$VMODEL,disturb=$d" \
+			-- "$VARGS" >"$OUT/victims-$d.log" 2>&1 ||
 			bad "probe with victims=1 under disturb=$d did not pass (see $OUT/victims-$d.log)"
 		$APLOG victims "$OUT/victims-$d.log" --against "$VMODEL" >"$OUT/victims-$d.txt" 2>&1
 		share[$d]=$(awk '$1 == "flush" && $2 == "wbinvd" && $3 == "x1" { v = $NF; sub(/%/, "", v); print v }' "$OUT/victims-$d.txt")
