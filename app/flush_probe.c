@@ -110,6 +110,7 @@ static void timed(enum probe_op op, const uint8_t *buf, uint64_t bytes, struct w
 	w->khz = (uint32_t)confound_khz(&a, &b);
 }
 
+
 /* The sweep over every point and op, on whichever CPU runs it. */
 static void sweep(struct cpu *c, void *arg)
 {
@@ -148,6 +149,7 @@ static void flush_line(const struct cpu *c, const char *op, uint32_t kib, uint32
 {
 	windows++;
 	smi_windows += w->smis != 0;
+	confound_note_khz(w->khz);
 	cprintf(CON_SERIAL, "@flush apic=%u op=%s dirty_kib=%u at_once=%u rep=%u ns=%llu "
 		"smi=%u khz=%u%s%s\n", c->apic_id, op, kib, at_once, rep + 1,
 		(unsigned long long)tsc_ticks_to_ns(w->ticks), w->smis, w->khz,
@@ -470,7 +472,6 @@ bool flush_probe_run(const struct flush_probe_config *cfg)
 	}
 	uint32_t share = plan.llc_kib < plan.max_kib ? plan.llc_kib : plan.max_kib;
 	uint32_t each_kib = share / (socket_cpus ? socket_cpus : 1);
-	each_kib -= each_kib % (plan.line / 64 ? plan.line / 64 : 1);
 	uint32_t at_once_cpus = cfg->at_once == AT_ONCE_ALL ? online : socket_cpus;
 	uint64_t need = (uint64_t)plan.max_kib * 1024;
 	if ((uint64_t)each_kib * 1024 * at_once_cpus > need)

@@ -460,6 +460,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 			    cpus[i].late_arrivals);
 	}
 	events_report();
+	confound_report();
 	uint32_t failed = smp_count_state(CPU_FAILED);
 	uint32_t online = 0, retries = 0;
 	for (uint32_t i = 0; i < cpu_count; i++) {

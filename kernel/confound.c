@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "kernel/confound.h"
 
+#include "kernel/console.h"
 #include "kernel/format.h"
 #include "kernel/msr_safe.h"
 #include "kernel/tsc.h"
@@ -8,6 +9,30 @@
 
 static struct confound_caps caps;
 static uint32_t smi_windows;
+static uint32_t khz_min = UINT32_MAX, khz_max;
+
+void confound_note_khz(uint32_t khz)
+{
+	if (!khz)
+		return;
+	if (khz < khz_min)
+		khz_min = khz;
+	if (khz > khz_max)
+		khz_max = khz;
+}
+
+void confound_report(void)
+{
+	bool any = khz_max != 0;
+	cprintf(CON_SERIAL, "@confound smi_counter=%d aperf=%d smi_windows=%u khz_min=%u khz_max=%u\n",
+		caps.smi, caps.freq, smi_windows, any ? khz_min : 0, khz_max);
+	if (smi_windows)
+		kprintf("confounders: %u timed window%s hit by an SMI (smi= in their records; "
+			"left out of aplog's figures)\n", smi_windows, smi_windows == 1 ? "" : "s");
+	if (any && (uint64_t)khz_max * 100 > (uint64_t)khz_min * 105)
+		kprintf("confounders: the effective clock moved between windows: %u..%u MHz "
+			"(APERF/MPERF; turbo or thermal limits)\n", khz_min / 1000, khz_max / 1000);
+}
 
 void confound_count_smi_windows(uint32_t n)
 {
@@ -82,6 +107,7 @@ void confound_close(struct confound_window *w)
 	w->close_tsc = b.tsc;
 	w->smis = confound_smis(&w->open, &b);
 	w->khz = (uint32_t)confound_khz(&w->open, &b);
+	confound_note_khz(w->khz);
 	smi_windows += w->smis != 0;
 }
 

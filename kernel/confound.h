@@ -57,6 +57,13 @@ void confound_fields(char *buf, uint32_t size, const struct confound_window *w);
  * enables them). The value is one no firmware command uses. */
 void confound_raise_smi(void);
 
+/* A window's effective kHz (0: none), for the run's range. */
+void confound_note_khz(uint32_t khz);
+/* End of run: "@confound ..." with the counters there were, the windows an
+ * SMI hit and the effective clock's range; a line on the console when the
+ * clock moved by more than 5% between windows (turbo, thermal limits). */
+void confound_report(void);
+
 /* Timed windows an SMI hit, over the run (for @end smi_windows=). */
 void confound_count_smi_windows(uint32_t n);
 uint32_t confound_smi_windows(void);

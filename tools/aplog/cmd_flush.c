@@ -190,18 +190,6 @@ double predict(const struct flush_model *m, const struct flush_point *p, uint32_
 
 /* ------------------------------------------------------------ flush */
 
-/* gnuplot single-quoted string: only the quote is special (doubled). */
-static void gnuplot_quote(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++) {
-		if (*s == '\'')
-			fputc('\'', f);
-		fputc(*s == '\n' ? ' ' : *s, f);
-	}
-	fputc('\'', f);
-}
-
 static void ms(double ns, int width)
 {
 	printf(" %*.3f", width, ns / 1e6);
@@ -209,12 +197,7 @@ static void ms(double ns, int width)
 
 static int write_plot(const struct flush_log *l, const char *png)
 {
-	size_t pl = strlen(png);
-	char *dat = xcalloc(pl + 5, 1);
-	memcpy(dat, png, pl);
-	if (pl > 4 && !strcmp(png + pl - 4, ".png"))
-		dat[pl - 4] = '\0';
-	strcat(dat, ".dat");
+	char *dat = gnuplot_data_name(png);
 	FILE *f = fopen(dat, "w");
 	if (!f) {
 		fprintf(stderr, "aplog: %s: %s\n", dat, strerror(errno));
@@ -246,18 +229,13 @@ static int write_plot(const struct flush_log *l, const char *png)
 	printf("data: %s\n", dat);
 	char *script = NULL;
 	size_t slen = 0;
-	FILE *s = open_memstream(&script, &slen);
-	if (!s)
-		oom();
-	fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1000,600 } "
-		   "else { set terminal png size 1000,600 }\nset termoption noenhanced\nset output ");
-	gnuplot_quote(s, png);
-	fprintf(s, "\nset grid\nset key top left\nset xlabel 'dirty data per CPU before the flush (MiB)'\n"
+	FILE *s = gnuplot_script_open(&script, &slen, png);
+	fprintf(s, "set xlabel 'dirty data per CPU before the flush (MiB)'\n"
 		   "set ylabel 'flush time, best window (ms)'\nset yrange [0:*]\n");
 	if (l->model[0]) {
-		fprintf(s, "set title ");
 		char t[200];
 		snprintf(t, sizeof t, "MODELLED: flush_model=%s", l->model);
+		fprintf(s, "set title ");
 		gnuplot_quote(s, t);
 		fprintf(s, "\n");
 	}
@@ -269,20 +247,8 @@ static int write_plot(const struct flush_log *l, const char *png)
 		gnuplot_quote(s, titles[b]);
 	}
 	fprintf(s, "\n");
-	fclose(s);
-	int rc = gnuplot_run(script, slen);
-	free(script);
 	free(dat);
-	if (rc == 127) {
-		printf("plot: gnuplot not found (package gnuplot-nox): data only\n");
-		return 0;
-	}
-	if (rc) {
-		fprintf(stderr, "aplog: gnuplot failed (status %d)\n", rc);
-		return 1;
-	}
-	printf("plot: %s\n", png);
-	return 0;
+	return gnuplot_script_run(s, &script, &slen, png);
 }
 
 int cmd_flush(int argc, char **argv)

@@ -130,12 +130,7 @@ static uint64_t med(uint64_t *v, size_t n)
 
 static int plot(const struct vlog *l, const char *png)
 {
-	size_t pl = strlen(png);
-	char *dat = xcalloc(pl + 5, 1);
-	memcpy(dat, png, pl);
-	if (pl > 4 && !strcmp(png + pl - 4, ".png"))
-		dat[pl - 4] = '\0';
-	strcat(dat, ".dat");
+	char *dat = gnuplot_data_name(png);
 	FILE *f = fopen(dat, "w");
 	if (!f) {
 		fprintf(stderr, "aplog: %s: %s\n", dat, strerror(errno));
@@ -159,43 +154,33 @@ static int plot(const struct vlog *l, const char *png)
 					l->r[j].rate_pct);
 		ng++;
 	}
-	fclose(f);
+	if (fclose(f)) {
+		fprintf(stderr, "aplog: %s: write error\n", dat);
+		free(dat);
+		return 1;
+	}
 	printf("data: %s\n", dat);
 	char *script = NULL;
 	size_t slen = 0;
-	FILE *s = open_memstream(&script, &slen);
-	if (!s)
-		oom();
-	fprintf(s, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) { set terminal pngcairo size 1000,600 } "
-		   "else { set terminal png size 1000,600 }\nset termoption noenhanced\nset output '");
-	for (const char *c = png; *c; c++)
-		fprintf(s, *c == '\'' ? "''" : "%c", *c == '\n' ? ' ' : *c);
-	fprintf(s, "'\nset grid\nset key top left\nset xlabel 'timed window (ms)'\n"
-		   "set ylabel 'victim: longest stall inside it (ms)'\n");
-	if (l->model[0])
-		fprintf(s, "set title 'MODELLED: flush_model=%s'\n", l->model);
+	FILE *s = gnuplot_script_open(&script, &slen, png);
+	fprintf(s, "set xlabel 'timed window (ms)'\nset ylabel 'victim: longest stall inside it (ms)'\n");
+	if (l->model[0]) {
+		char t[200];
+		snprintf(t, sizeof t, "MODELLED: flush_model=%s", l->model);
+		fprintf(s, "set title ");
+		gnuplot_quote(s, t);
+		fprintf(s, "\n");
+	}
 	fprintf(s, "plot x title 'stalled the whole window' with lines dashtype 2");
 	for (int g = 0; g < ng; g++) {
-		fprintf(s, ", '");
-		for (const char *c = dat; *c; c++)
-			fprintf(s, *c == '\'' ? "''" : "%c", *c);
-		fprintf(s, "' index %d using 1:2 with points title '%s'", g, groups[g]);
+		fprintf(s, ", ");
+		gnuplot_quote(s, dat);
+		fprintf(s, " index %d using 1:2 with points title ", g);
+		gnuplot_quote(s, groups[g]);
 	}
 	fprintf(s, "\n");
-	fclose(s);
-	int rc = gnuplot_run(script, slen);
-	free(script);
 	free(dat);
-	if (rc == 127) {
-		printf("plot: gnuplot not found (package gnuplot-nox): data only\n");
-		return 0;
-	}
-	if (rc) {
-		fprintf(stderr, "aplog: gnuplot failed (status %d)\n", rc);
-		return 1;
-	}
-	printf("plot: %s\n", png);
-	return 0;
+	return gnuplot_script_run(s, &script, &slen, png);
 }
 
 int cmd_victims(int argc, char **argv)
