@@ -190,12 +190,13 @@ static uint64_t median_ns(uint32_t p, uint32_t op)
 struct round {
 	uint32_t n;
 	uint64_t bytes;          /* each participant's footprint */
-	volatile uint32_t cleaned, dirtied;
+	volatile uint32_t cleaned, dirtied, ready;
 	struct window w[AT_ONCE_MAX];
 };
 
+/* Both from free RAM when the probe runs (the image stays small). */
 static struct round *round;
-static struct cpu *members[AT_ONCE_MAX];
+static struct cpu **members;
 
 static void meet(volatile uint32_t *count, uint32_t n)
 {
@@ -205,8 +206,9 @@ static void meet(volatile uint32_t *count, uint32_t n)
 }
 
 /* Participant k of the round: clean, wait for all; dirty its own part of
- * the buffer, wait for all; flush at once. The first barrier keeps one
- * CPU's cleaning WBINVD from writing back another's dirty lines. */
+ * the buffer, wait for all (twice); flush at once. The first barrier
+ * keeps one CPU's cleaning WBINVD from writing back another's dirty
+ * lines. */
 static void at_once_member(uint32_t k)
 {
 	struct round *rd = round;
@@ -214,6 +216,11 @@ static void at_once_member(uint32_t k)
 	meet(&rd->cleaned, rd->n);
 	dirty(plan.buf + k * rd->bytes, rd->bytes, plan.line);
 	meet(&rd->dirtied, rd->n);
+	/* Once more, all running: the CPU that waited long for the others
+	 * above is the one a hypervisor or an emulator's host has most
+	 * likely taken off its core; a second, short meeting starts them
+	 * closer together. */
+	meet(&rd->ready, rd->n);
 	timed(OP_WBINVD, 0, 0, &rd->w[k]);
 }
 
@@ -229,7 +236,7 @@ static bool at_once_round(uint32_t n, uint64_t bytes)
 {
 	round->n = n;
 	round->bytes = bytes;
-	round->cleaned = round->dirtied = 0;
+	round->cleaned = round->dirtied = round->ready = 0;
 	for (uint32_t k = 1; k < n; k++)
 		if (!ap_call_start(members[k], at_once_ap, (void *)(uintptr_t)k))
 			return false;
@@ -495,6 +502,7 @@ bool flush_probe_run(const struct flush_probe_config *cfg)
 	plan.res = bootmem_alloc((uint64_t)POINTS_MAX * OPS * plan.reps * sizeof *plan.res, 64,
 				 "the flush probe's results");
 	round = bootmem_alloc(sizeof *round, 64, "the at-once round");
+	members = bootmem_alloc((uint64_t)AT_ONCE_MAX * sizeof *members, 64, "the at-once CPUs");
 
 	const struct confound_caps *cc = confound_caps();
 	kprintf("flush probe: LLC %u KiB%s, footprints 0..%u KiB in %u points, %u repeats, "

@@ -3,39 +3,40 @@
 
 #include "smp/lapic.h"
 #include "smp/smp.h"
-#include "kernel/config.h"
+#include "kernel/bootmem.h"
 #include "kernel/cpu.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
 
 /* Keyed by the CPU's index in cpus[]; one line each (the done flag is
- * polled by the BSP while the AP works). */
-static struct {
+ * polled by the BSP while the AP works). From free RAM at the first call,
+ * cpu_count of them: the image stays small (2 MiB machines boot). */
+struct posted_call {
 	ap_call_fn fn;
 	void *arg;
 	volatile uint32_t done;
-} __attribute__((aligned(64))) calls[APSTART_MAX_CPUS];
+} __attribute__((aligned(64)));
+static struct posted_call *calls;
 
 static void ap_call_irq(void);
 static void ap_call_run(struct cpu *c);
 
 bool ap_call_start(struct cpu *c, ap_call_fn fn, void *arg)
 {
+	if (!calls) {
+		calls = bootmem_alloc((uint64_t)cpu_count * sizeof *calls, 64, "the posted calls");
+		trap_set_call_hook(ap_call_irq);
+	}
 	calls[c->index].fn = fn;
 	calls[c->index].arg = arg;
 	__atomic_store_n(&calls[c->index].done, 0, __ATOMIC_RELEASE);
-	static bool hooked;
-	if (!hooked) {
-		trap_set_call_hook(ap_call_irq);
-		hooked = true;
-	}
 	return lapic_send_ipi(c->apic_id, ICR_FIXED | VEC_CALL);
 }
 
 bool ap_call_done(const struct cpu *c)
 {
-	return __atomic_load_n(&calls[c->index].done, __ATOMIC_ACQUIRE) != 0;
+	return calls && __atomic_load_n(&calls[c->index].done, __ATOMIC_ACQUIRE) != 0;
 }
 
 /* Halted, not spinning: a spinning BSP would take a host CPU from the AP
@@ -44,7 +45,7 @@ bool ap_call_done(const struct cpu *c)
 bool ap_call_wait(const struct cpu *c, uint64_t timeout_us)
 {
 	uint64_t deadline = tsc_deadline_us(timeout_us);
-	bool ok = true;
+	bool ok = true, irq = (read_rflags() & 0x200) != 0;
 	lapic_timer_periodic_us(10000);
 	for (;;) {
 		cli();
@@ -57,6 +58,8 @@ bool ap_call_wait(const struct cpu *c, uint64_t timeout_us)
 		sti_hlt();
 	}
 	lapic_timer_stop();
+	if (irq)
+		sti();
 	return ok;
 }
 
@@ -65,7 +68,7 @@ bool ap_call_wait(const struct cpu *c, uint64_t timeout_us)
 static void ap_call_irq(void)
 {
 	struct cpu *c = cpu_by_apic(cpu_apic_id());
-	if (c)
+	if (c && calls)
 		ap_call_run(c);
 }
 

@@ -114,14 +114,18 @@ static void read_window(const struct victim *v, uint64_t t0, uint64_t t1, uint64
 	}
 }
 
+/* Halted for us (a 1 ms timer wakes it), interrupts as they were. */
 static void wait_us(uint64_t us)
 {
+	bool irq = (read_rflags() & 0x200) != 0;
 	uint64_t deadline = tsc_deadline_us(us);
 	lapic_timer_periodic_us(1000);
 	while (!tsc_passed(deadline))
 		sti_hlt();
 	cli();
 	lapic_timer_stop();
+	if (irq)
+		sti();
 }
 
 static uint32_t llc_share_bytes(uint32_t online)

@@ -296,8 +296,14 @@ int cmd_flush(int argc, char **argv)
 	const struct flush_point *wp = NULL;
 	for (size_t i = 0; i < l.npt; i++) {
 		const struct flush_point *p = &l.pt[i];
-		if (!p->n || !a.ops[p->op])
+		if (!a.ops[p->op])
 			continue;
+		if (!p->n) {
+			if (!a.csv && p->skewed_left_out)
+				printf("%-10s %8u %10u    0  (all %zu rounds left out: not started at once)\n",
+				       flush_op_names[p->op], p->at_once, p->dirty_kib, p->skewed_left_out);
+			continue;
+		}
 		double want = -1;
 		if (vs_model)
 			want = predict(&m, p, l.socket_cpus);
@@ -336,6 +342,8 @@ int cmd_flush(int argc, char **argv)
 		}
 		if (p->smi_left_out)
 			printf("  (%zu left out: SMI)", p->smi_left_out);
+		if (p->skewed_left_out)
+			printf("  (%zu rounds left out: not started at once)", p->skewed_left_out);
 		printf("\n");
 	}
 	rc = 0;

@@ -165,25 +165,34 @@ void flush_log_points(struct flush_log *l, bool smi_counted)
 		       l->r[j].dirty_kib == a->dirty_kib) {
 			/* one window (at_once=1) or one round's records */
 			size_t k = j;
-			uint64_t worst = 0;
+			uint64_t worst = 0, late = 0, first_ns = 0;
 			bool hit = false;
 			while (k < l->n && !cmp_rec(&l->r[k], &l->r[j]) &&
 			       (a->at_once > 1 || k == j)) {
 				/* at once: first start to last end where the
 				 * start is known, else the slowest window */
-				uint64_t end = l->r[k].ns + (l->r[k].has_start ? l->r[k].start_ns : 0);
+				uint64_t start = l->r[k].has_start ? l->r[k].start_ns : 0;
+				uint64_t end = l->r[k].ns + start;
 				worst = end > worst ? end : worst;
+				late = start > late ? start : late;
+				if (l->r[k].has_start && !start)
+					first_ns = l->r[k].ns; /* the CPU that started first */
 				hit |= l->r[k].smi != 0;
 				k++;
 			}
 			if (hit && !smi_counted)
 				p->smi_left_out++;
+			else if (a->at_once > 1 && first_ns && late > first_ns)
+				/* not at once: a CPU opened its window only after
+				 * the first one's had closed (a host that
+				 * descheduled a vCPU, an interrupt) */
+				p->skewed_left_out++;
 			else
 				add_value(p, &vcap, worst);
 			j = k;
 		}
-		qsort(p->v, p->n, sizeof *p->v, cmp_u64);
 		if (p->n) {
+			qsort(p->v, p->n, sizeof *p->v, cmp_u64);
 			p->best = p->v[0];
 			p->max = p->v[p->n - 1];
 			p->median = p->n % 2 ? p->v[p->n / 2]

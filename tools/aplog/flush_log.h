@@ -3,7 +3,9 @@
  * logs, and the curve they make: one point per (op, at_once, dirty_kib).
  * A point's values: at_once=1, every window; at_once=N, each round's
  * makespan, first start to last end (the round: one run's repeat; where
- * the TSCs were not known to agree, the slowest CPU's window). Windows an SMI hit (smi>0)
+ * the TSCs were not known to agree, the slowest CPU's window). A round
+ * in which a CPU opened its window only after the first CPU's had closed
+ * was not at once, and is left out. Windows an SMI hit (smi>0)
  * are left out unless counted; a round with one is left out whole. */
 #ifndef APLOG_FLUSH_LOG_H
 #define APLOG_FLUSH_LOG_H
@@ -31,6 +33,9 @@ struct flush_point {
 	uint64_t *v;       /* sorted ascending */
 	size_t n;
 	size_t smi_left_out;
+	size_t skewed_left_out; /* at-once rounds whose CPUs did not start at
+				 * once: one opened its window after the first
+				 * one's had closed */
 	uint64_t best, median, max; /* best = the lowest: a host, an SMI, a
 				     * preemption only ever add time */
 };
