@@ -53,7 +53,7 @@ finish() {
 t_start=$SECONDS
 
 if [ $LONG = 1 ]; then
-	SMP=4,sockets=2 LLC=16 MAXK=32768 REPS=5 ROUNDS=3 SOCK=,sockets=2
+	SMP=4,sockets=2 LLC=16 MAXK=32768 REPS=9 ROUNDS=3 SOCK=,sockets=2
 else
 	SMP=2 LLC=4 MAXK=8192 REPS=11 ROUNDS=1 SOCK=
 fi
