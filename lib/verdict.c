@@ -121,9 +121,17 @@ static void side_sums(const uint64_t *v, size_t n, int shift,
  * u and w the two variances of the mean; x 1000, 0 if both are 0. */
 static uint32_t welch_df_milli(uint64_t u, uint64_t w, size_t na, size_t nb)
 {
-	while (u >= (1ULL << 20) || w >= (1ULL << 20)) { /* df is scale-free */
+	if (!u && !w)
+		return 0;
+	/* df is scale-free: bring the larger into [2^19, 2^20), so that
+	 * the squares below neither overflow nor round to 0 */
+	while (u >= (1ULL << 20) || w >= (1ULL << 20)) {
 		u >>= 1;
 		w >>= 1;
+	}
+	while (u < (1ULL << 19) && w < (1ULL << 19)) {
+		u <<= 1;
+		w <<= 1;
 	}
 	uint64_t num = (u + w) * (u + w);
 	uint64_t den = u * u / (na - 1) + w * w / (nb - 1);
@@ -191,7 +199,11 @@ void verdict_compute(const uint64_t *a, size_t na, const uint64_t *b,
 		/* t x 1e6 times se: below 2^23 x 2^26; / mean -> ppm */
 		half = (int64_t)(t * isqrt(se2) / sa.mean_s);
 	}
+	/* A time cannot fall by more than all of it: the interval is cut
+	 * at -100% (the word is the same either way). */
 	out->lo_ppm = out->change_ppm - half;
+	if (out->lo_ppm < -1000000)
+		out->lo_ppm = -1000000;
 	out->hi_ppm = out->change_ppm + half;
 	if (!measurable)
 		return;
