@@ -323,6 +323,7 @@ void result_page_draw(bool pass, const char *footer)
 	if (probe_lines) {
 		line(&p, pass ? SCREEN_GOOD : SCREEN_BAD, pass ? "PASS  flush probe (records on serial)"
 							       : "FAIL  flush probe (records on serial)");
+		emulated(&p);
 		p.row++;
 		for (uint32_t i = 0; i < probe_lines; i++)
 			line(&p, SCREEN_NORMAL, probe[i]);
