@@ -343,10 +343,10 @@ extra=(--machine pc,acpi=off)
 run_case "no-acpi-tables" build/wbinvd0/apstart.elf 2 fail \
 	expect "PANIC: no ACPI RSDP: cannot find the CPUs" "@end status=fail" -- cycles=1
 
-# Big buffers come from the memory map (kernel/bootmem.c): 2 MiB of RAM
+# Big buffers come from the memory map (kernel/bootmem.c): 3 MiB of RAM
 # holds the image and a small run; a sample store that does not fit ends
 # the run with a message that says what and how much, before any cycle.
-extra=(--mem 2)
+extra=(--mem 3)
 run_case "small-ram-small-run" build/wbinvd0/apstart.elf 2 pass \
 	expect "bootmem: the AP stacks: 0x" "@end status=pass" -- cycles=2
 run_case "no-ram-for-samples" build/wbinvd0/apstart.elf 4 fail \
