@@ -18,6 +18,7 @@ int cmd_exact_diff(void);
 int cmd_csv(void);              /* cmd_csv.c */
 int cmd_verify(void);           /* cmd_verify.c */
 int cmd_plot(void);             /* plot.c */
+int cmd_fleet(void);            /* cmd_fleet.c */
 /* cmd_flush.c: the flush probe's curve and model fit; they read their
  * own arguments (argv after the command's name). */
 int cmd_flush(int argc, char **argv);
