@@ -4,6 +4,7 @@
 #   build/host/linux-hotplug        static: copy it into any initramfs
 #   build/host/linux-hotplug_asan   ASan + UBSan (dynamic), for the tests
 #   build/host/failwrite.so         test shim: write errors on chosen files
+#   build/host/faketrace.so         test shim: a fake tracefs (--trace tests)
 
 # Defined before any rule here so including this file never changes the
 # includer's default goal.
@@ -15,6 +16,7 @@ LH_HDR := $(wildcard $(LH_DIR)/*.h)
 LH := build/host/linux-hotplug
 LH_ASAN := build/host/linux-hotplug_asan
 LH_SHIM := build/host/failwrite.so
+LH_TRACESHIM := build/host/faketrace.so
 # Host compiler: deliberately not $(CC), which may be set for the kernel.
 LH_CC ?= gcc
 LH_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
@@ -37,8 +39,12 @@ $(LH_SHIM): tests/linux-hotplug/failwrite.c $(LH_DIR)/linux-hotplug.mk
 	@mkdir -p $(dir $@)
 	$(LH_CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 
-linux-hotplug-tests: $(LH) $(LH_ASAN) $(LH_SHIM) aplog
-	LH=$(LH) LH_ASAN=$(LH_ASAN) LH_SHIM=$(LH_SHIM) APLOG=$(APLOG) \
+$(LH_TRACESHIM): tests/linux-hotplug/faketrace.c $(LH_DIR)/linux-hotplug.mk
+	@mkdir -p $(dir $@)
+	$(LH_CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
+
+linux-hotplug-tests: $(LH) $(LH_ASAN) $(LH_SHIM) $(LH_TRACESHIM) aplog
+	LH=$(LH) LH_ASAN=$(LH_ASAN) LH_SHIM=$(LH_SHIM) LH_TRACESHIM=$(LH_TRACESHIM) APLOG=$(APLOG) \
 		timeout 900 bash tests/linux-hotplug/run.sh
 
 
