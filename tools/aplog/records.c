@@ -38,6 +38,7 @@ void set_free(struct set *s)
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->runs[i].s);
 		free(s->runs[i].boot_fields);
+		free(s->runs[i].env_fields);
 		free(s->runs[i].sync);
 		free(s->runs[i].ph);
 		free(s->runs[i].rounds);
@@ -235,10 +236,10 @@ static bool get_str(struct msgs *m, size_t line, const struct record *r,
 	return true;
 }
 
-const char *run_boot_field(const struct run *r, const char *key, size_t *len)
+/* The value of key in a record's "k=v k=v" text, or NULL. */
+static const char *field_in(const char *p, const char *key, size_t *len)
 {
 	size_t kl = strlen(key);
-	const char *p = r->boot_fields;
 
 	while (p && *p) {
 		while (*p == ' ' || *p == '\t')
@@ -251,6 +252,16 @@ const char *run_boot_field(const struct run *r, const char *key, size_t *len)
 		p += tl;
 	}
 	return NULL;
+}
+
+const char *run_boot_field(const struct run *r, const char *key, size_t *len)
+{
+	return field_in(r->boot_fields, key, len);
+}
+
+const char *run_env_field(const struct run *r, const char *key, size_t *len)
+{
+	return field_in(r->env_fields, key, len);
 }
 
 /* ------------------------------------------------------------------ */
@@ -736,6 +747,18 @@ static void on_warn(struct loader *ld, const char *p, size_t n)
 	}
 }
 
+/* @env: the machine (vendor, brand, hypervisor=, acpi_oem=...), kept as
+ * text for lookups: it says whether the flush under test cost anything. */
+static void on_env(struct loader *ld, const char *p, size_t n)
+{
+	if (ld->cur < 0)
+		return;
+	struct run *r = &ld->set->runs[ld->cur];
+	free(r->env_fields);
+	r->env_fields = xcalloc(n + 1, 1);
+	memcpy(r->env_fields, p, n);
+}
+
 static void on_end(struct loader *ld, size_t line, const struct record *rec)
 {
 	if (!in_run(ld, line, "@end"))
@@ -795,13 +818,13 @@ static bool has_text(const char *p, size_t n, const char *t)
 }
 
 enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_WARN,
-	     W_CPUSUM, W_PHASE, W_ROUND, W_BRINGUP, W_COUNT };
+	     W_CPUSUM, W_PHASE, W_ROUND, W_BRINGUP, W_ENV, W_COUNT };
 
 static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 {
 	static const char *const words[W_COUNT] = { "@boot", "@sample",
 		"@summary", "@fail", "@end", "@host", "@cpu", "@warn", "@cpusum",
-		"@phase", "@round", "@bringup" };
+		"@phase", "@round", "@bringup", "@env" };
 	size_t w = 1;
 	while (w < n && p[w] != ' ' && p[w] != '\t')
 		w++;
@@ -817,6 +840,10 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 	}
 	if (kind == W_WARN) {
 		on_warn(ld, p, n);
+		return;
+	}
+	if (kind == W_ENV) {
+		on_env(ld, p + w, n - w);
 		return;
 	}
 	/* @cpu matters only with a warp test result; other @cpu lines (older

@@ -86,6 +86,7 @@ struct run {
 	size_t boot_line, end_line;
 	bool bad_boot;        /* @boot was malformed: skip range checks */
 	char *boot_fields;    /* the @boot line after the word, for lookups */
+	char *env_fields;     /* the same of @env, NULL if the run has none */
 	char kernel[STR_MAX], version[STR_MAX], tsc_source[STR_MAX];
 	int firmware;         /* index into firmware_names */
 	unsigned wbinvd, x2apic;
@@ -164,6 +165,8 @@ int run_tsc_sync(const struct run *r, uint32_t apic);
 
 /* Value of key in the run's @boot record, or NULL (*len set). */
 const char *run_boot_field(const struct run *r, const char *key, size_t *len);
+/* The same in its @env record. */
+const char *run_env_field(const struct run *r, const char *key, size_t *len);
 
 /* ---- key=value records, shared with the baseline file parser --------- */
 
