@@ -742,18 +742,57 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run nonsense;                           expect_rc 2
 	run help;                               expect_rc 0; has "aplog COMMAND"
 
+	# trace: Chrome trace-event JSON of an apstart serial run, a parallel
+	# run and a traced Linux run (linux-hotplug --trace in the VM), read
+	# back by an independent parser (trace_check.py, Python's json).
+	if command -v python3 >/dev/null; then
+		for fx in trace-serial.log trace-parallel.log linux-trace.log "trace-parallel.log linux-trace.log"; do
+			# shellcheck disable=SC2086
+			run trace --out "$tmp/t.json" $fx; expect_rc 0
+			# shellcheck disable=SC2086
+			if python3 "$here/trace_check.py" "$tmp/t.json" $fx >"$tmp/chk" 2>&1 && grep -q '^ok: ' "$tmp/chk"; then
+				pass "the JSON nests per track and matches the records: $(cat "$tmp/chk")"
+			else
+				bad "trace_check.py accepts it" "$(head -8 "$tmp/chk")"
+			fi
+		done
+		run trace linux-trace.log; expect_rc 0
+		has '"name":"91 cpu:bringup","cat":"linux","args":{"state":91,"fn":"bringup_cpu","cpu":1,"op":"online"'
+		has '{"ph":"M","name":"thread_name","pid":1,"tid":1000000,"args":{"name":"sysfs writes (linux-hotplug)"}}'
+		run trace trace-parallel.log; expect_rc 0
+		has '"name":"round 1 online (3 APs)"'
+		has '"name":"SIPI -> cpu3"'
+	else
+		skip "[$label] trace JSON check" "python3 not on PATH"
+	fi
+	printf '@boot kernel=apstart version=0.1 wbinvd=0 cpus=1 x2apic=0 tsc_khz=1000000 tsc_source=hpet tramp=0x9e000 firmware=bios cycles=0\n@end status=pass online=1 failed=0\n' >"$tmp/norec.log"
+	run trace "$tmp/norec.log"; expect_rc 1; errhas "the logs hold no start, offline or cpuhp record"
+
+	# cpuhp: Linux's time state by state (fixture: -smp 4, 1 cycle, TCG).
+	run cpuhp linux-trace.log; expect_rc 0
+	line "online: 180.508 ms per write (mean of 1 run, 3 writes each)"
+	has "   91  cpu:bringup                   control   1.00   119.568   66.2%  <- the AP kick: INIT/SIPI, trampoline"
+	has "        - its own part (not in AP-side states)    112.263   62.2%"
+	has "The state that holds the trampoline is cpu:bringup (CPUHP_BRINGUP_CPU): 119.568 ms, of which 112.263 ms its own part"
+	has "  153  cpu:teardown                  control   1.00    62.151   50.8%"
+	run cpuhp --label-a one --label-b two linux-trace.log -- linux-trace.log; expect_rc 0
+	line "online: 180.508 ms -> 180.508 ms per write (+0.000 ms; mean of 1 and 1 runs)"
+	run cpuhp smp4.log; expect_rc 1; errhas "no @cpuhp_write records in 1 usable run(s): run linux-hotplug with --trace"
+	run cpuhp linux-trace.log --; expect_rc 2
+
 	# mutated fixtures: any status but 0/1 (or a sanitizer report) fails
 	fuzz_bad=0
 	for i in $(seq 1 $nfuzz); do
 		f="$tmp/fuzz$i.log"
 		for args in "stats $f" "stats --allow-truncated $f" "csv $f" \
-			"compare $f -- wbinvd0-run1.log" "check --baseline smp4.baseline $f"; do
+			"compare $f -- wbinvd0-run1.log" "check --baseline smp4.baseline $f" \
+			"trace --out $tmp/fz.json $f" "cpuhp $f"; do
 			# shellcheck disable=SC2086
 			run $args
 			if [ "$rc" -gt 1 ]; then fuzz_bad=1; bad "exit 0 or 1 on mutated input" "status $rc"; fi
 		done
 	done
-	if [ $fuzz_bad -eq 0 ]; then ok "[$label] $nfuzz mutated logs x 5 commands: exit 0 or 1, no crash"; fi
+	if [ $fuzz_bad -eq 0 ]; then ok "[$label] $nfuzz mutated logs x 7 commands: exit 0 or 1, no crash"; fi
 
 	# ~10k samples a side: the bootstrap stays fast (limit generous for ASan)
 	limit=10
@@ -766,5 +805,28 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	has "479 APs, 4790 online + 4790 offline samples"
 	matches '^  online: +0\.16[0-9] \[0\.16[0-9], 0\.16[0-9]\] +faster'
 done
+
+# The checker itself catches a duration that does not match its record
+# and an event that overlaps another on its track.
+if command -v python3 >/dev/null; then
+	"$APLOG" trace --out "$tmp/t.json" trace-serial.log 2>/dev/null
+	python3 - "$tmp/t.json" "$tmp/dur.json" "$tmp/nest.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+x = [e for e in d["traceEvents"] if e.get("name") == "online #1" and e["tid"] == 2][0]
+x["dur"] += 1.0
+json.dump(d, open(sys.argv[2], "w"))
+x["dur"] -= 1.0
+k = [e for e in d["traceEvents"] if e.get("name") == "long mode" and e["tid"] == 2][0]
+k["dur"] += 500.0
+json.dump(d, open(sys.argv[3], "w"))
+PY
+	if ! python3 "$here/trace_check.py" "$tmp/dur.json" trace-serial.log >"$tmp/chk"; then
+		ok "trace_check.py catches a duration 1 us off its @sample: $(grep -m1 'no event' "$tmp/chk" | sed 's/^ *//')"
+	else fail "trace_check.py catches a wrong duration" "it accepted it"; fi
+	if ! python3 "$here/trace_check.py" "$tmp/nest.json" trace-serial.log >"$tmp/chk" && grep -q overlaps "$tmp/chk"; then
+		ok "trace_check.py catches a phase that overlaps the next one: $(grep -m1 overlaps "$tmp/chk" | sed 's/^ *//' | cut -c1-120)"
+	else fail "trace_check.py catches an overlap" "$(head -3 "$tmp/chk")"; fi
+fi
 
 summary aplog

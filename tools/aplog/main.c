@@ -55,6 +55,8 @@ static const struct command {
 	{ "exact-diff", cmd_exact_diff, 0, true },
 	{ "csv", cmd_csv, O_TRUNC | O_PHASES, false },
 	{ "plot", cmd_plot, O_TRUNC | O_LABELS | O_OUT | O_NMI, true },
+	{ "cpuhp", cmd_cpuhp, O_TRUNC | O_LABELS, true },
+	{ "trace", cmd_trace, O_TRUNC | O_OUT, false },
 };
 
 int main(int argc, char **argv)

@@ -37,6 +37,8 @@ void usage(FILE *f)
 "  exact-diff OLD -- NEW\n"
 "  csv [--phases] LOG... > out.csv\n"
 "  plot --out FILE.png [--label-a X] [--label-b Y] A.log... [-- B.log...]\n"
+"  cpuhp [--label-a X] [--label-b Y] A.log... [-- B.log...]  (linux-hotplug --trace)\n"
+"  trace [--out FILE.json] LOG...   (Chrome trace-event JSON: Perfetto, chrome://tracing)\n"
 "Every command that reads logs but the exact ones takes --allow-truncated.\n"
 "Samples marked nmi=1 (an NMI hit the BSP or the AP inside their window)\n"
 "are left out of stats, compare, check, medians, baseline and plot, and\n"
