@@ -48,16 +48,21 @@ linux-hotplug-tests: $(LH) $(LH_ASAN) $(LH_SHIM) $(LH_TRACESHIM) aplog
 		timeout 900 bash tests/linux-hotplug/run.sh
 
 
-# make bench-linux [SMP=8] [CYCLES=10]: Linux's hotplug (Debian's kernel
-# under QEMU) and apstart on the same configuration, compared by aplog.
-# CYCLES defaults to 10 for this target only: make seed-table reads the
-# same variable and defaults to 1.
+# make bench-linux [SMP=8] [CYCLES=10] [ROUNDS=3]: Linux's hotplug (Debian's
+# kernel under QEMU), traced state by state, 2 x ROUNDS runs with
+# rcu_expedited 0/1 alternating, and apstart on the same configuration.
+# make bench-linux FLUSH=xeon6985p [CYCLES=2] [ROUNDS=5]: Linux alone,
+# ROUNDS x 2 boots interleaved, every WBINVD charged by the flush model,
+# then the trampoline's free: the patch emulated (docs/linux-trace.md).
+# CYCLES defaults to 10 (2 with FLUSH) for this target only: make
+# seed-table reads the same variable and defaults to 1.
 LINUX_TIMEOUT ?= 900
 .PHONY: bench-linux
-bench-linux: CYCLES ?= 10
-bench-linux: deps $(LH) aplog
-	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf
+bench-linux: CYCLES ?= $(if $(strip $(FLUSH)),2,10)
+bench-linux: deps $(LH) aplog $(if $(strip $(FLUSH)),flushmodel)
+	@$(if $(strip $(FLUSH)),true,$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf)
 	@tools/linux-vm/bench.sh --smp '$(SMP)' --cycles '$(CYCLES)' --accel '$(ACCEL)' \
-		--machine '$(MACHINE)' --timeout '$(LINUX_TIMEOUT)' --wbinvd 1
+		--machine '$(MACHINE)' --timeout '$(LINUX_TIMEOUT)' --wbinvd 1 \
+		$(if $(ROUNDS),--rounds '$(ROUNDS)') $(if $(strip $(FLUSH)),--flush '$(subst ','\'',$(strip $(FLUSH)))')
 
 .DEFAULT_GOAL := $(LH_SAVED_GOAL)
