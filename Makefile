@@ -3,6 +3,8 @@
 #   make run SMP=N ARGS="..."    boot it under QEMU (KVM if usable, else TCG)
 #   make run FLUSH=xeon6985p     ... with WBINVD/INVD charged a modelled cost
 #                                (TCG plugin, tools/flushmodel; or FLUSH=us=2000)
+#   make ab [RUNS=10]            WBINVD=1 against WBINVD=0, interleaved runs,
+#                                the reference's rows and a verdict
 #   make test                    unit tests, trampoline content, QEMU matrix
 #   make ARCH=i386               the 32-bit protected-mode kernel (no long mode)
 # Variants build side by side in build/wbinvd0/ and build/wbinvd1/
@@ -196,6 +198,12 @@ else
 		--loader '$(or $(LOADER),grub)' --timeout $(TIMEOUT) --wbinvd $(if $(filter i386,$(ARCH)),i386-)$(WBINVD) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
 endif
 
+# Long, not in make test: do the verdicts hold? A/A and A/B repetitions of
+# make ab and of the wall-clock gate (tests/verdicts/calibrate.sh).
+.PHONY: verdict-calibration
+verdict-calibration: deps
+	@tests/verdicts/calibrate.sh
+
 # tools.mk first: it names the kernel files host programs share (KSTATS_SRC).
 include tools/tools.mk
 -include tests/unit/unit.mk
@@ -213,6 +221,19 @@ include tools/iso.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev.mk
 include tests/efi/efi-tests.mk
+
+# make ab: both variants, RUNS boots each in randomised pairs, the table
+# and its verdict (tools/ab.sh; docs/verdicts.md). AB_A/AB_B: each
+# side's make variables (AB_A=WBINVD=0 AB_B=WBINVD=0: an A/A).
+RUNS ?= 10
+AB_A ?= WBINVD=1
+AB_B ?= WBINVD=0
+AB_ARCH = $(if $(filter i386,$(ARCH)),ARCH=i386)
+.PHONY: ab
+ab: deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel)
+	@tools/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARCH) $(AB_B)' \
+		--smp '$(SMP)' --accel $(ACCEL) --machine $(MACHINE) --timeout $(TIMEOUT) \
+		$(FLUSH_OPT) $(QEMU_ARCH_OPTS) -- '$(subst ','\'',$(ARGS))'
 
 trampoline-check:
 	@$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf

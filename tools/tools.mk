@@ -19,8 +19,12 @@ KSTATS_SRC := kernel/stats.c
 KSTATS_HDR := $(KSTATS_SRC:.c=.h)
 
 APLOG_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/aplog
-APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC)
-APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) \
+# The run-level verdict (lib/verdict.c, with the kernel's fmt_duration):
+# one source for aplog, the kernel and apstart.efi.
+VERDICT_SRC := lib/verdict.c kernel/format.c
+VERDICT_HDR := lib/verdict.h kernel/format.h
+APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(VERDICT_SRC)
+APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) $(VERDICT_HDR) \
 	$(APLOG_DIR)/../tools.mk
 APLOG_OUT := build/host
 APLOG := $(APLOG_OUT)/aplog

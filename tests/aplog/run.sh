@@ -184,19 +184,19 @@ nfuzz=$((nfuzz + 20))
 for bin in "$APLOG" "$APLOG_ASAN"; do
 	label=$(basename "$bin")
 
-	# compare: the reference form, from totals computed by hand
-	# (A runs 65.80+65.86 / 40.38+40.42, B runs 11.10+11.18 / 40.44+40.48).
+	# compare: the reference's rows from totals computed by hand (A runs
+	# 65.80+65.86 / 40.38+40.42, B runs 11.10+11.18 / 40.44+40.48); two
+	# runs per side are too few for a verdict
 	run compare wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log
 	expect_rc 0
-	line "Offline:  40.40 s -> 40.46 s (+0.1%)"
-	line "Online:   65.83 s -> 11.14 s (-83.1%)"
-	line "Total:   106.23 s -> 51.60 s (-51.4%)"
-	# pooled medians 10.97 s and 1.86 s: 1.86/10.97 = 0.170, B faster
-	matches '^  online: +0\.170 \[0\.1[0-9]+, 0\.1[0-9]+\] +faster'
-	matches '^  offline: +1\.001 \['
-	# per-CPU: apic 2 medians 10.975 s and 1.86 s
-	row 2 "2 10975000.0 1860000.0 0.169"
-	row 4 "4 10980000.0 1855000.0 0.169"
+	line "Offline:  40.40 s -> 40.46 s (+0.1%) no verdict: 2 runs per side cannot tell the change from run-to-run noise"
+	line "Online:   65.83 s -> 11.14 s (-83.1%) no verdict: 2 runs per side cannot tell the change from run-to-run noise"
+	line "Total:    106.23 s -> 51.60 s (-51.4%) no verdict: 2 runs per side cannot tell the change from run-to-run noise"
+	line "Verdict: none: 2 complete runs per side cannot tell the change from run-to-run noise (at least 3 per side needed)"
+	lacks 'faster|slower'
+	# per-CPU: apic 2 medians 10.975 s and 1.86 s, in units that fit
+	row 2 "2 10.98 s 1.86 s 0.169"
+	row 4 "4 10.98 s 1.86 s 0.169"
 	cp "$tmp/out" "$tmp/compare1"
 	run compare wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log
 	if cmp -s "$tmp/out" "$tmp/compare1"; then pass "same output as the first time"; else bad "same output as the first time" "not reproducible"; fi
@@ -204,16 +204,80 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	has "A: with wbinvd: 2 runs"
 	has "B: without: 2 runs"
 
-	# equal totals print no percentage; a failed run is left out with a warning
+	# runs are the unit (tests/aplog/ref/, made by mkref.py): the
+	# reference's three rows from 10 runs a side, with Welch's interval
+	# (checked against scipy below) and the words that follow from it
+	run compare ref/reference-wbinvd1.log -- ref/reference-wbinvd0.log
+	expect_rc 0
+	line "Offline:  40.42 s -> 40.33 s (-0.2%, 95% CI -1.6..+1.2%) no difference, mean of 10 runs"
+	line "Online:   65.77 s -> 11.19 s (-83.0%, 95% CI -83.7..-82.3%) faster, mean of 10 runs"
+	line "Total:    106.19 s -> 51.52 s (-51.5%, 95% CI -52.1..-50.9%) faster, mean of 10 runs"
+	line "Verdict: Online faster (-83.0%), Total faster (-51.5%); Offline no difference"
+	line "  online median: 10.96 s -> 1.86 s (-83.0%, 95% CI -83.7..-82.3%) faster, mean of 10 runs"
+	lacks EMULATED
+	# the same build twice: no difference; unequal run counts
+	run compare ref/aa-a.log -- ref/aa-b.log
+	line "Verdict: no difference in any row (each 95% CI holds 0)"
+	run compare ref/small-a.log -- ref/small-b.log
+	line "Online:   12.37 ms -> 10.94 ms (-11.6%, 95% CI -27.4..+4.3%) no difference, mean of 3 and 4 runs"
+	# emulated, no flush model: a WBINVD A/B is not measurable, whatever
+	# the interval says (Online's here excludes 0: the host's noise)
+	run compare ref/tcg-wbinvd1.log -- ref/tcg-wbinvd0.log
+	line "EMULATED: WBINVD costs nothing here (QEMU TCG); a difference between the variants is the host's"
+	line "Online:   2.22 ms -> 1.71 ms (-23.1%, 95% CI -44.7..-1.4%) not measurable here, mean of 4 runs"
+	matches '^Verdict: not measurable here: the two builds differ in WBINVD only'
+	lacks 'faster|slower|no difference'
+	# ... but the same emulated build against itself is judged, with the note
+	run compare ref/tcg-wbinvd0.log -- ref/tcg-wbinvd0-again.log
+	line "EMULATED: WBINVD costs nothing here (QEMU TCG); a difference between the variants is the host's"
+	matches '^Online: .* no difference, mean of 4 runs$'
+	# build facts: labels are checked against @boot, a side is one build,
+	# a file is on one side once
+	run compare --label-a WBINVD=0 --label-b WBINVD=1 ref/reference-wbinvd1.log -- ref/reference-wbinvd0.log
+	expect_rc 1
+	errline "aplog: --label-a says WBINVD=0, but set A's runs say wbinvd=1 in @boot (ref/reference-wbinvd1.log:1): files swapped? (--force compares them anyway)"
+	run compare --force --label-a WBINVD=0 --label-b WBINVD=1 ref/reference-wbinvd1.log -- ref/reference-wbinvd0.log
+	expect_rc 0
+	run compare --label-a 'WBINVD=1, arch=x86_64' --label-b wbinvd=0 ref/reference-wbinvd1.log -- ref/reference-wbinvd0.log
+	expect_rc 0
+	run compare ref/aa-a.log -- ref/aa-a.log
+	expect_rc 1
+	errline "aplog: ref/aa-a.log is in both sets: a log compared with itself tells nothing"
+	run compare ref/aa-a.log ref/aa-a.log -- ref/aa-b.log
+	expect_rc 1
+	errline "aplog: ref/aa-a.log is given twice in set A: each run counts once"
+	run compare ref/reference-wbinvd1.log ref/reference-wbinvd0.log -- ref/aa-b.log
+	expect_rc 1
+	errline "aplog: set A mixes builds: wbinvd=1 (ref/reference-wbinvd1.log:1) and wbinvd=0 (ref/reference-wbinvd0.log:1); a side is one build (--force compares them anyway)"
+	# scipy's Welch interval on the same runs, read by its own parser
+	if [ "$bin" = "$APLOG" ]; then
+		for pair in "reference-wbinvd1 reference-wbinvd0" "aa-a aa-b" "small-a small-b" \
+			"tcg-wbinvd1 tcg-wbinvd0"; do
+			set -- $pair
+			/usr/bin/python3 ref/verdict_ref.py "$bin" "ref/$1.log" "ref/$2.log" >"$tmp/ref.txt" 2>&1 || true
+			if grep -q '^skip ' "$tmp/ref.txt"; then
+				skip "verdict reference $1 -- $2" "python3-scipy is not installed"
+			else
+				while IFS= read -r l; do
+					case $l in
+					"ok   "*) ok "${l#ok   }" ;;
+					"FAIL "*) fail "${l#FAIL }" "" ;;
+					*) fail "verdict reference $1 -- $2" "$l" ;;
+					esac
+				done <"$tmp/ref.txt"
+			fi
+		done
+	fi
+
+	# a failed run is left out with a warning; a side without samples
 	run compare fail-run.log -- smp4.log
 	expect_rc 0
-	line "Online:    0.01 s -> 0.01 s  [11.100 ms -> 11.100 ms]"
+	line "Online:   11.10 ms -> 11.10 ms (+0.0%) no verdict: 1 run per side cannot tell the change from run-to-run noise"
 	errhas "fail-run.log:1: warning: run 1 ended with status=fail (online=2 failed=1): excluded from the comparison"
-	# a side without samples
 	run compare smp1.log -- smp4.log
 	expect_rc 0
-	line "Online:    0.00 s -> 0.01 s  [0.000 ms -> 11.100 ms]"
-	line "  online:  n/a (A has 0 samples, B has 6)"
+	line "Online:   0 ns -> 11.10 ms no verdict: 1 run per side cannot tell the change from run-to-run noise"
+	line "  online median: n/a -> 1.90 ms no verdict: 0 and 1 runs cannot tell the change from run-to-run noise"
 
 	# stats
 	run stats smp4.log
@@ -450,12 +514,12 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	# per-AP medians
 	run compare smp4.log -- qr-scan.log
 	expect_rc 0
-	line "Online:    0.01 s -> 0.01 s  [11.100 ms -> 11.100 ms]"
-	line "Offline:   0.00 s -> 0.00 s  [3.000 ms -> 3.000 ms]"
+	line "Online:   11.10 ms -> 11.10 ms (+0.0%) no verdict: 1 run per side cannot tell the change from run-to-run noise"
+	line "Offline:  3.00 ms -> 3.00 ms (+0.0%) no verdict: 1 run per side cannot tell the change from run-to-run noise"
 	matches "^B: .*0 online \+ 0 offline samples"
-	row 1 "1 1500.00 1500.00 1.000"
-	row 2 "2 2000.00 2000.00 1.000"
-	row 3 "3 2050.00 2050.00 1.000"
+	row 1 "1 1.50 ms 1.50 ms 1.000"
+	row 2 "2 2.00 ms 2.00 ms 1.000"
+	row 3 "3 2.05 ms 2.05 ms 1.000"
 	# Offline: settled_total_ns where @summary has it, as the kernel's
 	# Offline total
 	sed 's/^\(@summary op=offline .*\)$/\1 settled_total_ns=2000000 settled_median_ns=300000/' \
@@ -519,18 +583,24 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run check --identical --op offline smp4.log -- smp4.log; expect_rc 2
 	run check --identical --baseline smp4.baseline smp4.log; expect_rc 2
 
-	# check --slower-than: B is ~5.9x slower -> fail; the reverse passes
-	run check --slower-than wbinvd0-run1.log wbinvd0-run2.log -- wbinvd1.log
+	# check --slower-than, runs as the unit: B ~5.9x slower -> regression;
+	# the reverse passes; two runs a side -> no verdict (exit 2)
+	run check --slower-than ref/reference-wbinvd0.log -- ref/reference-wbinvd1.log
 	expect_rc 1
-	matches '^REGRESSION op=online median B/A=5\.898 95% CI \[5\.[0-9]+, 5\.[0-9]+\] lower bound > max-ratio 1\.000'
-	run check --slower-than wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log --max-ratio 1.0
+	matches '^REGRESSION op=online per-run median B/A=5\.8[0-9]+ 95% CI \[5\.[0-9]+, 6?[0-9.]+\] lower bound > max-ratio 1\.000'
+	run check --slower-than ref/reference-wbinvd1.log -- ref/reference-wbinvd0.log --max-ratio 1.0
 	expect_rc 0
-	matches '^OK op=online median B/A=0\.170 '
-	run check --slower-than wbinvd0-run1.log wbinvd0-run2.log -- wbinvd1.log --max-ratio 7
+	matches '^OK op=online per-run median B/A=0\.170 '
+	run check --slower-than ref/reference-wbinvd0.log -- ref/reference-wbinvd1.log --max-ratio 7
 	expect_rc 0
-	# offline is the same in both: noise, so not slower
-	run check --slower-than --op offline wbinvd1.log -- wbinvd0-run1.log wbinvd0-run2.log
+	# offline is the same in both: no difference, so not slower
+	run check --slower-than --op offline ref/reference-wbinvd1.log -- ref/reference-wbinvd0.log
 	expect_rc 0
+	run check --slower-than wbinvd0-run1.log wbinvd0-run2.log -- wbinvd1.log
+	expect_rc 2
+	line "NO VERDICT op=online: A has 2 runs with samples, B has 2; a run is one observation and a verdict needs 3 per side"
+	run check --slower-than --min-runs 11 ref/reference-wbinvd0.log -- ref/reference-wbinvd1.log
+	expect_rc 2
 
 	# phases and rounds (issue 9)
 	run stats phases.log; expect_rc 0
@@ -582,10 +652,10 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run compare settled-a.log -- settled-b.log
 	expect_rc 0
 	line "A: A: 1 run, 2 APs, 4 online + 4 offline samples (offline: settled_ns)"
-	line "Offline:   0.40 s -> 0.80 s (+100.0%)  [400.000 ms -> 800.000 ms]"
-	line "Online:    2.00 s -> 2.00 s  [2000.000 ms -> 2000.000 ms]"
-	line "Total:     2.40 s -> 2.80 s (+16.7%)  [2400.000 ms -> 2800.000 ms]"
-	matches '^  offline: 2\.000 \[2\.000, 2\.000\] +slower'
+	line "Offline:  400.00 ms -> 800.00 ms (+100.0%) no verdict: 1 run per side cannot tell the change from run-to-run noise"
+	line "Online:   2.00 s -> 2.00 s (+0.0%) no verdict: 1 run per side cannot tell the change from run-to-run noise"
+	line "Total:    2.40 s -> 2.80 s (+16.7%) no verdict: 1 run per side cannot tell the change from run-to-run noise"
+	line "  offline median: 100.00 ms -> 200.00 ms (+100.0%) no verdict: 1 run per side cannot tell the change from run-to-run noise"
 	run stats settled-a.log
 	expect_rc 0
 	has "Offline figures: settled_ns"
@@ -737,6 +807,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run stats --frobnicate smp4.log;        expect_rc 2
 	run check smp4.log;                     expect_rc 2
 	run check --baseline smp4.baseline --max-ratio 2 smp4.log; expect_rc 2
+	run compare --min-runs 2 a -- b;        expect_rc 2
 	run compare --resamples 5 a -- b;       expect_rc 2
 	run baseline --config "$(printf 'a\nb')" smp4.log; expect_rc 2
 	run nonsense;                           expect_rc 2
@@ -794,7 +865,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	done
 	if [ $fuzz_bad -eq 0 ]; then ok "[$label] $nfuzz mutated logs x 7 commands: exit 0 or 1, no crash"; fi
 
-	# ~10k samples a side: the bootstrap stays fast (limit generous for ASan)
+	# ~10k samples a side: the comparison stays fast (limit generous for ASan)
 	limit=10
 	[ "$bin" = "$APLOG_ASAN" ] && limit=60
 	start=$(date +%s)
@@ -803,7 +874,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	elapsed=$(($(date +%s) - start))
 	if [ "$elapsed" -le "$limit" ]; then pass "within ${limit}s"; else bad "within ${limit}s" "took ${elapsed}s"; fi
 	has "479 APs, 4790 online + 4790 offline samples"
-	matches '^  online: +0\.16[0-9] \[0\.16[0-9], 0\.16[0-9]\] +faster'
+	matches '^Online: .* no verdict: 1 run per side'
 done
 
 # The checker itself catches a duration that does not match its record

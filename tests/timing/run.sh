@@ -9,9 +9,9 @@
 #    AP and op, cycle by cycle (icount-*.exact, aplog exact: any change
 #    is reported as +N ns (= N instructions) in its phase), and by the
 #    per-AP medians (icount-*.baseline, tolerance stated in the file).
-# 2. Wall clock: TCG (or hardware KVM), judged only by ratios between builds
-#    run interleaved in this same test (A B C A B C ...): each build's lowest
-#    per-run median, against a noise band measured in the same rounds.
+# 2. Wall clock: TCG (or hardware KVM), judged only between builds run
+#    interleaved in this same test (A B C A B C ...), each boot one
+#    observation: run-level intervals (aplog check --slower-than).
 #
 # Proof that the check can fail: a build with a test-only spin where WBINVD
 # sits in the trampoline (make SLOW_TRAMP_NS=N) must be flagged in the
@@ -45,7 +45,7 @@ CYCLES=10
 DET_ARGS="cycles=$CYCLES bsp_wait=hlt sipi_count=auto"
 DET_SLOW_NS=${DET_SLOW_NS:-2000}     # deterministic mode: 2 us spin
 WALL_SLOW_NS=${WALL_SLOW_NS:-5000}   # wall clock: 5 us spin
-WALL_ROUNDS=${WALL_ROUNDS:-6}
+WALL_ROUNDS=${WALL_ROUNDS:-6}   # first rounds; more if a slowed build is not yet told apart
 WALL_CYCLES=20
 # Single-threaded TCG keeps the run-to-run spread at ~2% (multi-threaded
 # TCG on 2 host cores: ~40%).
@@ -158,6 +158,8 @@ emu_config() { # variant -> the QEMU part of a baseline's config line
 	*) echo "qemu -machine pc -accel tcg -cpu max" ;;
 	esac
 }
+# TIMING_WALL_ONLY=1: the wall-clock part alone (tests/timing/false-alarms.sh).
+if [ "${TIMING_WALL_ONLY:-0}" = 0 ]; then
 t0=$SECONDS
 echo "timing: deterministic mode (TCG, -icount shift=0,sleep=off, -smp $SMP, $DET_ARGS)"
 for v in wbinvd0 wbinvd1 i386-wbinvd0 i386-wbinvd1; do
@@ -254,12 +256,13 @@ slowed_check() { # variant what op(online|offline) other-op [base-variant]
 }
 # The reference table (aplog compare, Offline / Online / Total) must show
 # each slowdown in its own row: that row grows, the other has no change
-# (instruction counting makes "no change" exact).
+# (instruction counting makes "no change" exact: +0.0%; one run a side is
+# no verdict, but the rows still say where the time went).
 table_rows() { # variant Row-that-moves Row-that-does-not [base-variant]
 	local v=$1 moves=$2 stays=$3 base=${4:-wbinvd0} cmp=$OUT/compare-$1.txt
 	local name="icount: aplog compare shows $v in the $moves row only"
 	$APLOG compare --label-a "$base" --label-b "$v" "$OUT/icount-$base-a.log" -- "$OUT/icount-$v.log" >"$cmp" 2>&1
-	if grep -q "^$moves: .*(+" "$cmp" && grep -q "^$stays: " "$cmp" && ! grep -q "^$stays: .*(" "$cmp"; then
+	if grep -Eq "^$moves: .*\(\+([1-9]|0\.[1-9])" "$cmp" && grep -q "^$stays: .*(+0\.0%)" "$cmp"; then
 		ok "$name"
 		grep -E "^($moves|$stays):" "$cmp" | sed 's/^/       /'
 	else
@@ -353,149 +356,98 @@ if [ $update = 0 ]; then
 	table_rows i386-wbinvd0-slow$DET_SLOW_NS Online Offline i386-wbinvd0
 fi
 echo "timing: deterministic mode took $((SECONDS - t0))s"
+fi # TIMING_WALL_ONLY
 
 # ------------------------------------------------------------------ wall clock
-# Each run's figure is the median of its samples (aplog medians: online,
-# the BSP's ns; offline, settled_ns); each build's figure is the lowest of
-# those over the rounds: interference from the host only ever adds time, so
-# the lowest is the least disturbed run. The noise is measured, not
-# assumed: the WBINVD=0 build runs twice per round, and the ratio of its two
-# copies' figures sets the band (twice the noise, at least 10%) inside which
-# a difference is called noise, per row. A batch whose online copies differ
-# by more than 5% (the host was busy) is measured again, up to twice.
+# Runs are the unit (docs/verdicts.md): the builds boot interleaved, one
+# round after another (A B C D A' ...), each boot is one observation (its
+# median sample, aplog's online ns or offline settled_ns), and every
+# verdict is the run-level one of aplog check --slower-than: Welch's 95%
+# interval of the change in the mean per-run median. A build is flagged
+# when that whole interval lies above +WALL_MARGIN_PCT; the WBINVD=0 build
+# runs twice per round, and its two copies are compared the same way (an
+# A/A: how far apart the host puts two runs of one build).
 #
 # The gate runs on single-threaded TCG, everywhere. Where KVM has hardware
 # virtualisation behind it, the same A/B also runs on KVM: WBINVD=0 must not
-# be slower there either; the slowed builds' ratios are shown for information.
-figure() { # tag build op -> lowest over rounds of each run's median (ns), 0 if none
-	local low
-	low=$($APLOG medians --op "$3" "$OUT"/wall-"$1"-"$2"-r*.log 2>/dev/null | sed -n 's/^lowest: //p')
-	echo "${low:-0}"
+# be slower there either; the slowed builds' verdicts are shown for
+# information.
+WALL_MARGIN_PCT=${WALL_MARGIN_PCT:-10}
+WALL_MAX_ROUNDS=${WALL_MAX_ROUNDS:-18}
+max_ratio=$(awk -v m="$WALL_MARGIN_PCT" 'BEGIN { printf "%.3f", 1 + m / 100 }')
+
+wall_round() { # tag round qemu-run options...
+	local tag=$1 r=$2 slow=wbinvd0-slow$WALL_SLOW_NS slowpark=wbinvd0-slowpark$WALL_SLOW_NS
+	shift 2
+	run wbinvd1 "$OUT/wall-$tag-wbinvd1-r$r.log" "$@" -- $WALL_ARGS
+	run wbinvd0 "$OUT/wall-$tag-wbinvd0-r$r.log" "$@" -- $WALL_ARGS
+	run $slow "$OUT/wall-$tag-slow-r$r.log" "$@" -- $WALL_ARGS
+	run $slowpark "$OUT/wall-$tag-slowpark-r$r.log" "$@" -- $WALL_ARGS
+	run wbinvd0 "$OUT/wall-$tag-wbinvd0copy-r$r.log" "$@" -- $WALL_ARGS
 }
 
-# ratios figure base copy -> "noise bound ratio" (or "nodata")
-ratios() {
-	awk -v s="$1" -v a0="$2" -v c="$3" 'BEGIN {
-		if (a0 <= 0 || c <= 0 || s <= 0) { print "nodata"; exit }
-		noise = c / a0 - 1; if (noise < 0) noise = -noise
-		band = 2 * noise; if (band < 0.10) band = 0.10
-		printf "%.4f %.4f %.4f\n", noise, 1 + band, s / a0 }'
+# slower tag op A B -> aplog's line; status 0 OK, 1 REGRESSION, 2 no verdict
+slower() {
+	$APLOG check --slower-than --op "$2" --max-ratio "$max_ratio" \
+		"$OUT"/wall-"$1"-"$3"-r*.log -- "$OUT"/wall-"$1"-"$4"-r*.log 2>/dev/null | grep -E '^(OK|REGRESSION|NO VERDICT)'
+	return "${PIPESTATUS[0]}"
 }
-pct() { awk -v n="$1" 'BEGIN { printf "%.1f%%", 100 * n }'; }
 
-# slowed-build verdict: gate_slow tag what row figure base copy
-gate_slowed() {
-	local gate=$1 tag=$2 what=$3 row=$4 v noise bound r
-	local name="wall clock $tag: $what flagged in the $row row"
-	v=$(ratios "$5" "$6" "$7")
-	if [ "$v" = nodata ]; then
-		fail "$name" "no $row figures (see $OUT/wall-$tag-*.log)"
-		return
-	fi
-	read -r noise bound r <<<"$v"
-	if [ "$gate" = 0 ]; then
-		echo "  (information) $what: $row ratio $r against bound $bound"
-	elif awk -v r="$r" -v b="$bound" 'BEGIN { exit !(r > b) }'; then
-		ok "$name: median $5 ns vs $6 ns, ratio $r > bound $bound (noise $(pct "$noise"))"
-	else
-		fail "$name" "it was NOT: ratio $r <= bound $bound (noise $(pct "$noise"))"
-	fi
+told_apart() { # tag op A B: B flagged against A
+	slower "$@" >/dev/null
+	[ $? = 1 ]
 }
 
 wall_clock() { # tag gate_slow(0|1) qemu-run options...
 	local tag=$1 gate_slow=$2; shift 2
-	local t0=$SECONDS slow=wbinvd0-slow$WALL_SLOW_NS slowpark=wbinvd0-slowpark$WALL_SLOW_NS attempt r
-	echo "timing: wall-clock mode $tag ($*, -smp $SMP, $WALL_ARGS, $WALL_ROUNDS interleaved rounds)"
-	for attempt in 1 2 3; do
-		rm -f "$OUT"/wall-$tag-*.log
-		for r in $(seq 1 $WALL_ROUNDS); do
-			run wbinvd1 "$OUT/wall-$tag-wbinvd1-r$r.log" "$@" -- $WALL_ARGS
-			run wbinvd0 "$OUT/wall-$tag-wbinvd0-r$r.log" "$@" -- $WALL_ARGS
-			run $slow "$OUT/wall-$tag-slow-r$r.log" "$@" -- $WALL_ARGS
-			run $slowpark "$OUT/wall-$tag-slowpark-r$r.log" "$@" -- $WALL_ARGS
-			run wbinvd0 "$OUT/wall-$tag-wbinvd0copy-r$r.log" "$@" -- $WALL_ARGS
+	local t0=$SECONDS r=0 res st
+	echo "timing: wall-clock mode $tag ($*, -smp $SMP, $WALL_ARGS, interleaved rounds of" \
+		"WBINVD=1, WBINVD=0, slowed trampoline, slowed park, WBINVD=0 again)"
+	rm -f "$OUT"/wall-$tag-*.log
+	# WALL_ROUNDS rounds; while a slowed build is not yet told apart
+	# (its interval still reaches below the margin), six more, up to
+	# WALL_MAX_ROUNDS: more runs narrow the interval of a real change.
+	while [ $r -lt "$WALL_ROUNDS" ] || { [ $r -lt "$WALL_MAX_ROUNDS" ] &&
+		{ ! told_apart $tag online wbinvd0 slow || ! told_apart $tag offline wbinvd0 slowpark; }; }; do
+		local stop=$((r + 6))
+		[ $r -lt "$WALL_ROUNDS" ] && stop=$WALL_ROUNDS
+		while [ $r -lt $stop ]; do
+			r=$((r + 1))
+			wall_round $tag $r "$@"
 		done
-		w1=$(figure $tag wbinvd1 online) w0=$(figure $tag wbinvd0 online)
-		w0c=$(figure $tag wbinvd0copy online) ws=$(figure $tag slow online)
-		o0=$(figure $tag wbinvd0 offline) o0c=$(figure $tag wbinvd0copy offline)
-		op=$(figure $tag slowpark offline)
-		if [ $attempt -lt 3 ] && awk -v a="$w0" -v c="$w0c" 'BEGIN {
-			n = (a > 0) ? c / a - 1 : 1; if (n < 0) n = -n; exit !(n > 0.05) }'; then
-			echo "  noise between the two WBINVD=0 copies above 5% ($w0 vs $w0c ns): measuring again"
-			continue
-		fi
-		break
+		[ "$gate_slow" = 1 ] || break
 	done
-	echo "  per-build figures (lowest over rounds of each run's median, ns):"
-	echo "    online:  WBINVD=1 $w1, WBINVD=0 $w0, WBINVD=0 again $w0c, slowed trampoline (+$WALL_SLOW_NS ns) $ws"
-	echo "    offline (settled): WBINVD=0 $o0, WBINVD=0 again $o0c, slowed park flush (+$WALL_SLOW_NS ns) $op"
-	local v noise bound r01
+	echo "  $r rounds; the verdicts (per-run medians, Welch 95% CI, flagged above +$WALL_MARGIN_PCT%):"
+
 	local name="wall clock $tag: WBINVD=0 not slower than WBINVD=1"
-	v=$(ratios "$w0" "$w0" "$w0c")
-	r01=$(ratios "$w0" "$w1" "$w1")
-	if [ "$v" = nodata ] || [ "$r01" = nodata ]; then
-		fail "$name" "runs produced no online samples (see $OUT/wall-$tag-*.log)"
-		return
-	fi
-	read -r noise bound _ <<<"$v"
-	read -r _ _ r01 <<<"$r01"
-	echo "  online noise (WBINVD=0 vs its second copy): $(pct "$noise"), so a ratio above $bound counts as slower"
-	if awk -v r="$r01" -v b="$bound" 'BEGIN { exit !(r <= b) }'; then
-		ok "$name (ratio $r01, bound $bound)"
-	else
-		fail "$name" "slower beyond noise: median online $w0 ns vs $w1 ns, ratio $r01 > bound $bound"
-	fi
-	gate_slowed "$gate_slow" $tag "slowed trampoline (+$WALL_SLOW_NS ns)" online "$ws" "$w0" "$w0c"
-	gate_slowed "$gate_slow" $tag "slowed park flush (+$WALL_SLOW_NS ns)" offline "$op" "$o0" "$o0c"
-	echo "  the same runs through aplog (pooled samples, bootstrap CI):"
+	res=$(slower $tag online wbinvd1 wbinvd0); st=$?
+	case $st in
+	0) ok "$name ($res)" ;;
+	1) fail "$name" "slower beyond the margin: $res" ;;
+	*) fail "$name" "no verdict: ${res:-no output} (see $OUT/wall-$tag-*.log)" ;;
+	esac
+	res=$(slower $tag online wbinvd0 wbinvd0copy)
+	echo "  (information) WBINVD=0 against its second copy, online: $res"
+	local what op b
+	for what in "slowed trampoline (+$WALL_SLOW_NS ns)|online|slow" "slowed park flush (+$WALL_SLOW_NS ns)|offline|slowpark"; do
+		IFS='|' read -r what op b <<<"$what"
+		name="wall clock $tag: $what flagged in the $op row"
+		res=$(slower $tag $op wbinvd0 $b); st=$?
+		if [ "$gate_slow" = 0 ]; then
+			echo "  (information) $what: $res"
+		elif [ $st = 1 ]; then
+			ok "$name: $res"
+		else
+			fail "$name" "it was NOT, after $r rounds: ${res:-no output}"
+		fi
+	done
+	echo "  the same runs through aplog compare (WBINVD=1 against WBINVD=0):"
 	$APLOG compare --label-a WBINVD=1 --label-b WBINVD=0 "$OUT"/wall-$tag-wbinvd1-r*.log -- "$OUT"/wall-$tag-wbinvd0-r*.log 2>&1 |
-		sed -n '3,10p' | sed 's/^/    /'
+		grep -E '^(EMULATED|Offline|Online|Total|Verdict)' | sed 's/^/    /'
 	echo "timing: wall-clock mode $tag took $((SECONDS - t0))s"
 }
 
 wall_clock tcg 1 --accel tcg --tcg-single
-
-# wall_run_within BASELINE LOG...: the first log that is within the
-# baseline on its own (its name on stdout), or status 1.
-wall_run_within() {
-	local bl=$1 log
-	shift
-	for log in "$@"; do
-		if $APLOG check --allow-faster --baseline "$bl" "$log" >/dev/null 2>&1; then
-			basename "$log" .log
-			return 0
-		fi
-	done
-	return 1
-}
-
-# A loose per-AP baseline for this accelerator mode: wall-clock figures
-# move with the host, so it only catches gross slowdowns (tolerance in the
-# file); faster is fine.
-for v in wbinvd0 wbinvd1; do
-	bl=$BASE/tcg-single-pc-smp$SMP-$v.baseline
-	if [ $update = 1 ]; then
-		new=$(mktemp)
-		$APLOG baseline --mode tcg-single-wallclock --tolerance 300 \
-			--config "qemu -machine pc -accel tcg,thread=single -cpu max -smp $SMP; kernel: $WALL_ARGS; host-dependent" \
-			"$OUT"/wall-tcg-$v-r*.log >"$new" || { fail "baseline written: $bl" "aplog baseline failed"; continue; }
-		[ -f "$bl" ] && { echo "  what changed in $bl:"; $APLOG diff-baseline "$bl" "$new" | sed 's/^/    /'; }
-		mv "$new" "$bl"
-		ok "baseline written: $bl"
-	elif [ ! -f "$bl" ]; then
-		fail "wall clock tcg $v within its loose baseline" "no baseline $bl (run: make baseline)"
-	elif $APLOG check --allow-faster --baseline "$bl" "$OUT"/wall-tcg-$v-r*.log >"$OUT/check-wall-$v.txt" 2>&1; then
-		ok "wall clock tcg $v within its loose baseline: $(tail -n1 "$OUT/check-wall-$v.txt")"
-	elif r=$(wall_run_within "$bl" "$OUT"/wall-tcg-$v-r*.log); then
-		# A busy host slows some rounds 2-5x (seen at load 6-9 on 2
-		# cores), a slower build slows every one: one round within
-		# the bound clears the build.
-		ok "wall clock tcg $v within its loose baseline: pooled runs outside it (host contention), $r within it"
-	else
-		fail "wall clock tcg $v within its loose baseline" "outside it, pooled and in every single run" \
-			"$(cat "$OUT/check-wall-$v.txt")"
-	fi
-done
 
 if tools/kvm-usable.sh; then
 	wall_clock kvm 0 --accel kvm

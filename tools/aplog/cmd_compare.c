@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Two sets of logs, A and B: compare (totals, median ratio with a
- * bootstrap CI, per-CPU medians), check --slower-than (the ratio's CI
- * against a bound), check --identical (two runs sample for sample). */
+/* Two sets of logs, A and B: compare (the reference's rows and their
+ * verdicts, runs as the observations: lib/verdict.c; per-CPU medians and
+ * phases as descriptions), check --slower-than (the per-run medians'
+ * interval against a bound), check --identical (two runs sample for
+ * sample). */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,50 +11,78 @@
 #include <string.h>
 
 #include "commands.h"
+#include "kernel/format.h"
+#include "lib/verdict.h"
 #include "options.h"
 #include "output.h"
 #include "phases.h"
 #include "sets.h"
 #include "util.h"
 
-static void print_boot(const char *name, const struct boot *b)
+/* One row through lib/verdict.c, printed as every program prints it. */
+static void verdict_line(const char *indent, const char *name,
+			 const uint64_t *a, size_t na, const uint64_t *b,
+			 size_t nb, bool measurable, struct verdict_row *out)
 {
-	printf("  %-8s ", name);
-	if (!b->ok) {
-		printf("n/a (A has %zu samples, B has %zu)\n", b->na, b->nb);
-		return;
-	}
-	printf("%.3f [%.3f, %.3f]  %-6s", b->ratio, b->lo, b->hi, verdict(b));
-	printf("  median ");
-	put_us(b->med_a, 0);
-	printf(" us (n=%zu) -> ", b->na);
-	put_us(b->med_b, 0);
-	printf(" us (n=%zu)\n", b->nb);
+	char buf[256];
+	verdict_compute(a, na, b, nb, cli.min_runs, measurable, out);
+	verdict_format_row(buf, sizeof(buf), name, out);
+	printf("%s%s\n", indent, buf);
 }
 
-static void print_change(const char *name, const struct side s[2], double a,
-			 double b)
+/* The verdict of the whole comparison, from the rows' words only. */
+static void print_verdict(const struct side s[2],
+			  const struct verdict_row rows[ROW_COUNT])
 {
-	char lab[16];
-	snprintf(lab, sizeof(lab), "%s:", name);
-	printf("%-9s", lab);
-	if (s[0].complete)
-		printf("%6.2f s", a / 1e9);
-	else
-		printf("%6s  ", "n/a");
-	if (s[1].complete)
-		printf(" -> %.2f s", b / 1e9);
-	else
-		printf(" -> n/a");
-	if (s[0].complete && s[1].complete && a > 0) {
-		double pct = (b - a) / a * 100.0;
-		if (fabs(pct) >= 0.05)
-			printf(" (%+.1f%%)", pct);
+	char pct[24];
+	bool any_ci = false, any_change = false;
+	for (int k = 0; k < ROW_COUNT; k++) {
+		any_ci |= rows[k].has_ci;
+		any_change |= rows[k].word == VERDICT_FASTER ||
+			      rows[k].word == VERDICT_SLOWER;
 	}
-	/* Under an emulator the totals are far below 0.01 s: milliseconds
-	 * too, as the kernel prints them. */
-	if (s[0].complete && s[1].complete && (a < 10e9 || b < 10e9))
-		printf("  [%.3f ms -> %.3f ms]", a / 1e6, b / 1e6);
+	if (rows[0].word == VERDICT_NOT_MEASURABLE) {
+		printf("Verdict: not measurable here: the two builds differ in WBINVD "
+		       "only, and WBINVD costs nothing under %s (model its cost with "
+		       "FLUSH=, or run on hardware)\n",
+		       s[0].emulated ? s[0].emulated : s[1].emulated);
+		return;
+	}
+	if (!any_ci) {
+		size_t a = s[0].nrow_value, b = s[1].nrow_value;
+		if (a == b)
+			printf("Verdict: none: %zu complete run%s per side cannot tell "
+			       "the change from run-to-run noise (at least %zu per side "
+			       "needed)\n", a, a == 1 ? "" : "s", cli.min_runs);
+		else
+			printf("Verdict: none: %zu and %zu complete runs cannot tell the "
+			       "change from run-to-run noise (at least %zu per side "
+			       "needed)\n", a, b, cli.min_runs);
+		return;
+	}
+	if (!any_change) {
+		printf("Verdict: no difference in any row (each 95%% CI holds 0)\n");
+		return;
+	}
+	printf("Verdict:");
+	const char *sep = " ";
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < ROW_COUNT; k++) {
+			bool changed = rows[k].word == VERDICT_FASTER ||
+				       rows[k].word == VERDICT_SLOWER;
+			if (changed != (pass == 0))
+				continue;
+			verdict_format_pct(pct, sizeof(pct), rows[k].change_ppm);
+			if (changed)
+				printf("%s%s %s (%s)", sep, row_name[k],
+				       verdict_word_text(rows[k].word), pct);
+			else
+				printf("%s%s %s", sep, row_name[k],
+				       verdict_word_text(rows[k].word));
+			sep = pass == 0 ? ", " : "; ";
+			if (pass == 0 && k == ROW_COUNT - 1)
+				sep = "; ";
+		}
 	putchar('\n');
 }
 
@@ -69,10 +99,18 @@ static void side_describe(const struct side *s, char letter)
 	print_nmi_note(s, "   ");
 }
 
+static void put_duration(double ns, int width)
+{
+	char b[24];
+	fmt_duration(b, sizeof(b), (uint64_t)(ns + 0.5));
+	printf("%*s", width, b);
+}
+
 /* Online medians side by side, rows matched by APIC ID. */
 static void print_per_cpu(const struct side s[2])
 {
-	printf("\nPer-CPU online median (us), by APIC ID%s:\n",
+	printf("\nPer-CPU online median, by APIC ID (all runs' samples pooled: a "
+	       "description, not a verdict)%s:\n",
 	       s[0].t.from_cpusum || s[1].t.from_cpusum
 		       ? " (records-only runs: their @cpusum medians)" : "");
 	printf("%8s %14s %14s %8s\n", "apic", s[0].label, s[1].label, "B/A");
@@ -93,14 +131,14 @@ static void print_per_cpu(const struct side s[2])
 		printf("%8" PRIu32 " ", apic);
 		if (ha) {
 			ma = (double)median_of(ra->v[OP_ONLINE], ra->n[OP_ONLINE]);
-			put_us(ma, 14);
+			put_duration(ma, 14);
 		} else {
 			printf("%14s", "-");
 		}
 		putchar(' ');
 		if (hb) {
 			mb = (double)median_of(rb->v[OP_ONLINE], rb->n[OP_ONLINE]);
-			put_us(mb, 14);
+			put_duration(mb, 14);
 		} else {
 			printf("%14s", "-");
 		}
@@ -124,26 +162,24 @@ int cmd_compare(void)
 
 	side_describe(&s[0], 'A');
 	side_describe(&s[1], 'B');
-	printf("Mean per-run totals (sum over all APs and cycles):\n");
-	double a[OP_COUNT], b[OP_COUNT];
-	for (int op = 0; op < OP_COUNT; op++) {
-		a[op] = s[0].mean_total[op];
-		b[op] = s[1].mean_total[op];
-	}
-	print_change("Offline", s, a[OP_OFFLINE], b[OP_OFFLINE]);
-	print_change("Online", s, a[OP_ONLINE], b[OP_ONLINE]);
-	print_change("Total", s, a[OP_ONLINE] + a[OP_OFFLINE],
-		     b[OP_ONLINE] + b[OP_OFFLINE]);
+	print_emulated_note(s, "");
+	bool measurable = sides_measurable(s);
+	printf("Each row: the mean per run of the run's total over all APs and "
+	       "cycles; each run is one observation (Welch 95%% CI of the change, "
+	       "docs/verdicts.md):\n");
+	struct verdict_row rows[ROW_COUNT];
+	for (int k = 0; k < ROW_COUNT; k++)
+		verdict_line("", row_name[k], s[0].row_value[k], s[0].nrow_value,
+			     s[1].row_value[k], s[1].nrow_value, measurable, &rows[k]);
+	print_verdict(s, rows);
 
-	printf("\nMedian ratio B/A over all samples, 95%% bootstrap CI (%u "
-	       "resamples, seed %" PRIu64 "):\n", cli.resamples, cli.seed);
+	printf("\nEach run's median AP start, one value per run:\n");
 	for (int op = 0; op < OP_COUNT; op++) {
-		struct boot bt;
-		bootstrap(s[0].t.pool[op], s[0].t.npool[op], s[1].t.pool[op],
-			  s[1].t.npool[op], cli.resamples, cli.seed, &bt);
-		char name[16];
-		snprintf(name, sizeof(name), "%s:", op_name[op]);
-		print_boot(name, &bt);
+		struct verdict_row r;
+		char name[24];
+		snprintf(name, sizeof(name), "%s median", op_name[op]);
+		verdict_line("  ", name, s[0].run_median[op], s[0].nrun_median[op],
+			     s[1].run_median[op], s[1].nrun_median[op], measurable, &r);
 	}
 	print_per_cpu(s);
 	print_phase_compare(s);
@@ -158,6 +194,8 @@ out:
 	return rc;
 }
 
+/* B's per-run medians against A's: a regression when the whole 95%
+ * interval of the change lies above max-ratio - 1. */
 int cmd_check_slower(void)
 {
 	struct side s[2];
@@ -168,21 +206,26 @@ int cmd_check_slower(void)
 	print_nmi_note(&s[0], "A: ");
 	print_flush_note(&s[1], "B: ");
 	print_nmi_note(&s[1], "B: ");
-	struct boot bt;
-	bootstrap(s[0].t.pool[cli.op], s[0].t.npool[cli.op], s[1].t.pool[cli.op],
-		  s[1].t.npool[cli.op], cli.resamples, cli.seed, &bt);
-	if (!bt.ok) {
-		printf("FAIL op=%s: cannot check, A has %zu samples and B has %zu\n",
-		       op_name[cli.op], bt.na, bt.nb);
-		rc = 1;
+	print_emulated_note(s, "");
+	struct verdict_row r;
+	const int op = cli.op;
+	verdict_compute(s[0].run_median[op], s[0].nrun_median[op],
+			s[1].run_median[op], s[1].nrun_median[op], cli.min_runs,
+			true, &r);
+	if (!r.has_ci) {
+		printf("NO VERDICT op=%s: A has %zu run%s with samples, B has %zu; "
+		       "a run is one observation and a verdict needs %zu per side\n",
+		       op_name[op], r.na, r.na == 1 ? "" : "s", r.nb, cli.min_runs);
+		rc = 2;
 		goto out;
 	}
-	rc = bt.lo > cli.max_ratio;
-	printf("%s op=%s median B/A=%.3f 95%% CI [%.3f, %.3f] lower bound %s "
-	       "max-ratio %.3f (A %s median_ns=%.0f n=%zu, B %s median_ns=%.0f "
-	       "n=%zu)\n", rc ? "REGRESSION" : "OK", op_name[cli.op], bt.ratio,
-	       bt.lo, bt.hi, rc ? ">" : "<=", cli.max_ratio, s[0].label, bt.med_a,
-	       bt.na, s[1].label, bt.med_b, bt.nb);
+	double lo = 1 + (double)r.lo_ppm / 1e6, hi = 1 + (double)r.hi_ppm / 1e6;
+	rc = lo > cli.max_ratio;
+	printf("%s op=%s per-run median B/A=%.3f 95%% CI [%.3f, %.3f] lower bound "
+	       "%s max-ratio %.3f (A %s: mean of %zu runs' medians %" PRIu64 " ns, "
+	       "B %s: %zu runs, %" PRIu64 " ns)\n", rc ? "REGRESSION" : "OK",
+	       op_name[op], 1 + (double)r.change_ppm / 1e6, lo, hi, rc ? ">" : "<=",
+	       cli.max_ratio, s[0].label, r.na, r.mean_a, s[1].label, r.nb, r.mean_b);
 out:
 	side_free(&s[0]);
 	side_free(&s[1]);

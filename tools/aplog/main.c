@@ -23,13 +23,13 @@ static int cmd_check(void)
 	if (bl + sl + id != 1)
 		usage_error("check needs exactly one of --baseline FILE, "
 			    "--slower-than and --identical");
-	if (bl && (cli.sep || (cli.given & (O_MAXRATIO | O_OP | O_BOOT |
-					     O_LABELS))))
+	if (bl && (cli.sep || (cli.given & (O_MAXRATIO | O_OP | O_MINRUNS |
+					     O_FORCE | O_LABELS))))
 		usage_error("check --baseline takes LOG... and --tolerance, "
 			    "--allow-faster, --allow-truncated");
 	if (!bl && (cli.given & (O_TOL | O_FASTER)))
 		usage_error("--tolerance/--allow-faster go with --baseline");
-	if (id && (cli.given & (O_MAXRATIO | O_OP | O_BOOT)))
+	if (id && (cli.given & (O_MAXRATIO | O_OP | O_MINRUNS)))
 		usage_error("check --identical takes A.log -- B.log only");
 	if (bl)
 		return cmd_check_baseline();
@@ -43,8 +43,9 @@ static const struct command {
 	bool two_sets;
 } commands[] = {
 	{ "stats", cmd_stats, O_TRUNC | O_NMI, false },
-	{ "compare", cmd_compare, O_TRUNC | O_LABELS | O_BOOT | O_NMI, true },
-	{ "check", cmd_check, O_TRUNC | O_LABELS | O_BOOT | O_BASELINE | O_TOL |
+	{ "compare", cmd_compare, O_TRUNC | O_LABELS | O_MINRUNS | O_FORCE | O_NMI,
+		true },
+	{ "check", cmd_check, O_TRUNC | O_LABELS | O_MINRUNS | O_FORCE | O_BASELINE | O_TOL |
 		O_SLOWER | O_MAXRATIO | O_OP | O_FASTER | O_IDENT | O_NMI, true },
 	{ "verify", cmd_verify, O_TRUNC | O_VERIFY, false },
 	{ "medians", cmd_medians, O_TRUNC | O_OP | O_NMI, false },

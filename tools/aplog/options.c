@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/verdict.h"
 #include "records.h"
 #include "util.h"
 
@@ -21,11 +22,12 @@ void usage(FILE *f)
 	fputs(
 "usage: aplog COMMAND [options] LOG...   (LOG '-' reads standard input)\n"
 "  stats [--allow-truncated] LOG...\n"
-"  compare [--label-a X] [--label-b Y] [--resamples N] [--seed S]\n"
-"          A.log... -- B.log...\n"
+"  compare [--label-a X] [--label-b Y] [--min-runs N] [--force]\n"
+"          A.log... -- B.log...   (each log: one run or more; a run is one\n"
+"          observation: docs/verdicts.md)\n"
 "  check --baseline FILE [--tolerance PCT] [--allow-faster] LOG...\n"
 "  check --slower-than A.log... -- B.log... [--max-ratio R]\n"
-"        [--op online|offline] [--resamples N] [--seed S]\n"
+"        [--op online|offline] [--min-runs N] [--force]\n"
 "  check --identical A.log -- B.log\n"
 "  verify [--status pass|fail] [--cpus N] [--cycles C] [--wbinvd 0|1]\n"
 "         [--online N] [--failed N] [--warnings N] [--boot KEY=VALUE]... LOG\n"
@@ -44,7 +46,8 @@ void usage(FILE *f)
 "are left out of stats, compare, check, medians, baseline and plot, and\n"
 "so are their starts' @phase records (also nmi=1);\n"
 "--with-nmi keeps them.\n"
-"Exit status: 0 ok, 1 bad input or failed check, 2 usage error.\n", f);
+"Exit status: 0 ok, 1 bad input or failed check, 2 usage error or (check\n"
+"--slower-than) too few runs for a verdict.\n", f);
 }
 
 void usage_error(const char *fmt, ...)
@@ -89,7 +92,7 @@ static const char *opt_text(const char *name, const char *v)
 }
 
 enum opt_id {
-	OPT_TRUNC = 256, OPT_LABEL_A, OPT_LABEL_B, OPT_RESAMPLES, OPT_SEED,
+	OPT_TRUNC = 256, OPT_LABEL_A, OPT_LABEL_B, OPT_MIN_RUNS, OPT_FORCE,
 	OPT_BASELINE, OPT_TOLERANCE, OPT_SLOWER, OPT_MAX_RATIO, OPT_OP,
 	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT, OPT_IDENTICAL, OPT_STATUS,
 	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_WARNINGS, OPT_BOOT,
@@ -101,8 +104,8 @@ static const struct option longopts[] = {
 	{ "allow-truncated", no_argument, NULL, OPT_TRUNC },
 	{ "label-a", required_argument, NULL, OPT_LABEL_A },
 	{ "label-b", required_argument, NULL, OPT_LABEL_B },
-	{ "resamples", required_argument, NULL, OPT_RESAMPLES },
-	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "min-runs", required_argument, NULL, OPT_MIN_RUNS },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
 	{ "slower-than", no_argument, NULL, OPT_SLOWER },
@@ -132,7 +135,8 @@ static unsigned group_of(int id)
 	switch (id) {
 	case OPT_TRUNC: return O_TRUNC;
 	case OPT_LABEL_A: case OPT_LABEL_B: return O_LABELS;
-	case OPT_RESAMPLES: case OPT_SEED: return O_BOOT;
+	case OPT_MIN_RUNS: return O_MINRUNS;
+	case OPT_FORCE: return O_FORCE;
 	case OPT_BASELINE: return O_BASELINE;
 	case OPT_TOLERANCE: return O_TOL;
 	case OPT_SLOWER: return O_SLOWER;
@@ -163,10 +167,10 @@ static void take(int id, const char *val)
 	switch (id) {
 	case OPT_LABEL_A: cli.label[0] = opt_text(name, val); break;
 	case OPT_LABEL_B: cli.label[1] = opt_text(name, val); break;
-	case OPT_RESAMPLES:
-		cli.resamples = (unsigned)opt_u64(name, val, 100, 1000000);
+	case OPT_MIN_RUNS:
+		cli.min_runs = (size_t)opt_u64(name, val, VERDICT_MIN_RUNS,
+					       VERDICT_MAX_RUNS);
 		break;
-	case OPT_SEED: cli.seed = opt_u64(name, val, 0, UINT64_MAX); break;
 	case OPT_BASELINE: cli.baseline = val; break;
 	case OPT_TOLERANCE: cli.tolerance = opt_double(name, val, 0, 1000); break;
 	case OPT_MAX_RATIO: cli.max_ratio = opt_double(name, val, 1e-6, 1e6); break;
@@ -269,8 +273,7 @@ void parse_cli(int argc, char **argv, unsigned allowed, bool two_sets)
 {
 	for (int s = 0; s < 2; s++)
 		cli.files[s] = xcalloc((size_t)argc, sizeof(char *));
-	cli.resamples = 2000;
-	cli.seed = 1;
+	cli.min_runs = VERDICT_MIN_RUNS;
 	cli.op = OP_ONLINE;
 	cli.max_ratio = 1.0;
 	cli.cpus = cli.cycles = cli.wbinvd = cli.online = cli.failed = -1;

@@ -16,7 +16,7 @@ enum {
 	O_MAXRATIO = 1u << 6, O_OP = 1u << 7, O_FASTER = 1u << 8,
 	O_MODE = 1u << 9, O_CONFIG = 1u << 10, O_OUT = 1u << 11,
 	O_IDENT = 1u << 12, O_VERIFY = 1u << 13, O_NMI = 1u << 14,
-	O_PHASES = 1u << 15,
+	O_PHASES = 1u << 15, O_FORCE = 1u << 16, O_MINRUNS = 1u << 17,
 };
 
 #define MAX_BOOT_EXPECT 16
@@ -29,8 +29,7 @@ struct cli {
 	unsigned given;          /* O_* groups used */
 	const char *label[2], *baseline, *out, *mode, *config;
 	double tolerance, max_ratio;
-	unsigned resamples;
-	uint64_t seed;
+	size_t min_runs;         /* per side for a verdict (lib/verdict.h) */
 	int op;
 	/* verify */
 	int status;              /* 0 pass, 1 fail */

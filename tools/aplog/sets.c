@@ -2,11 +2,72 @@
 /* Sets of logs as the commands see them (sets.h). */
 #include "sets.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "options.h"
+#include "util.h"
+
+const char *const row_name[ROW_COUNT] = { "Offline", "Online", "Total" };
+
+/* What ran a run, when the flush under test cost nothing there: an
+ * emulator or a hypervisor (@env), and no flush model (@host). */
+static const char *run_emulator(const struct run *r)
+{
+	size_t n;
+	const char *v;
+	if (r->flush_model[0])
+		return NULL;
+	if ((v = run_env_field(r, "brand", &n)) && n >= 8 && !memcmp(v, "QEMU_TCG", 8))
+		return "QEMU TCG";
+	if ((v = run_env_field(r, "hypervisor", &n)) && n == 1 && *v == '1')
+		return "a hypervisor";
+	if ((v = run_env_field(r, "acpi_oem", &n)) && n == 5 && !memcmp(v, "BOCHS", 5))
+		return "QEMU or Bochs";
+	return NULL;
+}
+
+/* One value per run: totals of the complete runs, medians of any run. */
+static void side_run_values(struct side *sd)
+{
+	const struct set *st = &sd->set;
+	for (int k = 0; k < ROW_COUNT; k++)
+		sd->row_value[k] = xrealloc_array(NULL, st->n + 1, sizeof(uint64_t));
+	for (int op = 0; op < OP_COUNT; op++)
+		sd->run_median[op] = xrealloc_array(NULL, st->n + 1, sizeof(uint64_t));
+	for (size_t i = 0; i < st->n; i++) {
+		const struct run *r = &st->runs[i];
+		enum use u = run_use(r);
+		if (u == USE_NONE)
+			continue;
+		if (u == USE_FULL) {
+			double tot[OP_COUNT];
+			run_totals(r, tot);
+			size_t k = sd->nrow_value++;
+			sd->row_value[ROW_OFFLINE][k] = (uint64_t)tot[OP_OFFLINE];
+			sd->row_value[ROW_ONLINE][k] = (uint64_t)tot[OP_ONLINE];
+			sd->row_value[ROW_TOTAL][k] = (uint64_t)tot[OP_OFFLINE] +
+						     (uint64_t)tot[OP_ONLINE];
+		}
+		for (int op = 0; op < OP_COUNT; op++) {
+			uint64_t *v = xrealloc_array(NULL, r->ns + 1, sizeof(*v));
+			size_t n = 0;
+			for (size_t j = 0; j < r->ns; j++)
+				if (r->s[j].op == op && sample_counted(&r->s[j]))
+					v[n++] = sample_figure(r, &r->s[j]);
+			if (n)
+				sd->run_median[op][sd->nrun_median[op]++] = median_of(v, n);
+			free(v);
+		}
+		const char *emu = run_emulator(r);
+		if (emu && !sd->emulated)
+			sd->emulated = emu;
+	}
+}
 
 int side_load(struct side *sd, const char *const *files, size_t n,
 	      const char *name, const char *purpose)
@@ -66,11 +127,16 @@ int side_load(struct side *sd, const char *const *files, size_t n,
 		fprintf(stderr, "aplog: warning: %s mixes wbinvd=0 and wbinvd=1 "
 			"runs\n", name);
 	table_build(&sd->set, &sd->t);
+	side_run_values(sd);
 	return 0;
 }
 
 void side_free(struct side *sd)
 {
+	for (int k = 0; k < ROW_COUNT; k++)
+		free(sd->row_value[k]);
+	for (int op = 0; op < OP_COUNT; op++)
+		free(sd->run_median[op]);
 	table_free(&sd->t);
 	set_free(&sd->set);
 }
@@ -129,13 +195,157 @@ void print_nmi_note(const struct side *s, const char *prefix)
 		       prefix, s->nmi_marked);
 }
 
+/* The build facts a side's runs must share, and a label may name. */
+static const char *const build_keys[] = { "kernel", "arch", "wbinvd",
+	"slow_tramp_ns", "slow_park_ns", NULL };
+
+/* The first usable run of a side, NULL if none. */
+static const struct run *first_usable(const struct side *sd)
+{
+	for (size_t i = 0; i < sd->set.n; i++)
+		if (run_use(&sd->set.runs[i]) != USE_NONE)
+			return &sd->set.runs[i];
+	return NULL;
+}
+
+static bool same_value(const char *a, size_t an, const char *b, size_t bn)
+{
+	if (an != bn)
+		return false;
+	for (size_t i = 0; i < an; i++)
+		if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i]))
+			return false;
+	return true;
+}
+
+/* Every usable run of the side built alike; names the first that is not. */
+static int check_one_build(const struct side *sd, char letter)
+{
+	const struct run *f = first_usable(sd);
+	for (size_t i = 0; f && i < sd->set.n; i++) {
+		const struct run *r = &sd->set.runs[i];
+		if (run_use(r) == USE_NONE)
+			continue;
+		for (const char *const *k = build_keys; *k; k++) {
+			size_t fn = 0, rn = 0;
+			const char *fv = run_boot_field(f, *k, &fn);
+			const char *rv = run_boot_field(r, *k, &rn);
+			if (same_value(fv ? fv : "", fv ? fn : 0, rv ? rv : "", rv ? rn : 0))
+				continue;
+			fprintf(stderr, "aplog: set %c mixes builds: %s=%.*s (%s:%zu) and "
+				"%s=%.*s (%s:%zu); a side is one build (--force compares "
+				"them anyway)\n", letter, *k, (int)fn, fv ? fv : "-", f->file,
+				f->boot_line, *k, (int)rn, rv ? rv : "-", r->file, r->boot_line);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A label's KEY=VALUE words that name a @boot key must match the runs:
+ * "--label-a WBINVD=1" on wbinvd=0 runs is a swapped pair of files. */
+static int check_label(const struct side *sd, const char *label, char letter)
+{
+	const struct run *f = first_usable(sd);
+	if (!label || !f)
+		return 0;
+	char key[32];
+	for (const char *p = label; *p;) {
+		size_t n = strcspn(p, " ,;+/");
+		const char *eq = memchr(p, '=', n);
+		if (eq && eq > p && (size_t)(eq - p) < sizeof(key)) {
+			size_t kl = (size_t)(eq - p), vn = 0;
+			for (size_t i = 0; i < kl; i++)
+				key[i] = (char)tolower((unsigned char)p[i]);
+			key[kl] = '\0';
+			const char *v = run_boot_field(f, key, &vn);
+			if (v && !same_value(v, vn, eq + 1, n - kl - 1)) {
+				fprintf(stderr, "aplog: --label-%c says %.*s, but set %c's runs "
+					"say %s=%.*s in @boot (%s:%zu): files swapped? (--force "
+					"compares them anyway)\n", tolower(letter), (int)n, p,
+					letter, key, (int)vn, v, f->file, f->boot_line);
+				return 1;
+			}
+		}
+		p += n;
+		p += *p != '\0';
+	}
+	return 0;
+}
+
+/* The same file twice, or on both sides: one run counted twice, or a
+ * log compared with itself. */
+static int check_files_distinct(void)
+{
+	struct stat st[2];
+	for (int i = 0; i < 2; i++)
+		for (size_t a = 0; a < cli.nfiles[i]; a++)
+			for (int j = i; j < 2; j++)
+				for (size_t b = (j == i ? a + 1 : 0); b < cli.nfiles[j]; b++) {
+					const char *x = cli.files[i][a], *y = cli.files[j][b];
+					if (!strcmp(x, "-") || !strcmp(y, "-") ||
+					    stat(x, &st[0]) || stat(y, &st[1]) ||
+					    st[0].st_dev != st[1].st_dev ||
+					    st[0].st_ino != st[1].st_ino)
+						continue;
+					if (i == j)
+						fprintf(stderr, "aplog: %s is given twice in set %c: "
+							"each run counts once\n", y, 'A' + i);
+					else
+						fprintf(stderr, "aplog: %s is in both sets: a log "
+							"compared with itself tells nothing\n", y);
+					return 1;
+				}
+	return 0;
+}
+
+bool sides_measurable(const struct side s[2])
+{
+	if (!s[0].emulated && !s[1].emulated)
+		return true;
+	const struct run *a = first_usable(&s[0]), *b = first_usable(&s[1]);
+	if (!a || !b || s[0].wbinvd == s[1].wbinvd)
+		return true;
+	for (const char *const *k = build_keys; *k; k++) {
+		size_t an = 0, bn = 0;
+		const char *av = run_boot_field(a, *k, &an), *bv = run_boot_field(b, *k, &bn);
+		if (strcmp(*k, "wbinvd") &&
+		    !same_value(av ? av : "", av ? an : 0, bv ? bv : "", bv ? bn : 0))
+			return true; /* another knob differs: that one costs time */
+	}
+	return false;
+}
+
+void print_emulated_note(const struct side s[2], const char *prefix)
+{
+	const char *emu = s[0].emulated ? s[0].emulated : s[1].emulated;
+	if (!emu)
+		return;
+	if (!strcmp(emu, "a hypervisor"))
+		printf("%sEMULATED: WBINVD costs nothing here (a hypervisor: KVM and "
+		       "most others take the guest's WBINVD as a VM exit and skip the "
+		       "flush unless a passed-through device does non-coherent DMA); "
+		       "a difference between the variants is the host's\n", prefix);
+	else
+		printf("%sEMULATED: WBINVD costs nothing here (%s); a difference "
+		       "between the variants is the host's\n", prefix, emu);
+}
+
 int load_two(struct side s[2], const char *purpose)
 {
 	if (!cli.sep || !cli.nfiles[0] || !cli.nfiles[1])
 		usage_error("'%s' needs A.log... -- B.log...", cli.cmd);
+	memset(s, 0, 2 * sizeof(*s)); /* side_free() is safe on a refusal */
+	if (check_files_distinct())
+		return 1;
 	int e0 = side_load(&s[0], cli.files[0], cli.nfiles[0], "set A", purpose);
 	int e1 = side_load(&s[1], cli.files[1], cli.nfiles[1], "set B", purpose);
 	if (e0 || e1)
+		return 1;
+	if (!(cli.given & O_FORCE) &&
+	    (check_one_build(&s[0], 'A') || check_one_build(&s[1], 'B') ||
+	     check_label(&s[0], cli.label[0], 'A') ||
+	     check_label(&s[1], cli.label[1], 'B')))
 		return 1;
 	side_labels(s);
 	if (s[0].cpus >= 0 && s[1].cpus >= 0 && s[0].cpus != s[1].cpus)

@@ -10,6 +10,10 @@
 #include "records.h"
 #include "statistics.h"
 
+/* The reference's three rows, in its order. */
+enum row { ROW_OFFLINE, ROW_ONLINE, ROW_TOTAL, ROW_COUNT };
+extern const char *const row_name[ROW_COUNT];
+
 struct side {
 	struct set set;
 	struct table t;
@@ -24,6 +28,15 @@ struct side {
 	const char *offline_figure; /* the usable runs' run_offline_figure(),
 				       "mixed" if they differ */
 	size_t nmi_marked;   /* usable runs' samples marked nmi=1 */
+	/* Run-level values, one per run (lib/verdict.h): the complete runs'
+	 * totals per row (enum row), and each run's median sample per op. */
+	uint64_t *row_value[ROW_COUNT];
+	size_t nrow_value;
+	uint64_t *run_median[OP_COUNT];
+	size_t nrun_median[OP_COUNT];
+	/* What ran the side: NULL for bare metal or a modelled flush, else
+	 * the emulator or hypervisor ("QEMU TCG", ...) the records name. */
+	const char *emulated;
 };
 
 /* name: "logs", "set A"...; purpose: what failed runs are left out of. */
@@ -39,7 +52,15 @@ void print_flush_note(const struct side *s, const char *prefix);
 /* Every table says how many samples marked nmi=1 it left out (or kept,
  * with --with-nmi). */
 void print_nmi_note(const struct side *s, const char *prefix);
-/* Loads cli's A and B sets (needs '--'); warns where they differ. */
+/* Loads cli's A and B sets (needs '--'); warns where they differ;
+ * refuses (1) one file on both sides or twice, a side that mixes builds,
+ * and a label that its runs' @boot contradicts, unless --force. */
 int load_two(struct side s[2], const char *purpose);
+
+/* Whether a verdict on A against B can see the flush under test: not
+ * when the sides differ in wbinvd only and ran emulated, unmodelled. */
+bool sides_measurable(const struct side s[2]);
+/* The line every table and verdict of an emulated side carries. */
+void print_emulated_note(const struct side s[2], const char *prefix);
 
 #endif

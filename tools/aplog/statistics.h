@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Statistics over samples. Order statistics (mean, median, min, max, p95)
  * come from the kernel's own implementation (stats.h, compiled for the
- * host), so aplog's figures are the kernel's @summary figures; the
- * bootstrap for comparing two sets is aplog's own. */
+ * host), so aplog's figures are the kernel's @summary figures; verdicts
+ * on two sets come from whole runs (lib/verdict.h, through sets.h). */
 #ifndef APLOG_STATISTICS_H
 #define APLOG_STATISTICS_H
 
@@ -48,18 +48,5 @@ void run_totals(const struct run *r, double tot[OP_COUNT]);
 
 /* b / a, with 0/0 = 1 and x/0 = infinity. */
 double ratio_of(double b, double a);
-
-/* Ratio B/A of medians with a percentile bootstrap 95% CI. */
-struct boot {
-	bool ok;              /* both sides have samples */
-	double med_a, med_b, ratio, lo, hi;
-	size_t na, nb;
-};
-
-/* a and b sorted; reproducible for a given seed. */
-void bootstrap(const uint64_t *a, size_t na, const uint64_t *b, size_t nb,
-	       unsigned resamples, uint64_t seed, struct boot *out);
-/* "faster", "slower" or "noise": where the CI lies against 1. */
-const char *verdict(const struct boot *b);
 
 #endif

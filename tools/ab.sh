@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# make ab: the reference's table from one command. Builds two variants,
+# boots them K times each under QEMU, interleaved in randomised pairs, one
+# log per run under the output folder, then prints aplog compare's rows
+# and verdict (each run one observation: docs/verdicts.md).
+#
+#   ab.sh [--runs K] [--a 'MAKEVARS'] [--b 'MAKEVARS'] [--out DIR]
+#         [--seed N] [qemu-run.sh options...] -- [kernel args...]
+#
+# --runs K      runs per variant (default 10, as the reference's "mean of
+#               10 runs")
+# --a, --b      make variables of each variant (default 'WBINVD=1' and
+#               'WBINVD=0': the unpatched and the patched trampoline). Each
+#               side is built in its own folder, so '--a WBINVD=0 --b
+#               WBINVD=0' compares two separate builds of one variant (A/A).
+# --out DIR     where the builds and logs go (default build/ab); the logs
+#               of an earlier session there are removed, the builds kept
+#               (make rebuilds what changed)
+# --seed N      the order of each pair (default: from the clock; printed)
+# Every other option goes to tools/qemu-run.sh as it is (--smp, --accel,
+# --machine, --timeout, --flush, --emulator, --cpu...), the same for every
+# run.
+#
+# Order: pairs, each holding one run of each variant, the order inside a
+# pair drawn at random. Pairs keep the two variants close in time (a host
+# that drifts, a hog that comes and goes, hit both alike); the coin keeps
+# a fixed A-then-B order from turning the host's rhythm (caches warmed
+# by the first boot, a periodic job) into an effect.
+#
+# Exit status: 0 a verdict (faster, slower, no difference); 1 a run or a
+# build failed (the failed runs' logs are kept and named); 2 no verdict
+# (too few runs, or not measurable here) or bad usage.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+die() { echo "ab: $*" >&2; exit 2; }
+
+runs=10 va='WBINVD=1' vb='WBINVD=0' out=build/ab seed= qemu_opts=()
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--runs) [ $# -ge 2 ] || die "--runs needs a value"; runs=$2; shift 2 ;;
+	--a) [ $# -ge 2 ] || die "--a needs a value"; va=$2; shift 2 ;;
+	--b) [ $# -ge 2 ] || die "--b needs a value"; vb=$2; shift 2 ;;
+	--out) [ $# -ge 2 ] || die "--out needs a value"; out=$2; shift 2 ;;
+	--seed) [ $# -ge 2 ] || die "--seed needs a value"; seed=$2; shift 2 ;;
+	-h|--help) usage; exit 0 ;;
+	--) shift; break ;;
+	--*) qemu_opts+=("$1"); [ $# -ge 2 ] && [[ $2 != --* ]] && { qemu_opts+=("$2"); shift; }; shift ;;
+	*) die "unexpected '$1' (kernel arguments go after --)" ;;
+	esac
+done
+[[ $runs =~ ^[1-9][0-9]{0,2}$ ]] || die "--runs must be 1..999, not '$runs'"
+[ -z "$seed" ] || [[ $seed =~ ^[0-9]{1,9}$ ]] || die "--seed must be a number, not '$seed'"
+[ -n "$seed" ] || seed=$(( $(date +%s) % 1000000000 ))
+for v in "$va" "$vb"; do
+	for w in $v; do
+		[[ $w =~ ^[A-Z_][A-Z0-9_]*=[^\ ]*$ ]] || die "'$w' in '$v' is not a make variable (NAME=VALUE)"
+	done
+done
+case "$out" in "" | / | . | ..) die "--out '$out' is not a folder of its own" ;; esac
+# shellcheck disable=SC2086 # one blank between the variables
+va=$(echo $va) vb=$(echo $vb)
+args="$*"
+aplog=build/host/aplog
+
+mkdir -p "$out"
+rm -f "$out"/run-*.log "$out/plan.txt" "$out/compare.txt"
+# One build per side, in a folder of its own (OUT=...).
+for side in a b; do
+	vars=$va
+	[ $side = b ] && vars=$vb
+	# shellcheck disable=SC2086 # the variables are words by design
+	if ! make --no-print-directory $vars OUT="$out/build-$side" "$out/build-$side/apstart.elf" \
+		>"$out/build-$side.log" 2>&1; then
+		echo "ab: building $side ($vars) failed; see $out/build-$side.log" >&2
+		tail -5 "$out/build-$side.log" >&2
+		exit 1
+	fi
+done
+make --no-print-directory "$aplog" >/dev/null || { echo "ab: building aplog failed" >&2; exit 1; }
+
+# The plan: K pairs, each in an order drawn by the seeded coin.
+RANDOM=$seed
+order=()
+for ((i = 1; i <= runs; i++)); do
+	if ((RANDOM % 2)); then order+=(a b); else order+=(b a); fi
+done
+{
+	echo "# make ab: $runs runs per variant in randomised pairs, seed $seed"
+	echo "a: $va"
+	echo "b: $vb"
+	echo "qemu-run.sh options: ${qemu_opts[*]:-(defaults)}"
+	echo "kernel args: ${args:-(none)}"
+	echo "order: ${order[*]}"
+} >"$out/plan.txt"
+echo "ab: A = $va, B = $vb: $runs runs each, in randomised pairs (seed $seed: $out/plan.txt)"
+
+tty=0
+[ -t 2 ] && tty=1
+t0=$SECONDS n=0 failed=() total=${#order[@]}
+declare -A count=([a]=0 [b]=0)
+for side in "${order[@]}"; do
+	n=$((n + 1))
+	count[$side]=$((count[$side] + 1))
+	log=$(printf '%s/run-%03d-%s.log' "$out" "$n" "$side")
+	elapsed=$((SECONDS - t0))
+	left=
+	[ $n -gt 1 ] && left=", about $((elapsed * (total - n + 1) / (n - 1))) s left"
+	line=$(printf 'ab: run %d/%d (%s, %s run %d)%s' "$n" "$total" "${side^^}" \
+		"$([ $side = a ] && echo "$va" || echo "$vb")" "${count[$side]}" "$left")
+	if [ $tty = 1 ]; then printf '\r\033[K%s' "$line" >&2; else echo "$line" >&2; fi
+	tools/qemu-run.sh --kernel "$out/build-$side/apstart.elf" "${qemu_opts[@]}" -- "$args" \
+		>"$log" 2>&1
+	st=$?
+	[ $st = 0 ] || failed+=("$log (exit $st)")
+done
+[ $tty = 1 ] && printf '\r\033[K' >&2
+echo "ab: $total runs in $((SECONDS - t0)) s; logs in $out/run-NNN-{a,b}.log"
+
+label() { # side vars -> the label: the variables, and the side when both match
+	if [ "$va" = "$vb" ]; then echo "$2 (build $1)"; else echo "$2"; fi
+}
+"$aplog" compare --label-a "$(label a "$va")" --label-b "$(label b "$vb")" \
+	"$out"/run-*-a.log -- "$out"/run-*-b.log | tee "$out/compare.txt"
+cmp=${PIPESTATUS[0]}
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "ab: ${#failed[@]} of $total runs failed (kept, left out of the rows):" >&2
+	printf '  %s\n' "${failed[@]}" >&2
+	exit 1
+fi
+[ "$cmp" = 0 ] || exit 1
+grep -Eq '^Verdict: (none|not measurable)' "$out/compare.txt" && exit 2
+exit 0
