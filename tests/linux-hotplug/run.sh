@@ -372,7 +372,7 @@ trace_shape() {
 trace_run -- --cycles 3
 shape=$(trace_shape)
 if [ $rc = 0 ] && sanitizer_clean && [ "$shape" = "96 24" ] &&
-	[ "$(count '^@cpuhp_write .* callbacks=4 lost=0 foreign=0 malformed=0$')" = 24 ] &&
+	[ "$(count '^@cpuhp_write cpu=[1-4] apic=[1-4] cycle=[1-3] op=[a-z]* at_ns=[0-9]* ns=[0-9]* callbacks=4 lost=0 foreign=0 malformed=0$')" = 24 ] &&
 	grep -q '^@cpuhp cpu=3 apic=3 cycle=2 op=online state=91 name=cpu:bringup fn=bringup_cpu multi=0 on=0 ' "$tmp/out" &&
 	grep -q '^@cpuhp cpu=4 apic=4 cycle=1 op=online state=62 name=trace/RB:prepare fn=trace_rb_cpu_prepare multi=1 on=0 ' "$tmp/out" &&
 	[ "$(head -4 "$tmp/tlog" | sed 's/linux-hotplug\.[0-9]*/I/' | tr '\n' ';')" = "mkdir I;tracing_on 0;trace_clock mono;events/cpuhp/enable 1;" ] &&

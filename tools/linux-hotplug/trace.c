@@ -420,9 +420,15 @@ void lh_trace_report(struct lh_trace *t, const struct lh_cpu *c,
 		printed++;
 	}
 	size_t lost = unmatched + t->lost;
-	printf("@cpuhp_write cpu=%u apic=%ld cycle=%" PRIu32 " op=%s ns=%" PRIu64
+	/* at_ns: the write's start since the first traced write's, so that a
+	 * timeline (aplog trace) keeps the real gaps between writes. */
+	if (!t->have_base) {
+		t->base_ns = start_ns;
+		t->have_base = true;
+	}
+	printf("@cpuhp_write cpu=%u apic=%ld cycle=%" PRIu32 " op=%s at_ns=%" PRIu64 " ns=%" PRIu64
 	       " callbacks=%zu lost=%zu foreign=%zu malformed=%zu\n", c->id, c->apic,
-	       cycle, op, ns, printed, lost, foreign, t->malformed);
+	       cycle, op, start_ns - t->base_ns, ns, printed, lost, foreign, t->malformed);
 	if (lost || t->malformed)
 		fprintf(stderr, "linux-hotplug: cpu%u %s (cycle %" PRIu32 "): %zu trace event(s) "
 			"lost or unpaired, %zu unreadable line(s): its @cpuhp records are "

@@ -53,6 +53,8 @@ struct lh_trace {
 	char line[1024];        /* a line split across reads */
 	size_t linelen;
 	size_t malformed;       /* lines that are not cpuhp events */
+	uint64_t base_ns;       /* the first traced write's start */
+	bool have_base;
 	size_t lost;            /* events the kernel said it lost ([LOST N
 				   EVENTS]) or that found no room here */
 };
