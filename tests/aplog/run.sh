@@ -848,6 +848,10 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	has "  153  cpu:teardown                  control   1.00    62.151   50.8%"
 	run cpuhp --label-a one --label-b two linux-trace.log -- linux-trace.log; expect_rc 0
 	line "online: 180.508 ms -> 180.508 ms per write (+0.000 ms; mean of 1 and 1 runs)"
+	run cpuhp linux-trace.log linux-trace.log linux-trace.log -- linux-trace.log linux-trace.log linux-trace.log; expect_rc 0
+	line "  online write: 180.51 ms -> 180.51 ms (+0.0%, 95% CI +0.0..+0.0%) no difference, mean of 3 runs"
+	line "  cpu:bringup own: 112.26 ms -> 112.26 ms (+0.0%, 95% CI +0.0..+0.0%) no difference, mean of 3 runs"
+	line "  offline write: 122.30 ms -> 122.30 ms (+0.0%, 95% CI +0.0..+0.0%) no difference, mean of 3 runs"
 	run cpuhp smp4.log; expect_rc 1; errhas "no @cpuhp_write records in 1 usable run(s): run linux-hotplug with --trace"
 	run cpuhp linux-trace.log --; expect_rc 2
 

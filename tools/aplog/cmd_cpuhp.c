@@ -9,7 +9,9 @@
  * state's figure is, per run, its time summed over the run's writes of
  * that operation divided by their number (mean per write), and the table
  * shows the mean of those over the runs. Runs that failed are left out;
- * writes with lost events are counted and said.
+ * writes with lost events are counted and said. With two sets, each row's
+ * change gets its run-level verdict (lib/verdict.c, Welch's interval over
+ * the per-run values), as aplog compare's rows do.
  *
  * The state that holds the trampoline (cpuhp_is_kick()) runs on the
  * control CPU; the AP's own online states run inside its window on the
@@ -23,11 +25,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/verdict.h"
+
 #include "commands.h"
 #include "cpuhp.h"
 #include "options.h"
 #include "sets.h"
 #include "util.h"
+
+/* One value per run (ns), for the verdicts; runs where a state did not
+ * run hold 0 (it took no time there). */
+struct series {
+	uint64_t *v;
+	size_t n, cap;
+};
+
+static void series_set(struct series *s, size_t run, double ms)
+{
+	if (run >= s->n) {
+		grow((void **)&s->v, &s->cap, run + 1, sizeof(*s->v));
+		memset(s->v + s->n, 0, (run + 1 - s->n) * sizeof(*s->v));
+		s->n = run + 1;
+	}
+	s->v[run] = ms > 0 ? (uint64_t)(ms * 1e6 + 0.5) : 0;
+}
+
+/* The series padded to runs values (a state absent from the last runs). */
+static const uint64_t *series_get(struct series *s, size_t runs)
+{
+	if (s->n < runs) {
+		grow((void **)&s->v, &s->cap, runs, sizeof(*s->v));
+		memset(s->v + s->n, 0, (runs - s->n) * sizeof(*s->v));
+		s->n = runs;
+	}
+	return s->v;
+}
 
 /* Per operation, per state: sums over the runs of the per-run means. */
 struct state_row {
@@ -35,11 +67,13 @@ struct state_row {
 	char name[CPUHP_NAME];
 	double ms, own_ms, calls; /* sums of run means */
 	size_t runs;              /* runs in which it ran */
+	struct series ms_s, own_s;
 };
 
 struct op_table {
 	struct state_row row[CPUHP_STATES];
 	double write_ms, outside_ms; /* sums of run means */
+	struct series write_s, outside_s;
 	size_t runs, writes, lost_writes;
 	uint64_t min_writes, max_writes; /* per run */
 };
@@ -88,7 +122,9 @@ static void add_run(struct op_table *t, const struct cpuhp_run *cr, int op)
 	}
 	if (!n)
 		return;
-	t->runs++;
+	size_t run = t->runs++;
+	series_set(&t->write_s, run, write / (double)n);
+	series_set(&t->outside_s, run, outside / (double)n);
 	t->writes += n;
 	if (t->runs == 1 || n < t->min_writes)
 		t->min_writes = n;
@@ -101,6 +137,8 @@ static void add_run(struct op_table *t, const struct cpuhp_run *cr, int op)
 			continue;
 		t->row[s].ms += ms[s] / (double)n;
 		t->row[s].own_ms += own[s] / (double)n;
+		series_set(&t->row[s].ms_s, run, ms[s] / (double)n);
+		series_set(&t->row[s].own_s, run, own[s] / (double)n);
 		t->row[s].calls += calls[s] / (double)n;
 		t->row[s].runs++;
 	}
@@ -199,35 +237,58 @@ static void print_table(const struct summary *S)
 	}
 }
 
-static void print_split(const struct summary s[2])
+/* The run-level verdict of one row's change A -> B. */
+static struct verdict_row judge(struct series *a, size_t na, struct series *b, size_t nb)
+{
+	struct verdict_row v;
+	verdict_compute(series_get(a, na), na, series_get(b, nb), nb, VERDICT_MIN_RUNS, true, &v);
+	return v;
+}
+
+static const char *word_of(const struct verdict_row *v)
+{
+	return v->has_ci ? verdict_word_text(v->word) : "-";
+}
+
+static void verdict_print(const char *name, const struct verdict_row *v)
+{
+	char buf[320];
+	verdict_format_row(buf, sizeof(buf), name, v);
+	printf("  %s\n", buf);
+}
+
+static void print_split(struct summary s[2])
 {
 	for (int k = 0; k < OP_COUNT; k++) {
 		int op = k == 0 ? OP_ONLINE : OP_OFFLINE;
-		const struct op_table *a = &s[0].op[op], *b = &s[1].op[op];
+		struct op_table *a = &s[0].op[op], *b = &s[1].op[op];
 		if (!a->runs || !b->runs)
 			continue;
 		double wa = mean(a, a->write_ms), wb = mean(b, b->write_ms);
 		printf("\n%s: %.3f ms -> %.3f ms per write (%+.3f ms; mean of %zu and %zu runs)\n",
 		       op_name[op], wa, wb, wb - wa, a->runs, b->runs);
-		printf(" state  name                          ran on %12s %12s   change ms\n",
+		printf(" state  name                          ran on %12s %12s   change ms  verdict\n",
 		       s[0].label, s[1].label);
 		double big = 0;
 		size_t big_state = 0;
 		bool big_own = false;
 		for (size_t i = 0; i < CPUHP_STATES; i++) {
 			size_t st = state_at(op, i);
-			const struct state_row *ra = &a->row[st], *rb = &b->row[st];
+			struct state_row *ra = &a->row[st], *rb = &b->row[st];
 			if (!ra->seen && !rb->seen)
 				continue;
 			const struct state_row *r = ra->seen ? ra : rb;
 			double ma = mean(a, ra->ms), mb = mean(b, rb->ms);
 			double oa = mean(a, ra->own_ms), ob = mean(b, rb->own_ms);
-			printf(" %5zu  %-28s  %-7s%12.3f %12.3f %+11.3f\n", st, r->name, side_of(r),
-			       ma, mb, mb - ma);
+			struct verdict_row v = judge(&ra->ms_s, a->runs, &rb->ms_s, b->runs);
+			printf(" %5zu  %-28s  %-7s%12.3f %12.3f %+11.3f  %s\n", st, r->name, side_of(r),
+			       ma, mb, mb - ma, word_of(&v));
 			bool split = (oa < ma - 0.0005 || ob < mb - 0.0005) && !(r->ap && !r->control);
-			if (split)
-				printf("        - its own part                      %12.3f %12.3f %+11.3f\n",
-				       oa, ob, ob - oa);
+			if (split) {
+				v = judge(&ra->own_s, a->runs, &rb->own_s, b->runs);
+				printf("        - its own part                      %12.3f %12.3f %+11.3f  %s\n",
+				       oa, ob, ob - oa, word_of(&v));
+			}
 			/* The largest change among the parts that add up to the
 			 * write: control-side own parts (AP states are inside). */
 			double d = split ? ob - oa : mb - ma;
@@ -238,14 +299,44 @@ static void print_split(const struct summary s[2])
 			}
 		}
 		double oa = mean(a, a->outside_ms), ob = mean(b, b->outside_ms);
-		printf("        outside any control-side callback   %12.3f %12.3f %+11.3f\n", oa, ob,
-		       ob - oa);
+		struct verdict_row vo = judge(&a->outside_s, a->runs, &b->outside_s, b->runs);
+		printf("        outside any control-side callback   %12.3f %12.3f %+11.3f  %s\n", oa, ob,
+		       ob - oa, word_of(&vo));
 		double dw = wb - wa;
 		const struct state_row *r = a->row[big_state].seen ? &a->row[big_state] :
 					     &b->row[big_state];
 		if (big != 0)
 			printf("Largest change: %s%s (state %zu), %+.3f ms of the write's %+.3f ms.\n",
 			       r->name, big_own ? "'s own part" : "", big_state, big, dw);
+		/* The rows that add up to the write, each run one observation. */
+		struct verdict_row vw = judge(&a->write_s, a->runs, &b->write_s, b->runs);
+		char nm[96];
+		snprintf(nm, sizeof(nm), "%s write", op_name[op]);
+		verdict_print(nm, &vw);
+		/* The kick's own part (online), then the largest change if
+		 * that is another row. */
+		size_t kick = CPUHP_STATES;
+		for (size_t st = 0; op == OP_ONLINE && st < CPUHP_STATES && kick == CPUHP_STATES; st++) {
+			const struct state_row *q = a->row[st].seen ? &a->row[st] : &b->row[st];
+			if (q->seen && !q->ap && (!strcmp(q->name, "cpu:bringup") ||
+						  !strcmp(q->name, "cpu:kick_ap")))
+				kick = st;
+		}
+		if (kick < CPUHP_STATES) {
+			struct verdict_row vk = judge(&a->row[kick].own_s, a->runs, &b->row[kick].own_s,
+						      b->runs);
+			const struct state_row *q = a->row[kick].seen ? &a->row[kick] : &b->row[kick];
+			snprintf(nm, sizeof(nm), "%s own", q->name);
+			verdict_print(nm, &vk);
+		}
+		struct state_row *ka = &a->row[big_state], *kb = &b->row[big_state];
+		if (big != 0 && !(big_state == kick && big_own)) {
+			struct verdict_row vb = big_own ? judge(&ka->own_s, a->runs, &kb->own_s, b->runs) :
+						judge(&ka->ms_s, a->runs, &kb->ms_s, b->runs);
+			snprintf(nm, sizeof(nm), "%s%s", r->name, big_own ? " own" : "");
+			verdict_print(nm, &vb);
+		}
+		verdict_print("outside callbacks", &vo);
 	}
 }
 
@@ -294,7 +385,17 @@ int cmd_cpuhp(void)
 			print_split(S);
 		}
 	}
-	for (int i = 0; i < sides; i++)
+	for (int i = 0; i < sides; i++) {
 		cpuhp_free(&L[i]);
+		for (int op = 0; op < OP_COUNT; op++) {
+			struct op_table *t = &S[i].op[op];
+			free(t->write_s.v);
+			free(t->outside_s.v);
+			for (size_t k = 0; k < CPUHP_STATES; k++) {
+				free(t->row[k].ms_s.v);
+				free(t->row[k].own_s.v);
+			}
+		}
+	}
 	return rc ? 1 : 0;
 }
