@@ -15,6 +15,7 @@
  *   FAKETRACE_MODE=lose     drop one exit per write (an unpaired enter)
  *                 =lostline also print "CPU:0 [LOST 3 EVENTS]"
  *                 =foreign  add a callback of another CPU
+ *                 =noclock  the instance has no trace_clock file
  *   FAKETRACE_RMDIR=fail    rmdir of the instance fails with EBUSY
  *   FAKETRACE_STEP_US=U     time between events (default 1000) */
 #define _GNU_SOURCE
@@ -87,7 +88,9 @@ int mkdir(const char *path, mode_t mode)
 	snprintf(sub, sizeof(sub), "%s/events/cpuhp", path);
 	((mkdir_fn)dlsym(RTLD_NEXT, "mkdir"))(sub, 0755);
 	put_file(path, "tracing_on", "1\n"); /* as Linux: a new instance traces */
-	put_file(path, "trace_clock", "[local] global counter uptime perf mono mono_raw boot\n");
+	const char *m = getenv("FAKETRACE_MODE");
+	if (!m || strcmp(m, "noclock")) /* noclock: a kernel whose instance has none */
+		put_file(path, "trace_clock", "[local] global counter uptime perf mono mono_raw boot\n");
 	put_file(path, "events/cpuhp/enable", "0\n");
 	put_file(path, "trace_pipe", "");
 	snprintf(instance, sizeof(instance), "%s", path);

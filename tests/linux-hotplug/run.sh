@@ -127,8 +127,9 @@ for bin in "$LH" "$LH_ASAN"; do
 
 	if "$APLOG" stats "$tmp/full-$b.log" >"$tmp/aplog" 2>&1 &&
 		grep -qE '^Online: ' "$tmp/aplog" &&
-		"$APLOG" compare "$tmp/full-$b.log" -- "$tmp/full-$b.log" >"$tmp/aplog" 2>&1 &&
-		grep -q '^  online: ' "$tmp/aplog"; then
+		cp "$tmp/full-$b.log" "$tmp/again-$b.log" &&
+		"$APLOG" compare "$tmp/full-$b.log" -- "$tmp/again-$b.log" >"$tmp/aplog" 2>&1 &&
+		grep -q '^Online: ' "$tmp/aplog"; then
 		ok "$b: aplog stats and compare read the records"
 	else
 		bad "$b: aplog on linux-hotplug output" "$(head -5 "$tmp/aplog")"
@@ -399,6 +400,16 @@ if [ $rc = 0 ] && [ "$(count '^@cpuhp_write .* callbacks=4 lost=0 foreign=1 ')" 
 	! grep -q '^@cpuhp .*state=200 ' "$tmp/out"; then
 	ok "--trace: another CPU's callbacks are counted as foreign, not recorded"
 else bad "--trace foreign" "rc=$rc"; fi
+
+# Tracing cannot be set up (no trace_clock in the instance): no cycles are
+# run untraced, the instance is removed, the CPUs are as they were.
+trace_run FAKETRACE_MODE=noclock -- --cycles 2
+if [ $rc = 1 ] && sanitizer_clean && grep -q '^@fail what=trace_setup' "$tmp/out" &&
+	grep -q 'trace_clock (mono): No such file or directory' "$tmp/err" &&
+	! grep -q '^@sample' "$tmp/out" && [ "$(tr_instances)" = 0 ] &&
+	grep -q '^@end status=fail' "$tmp/out" && [ "$(states "$T")" = -1110 ]; then
+	ok "--trace: tracing cannot be set up: says why, runs nothing untraced, instance removed, status 1"
+else bad "--trace setup fails" "rc=$rc states=$(states "$T") instances=$(tr_instances)"; fi
 
 # The instance cannot be removed: tracing is off anyway, the tool says
 # how to remove it and the run fails.

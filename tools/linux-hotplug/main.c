@@ -478,12 +478,14 @@ int main(int argc, char **argv)
 		} else {
 			printf("@fail what=trace_setup\n");
 			fprintf(stderr, "linux-hotplug: %s\n", err);
-			ok = false;
+			trace_failed = true;
 		}
 	}
 
 	size_t slot = 0;
-	for (size_t i = 0; i < cs.n && !lh_stop_signal() && (ok || !o.trace); i++) {
+	/* Asked to trace and could not: no untraced cycles instead. */
+	bool skip = o.trace && !tracer;
+	for (size_t i = 0; i < cs.n && !lh_stop_signal() && !skip; i++) {
 		struct lh_cpu *c = &cs.cpu[i];
 		if (!c->selected)
 			continue;
