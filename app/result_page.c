@@ -57,6 +57,23 @@ static void verdict(struct page *p, bool pass, const struct run_result *r)
 	line(p, pass ? SCREEN_GOOD : SCREEN_BAD, t);
 }
 
+/* Under an emulator or hypervisor WBINVD costs nothing (QEMU TCG runs it
+ * as a no-op; KVM exits and skips it without non-coherent DMA), so a
+ * WBINVD=0/1 difference seen here is the host's: say so, as aplog does
+ * (docs/verdicts.md). A flush model (FLUSH=) is the host's to say. */
+static void emulated(struct page *p)
+{
+	char brand[49];
+	cpu_brand(brand);
+	bool tcg = memcmp(brand, "QEMU TCG", 8) == 0;
+	if (!tcg && !cpu_has_hypervisor())
+		return;
+	line(p, SCREEN_WARN, tcg ? "EMULATED: WBINVD costs nothing here (QEMU TCG); a difference "
+				   "is the host's"
+				 : "EMULATED: WBINVD costs nothing here (a hypervisor); a difference "
+				   "is the host's");
+}
+
 /* The reference's form ("Online: 65.83 s"), each row in its own unit. */
 static void totals(struct page *p, const struct run_result *r)
 {
@@ -304,6 +321,7 @@ void result_page_draw(bool pass, const char *footer)
 		line(&p, SCREEN_BAD, "No results: the run ended before the report.");
 	} else {
 		verdict(&p, pass, r);
+		emulated(&p);
 		totals(&p, r);
 		p.row++;
 		/* What the table may use: all but the slowest and warnings. */

@@ -121,9 +121,17 @@ static void side_sums(const uint64_t *v, size_t n, int shift,
  * u and w the two variances of the mean; x 1000, 0 if both are 0. */
 static uint32_t welch_df_milli(uint64_t u, uint64_t w, size_t na, size_t nb)
 {
-	while (u >= (1ULL << 20) || w >= (1ULL << 20)) { /* df is scale-free */
+	if (!u && !w)
+		return 0;
+	/* df is scale-free: bring the larger into [2^19, 2^20), so that
+	 * the squares below neither overflow nor round to 0 */
+	while (u >= (1ULL << 20) || w >= (1ULL << 20)) {
 		u >>= 1;
 		w >>= 1;
+	}
+	while (u < (1ULL << 19) && w < (1ULL << 19)) {
+		u <<= 1;
+		w <<= 1;
 	}
 	uint64_t num = (u + w) * (u + w);
 	uint64_t den = u * u / (na - 1) + w * w / (nb - 1);

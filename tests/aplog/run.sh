@@ -651,7 +651,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	# settled_ns where every offline sample has one, else ns.
 	run compare settled-a.log -- settled-b.log
 	expect_rc 0
-	line "A: A: 1 run, 2 APs, 4 online + 4 offline samples (offline: settled_ns)"
+	line "A: WBINVD=0 (A): 1 run, 2 APs, 4 online + 4 offline samples (offline: settled_ns)"
 	line "Offline:  400.00 ms -> 800.00 ms (+100.0%) no verdict: 1 run per side cannot tell the change from run-to-run noise"
 	line "Online:   2.00 s -> 2.00 s (+0.0%) no verdict: 1 run per side cannot tell the change from run-to-run noise"
 	line "Total:    2.40 s -> 2.80 s (+16.7%) no verdict: 1 run per side cannot tell the change from run-to-run noise"

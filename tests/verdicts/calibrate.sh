@@ -32,6 +32,11 @@ hog_off() { [ -n "$hog_pid" ] && kill "$hog_pid" 2>/dev/null; wait "$hog_pid" 2>
 trap hog_off EXIT
 
 verdict_of() { sed -n 's/^Verdict: //p' "$1/compare.txt"; }
+# keep DIR REP: a repetition's table and its runs' totals, for a look later
+keep() {
+	cp "$1/compare.txt" "$1-rep$2.compare.txt"
+	grep -H '^@summary ' "$1"/run-*.log >"$1-rep$2.summaries.txt" 2>/dev/null
+}
 
 aa() { # hog(0|1)
 	local same=0 other=() i dir=$OUT/aa$1
@@ -41,6 +46,7 @@ aa() { # hog(0|1)
 			--smp 4 --accel tcg --timeout 120 -- "$ARGS" >/dev/null 2>"$dir.err"
 		local v
 		v=$(verdict_of "$dir")
+		keep "$dir" "$i"
 		case $v in "no difference in any row"*) same=$((same + 1)) ;; *) other+=("rep $i: ${v:-no verdict line}") ;; esac
 		echo "aa hog=$1 rep $i/$REPS: $v" >&2
 	done
@@ -55,6 +61,7 @@ ab() {
 		tools/ab.sh --runs "$K_AB" --out "$dir" --seed "$i" --smp 4 --accel tcg --timeout 120 \
 			--flush us=1000 -- "$ARGS" >/dev/null 2>"$dir.err"
 		v=$(verdict_of "$dir")
+		keep "$dir" "$i"
 		if grep -q '^Online: .*faster' "$dir/compare.txt"; then found=$((found + 1)); else other+=("rep $i: $v"); fi
 		echo "ab rep $i/$REPS: $v" >&2
 	done

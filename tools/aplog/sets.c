@@ -154,9 +154,12 @@ void side_labels(struct side s[2])
 		if (!cli.label[i])
 			s[i].label = s[i].label_buf;
 	}
-	if (!cli.label[0] && !cli.label[1] && !strcmp(s[0].label, s[1].label)) {
-		snprintf(s[0].label_buf, sizeof(s[0].label_buf), "A");
-		snprintf(s[1].label_buf, sizeof(s[1].label_buf), "B");
+	/* One build on both sides (an A/A): its name, and which side. */
+	if (!cli.label[0] && !cli.label[1] && !strcmp(s[0].label, s[1].label) &&
+	    s[0].wbinvd >= 0) {
+		for (int i = 0; i < 2; i++)
+			snprintf(s[i].label_buf, sizeof(s[i].label_buf),
+				 "WBINVD=%d (%c)", s[i].wbinvd, 'A' + i);
 	}
 }
 
