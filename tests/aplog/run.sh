@@ -852,6 +852,25 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	line "  online write: 180.51 ms -> 180.51 ms (+0.0%, 95% CI +0.0..+0.0%) no difference, mean of 3 runs"
 	line "  cpu:bringup own: 112.26 ms -> 112.26 ms (+0.0%, 95% CI +0.0..+0.0%) no difference, mean of 3 runs"
 	line "  offline write: 122.30 ms -> 122.30 ms (+0.0%, 95% CI +0.0..+0.0%) no difference, mean of 3 runs"
+	# Malformed @cpuhp records: FILE:LINE: and why, exit 1.
+	hp='@boot kernel=linux version=6.1 wbinvd=1 cpus=2 x2apic=0 tsc_khz=1000000 tsc_source=clock_monotonic tramp=0x0 firmware=bios cycles=1'
+	cb='@cpuhp cpu=1 apic=1 cycle=1 op=online state=91 name=cpu:bringup fn=bringup_cpu multi=0 on=0 start_ns=10 ns=100 ret=0'
+	wr='@cpuhp_write cpu=1 apic=1 cycle=1 op=online at_ns=0 ns=200 callbacks=1 lost=0 foreign=0 malformed=0'
+	end='@end status=pass online=2 failed=0'
+	printf '%s\n' "$hp" "${cb/ state=91/}" "$wr" "$end" >"$tmp/hp1.log"
+	run cpuhp "$tmp/hp1.log"; expect_rc 1; errhas "hp1.log:2: @cpuhp: missing key(s): state"
+	printf '%s\n' "$hp" "$cb" "${wr/cpu=1/cpu=2}" "$end" >"$tmp/hp2.log"
+	run cpuhp "$tmp/hp2.log"; expect_rc 1; errhas "hp2.log:3: @cpuhp_write: cpu=2 cycle=1 op=online, but its @cpuhp records (from line 2) say cpu=1 cycle=1 op=online"
+	printf '%s\n' "$hp" "$cb" "${wr/ ns=200/ ns=50}" "$end" >"$tmp/hp3.log"
+	run cpuhp "$tmp/hp3.log"; expect_rc 1; errhas "hp3.log:3: @cpuhp_write: ns=50, but a callback of it (state 91) ends at 110 ns"
+	printf '%s\n' "$hp" "$cb" "$end" >"$tmp/hp4.log"
+	run cpuhp "$tmp/hp4.log"; expect_rc 1; errhas "hp4.log:2: @cpuhp records without their @cpuhp_write (the log ends)"
+	printf '%s\n' "${cb/name=cpu:bringup/name=$(printf 'x%.0s' $(seq 60))}" >"$tmp/hp5.log"
+	run trace "$tmp/hp5.log"; expect_rc 1
+	printf '%s\n' "$hp" "${cb/name=cpu:bringup/name=$(printf 'x%.0s' $(seq 60))}" "$wr" "$end" >"$tmp/hp6.log"
+	run cpuhp "$tmp/hp6.log"; expect_rc 1; errhas "hp6.log:2: @cpuhp: name="
+	printf '%s\n' "$hp" "$cb" "$wr" "$end" >"$tmp/hp7.log"
+	run cpuhp "$tmp/hp7.log"; expect_rc 0; has "   91  cpu:bringup                   control   1.00     0.000   50.0%  <- the AP kick"
 	run cpuhp smp4.log; expect_rc 1; errhas "no @cpuhp_write records in 1 usable run(s): run linux-hotplug with --trace"
 	run cpuhp linux-trace.log --; expect_rc 2
 
