@@ -229,9 +229,11 @@ RUNS ?= 10
 AB_A ?= WBINVD=1
 AB_B ?= WBINVD=0
 AB_ARCH = $(if $(filter i386,$(ARCH)),ARCH=i386)
+# Under TCG one host thread for all vCPUs: far less run-to-run spread.
+TCG_THREAD ?= single
 .PHONY: ab
 ab: deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel)
-	@tools/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARCH) $(AB_B)' \
+	@tools/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARCH) $(AB_B)' --tcg-thread '$(TCG_THREAD)' \
 		--smp '$(SMP)' --accel $(ACCEL) --machine $(MACHINE) --timeout $(TIMEOUT) \
 		$(FLUSH_OPT) $(QEMU_ARCH_OPTS) -- '$(subst ','\'',$(ARGS))'
 

@@ -199,7 +199,11 @@ void verdict_compute(const uint64_t *a, size_t na, const uint64_t *b,
 		/* t x 1e6 times se: below 2^23 x 2^26; / mean -> ppm */
 		half = (int64_t)(t * isqrt(se2) / sa.mean_s);
 	}
+	/* A time cannot fall by more than all of it: the interval is cut
+	 * at -100% (the word is the same either way). */
 	out->lo_ppm = out->change_ppm - half;
+	if (out->lo_ppm < -1000000)
+		out->lo_ppm = -1000000;
 	out->hi_ppm = out->change_ppm + half;
 	if (!measurable)
 		return;

@@ -49,7 +49,7 @@ def welch(a, b):
     t = stats.t.ppf(0.975, df)
     # the same interval from scipy's own test: its p < 0.05 iff 0 is outside
     p = stats.ttest_ind(b, a, equal_var=False).pvalue
-    lo, hi = (d - t * se) / a.mean(), (d + t * se) / a.mean()
+    lo, hi = max((d - t * se) / a.mean(), -1.0), (d + t * se) / a.mean()  # aplog cuts at -100%
     assert (p < 0.05) == (lo > 0 or hi < 0), "interval and Welch test disagree"
     return 100 * d / a.mean(), 100 * lo, 100 * hi
 
