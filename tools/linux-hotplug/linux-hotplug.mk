@@ -54,6 +54,8 @@ linux-hotplug-tests: $(LH) $(LH_ASAN) $(LH_SHIM) $(LH_TRACESHIM) aplog
 # make bench-linux FLUSH=xeon6985p [CYCLES=2] [ROUNDS=5]: Linux alone,
 # ROUNDS x 2 boots interleaved, every WBINVD charged by the flush model,
 # then the trampoline's free: the patch emulated (docs/linux-trace.md).
+# TCG_THREAD (single by default, as for make ab): one host thread for all
+# vCPUs, far less spread on a busy host; multi: one thread each.
 # CYCLES defaults to 10 (2 with FLUSH) for this target only: make
 # seed-table reads the same variable and defaults to 1.
 LINUX_TIMEOUT ?= 900
@@ -62,7 +64,7 @@ bench-linux: CYCLES ?= $(if $(strip $(FLUSH)),2,10)
 bench-linux: deps $(LH) aplog $(if $(strip $(FLUSH)),flushmodel)
 	@$(if $(strip $(FLUSH)),true,$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf)
 	@tools/linux-vm/bench.sh --smp '$(SMP)' --cycles '$(CYCLES)' --accel '$(ACCEL)' \
-		--machine '$(MACHINE)' --timeout '$(LINUX_TIMEOUT)' --wbinvd 1 \
+		--machine '$(MACHINE)' --timeout '$(LINUX_TIMEOUT)' --wbinvd 1 --tcg-thread '$(TCG_THREAD)' \
 		$(if $(ROUNDS),--rounds '$(ROUNDS)') $(if $(strip $(FLUSH)),--flush '$(subst ','\'',$(strip $(FLUSH)))')
 
 .DEFAULT_GOAL := $(LH_SAVED_GOAL)

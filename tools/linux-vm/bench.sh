@@ -22,13 +22,20 @@
 #   linux-hotplug --trace once and is one observation. Prints Linux's own
 #   Offline/Online/Total rows (aplog compare), the per-state split of the
 #   difference (aplog cpuhp) and where the plugin saw the flushes.
+# --tcg-thread single (make's default, TCG_THREAD) runs every vCPU on one
+# host thread: on this busy 2-core host a run's figures then spread far
+# less (Linux's online per write at -smp 8: 141-172 ms single-threaded
+# against 100-1700 ms multi-threaded at load ~15); with the flush model a
+# hold then stops the whole guest, so hlt_play_dead()'s flush, which the AP
+# runs after reporting dead, lands in the offline write (the control CPU's
+# last callbacks wait for it), in both variants alike.
 # Logs: build/bench-linux/ (flush runs: build/bench-linux/flush/).
 #   bench.sh --smp N --cycles K [--rounds R] [--flush SPEC] [--accel A]
-#            [--machine M] [--timeout S] [--wbinvd 0|1]
+#            [--machine M] [--timeout S] [--wbinvd 0|1] [--tcg-thread single|multi]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-smp=8 cycles=10 accel=auto machine=pc timeout_s=600 wbinvd=1 rounds= flush=
+smp=8 cycles=10 accel=auto machine=pc timeout_s=600 wbinvd=1 rounds= flush= tcg_thread=multi
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--smp) smp=$2; shift 2 ;;
@@ -39,6 +46,7 @@ while [ $# -gt 0 ]; do
 	--machine) machine=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	--wbinvd) wbinvd=$2; shift 2 ;;
+	--tcg-thread) tcg_thread=$2; shift 2 ;;
 	*) echo "bench-linux: unknown option '$1'" >&2; exit 2 ;;
 	esac
 done
@@ -49,6 +57,8 @@ done
 case "$cycles" in ''|*[!0-9]*|0) echo "bench-linux: CYCLES must be a positive number, not '$cycles'" >&2; exit 2 ;; esac
 case "$rounds" in ''|*[!0-9]*|0) echo "bench-linux: ROUNDS must be a positive number, not '$rounds'" >&2; exit 2 ;; esac
 case "$wbinvd" in 0|1) ;; *) echo "bench-linux: --wbinvd must be 0 or 1" >&2; exit 2 ;; esac
+case "$tcg_thread" in ''|multi) tcg_opt=() ;; single) tcg_opt=(--tcg-single) ;;
+*) echo "bench-linux: TCG_THREAD must be single or multi, not '$tcg_thread'" >&2; exit 2 ;; esac
 [[ $smp =~ ^[1-9][0-9]*$ ]] && [ "$smp" -ge 2 ] || { echo "bench-linux: SMP must be a CPU count of at least 2, not '$smp'" >&2; exit 2; }
 
 LH=build/host/linux-hotplug APLOG=build/host/aplog KERNEL=build/wbinvd$wbinvd/apstart.elf
@@ -73,7 +83,7 @@ boot_linux() {
 	local log=$1 extra=$2
 	shift 2
 	tools/qemu-run.sh --kernel "$dir/vmlinuz" --initrd "$out/initramfs.cpio" --smp "$smp" \
-		--accel "$accel" --machine "$machine" --timeout "$timeout_s" "$@" \
+		--accel "$accel" --machine "$machine" --timeout "$timeout_s" "${tcg_opt[@]}" "$@" \
 		-- "console=ttyS0 loglevel=4 panic=-1 no_timer_check lh_cycles=$cycles lh_wbinvd=1 lh_trace=1 $extra" 2>&1 |
 		tr -d '\r' >"$log"
 	return "${PIPESTATUS[0]}"
@@ -86,7 +96,7 @@ if [ -n "$flush" ]; then
 	mkdir -p "$fo"
 	# The flush model's view: free=low1m added to SPEC for the patched side.
 	case ",$flush," in *,free=*|*,only=*) echo "bench-linux: FLUSH='$flush' already says which flushes are free; give the model only (e.g. FLUSH=xeon6985p)" >&2; exit 2 ;; esac
-	echo "=== bench-linux FLUSH=$flush: SMP=$smp CYCLES=$cycles ROUNDS=$rounds MACHINE=$machine ($versions)"
+	echo "=== bench-linux FLUSH=$flush: SMP=$smp CYCLES=$cycles ROUNDS=$rounds MACHINE=$machine TCG_THREAD=$tcg_thread ($versions)"
 	echo "    Linux itself, unpatched, $rounds x 2 boots interleaved: every WBINVD charged,"
 	echo "    then the trampoline's (below 1 MiB) free: the patch, emulated. Logs: $fo/"
 	t0=$SECONDS
@@ -144,7 +154,7 @@ if [ -n "$flush" ]; then
 fi
 
 # ------------------------------------------------------------ Linux and apstart
-echo "=== bench-linux: SMP=$smp CYCLES=$cycles ROUNDS=$rounds MACHINE=$machine ($versions)"
+echo "=== bench-linux: SMP=$smp CYCLES=$cycles ROUNDS=$rounds MACHINE=$machine TCG_THREAD=$tcg_thread ($versions)"
 echo "--- Linux: boot, then $((2 * rounds)) runs of linux-hotplug --trace --cycles $cycles, rcu_expedited 0/1 alternating (serial log: $out/linux.log)"
 t0=$SECONDS
 boot_linux "$out/linux.log" "lh_runs=$((2 * rounds)) lh_rcu=alt" \
@@ -160,7 +170,7 @@ awk -v o="$out" '/^linux-vm: run [0-9]+ rcu_expedited=/ { split($4, a, "="); f =
 echo "--- apstart WBINVD=$wbinvd: cycles=$cycles (serial log: $out/apstart.log)"
 t0=$SECONDS
 tools/qemu-run.sh --kernel "$KERNEL" --smp "$smp" --accel "$accel" --machine "$machine" \
-	--timeout "$timeout_s" -- "cycles=$cycles" 2>&1 | tr -d '\r' >"$out/apstart.log"
+	--timeout "$timeout_s" "${tcg_opt[@]}" -- "cycles=$cycles" 2>&1 | tr -d '\r' >"$out/apstart.log"
 ap_rc=${PIPESTATUS[0]}
 grep -E '^qemu-run:' "$out/apstart.log"
 echo "    $((SECONDS - t0)) s, exit $ap_rc"
