@@ -290,9 +290,11 @@ static void print_split(struct summary s[2])
 				       oa, ob, ob - oa, word_of(&v));
 			}
 			/* The largest change among the parts that add up to the
-			 * write: control-side own parts (AP states are inside). */
+			 * write: control-side own parts, AP-side states (inside
+			 * the control side's calls) and, below, the time
+			 * outside any callback. */
 			double d = split ? ob - oa : mb - ma;
-			if (!(r->ap && !r->control) && (d < 0 ? -d : d) > (big < 0 ? -big : big)) {
+			if ((d < 0 ? -d : d) > (big < 0 ? -big : big)) {
 				big = d;
 				big_state = st;
 				big_own = split;
@@ -303,9 +305,13 @@ static void print_split(struct summary s[2])
 		printf("        outside any control-side callback   %12.3f %12.3f %+11.3f  %s\n", oa, ob,
 		       ob - oa, word_of(&vo));
 		double dw = wb - wa;
+		bool big_outside = (ob - oa < 0 ? oa - ob : ob - oa) > (big < 0 ? -big : big);
 		const struct state_row *r = a->row[big_state].seen ? &a->row[big_state] :
 					     &b->row[big_state];
-		if (big != 0)
+		if (big_outside)
+			printf("Largest change: the time outside any callback, %+.3f ms of the "
+			       "write's %+.3f ms.\n", ob - oa, dw);
+		else if (big != 0)
 			printf("Largest change: %s%s (state %zu), %+.3f ms of the write's %+.3f ms.\n",
 			       r->name, big_own ? "'s own part" : "", big_state, big, dw);
 		/* The rows that add up to the write, each run one observation. */
@@ -329,8 +335,23 @@ static void print_split(struct summary s[2])
 			snprintf(nm, sizeof(nm), "%s own", q->name);
 			verdict_print(nm, &vk);
 		}
+		/* Offline: cpu:teardown, which holds stop_machine, the DYING
+		 * states and the wait for the AP (and the park flush when the
+		 * whole guest stops for it, single-threaded TCG). */
+		size_t down = CPUHP_STATES;
+		for (size_t st = 0; op == OP_OFFLINE && st < CPUHP_STATES && down == CPUHP_STATES; st++) {
+			const struct state_row *q = a->row[st].seen ? &a->row[st] : &b->row[st];
+			if (q->seen && !q->ap && !strcmp(q->name, "cpu:teardown"))
+				down = st;
+		}
+		if (down < CPUHP_STATES) {
+			struct verdict_row vd = judge(&a->row[down].ms_s, a->runs, &b->row[down].ms_s,
+						      b->runs);
+			verdict_print("cpu:teardown", &vd);
+		}
 		struct state_row *ka = &a->row[big_state], *kb = &b->row[big_state];
-		if (big != 0 && !(big_state == kick && big_own)) {
+		if (!big_outside && big != 0 && !(big_state == kick && big_own) &&
+		    !(big_state == down && !big_own)) {
 			struct verdict_row vb = big_own ? judge(&ka->own_s, a->runs, &kb->own_s, b->runs) :
 						judge(&ka->ms_s, a->runs, &kb->ms_s, b->runs);
 			snprintf(nm, sizeof(nm), "%s%s", r->name, big_own ? " own" : "");
