@@ -149,6 +149,8 @@ if [ -n "$flush" ]; then
 	echo
 	echo "MODELLED: every WBINVD Linux executed was held by the QEMU flushmodel plugin for what"
 	echo "the model charges ($mtr); everything else is Linux's own time under TCG on this host."
+	[ "$tcg_thread" = single ] &&
+		echo "Single-threaded TCG: a hold stops the whole guest, so Offline holds hlt_play_dead()'s flush (both variants)."
 	[ $fails = 0 ] && [ $cmp_rc = 0 ] || { echo "bench-linux: $fails boot(s) failed, compare exit $cmp_rc; see $fo/" >&2; exit 1; }
 	exit 0
 fi
