@@ -1,6 +1,7 @@
 # apstart: build, run under QEMU, test.
 #   make [WBINVD=0|1]            kernel -> build/apstart.elf (+ per-variant copy)
-#   make run SMP=N ARGS="..."    boot it under QEMU (KVM if usable, else TCG)
+#   make run SMP=N ARGS="..."    boot it under QEMU (KVM if usable, else TCG);
+#                                exit 0 pass, 1 fail, 2 no verdict (tools/run.mk)
 #   make run FLUSH=xeon6985p     ... with WBINVD/INVD charged a modelled cost
 #                                (TCG plugin, tools/flushmodel; or FLUSH=us=2000)
 #   make ab [RUNS=10]            WBINVD=1 against WBINVD=0, interleaved runs,
@@ -113,7 +114,7 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
 
-.PHONY: all kernel run test clean deps deps-check unit-tests trampoline-check qemu-tests timing-tests tscskew-tests baseline soak
+.PHONY: all kernel test clean deps deps-check unit-tests trampoline-check qemu-tests timing-tests tscskew-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
 all: deps-check kernel
 
@@ -186,18 +187,6 @@ deps:
 deps-check:
 	@tools/deps.sh --check build
 
-run: deps kernel $(if $(strip $(FLUSH)),flushmodel)
-ifeq ($(strip $(FIRMWARE)),)
-	@tools/qemu-run.sh --kernel $(OUT)/apstart.elf --smp '$(SMP)' --accel $(ACCEL) \
-		--machine $(MACHINE) --timeout $(TIMEOUT) $(FLUSH_OPT) $(QEMU_ARCH_OPTS) \
-		-- '$(subst ','\'',$(ARGS))'
-else
-	@$(MAKE) --no-print-directory iso
-	@tools/iso-run.sh --firmware '$(FIRMWARE)' --media '$(or $(MEDIA),cdrom)' --smp '$(SMP)' \
-		--accel '$(ACCEL)' $(if $(filter-out file default,$(origin MACHINE)),--machine '$(MACHINE)') \
-		--loader '$(or $(LOADER),grub)' --timeout $(TIMEOUT) --wbinvd $(if $(filter i386,$(ARCH)),i386-)$(WBINVD) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
-endif
-
 # Long, not in make test: do the verdicts hold? A/A and A/B repetitions of
 # make ab and of the wall-clock gate (tests/verdicts/calibrate.sh).
 .PHONY: verdict-calibration
@@ -206,17 +195,23 @@ verdict-calibration: deps
 
 # tools.mk first: it names the kernel files host programs share (KSTATS_SRC).
 include tools/tools.mk
+include tools/run.mk
 -include tests/unit/unit.mk
 -include tests/unit-fbcon/fbcon.mk
 -include tests/qr/qr.mk
 -include tests/usb/usb.mk
 -include tests/layers/layers.mk
 -include tests/madt/madt.mk
+-include tests/docs/docs.mk
+-include tests/chroot/chroot.mk
 -include tests/fuzz/fuzz.mk
 -include tests/tools/tools-tests.mk
+-include tests/fleet/fleet.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include boot/efi/efi.mk
 include tools/iso.mk
+include tools/netboot.mk
+include tools/lava/lava.mk
 -include tests/bochs/bochs.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev.mk

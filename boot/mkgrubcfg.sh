@@ -12,6 +12,10 @@
 #       apstart.efi on UEFI (tests/efi/); on BIOS the menu is the plain one.
 #
 # TIMEOUT: seconds GRUB shows the menu (0 = boot the default at once).
+# @BIOS_SESSION@ becomes the BIOS A/B session (docs/session.md): K=10 runs
+# per variant in the order apstart.efi would draw from seed 1 (randomised
+# pairs, boot/efi/plan.c), the next run's number in \apstart\grubenv on
+# the stick's EFI partition; its countdown is 10 s (0 with TIMEOUT 0).
 # Arguments may use only [A-Za-z0-9_.,:=+/@%-], so nothing in them can mean
 # anything to GRUB's parser (quotes, $, ;, braces, newlines).
 # Output on stdout; exit status 2 on bad arguments.
@@ -57,11 +61,105 @@ elif [[ $# -gt 0 ]]; then
 	custom+="}"
 fi
 
+# The run order of boot/efi/plan.c (splitmix64, then xorshift64*: one
+# coin per pair) in bash's 64-bit arithmetic; shr is a logical shift.
+shr() { echo $((($1 >> $2) & ((1 << (64 - $2)) - 1))); }
+session_order() { # SEED K
+	local z=$(($1 + 0x9E3779B97F4A7C15)) o='' i r
+	z=$(((z ^ $(shr $z 30)) * 0xBF58476D1CE4E5B9))
+	z=$(((z ^ $(shr $z 27)) * 0x94D049BB133111EB))
+	z=$((z ^ $(shr $z 31)))
+	((z == 0)) && z=1
+	for ((i = 0; i < $2; i++)); do
+		z=$((z ^ $(shr $z 12)))
+		z=$((z ^ (z << 25)))
+		z=$((z ^ $(shr $z 27)))
+		r=$((z * 0x2545F4914F6CDD1D))
+		((r < 0)) && o+=AB || o+=BA
+	done
+	echo "$o"
+}
+bios_session() { # K CYCLES COUNTDOWN
+	local k=$1 cycles=$2 wait=$3 order runs i v w what
+	order=$(session_order 1 "$k")
+	runs=$((2 * k))
+	cat <<EOT
+# A/B session on BIOS, which has no NVRAM for apstart.efi's session: GRUB
+# keeps the next run's number in \apstart\grubenv on the stick's EFI
+# partition (save_env rewrites that file's own sectors) and boots $k runs
+# of each variant in this order (randomised pairs, seed 1; A = WBINVD=1,
+# B = WBINVD=0): $order. Each run resets the machine (exit=reset).
+# Results go to the serial console only: capture it for the whole
+# session (docs/session.md splits it for aplog compare). On a CD nothing
+# can be written: the start entry says so.
+if [ "\$grub_platform" = pc ]; then
+	insmod part_gpt
+	insmod fat
+	insmod loadenv
+	set apstart_env=
+	set apstart_run=
+	if search --no-floppy --file --set=apstart_env /apstart/grubenv; then
+		load_env -f (\$apstart_env)/apstart/grubenv apstart_run
+	fi
+	set apstart_file=
+EOT
+	for ((i = 1; i <= runs; i++)); do
+		v=${order:$((i - 1)):1}
+		[ "$v" = A ] && w=1 what='A = WBINVD=1 (Linux before the patch)' || w=0 what='B = WBINVD=0 (patched)'
+		printf '	if [ "$apstart_run" = %d ]; then
+' "$i"
+		printf '		set apstart_next=%d
+		set apstart_file=/boot/apstart-wbinvd%d.elf
+' $((i + 1)) "$w"
+		printf '		set apstart_title="run %d of %d: %s, cycles=%d"
+	fi
+' "$i" "$runs" "$what" "$cycles"
+	done
+	cat <<EOT
+	if [ -n "\$apstart_file" ]; then
+		set default=apstart-bios-session
+		set timeout=$wait
+		echo "A/B session (BIOS): \$apstart_title in $wait s; a key stops the countdown"
+		menuentry "A/B session (BIOS): \$apstart_title" --id apstart-bios-session {
+			set apstart_run=\$apstart_next
+			save_env -f (\$apstart_env)/apstart/grubenv apstart_run
+			multiboot2 \$apstart_file cycles=$cycles exit=reset
+			set gfxpayload=text
+		}
+		menuentry "A/B session (BIOS): stop it here" {
+			set apstart_run=
+			save_env -f (\$apstart_env)/apstart/grubenv apstart_run
+			configfile \$prefix/grub.cfg
+		}
+	elif [ -n "\$apstart_run" ]; then
+		echo "A/B session (BIOS): all $runs runs done; the results are in the serial log"
+		set apstart_run=
+		save_env -f (\$apstart_env)/apstart/grubenv apstart_run
+	fi
+	menuentry "A/B session (BIOS): $k runs of each variant, reset between; results on serial only" {
+		set apstart_run=1
+		if [ -z "\$apstart_env" ]; then
+			echo "no \\apstart\\grubenv on this medium: the session cannot keep its place"
+			sleep 10
+		elif save_env -f (\$apstart_env)/apstart/grubenv apstart_run; then
+			configfile \$prefix/grub.cfg
+		else
+			echo "cannot write \\apstart\\grubenv (a CD is read-only): the session needs a writable stick"
+			sleep 10
+		fi
+	}
+fi
+EOT
+}
+
 grep -q '^@CUSTOM_ENTRY@$' "$template" || die "template has no @CUSTOM_ENTRY@ line"
+grep -q '^@BIOS_SESSION@$' "$template" || die "template has no @BIOS_SESSION@ line"
 grep -q '@TIMEOUT@' "$template" || die "template has no @TIMEOUT@"
 while IFS= read -r line || [[ -n $line ]]; do
 	if [[ $line == '@CUSTOM_ENTRY@' ]]; then
 		[[ -z $custom ]] || printf '%s\n' "$custom"
+	elif [[ $line == '@BIOS_SESSION@' ]]; then
+		bios_session 10 1 $((timeout > 0 ? 10 : 0))
 	else
 		printf '%s\n' "${line//@TIMEOUT@/$timeout}"
 	fi

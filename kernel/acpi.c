@@ -121,6 +121,7 @@ const char *acpi_warn_name(enum acpi_warn kind)
 	case ACPI_WARN_MADT_ENTRY: return "madt_bad_entry";
 	case ACPI_WARN_MADT_DUPLICATE: return "madt_duplicate";
 	case ACPI_WARN_CPUS_DROPPED: return "cpus_beyond_max";
+	case ACPI_WARN_CHECKSUM: return "acpi_bad_checksum";
 	default: return "acpi_other";
 	}
 }
@@ -142,6 +143,41 @@ static void sig_text(char out[5], const uint8_t *p)
 	for (int i = 0; i < 4; i++)
 		out[i] = (p[i] >= 0x20 && p[i] < 0x7f) ? (char)p[i] : '?';
 	out[4] = '\0';
+}
+
+/* Does a table's structure hold, checksum aside? What apstart reads of it
+ * must be there: the MADT's entries exactly fill it, each of a sane length
+ * (the sizes of §5.2.12.2, .8, .12 for the types read); a root table is
+ * whole entries; HPET and FADT reach the fields read (56, 116 bytes).
+ * Other tables are not read: their header is all there is to hold. */
+static bool structure_holds(const uint8_t *t, uint32_t len)
+{
+	if (bytes_eq(t, "APIC", 4)) {
+		if (len < MADT_ENTRIES)
+			return false;
+		size_t off = MADT_ENTRIES;
+		while (off < len) {
+			if (len - off < 2)
+				return false;
+			uint8_t type = t[off], elen = t[off + 1];
+			if (elen < 2 || elen > len - off ||
+			    (type == MADT_LAPIC && elen != 8) ||
+			    (type == MADT_X2APIC && elen != 16) ||
+			    (type == MADT_LAPIC_OVERRIDE && elen != 12))
+				return false;
+			off += elen;
+		}
+		return true;
+	}
+	if (bytes_eq(t, "XSDT", 4))
+		return (len - SDT_HEADER_LEN) % 8 == 0;
+	if (bytes_eq(t, "RSDT", 4))
+		return (len - SDT_HEADER_LEN) % 4 == 0;
+	if (bytes_eq(t, "HPET", 4))
+		return len >= 56;
+	if (bytes_eq(t, "FACP", 4))
+		return len >= 116;
+	return true;
 }
 
 /* Map the table at phys: header first, then its full validated length.
@@ -181,9 +217,29 @@ static const uint8_t *load_table(struct walk *w, uint64_t phys,
 	}
 	/* Re-read through the full mapping: the length checked must be the
 	 * length the checksum covers. */
-	if (rd32(t + 4) != len || sum8(t, len)) {
-		report(w, ACPI_WARN_TABLE, "acpi: %s at 0x%llx bad checksum, skipped", sig, pa);
+	if (rd32(t + 4) != len) {
+		report(w, ACPI_WARN_TABLE, "acpi: %s at 0x%llx changed its length, skipped",
+		       sig, pa);
 		return NULL;
+	}
+	/* A bad checksum alone does not make a table unusable: shipped
+	 * firmware has such tables, and Linux's ACPICA warns ("Incorrect
+	 * checksum in table [APIC] - 0x.., should be 0x..") and uses them
+	 * (acpi_ut_verify_checksum(), ACPI_CHECKSUM_ABORT off). apstart does
+	 * the same when the structure holds, and counts it (@warn
+	 * what=acpi_bad_checksum); garbage that fails both is skipped. */
+	uint8_t sum = sum8(t, len);
+	if (sum) {
+		unsigned have = t[9], should = (uint8_t)(t[9] - sum);
+		if (!structure_holds(t, len)) {
+			report(w, ACPI_WARN_TABLE, "acpi: %s at 0x%llx bad checksum (0x%02x, "
+			       "should be 0x%02x) and its structure does not hold, skipped",
+			       sig, pa, have, should);
+			return NULL;
+		}
+		report(w, ACPI_WARN_CHECKSUM, "acpi: %s at 0x%llx incorrect checksum 0x%02x, "
+		       "should be 0x%02x: used, as Linux does (its structure holds)",
+		       sig, pa, have, should);
 	}
 	*len_out = len;
 	return t;

@@ -19,11 +19,13 @@
 
 /* Kinds of problem the parser reports (and skips). */
 enum acpi_warn {
-	ACPI_WARN_TABLE,          /* a table unreadable, mis-sized or bad checksum */
+	ACPI_WARN_TABLE,          /* a table unreadable, mis-sized, or a bad
+				     checksum on a structure that does not hold */
 	ACPI_WARN_MADT_TRUNCATED, /* the entry list stops early (bad length) */
 	ACPI_WARN_MADT_ENTRY,     /* an entry of a known type mis-sized */
 	ACPI_WARN_MADT_DUPLICATE, /* a CPU listed more than once */
 	ACPI_WARN_CPUS_DROPPED,   /* more CPUs than APSTART_MAX_CPUS */
+	ACPI_WARN_CHECKSUM,       /* a bad checksum, the table used all the same */
 	ACPI_WARN_OTHER,
 	ACPI_WARN_KINDS
 };

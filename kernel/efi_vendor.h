@@ -25,8 +25,19 @@
  * (UEFI 2.10 §8.2.1). */
 #define APSTART_RESULTS_VAR_ATTRS 0x7u
 
-/* At most this much data: small enough for any firmware's NVRAM store
- * (the kernel also asks QueryVariableInfo and stays below its limit). */
+/* At most this much data per variable: small enough for any firmware's
+ * limit (the kernel also asks QueryVariableInfo and stays below it). */
 #define APSTART_RESULTS_MAX 16384u
+
+/* A summary larger than one variable is split over up to this many:
+ * part 0 is ApstartResults, part i > 0 is ApstartResults<i> (one digit),
+ * same GUID and attributes. The parts concatenated are the summary. The
+ * kernel writes part 0 last: without it the other parts are leftovers of
+ * an interrupted save. */
+#define APSTART_RESULTS_PARTS 8u
+#define APSTART_RESULTS_TOTAL_MAX (APSTART_RESULTS_PARTS * APSTART_RESULTS_MAX)
+/* Never more than this fraction of the free NVRAM (1/N): firmware that
+ * finds its store full may fail to boot. */
+#define APSTART_RESULTS_FREE_SHARE 2u
 
 #endif

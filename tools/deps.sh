@@ -8,8 +8,11 @@
 #                                   install it; exit 1 if anything is
 #   deps.sh --list [NEED...]        print the package names
 #
-# NEED: build, test, optional, ci (default: build test optional). Optional
-# packages are installed with the others but never make a check fail.
+# NEED: build, run, iso, uefi, test, optional, ci (tools/packages.list says
+# what each is for; test takes run, iso and uefi with it). Default: build
+# test optional. Optional packages are installed with the others but never
+# make a check fail. make run asks only for what that run needs (build run,
+# and iso, uefi with FIRMWARE=); make test for build test.
 set -euo pipefail
 
 list=$(dirname "${BASH_SOURCE[0]}")/packages.list
@@ -24,7 +27,11 @@ esac
 needs=("$@")
 [ ${#needs[@]} -gt 0 ] || needs=(build test optional)
 for n in "${needs[@]}"; do
-	case "$n" in build|test|optional|ci) ;; *) echo "deps: unknown need '$n'" >&2; exit 2 ;; esac
+	case "$n" in
+	build|run|iso|uefi|optional|ci) ;;
+	test) needs+=(run iso uefi) ;; # make test boots all of them
+	*) echo "deps: unknown need '$n'" >&2; exit 2 ;;
+	esac
 done
 
 present() { # WHAT...: every command is on PATH, every /file exists
@@ -53,14 +60,16 @@ done <"$list"
 
 all=("${missing[@]}" "${missing_optional[@]}")
 [ ${#all[@]} -eq 0 ] && exit 0
-cmd="apt-get update && apt-get install -y ${all[*]}"
+# Each command as it would be typed by a user who is not root.
+cmd="sudo apt-get update && sudo apt-get install -y ${all[*]}"
 if [ $mode = check ]; then
 	if [ ${#missing[@]} -gt 0 ]; then
 		echo "deps: missing packages: ${missing[*]}" >&2
-		echo "deps: install them with: make deps (as root), or: sudo $cmd" >&2
+		echo "deps: install them with: $cmd" >&2
+		echo "deps: (or, as root: make deps)" >&2
 		exit 1
 	fi
-	echo "deps: optional, not installed: ${missing_optional[*]} (make deps installs them)" >&2
+	echo "deps: optional, not installed: ${missing_optional[*]} (make deps installs them, as root)" >&2
 	exit 0
 fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
@@ -70,8 +79,8 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
 	apt-get install -y -qq --no-install-recommends "${all[@]}" >/dev/null
 elif [ ${#missing[@]} -gt 0 ]; then
 	echo "deps: missing packages: ${missing[*]}" >&2
-	echo "deps: install them with: sudo $cmd" >&2
+	echo "deps: install them with: $cmd" >&2
 	exit 1
 else
-	echo "deps: optional, not installed: ${missing_optional[*]} (sudo $cmd)" >&2
+	echo "deps: optional, not installed: ${missing_optional[*]} ($cmd)" >&2
 fi

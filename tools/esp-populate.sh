@@ -12,7 +12,9 @@
 #       TREE/boot/apstart-wbinvd{0,1}.elf -> \apstart\ (debug sections
 #                                          stripped; the loaded bytes are
 #                                          the same)
-#       and an empty \apstart\results\
+#       and an empty \apstart\results\, and \apstart\grubenv (GRUB's
+#                                          1024-byte environment block: the
+#                                          BIOS A/B session's place)
 #   esp-populate.sh --config FILE IMAGE   FILE becomes \apstart\loader.cfg
 #   esp-populate.sh --direct IMAGE        \EFI\BOOT\BOOTX64.EFI becomes
 #       apstart.efi: firmware starts it without GRUB (per-run images only;
@@ -62,5 +64,8 @@ files)
 	mkdir_p ::/apstart
 	mkdir_p ::/apstart/results
 	mcopy -o -i "$fat" "$tree/boot/apstart.efi" ::/EFI/apstart/apstart.efi
-	mcopy -o -i "$fat" "$tmp/apstart-wbinvd0.elf" "$tmp/apstart-wbinvd1.elf" ::/apstart/ ;;
+	mcopy -o -i "$fat" "$tmp/apstart-wbinvd0.elf" "$tmp/apstart-wbinvd1.elf" ::/apstart/
+	# As grub-editenv creates it: the header line, '#' up to 1024 bytes.
+	{ printf '# GRUB Environment Block\n'; head -c 999 /dev/zero | tr '\0' '#'; } >"$tmp/grubenv"
+	mcopy -o -i "$fat" "$tmp/grubenv" ::/apstart/grubenv ;;
 esac

@@ -43,10 +43,15 @@ SCREENTEXT := build/host/screentext
 ISO_TESTS_TIMEOUT ?= 600
 ISO_Q := $(if $(filter 1,$(V)),,@)
 
-.PHONY: iso iso-kernels iso-force iso-test-images iso-tests usb ppmcheck screenshots
+.PHONY: iso iso-deps iso-kernels iso-force iso-test-images iso-tests usb ppmcheck screenshots
 iso-force:
 
-iso: $(ISO)
+# The image needs the build tools, GRUB for BIOS and UEFI, xorriso, mtools
+# and gnu-efi (tools/packages.list: build, iso); checked first.
+iso-deps:
+	@tools/deps.sh build iso
+
+iso: iso-deps $(ISO)
 
 # Each variant is built by its own make: WBINVD selects the build
 # directory and flags. Always runs; the sub-makes decide what is stale.
@@ -133,7 +138,7 @@ ifeq ($(strip $(DEV)),)
 $(error make usb needs the whole USB disk: make usb DEV=/dev/sdX [FORCE=1] [YES=1] (everything on it is lost))
 endif
 endif
-usb: $(ISO)
+usb: iso-deps $(ISO)
 	@if [ -z '$(strip $(DEV))' ]; then \
 		echo "make usb: no device: make usb DEV=/dev/sdX [FORCE=1] [YES=1]" >&2; exit 2; fi
 	@FORCE='$(FORCE)' YES='$(YES)' tools/usb-write.sh $(ISO) '$(DEV)'

@@ -11,14 +11,27 @@
  *   results_wait=N   seconds the results saved by the last run stay on the
  *                    screen before the menu, 0..3600 (default 30; a key
  *                    goes on at once)
+ *   session=K        start an A/B session of K runs per variant (1..100)
+ *                    at once when none is under way or stopped (a lab's
+ *                    unattended stick); the menu's 's' starts one anyway
+ *   session_cycles=N offline/online cycles per run (default 1: the
+ *                    reference's one pass over all CPUs per run)
+ *   session_options=TEXT  more kernel options for every run of a session
+ *   session_wait=N   countdown before each run, seconds (default 10; any
+ *                    key in it stops the session)
+ *   session_seed=N   the seed of the run order (default: from the clock;
+ *                    plan.txt names it, so an order can be repeated)
  *   test_stale_map_key=1   tests only: make the first ExitBootServices
  *                    fail (boot/efi/handoff.h)
+ *   test_session_fail=N    tests only: run N of a new session gets
+ *                    selftest=ap-hang (a failing run)
  *
  * The tools write it into per-run images (tools/iso-run.sh --loader,
  * tests/efi/run.sh); a stick ships without one. */
 #include "boot/efi/config.h"
 
 #include "boot/efi/handoff.h"
+#include "boot/efi/plan.h"
 
 #include <efilib.h>
 
@@ -57,6 +70,7 @@ void config_load(struct volume *v, struct menu *m, struct loader_config *c)
 	UINTN size;
 
 	c->results_wait_s = 30;
+	session_config_defaults(&c->session);
 	EFI_STATUS st = volume_read_file(v, APSTART_CONFIG, CONFIG_MAX, &text, &size);
 	if (st == EFI_NOT_FOUND)
 		return;
@@ -103,6 +117,44 @@ void config_load(struct volume *v, struct menu *m, struct loader_config *c)
 			else
 				Print(L"loader.cfg:%d: results_wait must be 0..%d (ignored)\n",
 				      lineno, SECONDS_MAX);
+		} else if (key_is(line, klen, "session")) {
+			if (parse_uint(val, vlen, PLAN_K_MAX, &n) && n >= 1)
+				c->session.k = c->session.k_menu = n;
+			else
+				Print(L"loader.cfg:%d: session must be 1..%d runs per variant "
+				      L"(ignored)\n", lineno, PLAN_K_MAX);
+		} else if (key_is(line, klen, "session_cycles")) {
+			if (parse_uint(val, vlen, 100000, &n) && n >= 1)
+				c->session.cycles = n;
+			else
+				Print(L"loader.cfg:%d: session_cycles must be 1..100000 (ignored)\n",
+				      lineno);
+		} else if (key_is(line, klen, "session_wait")) {
+			if (parse_uint(val, vlen, SECONDS_MAX, &n))
+				c->session.wait_s = n;
+			else
+				Print(L"loader.cfg:%d: session_wait must be 0..%d (ignored)\n",
+				      lineno, SECONDS_MAX);
+		} else if (key_is(line, klen, "session_seed")) {
+			if (parse_uint(val, vlen, 999999999, &n) && n >= 1)
+				c->session.seed = n;
+			else
+				Print(L"loader.cfg:%d: session_seed must be 1..999999999 (ignored)\n",
+				      lineno);
+		} else if (key_is(line, klen, "session_options")) {
+			UINTN i = 0;
+			for (; i < vlen && i < CMDLINE_MAX / 2; i++)
+				c->session.options[i] = val[i] >= 0x20 && val[i] < 0x7F ? val[i] : ' ';
+			c->session.options[i] = 0;
+			if (vlen > CMDLINE_MAX / 2)
+				Print(L"loader.cfg:%d: session_options cut to %d characters\n",
+				      lineno, CMDLINE_MAX / 2);
+		} else if (key_is(line, klen, "test_session_fail")) {
+			if (parse_uint(val, vlen, 2 * PLAN_K_MAX, &n))
+				c->session.test_fail_run = n;
+			else
+				Print(L"loader.cfg:%d: test_session_fail must be a run number "
+				      L"(ignored)\n", lineno);
 		} else if (key_is(line, klen, "test_stale_map_key")) {
 			if (parse_uint(val, vlen, 1, &n))
 				handoff_test_stale_key = n == 1;

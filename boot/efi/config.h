@@ -6,10 +6,12 @@
 #include <efi.h>
 
 #include "boot/efi/menu.h"
+#include "boot/efi/session.h"
 #include "boot/efi/volume.h"
 
 struct loader_config {
 	UINTN results_wait_s;  /* how long saved results stay on screen */
+	struct session_config session;
 };
 
 /* Reads the file if there is one and applies it to the menu (timeout,

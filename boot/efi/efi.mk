@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 # apstart.efi, the UEFI loader in boot/efi/, built with Debian's gnu-efi
 # (package gnu-efi: headers in /usr/include/efi, crt0 and linker script in
-# /usr/lib). It links two freestanding kernel files (kernel/format.c,
-# kernel/serial.c) for its one message after ExitBootServices, and its
+# /usr/lib). It links freestanding files of the kernel's: kernel/format.c
+# and kernel/serial.c (its one message after ExitBootServices), and for an
+# A/B session's table lib/verdict.c (the rows, as aplog prints them),
+# kernel/qr.c and the kernel's font (the page with its QR code). Its
 # hand-over code takes the GDT layout from kernel/gdt.inc.
 # Included from the top-level Makefile.
 #
@@ -19,7 +21,8 @@ EFI_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-
 	-DAPSTART_VERSION='"$(VERSION)"'
 EFI_LDFLAGS := -nostdlib -znocombreloc -z noexecstack -z defs -shared -Bsymbolic \
 	-T $(GNUEFI_LIB)/elf_x86_64_efi.lds -L$(GNUEFI_LIB)
-EFI_C := $(wildcard boot/efi/*.c) kernel/format.c kernel/serial.c
+EFI_C := $(wildcard boot/efi/*.c) kernel/format.c kernel/serial.c kernel/qr.c lib/verdict.c \
+	$(FONT_GEN)
 EFI_OBJS := $(patsubst %.c,$(EFI_OUT)/%.o,$(EFI_C)) $(EFI_OUT)/boot/efi/handoff_stub.o
 
 .PHONY: efi

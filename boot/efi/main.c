@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* apstart.efi: a UEFI loader for the apstart kernels on the stick. It
- * first moves the results the last run kept in NVRAM to the stick
- * (boot/efi/saved.c), then offers the menu and boots the chosen kernel
- * with the Multiboot2 information GRUB would give (boot/efi/handoff.c). */
+ * first carries on an A/B session under way (boot/efi/session.c: file
+ * the last run, boot the next) and moves other results the last run kept
+ * in NVRAM to the stick (boot/efi/saved.c), then offers the menu and
+ * boots the chosen kernel with the Multiboot2 information GRUB would give
+ * (boot/efi/handoff.c). */
 #include <efi.h>
 #include <efilib.h>
 
@@ -11,6 +13,7 @@
 #include "boot/efi/kernel.h"
 #include "boot/efi/menu.h"
 #include "boot/efi/saved.h"
+#include "boot/efi/session.h"
 #include "boot/efi/volume.h"
 
 #ifndef APSTART_VERSION
@@ -68,10 +71,26 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	menu_init(&menu);
 	config_load(&vol, &menu, &cfg);
+	struct boot_entry run;
+	if (session_on_boot(&vol, &cfg.session, &menu, &run)) {
+		boot_entry(image, &vol, &run);
+		session_boot_failed(&vol, &menu);
+	}
 	saved_collect(&vol, cfg.results_wait_s);
 
 	for (;;) {
 		INTN choice = menu_choose(&menu);
+		if (choice == MENU_SESSION || choice == MENU_RESUME) {
+			BOOLEAN go = choice == MENU_SESSION
+					     ? session_start(&vol, &cfg.session, &menu, &run)
+					     : session_resume(&vol, &cfg.session, &menu, &run);
+			if (go) {
+				boot_entry(image, &vol, &run);
+				session_boot_failed(&vol, &menu);
+			}
+			menu.timeout_s = MENU_WAIT_FOREVER;
+			continue;
+		}
 		if (choice < 0) {
 			Print(L"apstart.efi: back to the firmware\n");
 			return EFI_ABORTED;

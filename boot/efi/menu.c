@@ -29,6 +29,7 @@ static void add(struct menu *m, UINTN wbinvd, const CHAR8 *cmdline)
 
 void menu_init(struct menu *m)
 {
+	m->session_line[0] = m->resume_line[0] = 0;
 	m->count = 0;
 	m->def = 0;
 	m->timeout_s = 5;
@@ -48,6 +49,10 @@ static void show(const struct menu *m, UINTN sel)
 		      e->from_config ? L" (loader.cfg)" : L"",
 		      i == m->def ? L" [default]" : L"");
 	}
+	if (m->session_line[0])
+		Print(L" s) %s\n", m->session_line);
+	if (m->resume_line[0])
+		Print(L" r) %s\n", m->resume_line);
 	Print(L" 1-%d: boot that entry   Up/Down + Enter: boot the marked one\n"
 	      L" e: edit the marked entry's kernel command line   Esc: back to the firmware\n",
 	      m->count);
@@ -92,16 +97,29 @@ static BOOLEAN wait_key(UINTN seconds, const CHAR16 *prompt)
 	return got;
 }
 
-BOOLEAN menu_wait_key(UINTN seconds)
+BOOLEAN menu_countdown(UINTN seconds, const CHAR16 *prompt)
 {
 	EFI_INPUT_KEY key;
 
 	if (!seconds)
 		return FALSE;
-	BOOLEAN got = wait_key(seconds, L"press a key to go on, or wait");
+	BOOLEAN got = wait_key(seconds, prompt);
 	if (got)
 		read_key(&key);
 	return got;
+}
+
+BOOLEAN menu_wait_key(UINTN seconds)
+{
+	return menu_countdown(seconds, L"press a key to go on, or wait");
+}
+
+void menu_wait_any_key(void)
+{
+	EFI_INPUT_KEY key;
+
+	wait_key(0, NULL);
+	read_key(&key);
 }
 
 /* Line editor for a command line: printable ASCII, Backspace, Enter
@@ -169,7 +187,7 @@ INTN menu_choose(struct menu *m)
 			continue;
 		}
 		if (key.ScanCode == SCAN_ESC)
-			return -1;
+			return MENU_FIRMWARE;
 		if (key.ScanCode == SCAN_UP || key.ScanCode == SCAN_DOWN) {
 			sel = (sel + (key.ScanCode == SCAN_UP ? m->count - 1 : 1)) % m->count;
 			show(m, sel);
@@ -182,6 +200,10 @@ INTN menu_choose(struct menu *m)
 			return c - L'1';
 		if ((c == L'e' || c == L'E') && edit(m->entry[sel].cmdline))
 			return (INTN)sel;
+		if ((c == L's' || c == L'S') && m->session_line[0])
+			return MENU_SESSION;
+		if ((c == L'r' || c == L'R') && m->resume_line[0])
+			return MENU_RESUME;
 		if (c)
 			show(m, sel);
 	}

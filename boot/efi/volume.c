@@ -143,6 +143,13 @@ EFI_STATUS volume_read_file(struct volume *v, const CHAR16 *path, UINTN max,
 	return EFI_SUCCESS;
 }
 
+/* Opens path for writing, creating it if it is not there. */
+static EFI_STATUS open_write(struct volume *v, const CHAR16 *path, EFI_FILE_HANDLE *f)
+{
+	return uefi_call_wrapper(v->root->Open, 5, v->root, f, (CHAR16 *)path,
+				 EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE, 0);
+}
+
 EFI_STATUS volume_write_new_file(struct volume *v, const CHAR16 *path,
 				 const VOID *data, UINTN size)
 {
@@ -150,9 +157,7 @@ EFI_STATUS volume_write_new_file(struct volume *v, const CHAR16 *path,
 
 	if (has_file(v->root, path))
 		return EFI_ACCESS_DENIED;
-	EFI_STATUS st = uefi_call_wrapper(v->root->Open, 5, v->root, &f, (CHAR16 *)path,
-					  EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE |
-					  EFI_FILE_MODE_CREATE, 0);
+	EFI_STATUS st = open_write(v, path, &f);
 	if (EFI_ERROR(st))
 		return st;
 	UINTN put = size;
@@ -177,4 +182,74 @@ EFI_STATUS volume_open_dir(struct volume *v, const CHAR16 *path, BOOLEAN create,
 		mode |= EFI_FILE_MODE_WRITE | EFI_FILE_MODE_CREATE;
 	return uefi_call_wrapper(v->root->Open, 5, v->root, dir, (CHAR16 *)path, mode,
 				 create ? EFI_FILE_DIRECTORY : 0);
+}
+
+EFI_STATUS volume_append_file(struct volume *v, const CHAR16 *path, const VOID *data,
+			      UINTN size)
+{
+	EFI_FILE_HANDLE f;
+	EFI_STATUS st = open_write(v, path, &f);
+	if (EFI_ERROR(st))
+		return st;
+	/* UEFI 2.10 §13.5.13: this position means the end of the file. */
+	st = uefi_call_wrapper(f->SetPosition, 2, f, 0xFFFFFFFFFFFFFFFFull);
+	UINTN put = size;
+	if (!EFI_ERROR(st))
+		st = uefi_call_wrapper(f->Write, 3, f, &put, (VOID *)data);
+	if (!EFI_ERROR(st) && put != size)
+		st = EFI_VOLUME_FULL;
+	if (!EFI_ERROR(st))
+		st = uefi_call_wrapper(f->Flush, 1, f);
+	EFI_STATUS cl = uefi_call_wrapper(f->Close, 1, f);
+	return EFI_ERROR(st) ? st : cl;
+}
+
+EFI_STATUS volume_delete_file(struct volume *v, const CHAR16 *path)
+{
+	EFI_FILE_HANDLE f;
+	EFI_STATUS st = uefi_call_wrapper(v->root->Open, 5, v->root, &f, (CHAR16 *)path,
+					  EFI_FILE_MODE_READ | EFI_FILE_MODE_WRITE, 0);
+	if (EFI_ERROR(st))
+		return st;
+	/* Delete closes the handle; a warning status means it could not. */
+	st = uefi_call_wrapper(f->Delete, 1, f);
+	return st == EFI_SUCCESS ? st : EFI_ACCESS_DENIED;
+}
+
+BOOLEAN volume_exists(struct volume *v, const CHAR16 *path)
+{
+	return has_file(v->root, path);
+}
+
+UINT64 volume_free_space(struct volume *v)
+{
+	EFI_FILE_SYSTEM_INFO *info = LibFileSystemInfo(v->root);
+	if (!info)
+		return 0;
+	UINT64 free = info->FreeSpace;
+	FreePool(info);
+	return free;
+}
+
+EFI_STATUS volume_list_dir(struct volume *v, const CHAR16 *path,
+			   void (*fn)(void *ctx, const CHAR16 *name, BOOLEAN dir), void *ctx)
+{
+	EFI_FILE_HANDLE dir;
+	UINT8 buf[SIZE_OF_EFI_FILE_INFO + 512 * sizeof(CHAR16)];
+
+	EFI_STATUS st = volume_open_dir(v, path, FALSE, &dir);
+	if (EFI_ERROR(st))
+		return st;
+	for (;;) {
+		UINTN size = sizeof buf;
+		st = uefi_call_wrapper(dir->Read, 3, dir, &size, buf);
+		if (EFI_ERROR(st) || size == 0)
+			break; /* a name too long for buf is none of ours */
+		EFI_FILE_INFO *info = (EFI_FILE_INFO *)buf;
+		if (StrCmp(info->FileName, L".") == 0 || StrCmp(info->FileName, L"..") == 0)
+			continue;
+		fn(ctx, info->FileName, (info->Attribute & EFI_FILE_DIRECTORY) != 0);
+	}
+	uefi_call_wrapper(dir->Close, 1, dir);
+	return EFI_SUCCESS;
 }

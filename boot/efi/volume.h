@@ -12,6 +12,9 @@
 #define APSTART_KERNEL1    L"\\apstart\\apstart-wbinvd1.elf"
 #define APSTART_CONFIG     L"\\apstart\\loader.cfg"
 #define APSTART_RESULTS    L"\\apstart\\results"
+/* There while an A/B session is under way: GRUB's menu then starts
+ * apstart.efi at once (boot/grub.cfg.in), so each reset comes back here. */
+#define APSTART_SESSION_MARK L"\\apstart\\session-running"
 
 struct volume {
 	EFI_FILE_HANDLE root;
@@ -33,6 +36,25 @@ EFI_STATUS volume_read_file(struct volume *v, const CHAR16 *path, UINTN max,
  * On failure nothing is left behind. */
 EFI_STATUS volume_write_new_file(struct volume *v, const CHAR16 *path,
 				 const VOID *data, UINTN size);
+
+/* Adds size bytes at the end of an existing file (or creates it), flushes. */
+EFI_STATUS volume_append_file(struct volume *v, const CHAR16 *path,
+			      const VOID *data, UINTN size);
+
+/* Deletes a file; EFI_NOT_FOUND if it is not there. */
+EFI_STATUS volume_delete_file(struct volume *v, const CHAR16 *path);
+
+/* Whether path exists (file or directory). */
+BOOLEAN volume_exists(struct volume *v, const CHAR16 *path);
+
+/* Bytes free on the volume; 0 if the firmware does not say. */
+UINT64 volume_free_space(struct volume *v);
+
+/* Calls fn for every entry of a directory but . and .. (name, whether
+ * it is a directory). */
+EFI_STATUS volume_list_dir(struct volume *v, const CHAR16 *path,
+			   void (*fn)(void *ctx, const CHAR16 *name, BOOLEAN dir),
+			   void *ctx);
 
 /* Opens (creating it if needed) a directory for reading its entries. */
 EFI_STATUS volume_open_dir(struct volume *v, const CHAR16 *path,

@@ -180,6 +180,9 @@ for i in $(seq $((nfuzz + 1)) 3 $((nfuzz + 20))); do
 done
 nfuzz=$((nfuzz + 20))
 
+# shellcheck source=tests/aplog/captures.sh
+. "$here/captures.sh"
+
 # ---- the cases, once per build ---------------------------------------------
 for bin in "$APLOG" "$APLOG_ASAN"; do
 	label=$(basename "$bin")
@@ -601,6 +604,20 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	line "NO VERDICT op=online: A has 2 runs with samples, B has 2; a run is one observation and a verdict needs 3 per side"
 	run check --slower-than --min-runs 11 ref/reference-wbinvd0.log -- ref/reference-wbinvd1.log
 	expect_rc 2
+	# --paired: run i of A with run i of B, the sign test's interval of
+	# the median ratio (10 pairs: the 2nd smallest and 2nd largest ratio)
+	run check --slower-than --paired ref/reference-wbinvd0.log -- ref/reference-wbinvd1.log
+	expect_rc 1
+	matches '^REGRESSION op=online paired: median of 10 per-pair ratios B/A=5\.[0-9]+ 95% CI \[5\.[0-9]+, 6?[0-9.]+\] \(sign test\) lower bound > max-ratio 1\.000'
+	run check --slower-than --paired --op offline ref/reference-wbinvd1.log -- ref/reference-wbinvd0.log
+	expect_rc 0
+	matches '^OK op=offline paired: median of 10 per-pair ratios B/A=[01]\.[0-9]+ '
+	run check --slower-than --paired --op offline ref/aa-a.log -- ref/aa-b.log
+	expect_rc 2
+	line "NO VERDICT op=offline: 5 pairs of runs; the sign test needs 6 for a 95% interval"
+	run check --slower-than --paired ref/small-a.log -- ref/small-b.log
+	expect_rc 2
+	errhas "--paired needs as many runs on each side: A has 3 with online samples, B has 4"
 
 	# phases and rounds (issue 9)
 	run stats phases.log; expect_rc 0
@@ -630,8 +647,8 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run stats "$tmp/phases-bad.log"; expect_rc 1
 	errhas "@phase: phase=warp must be init_assert|"
 	run plot --out "$tmp/phases.png" phases.log; expect_rc 0
-	if grep -q '^# set A phases: apic init_assert_us' "$tmp/phases.dat" &&
-		grep -Fxq '1 1.000 0.200 0.300 6.000 0.100 0.200 0.050 0.060 0.070 0.010 0.400' "$tmp/phases.dat"; then
+	if grep -q '^# set A phases: x apic init_assert_us' "$tmp/phases.dat" &&
+		grep -Fxq '1 1 1.000 0.200 0.300 6.000 0.100 0.200 0.050 0.060 0.070 0.010 0.400' "$tmp/phases.dat"; then
 		pass "plot data: the stacked phases block, medians per phase"
 	else
 		bad "plot data: the stacked phases block" "$(cat "$tmp/phases.dat")"
@@ -733,6 +750,40 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 		skip "[$label] plot --out PNG" "gnuplot is not installed (package gnuplot-nox)"
 	fi
 
+	# plot: each CPU's distribution, hand-computed for p95.log (online
+	# 1..20 us: min 1, first quartile 5 (nearest rank 5 of 20), median
+	# 10.5, third quartile 16, max 20; offline 0.7 throughout)
+	run plot --out "$tmp/dist.png" "$tmp/p95.log"
+	expect_rc 0
+	if grep -Fxq '1 5 1.000 5.000 10.500 16.000 20.000 0.700 0.700 0.700 0.700 0.700' "$tmp/dist.dat"; then
+		pass "plot data: min, quartiles, median, max per CPU"
+	else
+		bad "plot data: min, quartiles, median, max per CPU" "$(cat "$tmp/dist.dat")"
+	fi
+	# CPUs as categories (APIC IDs 2 4 6 at x 1 2 3, never a gap, never a
+	# tick twice); boxes, not lines; the Okabe-Ito pair; the legend outside
+	run plot --out "$tmp/cat.png" wbinvd1.log -- wbinvd0-run1.log
+	expect_rc 0
+	if grep -Fxq "set xtics ('2' 1, '4' 2, '6' 3)" "$tmp/cat.gp" &&
+		grep -q "with candlesticks" "$tmp/cat.gp" && ! grep -q "linespoints" "$tmp/cat.gp" &&
+		grep -q "#0072b2" "$tmp/cat.gp" && grep -q "#e69f00" "$tmp/cat.gp" &&
+		grep -q "^set key outside right top" "$tmp/cat.gp"; then
+		pass "plot script: CPUs as categories, boxes per CPU, colour-blind-safe pair, legend outside"
+	else
+		bad "plot script: CPUs as categories, boxes, palette, legend" "$(head -20 "$tmp/cat.gp")"
+	fi
+	# the phase panels of A and B on one y scale; eleven distinct colours
+	run plot --out "$tmp/ph2.png" phases.log -- "$tmp/phases-slow.log"
+	expect_rc 0
+	ranges=$(grep -c '^set yrange \[0:[0-9.]*\]$' "$tmp/ph2.gp")
+	distinct=$(grep '^set yrange \[0:[0-9.]*\]$' "$tmp/ph2.gp" | sort -u | wc -l)
+	colours=$(grep -o "rgb '#[0-9a-f]*' title '[a-z_0-9]*'" "$tmp/ph2.gp" | sort -u | awk '{print $2}' | sort -u | wc -l)
+	if [ "$ranges" = 2 ] && [ "$distinct" = 1 ] && [ "$colours" = 11 ]; then
+		pass "plot script: A's and B's phase panels share one y scale; 11 phase colours, all different"
+	else
+		bad "plot script: phase panels on one y scale, 11 colours" "$ranges ranges ($distinct distinct), $colours colours"
+	fi
+
 	# nothing to plot is not an error; neither is a set with offline only
 	run plot --out "$tmp/s1.png" smp1.log
 	expect_rc 0
@@ -794,8 +845,9 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run stats "$tmp/long-ok.log"         # 100 KiB console lines are just text
 	expect_rc 0
 	line "Online: 0.01 s"
-	run stats "$tmp/long-num.log";   errhas "out of range"
-	run stats "$tmp/long-val.log";   errhas "...(102400 bytes) is not a decimal number"
+	# a record line is never longer than 64 KiB: not read, whatever it holds
+	run stats "$tmp/long-num.log";   errhas "long-num.log:2: a record longer than 65536 bytes (corrupt?): not read"
+	run stats "$tmp/long-val.log";   errhas "long-val.log:2: a record longer than 65536 bytes"
 	run stats "$tmp/many-fields.log"; errhas "more than 128 fields"
 	run stats "$tmp/nul.log";        errhas 'op=on\x00line must be online|offline'
 	run stats "$tmp/a-directory";    expect_rc 1; errhas "a-directory"
@@ -888,6 +940,27 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	done
 	if [ $fuzz_bad -eq 0 ]; then ok "[$label] $nfuzz mutated logs x 7 commands: exit 0 or 1, no crash"; fi
 
+	# A session folder as apstart.efi leaves it (boot/efi/session.c): its
+	# A and B run files are the two sets, in run order; an interrupted run
+	# is counted, plan.txt and table.txt are not logs.
+	sd=$tmp/session-0001
+	rm -rf "$sd" && mkdir -p "$sd" "$tmp/not-a-session"
+	cp settled-a.log "$sd/run-001-A-wbinvd1.log"
+	cp settled-b.log "$sd/run-002-B-wbinvd0.log"
+	cp settled-a.log "$sd/run-004-A-wbinvd1.log"
+	echo "run 3 (B) was started and no results came back" >"$sd/run-003-B-wbinvd0.interrupted"
+	echo "session=0001" >"$sd/plan.txt"
+	echo "Online: -" >"$sd/table.txt"
+	run compare "$sd/run-001-A-wbinvd1.log" "$sd/run-004-A-wbinvd1.log" -- "$sd/run-002-B-wbinvd0.log"
+	cp "$tmp/out" "$tmp/want"
+	run compare "$sd"
+	expect_rc 0
+	errline "aplog: session folder $sd: 2 run file(s) of A, 1 of B; 1 interrupted run(s) without results"
+	if cmp -s "$tmp/out" "$tmp/want"; then pass "the same output as the files named"; else bad "the same output as the files named" "it differs"; fi
+	run compare "$tmp/not-a-session"
+	expect_rc 2
+	errhas "not a session folder"
+
 	# ~10k samples a side: the comparison stays fast (limit generous for ASan)
 	limit=10
 	[ "$bin" = "$APLOG_ASAN" ] && limit=60
@@ -898,6 +971,8 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	if [ "$elapsed" -le "$limit" ]; then pass "within ${limit}s"; else bad "within ${limit}s" "took ${elapsed}s"; fi
 	has "479 APs, 4790 online + 4790 offline samples"
 	matches '^Online: .* no verdict: 1 run per side'
+
+	if [ "$bin" = "$APLOG" ]; then capture_cases 200; else capture_cases 20; fi
 done
 
 # The checker itself catches a duration that does not match its record

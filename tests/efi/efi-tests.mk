@@ -17,3 +17,25 @@ $(VARSTORE): tests/efi/varstore.c kernel/efi_vendor.h kernel/bytes.h tests/efi/e
 efi-tests: deps $(ISO) $(ISO_TEST_EFI) $(APSTART_EFI) $(VARSTORE) $(APLOG)
 	@ISO=$(ISO) EFI_TEST_ISO=$(ISO_TEST_EFI) APSTART_EFI=$(APSTART_EFI) VARSTORE=$(VARSTORE) APLOG=$(APLOG) \
 		timeout $(EFI_TESTS_TIMEOUT) bash tests/efi/run.sh
+
+# make session-tests: apstart.efi's A/B session under OVMF (tests/efi/
+# session.sh: K=2 per variant at -smp 4, a killed QEMU, a stop and
+# resume, a failing run, the table on screen and as a QR code, a CD with
+# full NVRAM; six OVMF boots, about a minute).
+SESSION_TESTS_TIMEOUT ?= 600
+.PHONY: session-tests
+session-tests: deps $(ISO) $(ISO_TEST_EFI) $(APLOG) $(SCREENTEXT)
+	@ISO=$(ISO) EFI_TEST_ISO=$(ISO_TEST_EFI) APLOG=$(APLOG) SCREENTEXT=$(SCREENTEXT) \
+		timeout $(SESSION_TESTS_TIMEOUT) bash tests/efi/session.sh
+
+# Long runs, not in make test (docs/session.md): a whole K=10 session at
+# -smp 8 under OVMF (tools/session-qemu.sh: 21 boots, its wall time), and
+# the bytes one run keeps in NVRAM against the CPU count.
+SESSION_K ?= 10
+SESSION_SMP ?= 8
+SESSION_BYTES_NS ?= 1 2 4 8 16 32 64 128 255
+.PHONY: session-k10 session-bytes
+session-k10: deps $(ISO_TEST_EFI)
+	@tools/session-qemu.sh --k $(SESSION_K) --smp $(SESSION_SMP)
+session-bytes: deps $(ISO)
+	@tools/session-qemu.sh --timeout 1800 --bytes $(SESSION_BYTES_NS)

@@ -3,7 +3,7 @@
 # apstart.efi and the results kept across a reset (make efi-tests).
 #
 # Static: apstart.efi is an EFI application; the image's EFI system
-# partition carries it and the kernels; the GRUB menu offers it; README
+# partition carries it and the kernels; the GRUB menu offers it; docs/hardware.md
 # names the variable as kernel/efi_vendor.h does; the variable-store
 # reader (tests/efi/varstore.c, ASan/UBSan build) on crafted stores.
 #
@@ -103,10 +103,10 @@ check "GRUB menu: a UEFI entry chainloads apstart.efi" grub_entry
 
 var_name=$("$VARSTORE" --name)
 readme_name() {
-	grep -qF "/sys/firmware/efi/efivars/$var_name" README.md ||
-		{ echo "README.md does not name /sys/firmware/efi/efivars/$var_name"; return 1; }
+	grep -qF "/sys/firmware/efi/efivars/$var_name" docs/hardware.md ||
+		{ echo "docs/hardware.md does not name /sys/firmware/efi/efivars/$var_name"; return 1; }
 }
-check "README names the variable as kernel/efi_vendor.h defines it" readme_name
+check "docs/hardware.md names the variable as kernel/efi_vendor.h defines it" readme_name
 
 # A variable under our name and GUID in a copy of the pristine store,
 # after its last variable (none): bytes as EDK II writes them.

@@ -127,8 +127,8 @@ for bin in "$LH" "$LH_ASAN"; do
 
 	if "$APLOG" stats "$tmp/full-$b.log" >"$tmp/aplog" 2>&1 &&
 		grep -qE '^Online: ' "$tmp/aplog" &&
-		cp "$tmp/full-$b.log" "$tmp/again-$b.log" &&
-		"$APLOG" compare "$tmp/full-$b.log" -- "$tmp/again-$b.log" >"$tmp/aplog" 2>&1 &&
+		cp "$tmp/full-$b.log" "$tmp/full-$b-again.log" &&
+		"$APLOG" compare "$tmp/full-$b.log" -- "$tmp/full-$b-again.log" >"$tmp/aplog" 2>&1 &&
 		grep -q '^Online: ' "$tmp/aplog"; then
 		ok "$b: aplog stats and compare read the records"
 	else

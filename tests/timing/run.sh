@@ -362,11 +362,16 @@ fi # TIMING_WALL_ONLY
 # Runs are the unit (docs/verdicts.md): the builds boot interleaved, one
 # round after another (A B C D A' ...), each boot is one observation (its
 # median sample, aplog's online ns or offline settled_ns), and every
-# verdict is the run-level one of aplog check --slower-than: Welch's 95%
-# interval of the change in the mean per-run median. A build is flagged
-# when that whole interval lies above +WALL_MARGIN_PCT; the WBINVD=0 build
-# runs twice per round, and its two copies are compared the same way (an
-# A/A: how far apart the host puts two runs of one build).
+# verdict is the run-level one of aplog check --slower-than --paired: the
+# two builds' runs of one round are a pair, their ratio one value, and the
+# sign test gives the median ratio a distribution-free 95% interval. A busy
+# host slows whole rounds (both runs of a pair) and now and then one run
+# (one ratio of many): Welch's interval on unpaired runs, tried first,
+# missed the slowed trampoline in 18 of 20 gate runs at load 6-8, where
+# the paired interval on the same logs caught it. A build is flagged when
+# that whole interval lies above +WALL_MARGIN_PCT; the WBINVD=0 build runs
+# twice per round, and its two copies are compared the same way (an A/A:
+# how far apart the host puts two runs of one build).
 #
 # The gate runs on single-threaded TCG, everywhere. Where KVM has hardware
 # virtualisation behind it, the same A/B also runs on KVM: WBINVD=0 must not
@@ -379,6 +384,7 @@ max_ratio=$(awk -v m="$WALL_MARGIN_PCT" 'BEGIN { printf "%.3f", 1 + m / 100 }')
 wall_round() { # tag round qemu-run options...
 	local tag=$1 r=$2 slow=wbinvd0-slow$WALL_SLOW_NS slowpark=wbinvd0-slowpark$WALL_SLOW_NS
 	shift 2
+	r=$(printf %02d "$r") # the glob's order is the rounds' order: pairs
 	run wbinvd1 "$OUT/wall-$tag-wbinvd1-r$r.log" "$@" -- $WALL_ARGS
 	run wbinvd0 "$OUT/wall-$tag-wbinvd0-r$r.log" "$@" -- $WALL_ARGS
 	run $slow "$OUT/wall-$tag-slow-r$r.log" "$@" -- $WALL_ARGS
@@ -388,7 +394,7 @@ wall_round() { # tag round qemu-run options...
 
 # slower tag op A B -> aplog's line; status 0 OK, 1 REGRESSION, 2 no verdict
 slower() {
-	$APLOG check --slower-than --op "$2" --max-ratio "$max_ratio" \
+	$APLOG check --slower-than --paired --op "$2" --max-ratio "$max_ratio" \
 		"$OUT"/wall-"$1"-"$3"-r*.log -- "$OUT"/wall-"$1"-"$4"-r*.log 2>/dev/null | grep -E '^(OK|REGRESSION|NO VERDICT)'
 	return "${PIPESTATUS[0]}"
 }
@@ -417,7 +423,7 @@ wall_clock() { # tag gate_slow(0|1) qemu-run options...
 		done
 		[ "$gate_slow" = 1 ] || break
 	done
-	echo "  $r rounds; the verdicts (per-run medians, Welch 95% CI, flagged above +$WALL_MARGIN_PCT%):"
+	echo "  $r rounds; the verdicts (per-run medians paired by round, sign-test 95% CI, flagged above +$WALL_MARGIN_PCT%):"
 
 	local name="wall clock $tag: WBINVD=0 not slower than WBINVD=1"
 	res=$(slower $tag online wbinvd1 wbinvd0); st=$?
@@ -428,6 +434,14 @@ wall_clock() { # tag gate_slow(0|1) qemu-run options...
 	esac
 	res=$(slower $tag online wbinvd0 wbinvd0copy)
 	echo "  (information) WBINVD=0 against its second copy, online: $res"
+	# The host's own spread: the A/A interval of the two WBINVD=0 copies.
+	# Wider than the margin either way, this host cannot resolve a change
+	# of the margin's size now (a busy machine: load 4-17 seen here), and
+	# a slowed build not told apart is skipped with that reason rather
+	# than failed; the deterministic gate above catches it on any host.
+	local quiet
+	quiet=$(sed -n 's/.*95% CI \[\([0-9.]*\), \([0-9.]*\)\].*/\1 \2/p' <<<"$res" |
+		awk -v m="$WALL_MARGIN_PCT" '{ print ($1 >= 1 - m / 100 && $2 <= 1 + m / 100) ? 1 : 0 }')
 	local what op b
 	for what in "slowed trampoline (+$WALL_SLOW_NS ns)|online|slow" "slowed park flush (+$WALL_SLOW_NS ns)|offline|slowpark"; do
 		IFS='|' read -r what op b <<<"$what"
@@ -437,6 +451,8 @@ wall_clock() { # tag gate_slow(0|1) qemu-run options...
 			echo "  (information) $what: $res"
 		elif [ $st = 1 ]; then
 			ok "$name: $res"
+		elif [ "${quiet:-0}" != 1 ]; then
+			skip "$name" "this host is too busy to resolve +$WALL_MARGIN_PCT% now: WBINVD=0 against its own copy spans more than that after $r rounds; not told apart: ${res:-no output}"
 		else
 			fail "$name" "it was NOT, after $r rounds: ${res:-no output}"
 		fi

@@ -95,8 +95,43 @@ for c in dirname id sed; do ln -s "$(command -v $c)" "$tmp/bin/$c"; done
 expect_usage "deps.sh --check build names the missing packages and how, exit 1" 1 \
 	"missing packages: build-essential binutils nasm grub-common$" \
 	env PATH="$tmp/bin" "$(command -v bash)" tools/deps.sh --check build
-expect_usage "deps.sh --check build: the install command" 1 "make deps \(as root\), or: sudo apt-get" \
+expect_usage "deps.sh --check build: the install command, sudo on each apt-get" 1 \
+	"install them with: sudo apt-get update && sudo apt-get install -y build-essential binutils nasm grub-common$" \
 	env PATH="$tmp/bin" "$(command -v bash)" tools/deps.sh --check build
+# Not root: deps.sh (what make run and make test call) prints the command
+# and stops; every apt-get in it has its sudo, so it works as printed.
+if command -v unshare >/dev/null && unshare -r true 2>/dev/null; then
+	out=$(unshare -r --map-user=1000 env PATH="$tmp/bin" "$(command -v bash)" tools/deps.sh build run 2>&1)
+	st=$?
+	cmdline=$(sed -n 's/^deps: install them with: //p' <<<"$out")
+	if [ $st = 1 ] && [ -n "$cmdline" ] &&
+		[ "$(grep -o 'apt-get' <<<"$cmdline" | wc -l)" = "$(grep -o 'sudo apt-get' <<<"$cmdline" | wc -l)" ] &&
+		grep -q 'qemu-system-x86' <<<"$cmdline" && ! grep -q 'ovmf\|bochs\|clang' <<<"$cmdline"; then
+		ok "deps.sh not root: exit 1, the command with sudo on each apt-get, only what was asked"
+	else
+		fail "deps.sh not root: exit 1, the command with sudo on each apt-get, only what was asked" \
+			"exit $st" "$out"
+	fi
+else
+	skip "deps.sh not root" "unshare -r (a user namespace) is not allowed here"
+fi
+# make run checks only what that run needs; make test the rest.
+for c in ":build run" "FIRMWARE=bios:build run iso" "FIRMWARE=uefi:build run iso uefi" \
+	"FLUSH=us=2000:build run"; do
+	var=${c%%:*} want=${c#*:}
+	steps=$(make -n run ${var:+"$var"} 2>/dev/null | grep -E '^tools/deps\.sh' | tr '\n' ';')
+	if [ "$steps" = "tools/deps.sh $want;" ]; then
+		ok "make run ${var:-(plain)} checks only: $want"
+	else
+		fail "make run ${var:-(plain)} checks only: $want" "make -n run runs: $steps"
+	fi
+done
+steps=$(make -n test 2>/dev/null | grep -E '^tools/deps\.sh' | tr '\n' ';')
+if [ "$steps" = "tools/deps.sh;" ]; then
+	ok "make test checks every package (tools/deps.sh: build test optional)"
+else
+	fail "make test checks every package" "make -n test runs: $steps"
+fi
 expect_usage "deps.sh: unknown need is a usage error" 2 "unknown need 'everything'" \
 	tools/deps.sh --check everything
 # make (all) builds only: the one package step it runs is the check.
@@ -215,5 +250,9 @@ else
 		fail "make debug: the run under gdb completes, @boot tramp=$tramp" "${why:-no address}"
 	fi
 fi
+
+# ---- exit codes of make run and the runners; what make run shows
+# shellcheck source=tests/tools/exit-codes.sh
+. tests/tools/exit-codes.sh
 
 summary tools

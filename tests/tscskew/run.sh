@@ -29,9 +29,17 @@ KVM_TIMEOUT=${KVM_TIMEOUT:-900}
 mkdir -p "$OUT"
 
 # The skewed AP (APIC ID 1, the first AP) must lag by a proven amount, its
-# figures be na, and the write must have moved the TSC.
+# figures be na, and the write must have moved the TSC. A host whose
+# emulator or KVM ignores a guest's WRMSR IA32_TSC (the kernel says so) has
+# nothing to skew: the case is skipped with that reason, when the run
+# itself is sound (it passed, with numbers where the TSCs agree).
 check() { # name log
 	local why
+	if tr -d '\r' <"$2" | grep -q '^selftest: APIC ID 1 wrote IA32_TSC but its TSC did not go back' &&
+	   why=$("$APLOG" verify --cpus 2 --cycles 2 "$2" 2>&1); then
+		skip "${1%% (*}" "this host ignores a guest's WRMSR IA32_TSC (the kernel: APIC ID 1 wrote IA32_TSC but its TSC did not go back), so no TSC can be skewed (log: $2)"
+		return
+	fi
 	if why=$("$APLOG" verify --cpus 2 --cycles 2 "$2" 2>&1) &&
 	   why=$(tests/qemu/expect.sh "^selftest: APIC ID 1 set its TSC back by [1-9][0-9]* ns" \
 		"^@cpu cpu=1 apic=1 .* tsc_skew_ns=-[1-9][0-9]* tsc_sync=0" \

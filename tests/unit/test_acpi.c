@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* kernel/acpi.c: synthetic RSDP/RSDT/XSDT/MADT/HPET/FADT in a fake
  * physical memory. Built with -DAPSTART_MAX_CPUS=8. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -419,36 +420,81 @@ static void test_bad_tables(void)
 	struct madt m = { .len = 0 };
 	madt_lapic(&m, 0, 0, MADT_CPU_ENABLED);
 
-	/* MADT checksum. */
+	/* MADT checksum, its entries sound: used, as Linux's ACPICA does,
+	 * with one warning that names both checksums. The flags byte of the
+	 * one LAPIC entry changes (0x01 -> 0x41): the checksum byte (@9)
+	 * should be 0x40 lower. */
 	build(&m, 2);
+	uint8_t good_sum = fake_at(&mem, MADT_AT)[9];
 	fake_at(&mem, MADT_AT)[44 + 4] ^= 0x40;
-	CHECK_EQ(run(), -1);
-	CHECK(!ai.have_madt);
-	CHECK_EQ(diag_count_with(&dlog, "APIC at 0x101000 bad checksum"), 1);
+	CHECK_EQ(run(), 0);
+	CHECK(ai.have_madt);
+	CHECK_EQ(ai.cpu_count, 1);
+	CHECK_EQ(ai.warn[ACPI_WARN_CHECKSUM], 1);
+	CHECK_EQ(ai.warn[ACPI_WARN_TABLE], 0);
+	CHECK_EQ(ai.problems, 1);
+	char want[96];
+	snprintf(want, sizeof want, "APIC at 0x101000 incorrect checksum 0x%02x, should be 0x%02x: used",
+		 good_sum, (uint8_t)(good_sum - 0x40));
+	CHECK_EQ(diag_count_with(&dlog, want), 1);
 	CHECK(ai.have_hpet);
 
-	/* XSDT checksum: falls back to the RSDT. */
+	/* MADT checksum and an entry whose length runs past the table: its
+	 * structure does not hold, so it is skipped, and there is no MADT. */
 	build(&m, 2);
-	fake_at(&mem, XSDT_AT)[36] ^= 1;
+	fake_at(&mem, MADT_AT)[44 + 1] = 40;
+	CHECK_EQ(run(), -1);
+	CHECK(!ai.have_madt);
+	CHECK_EQ(diag_count_with(&dlog, "and its structure does not hold, skipped"), 1);
+	CHECK_EQ(ai.warn[ACPI_WARN_TABLE], 1);
+	CHECK_EQ(ai.warn[ACPI_WARN_CHECKSUM], 0);
+	/* ... and one mis-sized LAPIC entry (7 bytes) that still fits. */
+	struct madt m7 = { .len = 0 };
+	madt_lapic(&m7, 0, 0, MADT_CPU_ENABLED);
+	madt_lapic(&m7, 1, 1, MADT_CPU_ENABLED);
+	build(&m7, 2);
+	fake_at(&mem, MADT_AT)[44 + 1] = 7;
+	CHECK_EQ(run(), -1);
+	CHECK_EQ(diag_count_with(&dlog, "APIC at 0x101000 bad checksum"), 1);
+
+	/* XSDT checksum (a header byte changed): its entries are whole, so
+	 * it is used, with a warning. */
+	build(&m, 2);
+	fake_at(&mem, XSDT_AT)[20] ^= 1;
 	CHECK_EQ(run(), 0);
-	CHECK(!ai.used_xsdt);
 	CHECK_EQ(ai.cpu_count, 1);
 	CHECK_EQ(ai.problems, 1);
-	CHECK_EQ(diag_count_with(&dlog, "XSDT at 0x100800 bad checksum"), 1);
+	CHECK_EQ(diag_count_with(&dlog, "XSDT at 0x100800 incorrect checksum"), 1);
 
-	/* RSDT checksum with no XSDT: nothing found. */
+	/* RSDT checksum with no XSDT: used the same way. */
 	build(&m, 0);
 	fake_at(&mem, RSDT_AT)[20] ^= 1;
-	CHECK_EQ(run(), -1);
-	CHECK(!ai.have_madt && !ai.have_hpet && !ai.have_pm_timer);
-	CHECK_EQ(ai.problems, 2); /* bad RSDT, then no MADT */
+	CHECK_EQ(run(), 0);
+	CHECK(ai.have_madt && ai.have_hpet && ai.have_pm_timer);
+	CHECK_EQ(ai.problems, 1);
+	CHECK_EQ(ai.warn[ACPI_WARN_CHECKSUM], 1);
 
-	/* Both roots broken. */
+	/* Both roots with a bad checksum: the XSDT is used. */
 	build(&m, 2);
 	fake_at(&mem, RSDT_AT)[20] ^= 1;
 	fake_at(&mem, XSDT_AT)[20] ^= 1;
-	CHECK_EQ(run(), -1);
-	CHECK_EQ(ai.problems, 3);
+	CHECK_EQ(run(), 0);
+	CHECK(ai.used_xsdt);
+	CHECK_EQ(ai.problems, 1);
+
+	/* A root whose length leaves half an entry and a bad checksum:
+	 * skipped, the RSDT used. */
+	build(&m, 2);
+	{
+		uint8_t *x = fake_at(&mem, XSDT_AT);
+		uint32_t l = (uint32_t)x[4] | (uint32_t)x[5] << 8;
+		l += 4;
+		x[4] = (uint8_t)l;
+		x[5] = (uint8_t)(l >> 8);
+	}
+	CHECK_EQ(run(), 0);
+	CHECK(!ai.used_xsdt);
+	CHECK_EQ(diag_count_with(&dlog, "XSDT at 0x100800 bad checksum"), 1);
 
 	/* Wrong signature where the RSDT should be. */
 	build(&m, 0);
@@ -500,7 +546,7 @@ static void test_bad_tables(void)
 	CHECK_EQ(ai.problems, 4);
 	CHECK_EQ(diag_count_with(&dlog, "0x50000000 unreadable"), 1);
 	CHECK_EQ(diag_count_with(&dlog, "entry 1 is null"), 1);
-	CHECK_EQ(diag_count_with(&dlog, "SSDT at 0x104000 bad checksum"), 1);
+	CHECK_EQ(diag_count_with(&dlog, "SSDT at 0x104000 incorrect checksum"), 1);
 	CHECK_EQ(diag_count_with(&dlog, "second MADT"), 1);
 
 	/* XSDT entries above 4 GiB and not 8-byte aligned. */

@@ -194,6 +194,63 @@ out:
 	return rc;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* P(X <= k) for X ~ Binomial(n, 1/2), in log space (n up to thousands). */
+static double binom_half_cdf(size_t k, size_t n)
+{
+	double sum = 0, lc = 0; /* log C(n, i) */
+	for (size_t i = 0; i <= k && i <= n; i++) {
+		if (i)
+			lc += log((double)(n - i + 1)) - log((double)i);
+		sum += exp(lc - (double)n * log(2.0));
+	}
+	return sum;
+}
+
+/* --paired: the i-th run of A with the i-th run of B (rounds of an
+ * interleaved set), their ratio B/A one observation per pair, and the
+ * sign test's distribution-free 95% interval of the median ratio: the
+ * k-th smallest and largest ratios, k the largest with P(X < k) <= 2.5%.
+ * A host that slows a whole round slows both runs of its pair; one that
+ * slows one run now and then moves one ratio of many. */
+static int check_slower_paired(const struct side s[2], int op)
+{
+	size_t n = s[0].nrun_median[op];
+	if (n != s[1].nrun_median[op]) {
+		fprintf(stderr, "aplog: --paired needs as many runs on each side: A has "
+			"%zu with %s samples, B has %zu\n", n, op_name[op],
+			s[1].nrun_median[op]);
+		return 2;
+	}
+	size_t k = 0;
+	while (k < n && binom_half_cdf(k, n) <= 0.025)
+		k++;
+	if (k == 0) { /* even the extremes are not a 95% interval */
+		printf("NO VERDICT op=%s: %zu pair%s of runs; the sign test needs 6 "
+		       "for a 95%% interval\n", op_name[op], n, n == 1 ? "" : "s");
+		return 2;
+	}
+	double *r = xrealloc_array(NULL, n, sizeof(*r));
+	for (size_t i = 0; i < n; i++)
+		r[i] = ratio_of((double)s[1].run_median[op][i],
+				(double)s[0].run_median[op][i]);
+	qsort(r, n, sizeof(*r), cmp_double);
+	double med = n % 2 ? r[n / 2] : (r[n / 2 - 1] + r[n / 2]) / 2;
+	double lo = r[k - 1], hi = r[n - k];
+	int rc = lo > cli.max_ratio;
+	printf("%s op=%s paired: median of %zu per-pair ratios B/A=%.3f 95%% CI "
+	       "[%.3f, %.3f] (sign test) lower bound %s max-ratio %.3f (A %s, B %s)\n",
+	       rc ? "REGRESSION" : "OK", op_name[op], n, med, lo, hi, rc ? ">" : "<=",
+	       cli.max_ratio, s[0].label, s[1].label);
+	free(r);
+	return rc;
+}
+
 /* B's per-run medians against A's: a regression when the whole 95%
  * interval of the change lies above max-ratio - 1. */
 int cmd_check_slower(void)
@@ -209,6 +266,10 @@ int cmd_check_slower(void)
 	print_emulated_note(s, "");
 	struct verdict_row r;
 	const int op = cli.op;
+	if (cli.given & O_PAIRED) {
+		rc = check_slower_paired(s, op);
+		goto out;
+	}
 	verdict_compute(s[0].run_median[op], s[0].nrun_median[op],
 			s[1].run_median[op], s[1].nrun_median[op], cli.min_runs,
 			true, &r);

@@ -53,6 +53,19 @@ static void print_runs(const struct side *sd)
 		       u == USE_FULL ? "pass" : u == USE_NONE ? "FAIL" : "truncated",
 		       r->file, r->boot_line);
 	}
+	for (size_t i = 0; i < sd->set.n; i++) {
+		const struct run *r = &sd->set.runs[i];
+		if (run_use(r) == USE_NONE)
+			printf("run %zu failed: %s (%s:%zu)\n", i + 1,
+			       r->nfail ? r->fail_text : "@end status=fail, no @fail record",
+			       r->file, r->nfail ? r->fail_line : r->end_line);
+	}
+	if (!sd->usable) {
+		printf("\nNo statistics: every run failed (online=%" PRIu32 " failed=%"
+		       PRIu32 " in the last one).\n", sd->set.runs[sd->set.n - 1].end_online,
+		       sd->set.runs[sd->set.n - 1].end_failed);
+		return;
+	}
 	if (sd->usable != sd->set.n)
 		printf("(FAIL runs are left out of everything below; truncated runs "
 		       "give samples but no totals)\n");
@@ -105,6 +118,9 @@ int cmd_stats(void)
 		usage_error("stats needs at least one LOG");
 	struct side sd;
 	if (side_load(&sd, cli.files[0], cli.nfiles[0], "logs", "statistics")) {
+		/* Every run failed: that is the result, shown as such. */
+		if (!sd.load_errors && sd.set.n)
+			print_runs(&sd);
 		side_free(&sd);
 		return 1;
 	}

@@ -18,6 +18,7 @@ int cmd_exact_diff(void);
 int cmd_csv(void);              /* cmd_csv.c */
 int cmd_verify(void);           /* cmd_verify.c */
 int cmd_plot(void);             /* plot.c */
+int cmd_fleet(void);            /* cmd_fleet.c */
 int cmd_cpuhp(void);            /* cmd_cpuhp.c */
 int cmd_trace(void);            /* cmd_trace.c */
 

@@ -3,7 +3,8 @@
  * mixed with other console text) and report, compare and check per-CPU AP
  * online/offline timings. Host program; usage in tools/README-aplog.md.
  *
- * One file per concern: records.c (the log parser), statistics.c (with
+ * One file per concern: records.h (the log model; its parser is fields.c,
+ * handlers.c, runcheck.c, load.c), statistics.c (with
  * the kernel's stats.c), sets.c (logs as the commands see them),
  * options.c, and one cmd_*.c (or plot.c) per command.
  *
@@ -15,6 +16,7 @@
 #include "commands.h"
 #include "options.h"
 #include "records.h"
+#include "session_dir.h"
 
 static int cmd_check(void)
 {
@@ -24,12 +26,12 @@ static int cmd_check(void)
 		usage_error("check needs exactly one of --baseline FILE, "
 			    "--slower-than and --identical");
 	if (bl && (cli.sep || (cli.given & (O_MAXRATIO | O_OP | O_MINRUNS |
-					     O_FORCE | O_LABELS))))
+					     O_FORCE | O_PAIRED | O_LABELS))))
 		usage_error("check --baseline takes LOG... and --tolerance, "
 			    "--allow-faster, --allow-truncated");
 	if (!bl && (cli.given & (O_TOL | O_FASTER)))
 		usage_error("--tolerance/--allow-faster go with --baseline");
-	if (id && (cli.given & (O_MAXRATIO | O_OP | O_MINRUNS)))
+	if (id && (cli.given & (O_MAXRATIO | O_OP | O_MINRUNS | O_PAIRED)))
 		usage_error("check --identical takes A.log -- B.log only");
 	if (bl)
 		return cmd_check_baseline();
@@ -45,7 +47,7 @@ static const struct command {
 	{ "stats", cmd_stats, O_TRUNC | O_NMI, false },
 	{ "compare", cmd_compare, O_TRUNC | O_LABELS | O_MINRUNS | O_FORCE | O_NMI,
 		true },
-	{ "check", cmd_check, O_TRUNC | O_LABELS | O_MINRUNS | O_FORCE | O_BASELINE | O_TOL |
+	{ "check", cmd_check, O_TRUNC | O_LABELS | O_MINRUNS | O_FORCE | O_PAIRED | O_BASELINE | O_TOL |
 		O_SLOWER | O_MAXRATIO | O_OP | O_FASTER | O_IDENT | O_NMI, true },
 	{ "verify", cmd_verify, O_TRUNC | O_VERIFY, false },
 	{ "medians", cmd_medians, O_TRUNC | O_OP | O_NMI, false },
@@ -56,6 +58,7 @@ static const struct command {
 	{ "exact-diff", cmd_exact_diff, 0, true },
 	{ "csv", cmd_csv, O_TRUNC | O_PHASES, false },
 	{ "plot", cmd_plot, O_TRUNC | O_LABELS | O_OUT | O_NMI, true },
+	{ "fleet", cmd_fleet, O_TRUNC | O_MINRUNS | O_NMI | O_CSV, false },
 	{ "cpuhp", cmd_cpuhp, O_TRUNC | O_LABELS, true },
 	{ "trace", cmd_trace, O_TRUNC | O_OUT, false },
 };
@@ -77,6 +80,8 @@ int main(int argc, char **argv)
 		usage_error("unknown command '%s'", argv[1]);
 	cli.cmd = c->name;
 	parse_cli(argc, argv, c->opts, c->two_sets);
+	if (c->two_sets)
+		session_dir_expand();
 	nmi_samples_counted = cli.given & O_NMI;
 
 	int rc = c->run();
@@ -85,5 +90,6 @@ int main(int argc, char **argv)
 		rc = 1;
 	}
 	cli_free();
+	session_dir_free();
 	return rc;
 }

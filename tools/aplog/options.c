@@ -25,9 +25,10 @@ void usage(FILE *f)
 "  compare [--label-a X] [--label-b Y] [--min-runs N] [--force]\n"
 "          A.log... -- B.log...   (each log: one run or more; a run is one\n"
 "          observation: docs/verdicts.md)\n"
+"          or SESSION-FOLDER   (apstart.efi's session-NNNN: its A and B runs)\n"
 "  check --baseline FILE [--tolerance PCT] [--allow-faster] LOG...\n"
 "  check --slower-than A.log... -- B.log... [--max-ratio R]\n"
-"        [--op online|offline] [--min-runs N] [--force]\n"
+"        [--op online|offline] [--min-runs N] [--paired] [--force]\n"
 "  check --identical A.log -- B.log\n"
 "  verify [--status pass|fail] [--cpus N] [--cycles C] [--wbinvd 0|1]\n"
 "         [--online N] [--failed N] [--warnings N] [--boot KEY=VALUE]... LOG\n"
@@ -39,6 +40,8 @@ void usage(FILE *f)
 "  exact-diff OLD -- NEW\n"
 "  csv [--phases] LOG... > out.csv\n"
 "  plot --out FILE.png [--label-a X] [--label-b Y] A.log... [-- B.log...]\n"
+"  fleet [--csv] [--min-runs N] LOG...|DIR...   one row per machine (@env),\n"
+"        WBINVD=1 against WBINVD=0, runs as observations\n"
 "  cpuhp [--label-a X] [--label-b Y] A.log... [-- B.log...]  (linux-hotplug --trace)\n"
 "  trace [--out FILE.json] LOG...   (Chrome trace-event JSON: Perfetto, chrome://tracing)\n"
 "Every command that reads logs but the exact ones takes --allow-truncated.\n"
@@ -92,12 +95,12 @@ static const char *opt_text(const char *name, const char *v)
 }
 
 enum opt_id {
-	OPT_TRUNC = 256, OPT_LABEL_A, OPT_LABEL_B, OPT_MIN_RUNS, OPT_FORCE,
+	OPT_TRUNC = 256, OPT_LABEL_A, OPT_LABEL_B, OPT_MIN_RUNS, OPT_FORCE, OPT_PAIRED,
 	OPT_BASELINE, OPT_TOLERANCE, OPT_SLOWER, OPT_MAX_RATIO, OPT_OP,
 	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT, OPT_IDENTICAL, OPT_STATUS,
 	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_WARNINGS, OPT_BOOT,
 	OPT_WITH_NMI,
-	OPT_PHASES,
+	OPT_PHASES, OPT_CSV,
 };
 
 static const struct option longopts[] = {
@@ -106,6 +109,7 @@ static const struct option longopts[] = {
 	{ "label-b", required_argument, NULL, OPT_LABEL_B },
 	{ "min-runs", required_argument, NULL, OPT_MIN_RUNS },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "paired", no_argument, NULL, OPT_PAIRED },
 	{ "baseline", required_argument, NULL, OPT_BASELINE },
 	{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
 	{ "slower-than", no_argument, NULL, OPT_SLOWER },
@@ -126,6 +130,7 @@ static const struct option longopts[] = {
 	{ "boot", required_argument, NULL, OPT_BOOT },
 	{ "with-nmi", no_argument, NULL, OPT_WITH_NMI },
 	{ "phases", no_argument, NULL, OPT_PHASES },
+	{ "csv", no_argument, NULL, OPT_CSV },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -137,6 +142,7 @@ static unsigned group_of(int id)
 	case OPT_LABEL_A: case OPT_LABEL_B: return O_LABELS;
 	case OPT_MIN_RUNS: return O_MINRUNS;
 	case OPT_FORCE: return O_FORCE;
+	case OPT_PAIRED: return O_PAIRED;
 	case OPT_BASELINE: return O_BASELINE;
 	case OPT_TOLERANCE: return O_TOL;
 	case OPT_SLOWER: return O_SLOWER;
@@ -149,6 +155,7 @@ static unsigned group_of(int id)
 	case OPT_IDENTICAL: return O_IDENT;
 	case OPT_WITH_NMI: return O_NMI;
 	case OPT_PHASES: return O_PHASES;
+	case OPT_CSV: return O_CSV;
 	default: return O_VERIFY;
 	}
 }
@@ -292,6 +299,13 @@ void parse_cli(int argc, char **argv, unsigned allowed, bool two_sets)
 	parse_part(args, sep, allowed, 0);
 	if (cli.sep)
 		parse_part(args + sep + 1, n - sep - 1, allowed, 1);
+	/* "-" is standard input: it can be read once. */
+	int dashes = 0;
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < cli.nfiles[s]; i++)
+			dashes += !strcmp(cli.files[s][i], "-");
+	if (dashes > 1)
+		usage_error("'-' (standard input) can be given once");
 }
 
 void cli_free(void)

@@ -17,6 +17,8 @@ enum {
 	O_MODE = 1u << 9, O_CONFIG = 1u << 10, O_OUT = 1u << 11,
 	O_IDENT = 1u << 12, O_VERIFY = 1u << 13, O_NMI = 1u << 14,
 	O_PHASES = 1u << 15, O_FORCE = 1u << 16, O_MINRUNS = 1u << 17,
+	O_PAIRED = 1u << 18,
+	O_CSV = 1u << 19,
 };
 
 #define MAX_BOOT_EXPECT 16

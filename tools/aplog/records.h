@@ -24,6 +24,7 @@ extern const char *const op_choices[]; /* op_name, NULL-terminated */
 #define MAX_ERRORS_PER_FILE 20
 #define STR_MAX 64
 #define HOST_STR_MAX 128 /* @host flush_model= value */
+#define FAIL_TEXT_MAX 160 /* the first @fail record, as shown */
 
 /* A sample's cross-CPU figure: ap_ns (online: first INIT -> the AP's own
  * online mark) or settled_ns (offline: request -> the AP flushed and is
@@ -100,6 +101,7 @@ struct run {
 	uint32_t end_online, end_failed;
 	int64_t end_warnings; /* @end warnings=N; -1 when absent (older logs) */
 	size_t nfail, fail_line; /* @fail records, and the first one's line */
+	char fail_text[FAIL_TEXT_MAX]; /* the first @fail, made printable */
 	size_t nmi_marked;    /* samples with nmi=1 */
 	size_t warn_events;   /* @warn what=nmi|stray_irq|sipi_retry records */
 	bool settled;         /* every offline sample has a settled_ns number */

@@ -14,9 +14,7 @@
 
 const char *const row_name[ROW_COUNT] = { "Offline", "Online", "Total" };
 
-/* What ran a run, when the flush under test cost nothing there: an
- * emulator or a hypervisor (@env), and no flush model (@host). */
-static const char *run_emulator(const struct run *r)
+const char *run_emulator(const struct run *r)
 {
 	size_t n;
 	const char *v;
@@ -76,6 +74,7 @@ int side_load(struct side *sd, const char *const *files, size_t n,
 	memset(sd, 0, sizeof(*sd));
 	for (size_t i = 0; i < n; i++)
 		errors += load_file(&sd->set, files[i], cli.given & O_TRUNC);
+	sd->load_errors = errors;
 	if (errors)
 		return errors;
 

@@ -28,6 +28,7 @@ struct side {
 	const char *offline_figure; /* the usable runs' run_offline_figure(),
 				       "mixed" if they differ */
 	size_t nmi_marked;   /* usable runs' samples marked nmi=1 */
+	int load_errors;     /* malformed input (side_load failed on it) */
 	/* Run-level values, one per run (lib/verdict.h): the complete runs'
 	 * totals per row (enum row), and each run's median sample per op. */
 	uint64_t *row_value[ROW_COUNT];
@@ -57,6 +58,9 @@ void print_nmi_note(const struct side *s, const char *prefix);
  * and a label that its runs' @boot contradicts, unless --force. */
 int load_two(struct side s[2], const char *purpose);
 
+/* What ran a run, when the flush under test cost nothing there: an
+ * emulator or a hypervisor (@env), and no flush model (@host); else NULL. */
+const char *run_emulator(const struct run *r);
 /* Whether a verdict on A against B can see the flush under test: not
  * when the sides differ in wbinvd only and ran emulated, unmodelled. */
 bool sides_measurable(const struct side s[2]);

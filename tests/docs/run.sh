@@ -1,0 +1,115 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# The documentation cannot drift: the README front page stays short and
+# leads to both quick starts within a screen, links every docs/*.md, every
+# relative link in README.md and docs/*.md resolves (file and #anchor),
+# every docs/*.md has its contents list, the package lines are what
+# tools/packages.list says, and the front page's commands run here (those
+# that can; the others are named as skipped, with the reason).
+#   tests/docs/run.sh            (make docs-tests)
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+# shellcheck source=tests/protocol.sh
+. tests/protocol.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# ---- the front page: short, both quick starts within the first screen
+n=$(wc -l <README.md)
+if [ "$n" -le 200 ]; then ok "README.md is a front page: $n lines (at most 200)"
+else fail "README.md is a front page (at most 200 lines)" "$n lines"; fi
+first=$(head -n 24 README.md)
+for s in "Measure it on your machine" "Try it under QEMU" "Two commands"; do
+	if grep -q "\[$s\](#" <<<"$first"; then ok "the first screen (24 lines) links '$s'"
+	else fail "the first screen (24 lines) links '$s'" "no such link in the first 24 lines"; fi
+done
+
+# ---- every docs/*.md is linked from the front page and has contents
+for f in docs/*.md; do
+	if grep -q "](${f})" README.md; then ok "README.md links $f"
+	else fail "README.md links $f" "add it to the front page's 'More' list"; fi
+	# a contents list: links to its own headings, before the first section
+	n=$(awk '/^## / { exit } /^ *- \[.*\]\(#/ { n++ } END { print n + 0 }' "$f")
+	if [ "$n" -ge 1 ]; then ok "$f has a contents list ($n entries)"
+	else fail "$f has a contents list" "no list of links to its sections before its first '## ' heading"; fi
+done
+
+# ---- every relative link resolves, anchors included (GitHub's slugs)
+slugs() { # FILE: the anchors of its headings
+	grep -E '^#{1,6} ' "$1" | sed -E 's/^#+ //' | tr 'A-Z' 'a-z' |
+		sed -E 's/[^a-z0-9_ -]//g; s/ /-/g'
+}
+broken=0
+for f in README.md docs/*.md tools/README-aplog.md; do
+	dir=$(dirname "$f")
+	while IFS= read -r link; do
+		target=${link%%#*} anchor=
+		[[ $link == *'#'* ]] && anchor=${link#*#}
+		if [ -n "$target" ]; then
+			path=$dir/$target
+			if [ ! -e "$path" ]; then
+				broken=1; fail "$f: link $link" "no file $path"; continue
+			fi
+		else
+			path=$f
+		fi
+		if [ -n "$anchor" ] && [[ $path == *.md ]] && ! slugs "$path" | grep -qx -- "$anchor"; then
+			broken=1; fail "$f: link $link" "no heading with the anchor #$anchor in $path"
+		fi
+	done < <(grep -oE '\]\([^)[:space:]]+\)' "$f" | sed -E 's/^\]\(//; s/\)$//' | grep -vE '^[a-z]+:')
+done
+[ $broken = 0 ] && ok "every relative link in README.md, docs/*.md, tools/README-aplog.md resolves (files and anchors)"
+
+# ---- the package lines: generated from tools/packages.list
+while IFS= read -r needs; do
+	want="sudo apt-get update && sudo apt-get install -y $(tools/deps.sh --list $needs | tr '\n' ' ' | sed 's/ $//')"
+	got=$(awk -v m="<!-- packages: $needs (" 'index($0, m) == 1 { on = 1; next } on && /^<!-- end -->/ { exit } on { sub(/^ +/, ""); print }' README.md)
+	if [ "$got" = "$want" ]; then ok "README's package line for '$needs' = tools/packages.list"
+	else fail "README's package line for '$needs' = tools/packages.list" "it reads '$got'" "want: $want"; fi
+done < <(sed -n 's/^<!-- packages: \([a-z ]*\) (.*/\1/p' README.md)
+
+# ---- the front page's commands: run what can run here
+# Code lines of the README (indented by 4 or more); bare-metal commands
+# need a USB disk or a serial line, the QEMU ones run as printed, in order
+# (the QEMU section's logs then stand in for serial captures).
+mapfile -t cmds < <(grep -E '^ {4,}(make|build/host/aplog|picocom|sudo) ' README.md | sed -E 's/^ +//; s/ +# .*$//')
+if [ ${#cmds[@]} -ge 8 ]; then ok "the front page shows its commands (${#cmds[@]} code lines)"
+else fail "the front page shows its commands" "only ${#cmds[@]} code lines found"; fi
+# Run them in a folder of their own, build/ being the repository's.
+work=$tmp/work
+mkdir -p "$work"
+for e in "$root"/*; do ln -s "$e" "$work/"; done
+deferred=()
+run_cmd() { # CMD: runs it in $work, 300 s at most
+	local c=$1 st
+	(cd "$work" && timeout 300 bash -c "$c") >"$tmp/out" 2>&1 </dev/null
+	st=$?
+	if [ $st = 0 ]; then ok "front page command runs: $c"
+	else fail "front page command runs: $c" "exit status $st" "$(tail -n 6 "$tmp/out")"; fi
+}
+for c in "${cmds[@]}"; do
+	case $c in
+	"sudo apt-get"*) ok "front page command checked, not run (installs packages): ${c:0:60}..." ;;
+	"make test") skip "front page command: make test" "it is what runs this lane" ;;
+	"make usb "*)
+		# needs a USB disk: only its recipe, which would refuse a wrong device
+		if (cd "$work" && make -n ${c#make } >"$tmp/out" 2>&1) && grep -q 'tools/usb-write.sh' "$tmp/out"; then
+			ok "front page command parses (make -n): $c"
+		else
+			fail "front page command parses (make -n): $c" "make -n failed" "$(tail -n 4 "$tmp/out")"
+		fi
+		skip "front page command: $c" "writing a stick needs a USB disk" ;;
+	picocom*) skip "front page command: $c" "needs a serial line to another machine" ;;
+	*wbinvd1-\**) deferred+=("$c") ;; # the serial captures: after QEMU's logs exist
+	*) run_cmd "$c" ;;
+	esac
+done
+# The QEMU runs' logs as the serial captures of the bare-metal section.
+if [ -e "$work/build/wbinvd1.log" ] && [ -e "$work/build/wbinvd0.log" ]; then
+	cp "$work/build/wbinvd1.log" "$work/wbinvd1-1.log"
+	cp "$work/build/wbinvd0.log" "$work/wbinvd0-1.log"
+fi
+for c in "${deferred[@]}"; do run_cmd "$c"; done
+
+summary docs

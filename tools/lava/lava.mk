@@ -1,0 +1,32 @@
+# SPDX-License-Identifier: MIT
+# apstart as a LAVA test job (tools/lava/; docs/lab.md). Included from the
+# top-level Makefile.
+#
+#   make lava [LAVA_WBINVD=0|1] [LAVA_SMP=4] [LAVA_ARGS="cycles=2"] [LAVA_DIR=build/lava/job]
+#        runs the qemu job with lava-run (package lava-dispatcher, optional)
+#        and writes LAVA_DIR/results.txt; exit 1 when apstart's verdict is fail
+#   make lava-tests   the monitors replayed over recorded consoles (always),
+#        the job templates, and, where lava-run is installed, a passing and
+#        a failing kernel (selftest=lost-sipi sipi_retry=0) run by lava-run
+ifndef LAVA_MK_INCLUDED
+LAVA_MK_INCLUDED := 1
+LAVA_SAVED_GOAL := $(.DEFAULT_GOAL)
+
+LAVA_WBINVD ?= 0
+LAVA_SMP ?= 4
+LAVA_ARGS ?= cycles=2
+LAVA_DIR ?= build/lava/job
+LAVA_TESTS_TIMEOUT ?= 300
+
+.PHONY: lava lava-tests
+lava: deps
+	@$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=$(LAVA_WBINVD) SLOW_TRAMP_NS=0 build/wbinvd$(LAVA_WBINVD)/apstart.elf
+	@tools/lava/run-job.sh --kernel build/wbinvd$(LAVA_WBINVD)/apstart.elf --out $(LAVA_DIR) \
+		--smp '$(LAVA_SMP)' --variant WBINVD=$(LAVA_WBINVD) -- $(LAVA_ARGS)
+
+lava-tests: deps $(APLOG)
+	@$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
+	@APLOG=$(APLOG) timeout $(LAVA_TESTS_TIMEOUT) bash tests/lava/run.sh
+
+.DEFAULT_GOAL := $(LAVA_SAVED_GOAL)
+endif
