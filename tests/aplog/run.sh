@@ -882,6 +882,21 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 		run trace linux-trace.log; expect_rc 0
 		has '"name":"91 cpu:bringup","cat":"linux","args":{"state":91,"fn":"bringup_cpu","cpu":1,"op":"online"'
 		has '{"ph":"M","name":"thread_name","pid":1,"tid":1000000,"args":{"name":"sysfs writes (linux-hotplug)"}}'
+		# NMI marks: a sample marked nmi=1 at its window's start, an @warn
+		# what=nmi where it was logged.
+		tr -d '\r' <trace-serial.log |
+			sed -e '0,/^@sample cpu=2 apic=2 cycle=1 op=online \(.*\) nmi=0$/s//@sample cpu=2 apic=2 cycle=1 op=online \1 nmi=1/' \
+			-e 's/^@sample cpu=3 apic=3 cycle=2 op=offline.*/&\n@warn what=nmi apic=3 count=1 reason=test port61=0x00/' \
+			>"$tmp/nmi.log"
+		run trace --with-nmi --out "$tmp/nmi.json" "$tmp/nmi.log"; expect_rc 2
+		run trace --out "$tmp/nmi.json" "$tmp/nmi.log"; expect_rc 0
+		if grep -q '"tid":2,"ts":[0-9.]*,"s":"t","name":"NMI in this window"' "$tmp/nmi.json" &&
+			grep -q '"tid":0,"ts":[0-9.]*,"s":"t","name":"NMI (@warn, apic 3)"' "$tmp/nmi.json" &&
+			python3 "$here/trace_check.py" "$tmp/nmi.json" "$tmp/nmi.log" >/dev/null; then
+			pass "NMI marks: on cpu2's track for its nmi=1 sample, on the BSP's for @warn what=nmi"
+		else
+			bad "NMI marks in the trace" "$(grep -o '"name":"NMI[^"]*"' "$tmp/nmi.json" | head -3)"
+		fi
 		run trace trace-parallel.log; expect_rc 0
 		has '"name":"round 1 online (3 APs)"'
 		has '"name":"SIPI -> cpu3"'
