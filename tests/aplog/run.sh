@@ -232,7 +232,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	lacks 'faster|slower|no difference'
 	# ... but the same emulated build against itself is judged, with the note
 	run compare ref/tcg-wbinvd0.log -- ref/tcg-wbinvd0-again.log
-	line "EMULATED: WBINVD costs nothing here (QEMU TCG); a difference between the variants is the host's"
+	line "EMULATED: WBINVD costs nothing here (QEMU TCG); no figure below includes a flush's cost"
 	matches '^Online: .* no difference, mean of 4 runs$'
 	# build facts: labels are checked against @boot, a side is one build,
 	# a file is on one side once
