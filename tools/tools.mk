@@ -57,4 +57,19 @@ $(APLOG_ASAN): $(APLOG_DEPS)
 aplog-tests: $(APLOG) $(APLOG_ASAN)
 	APLOG=$(APLOG) APLOG_ASAN=$(APLOG_ASAN) bash tests/aplog/run.sh
 
+# make trace-png [TRACE_SMP=64]: docs/trace-smp64.png, one parallel online
+# round of apstart under QEMU TCG drawn from aplog trace's JSON (checked by
+# tests/aplog/trace_check.py first) by tools/trace-png.py with gnuplot.
+TRACE_SMP ?= 64
+.PHONY: trace-png
+trace-png: $(APLOG)
+	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf >/dev/null
+	@mkdir -p build/trace
+	tools/qemu-run.sh --kernel build/wbinvd0/apstart.elf --smp $(TRACE_SMP) --accel tcg \
+		--timeout 300 -- "cycles=1 bringup=parallel cycles_mode=parallel" >build/trace/smp$(TRACE_SMP).log 2>&1
+	$(APLOG) trace --out build/trace/smp$(TRACE_SMP).json build/trace/smp$(TRACE_SMP).log
+	python3 tests/aplog/trace_check.py build/trace/smp$(TRACE_SMP).json build/trace/smp$(TRACE_SMP).log
+	python3 tools/trace-png.py build/trace/smp$(TRACE_SMP).json docs/trace-smp$(TRACE_SMP).png \
+		"round 1 online" "apstart WBINVD=0 under QEMU TCG -smp $(TRACE_SMP) (2 host cores): one parallel online round"
+
 .DEFAULT_GOAL := $(APLOG_SAVED_GOAL)

@@ -59,6 +59,8 @@ static const struct command {
 	{ "csv", cmd_csv, O_TRUNC | O_PHASES, false },
 	{ "plot", cmd_plot, O_TRUNC | O_LABELS | O_OUT | O_NMI, true },
 	{ "fleet", cmd_fleet, O_TRUNC | O_MINRUNS | O_NMI | O_CSV, false },
+	{ "cpuhp", cmd_cpuhp, O_TRUNC | O_LABELS, true },
+	{ "trace", cmd_trace, O_TRUNC | O_OUT, false },
 };
 
 int main(int argc, char **argv)

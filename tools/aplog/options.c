@@ -42,6 +42,8 @@ void usage(FILE *f)
 "  plot --out FILE.png [--label-a X] [--label-b Y] A.log... [-- B.log...]\n"
 "  fleet [--csv] [--min-runs N] LOG...|DIR...   one row per machine (@env),\n"
 "        WBINVD=1 against WBINVD=0, runs as observations\n"
+"  cpuhp [--label-a X] [--label-b Y] A.log... [-- B.log...]  (linux-hotplug --trace)\n"
+"  trace [--out FILE.json] LOG...   (Chrome trace-event JSON: Perfetto, chrome://tracing)\n"
 "  flush [--csv] [--plot FILE.png] [--against SPEC|log:FILE [--tolerance PCT]]\n"
 "        LOG...            (probe=flush: the curve; SPEC: flushmodel arguments)\n"
 "  fit [--out PRESET] LOG...   (the flush model fitted to a probe run)\n"

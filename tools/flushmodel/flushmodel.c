@@ -12,7 +12,9 @@
  *
  * At exit it reports, per vCPU that flushed: how many of each kind, the
  * time charged by the model, the time the vCPU was actually held, and the
- * part of that spent waiting for the socket's lock. */
+ * part of that spent waiting for the socket's lock; and per address a
+ * flush executed at (a "site"), how often and whether it was charged
+ * (free=/only=, where.h, leave some addresses uncharged). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -26,6 +28,7 @@
 #include "dirty_track.h"
 #include "disturb.h"
 #include "model.h"
+#include "where.h"
 #include "plugin-api.h"
 #include "preset_file.h"
 
@@ -38,6 +41,7 @@ PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
  * each so vCPU threads do not share lines. */
 struct vcpu_stat {
 	uint64_t n[FLUSH_KINDS];
+	uint64_t free_n;        /* flushes at a free address: counted, not held */
 	uint64_t charged_ns, held_ns, waited_ns;
 	uint64_t dirty_bytes;  /* dirty=track: written back by its flushes */
 	uint64_t stalled_ns, stalls; /* disturb=on: held for others' flushes */
@@ -49,6 +53,43 @@ static unsigned nvcpus, per_domain, ndomains;
 static struct vcpu_stat *stats; /* nvcpus + 1: the last for any stray index */
 static pthread_mutex_t *domain_lock;
 static FILE *report;
+static struct flush_where where;
+
+/* One flush instruction's address, as translated; its count is bumped by
+ * every vCPU that executes it. */
+struct site {
+	uint64_t vaddr;
+	enum flush_kind kind;
+	bool charged;
+	uint64_t count;
+};
+#define MAX_SITES 256
+static struct site sites[MAX_SITES + FLUSH_KINDS]; /* the last: "other" per kind */
+static unsigned nsites;
+static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The site of a flush at vaddr (translation time: blocks are translated
+ * again, so look it up first). Past MAX_SITES, one site per kind stands
+ * for the rest, charged or not as where says for the first of them. */
+static struct site *site_get(uint64_t vaddr, enum flush_kind k)
+{
+	pthread_mutex_lock(&sites_lock);
+	struct site *s = NULL;
+	for (unsigned i = 0; i < nsites && !s; i++)
+		if (sites[i].vaddr == vaddr && sites[i].kind == k)
+			s = &sites[i];
+	if (!s && nsites < MAX_SITES) {
+		s = &sites[nsites++];
+		*s = (struct site){ vaddr, k, where_charged(&where, vaddr), 0 };
+	}
+	if (!s) {
+		s = &sites[MAX_SITES + k];
+		if (!s->count && !s->vaddr)
+			*s = (struct site){ UINT64_MAX, k, where_charged(&where, vaddr), 0 };
+	}
+	pthread_mutex_unlock(&sites_lock);
+	return s;
+}
 
 static uint64_t now_ns(void)
 {
@@ -135,9 +176,15 @@ static uint64_t flush_cost(enum flush_kind k, unsigned slot, struct vcpu_stat *s
 
 static void on_flush(unsigned int vcpu, void *udata)
 {
-	enum flush_kind k = (enum flush_kind)((uintptr_t)udata - 1);
+	struct site *site = udata;
+	enum flush_kind k = site->kind;
 	unsigned slot = vcpu < nvcpus ? vcpu : nvcpus;
 	struct vcpu_stat *st = &stats[slot];
+	__atomic_add_fetch(&site->count, 1, __ATOMIC_RELAXED);
+	if (!site->charged) {
+		add(&st->free_n, 1);
+		return;
+	}
 	pthread_mutex_t *lock = NULL;
 
 	uint64_t t0 = now_ns(), start = t0;
@@ -214,9 +261,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		int k = classify(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn));
 		if (k >= 0)
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_flush,
-							       QEMU_PLUGIN_CB_NO_REGS,
-							       (void *)(uintptr_t)(k + 1));
+			qemu_plugin_register_vcpu_insn_exec_cb(
+				insn, on_flush, QEMU_PLUGIN_CB_NO_REGS,
+				site_get(qemu_plugin_insn_vaddr(insn), (enum flush_kind)k));
 		if (model.dirty_track)
 			qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS,
 							 QEMU_PLUGIN_MEM_W, NULL);
@@ -238,19 +285,21 @@ static void on_exit_report(qemu_plugin_id_t id, void *udata)
 {
 	(void)id;
 	(void)udata;
-	char what[512];
+	char what[512], wh[256];
 	model_describe(&model, nvcpus, what, sizeof(what));
-	fprintf(report, "flushmodel: charged %s\n", what);
+	where_describe(&where, wh, sizeof(wh));
+	fprintf(report, "flushmodel: charged %s%s\n", what, wh);
 
-	uint64_t tn[FLUSH_KINDS] = { 0 }, charged = 0, held = 0, waited = 0;
+	uint64_t tn[FLUSH_KINDS] = { 0 }, charged = 0, held = 0, waited = 0, tfree = 0;
 	unsigned flushed = 0;
 	for (unsigned v = 0; v <= nvcpus; v++) {
 		const struct vcpu_stat *st = &stats[v];
-		uint64_t c = 0;
+		uint64_t c = get(&st->free_n);
 		for (int k = 0; k < FLUSH_KINDS; k++) {
 			c += get(&st->n[k]);
 			tn[k] += get(&st->n[k]);
 		}
+		tfree += get(&st->free_n);
 		if (!c && !get(&st->stalls))
 			continue;
 		flushed += c != 0;
@@ -267,6 +316,8 @@ static void on_exit_report(qemu_plugin_id_t id, void *udata)
 		if (model.disturb)
 			fprintf(report, " stalls=%" PRIu64 " stalled_ns=%" PRIu64, get(&st->stalls),
 				get(&st->stalled_ns));
+		if (where.set)
+			fprintf(report, " free=%" PRIu64, get(&st->free_n));
 		fprintf(report, "\n");
 		charged += get(&st->charged_ns);
 		held += get(&st->held_ns);
@@ -277,6 +328,26 @@ static void on_exit_report(qemu_plugin_id_t id, void *udata)
 	fprintf(report, " vcpus=%u charged_ns=%" PRIu64 " held_ns=%" PRIu64
 		" waited_ns=%" PRIu64 " (%.3f s charged, %.3f s held)\n", flushed,
 		charged, held, waited, (double)charged / 1e9, (double)held / 1e9);
+	if (where.set)
+		fprintf(report, "flushmodel: free %" PRIu64 " flush(es) at free addresses "
+			"(counted, not held)\n", tfree);
+	/* Per address: which flushes the guest ran where, charged or not. */
+	for (unsigned i = 0; i < MAX_SITES + FLUSH_KINDS; i++) {
+		const struct site *st = &sites[i];
+		uint64_t n = __atomic_load_n(&st->count, __ATOMIC_RELAXED);
+		if (i >= nsites && i < MAX_SITES)
+			continue;
+		if (!n)
+			continue;
+		if (st->vaddr == UINT64_MAX)
+			fprintf(report, "flushmodel: site vaddr=other kind=%s count=%" PRIu64
+				" charged=%s\n", flush_kind_name[st->kind], n,
+				st->charged ? "yes" : "no");
+		else
+			fprintf(report, "flushmodel: site vaddr=0x%" PRIx64 " kind=%s count=%" PRIu64
+				" charged=%s\n", st->vaddr, flush_kind_name[st->kind], n,
+				st->charged ? "yes" : "no");
+	}
 	fflush(report);
 }
 
@@ -293,16 +364,24 @@ PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 				      char **argv)
 {
 	char err[256];
-	int nargs;
-	char **args; /* kept: the model's strings live as long as the plugin */
-	if (preset_args_merge(argc, argv, &nargs, &args, err, sizeof(err))) {
-		fprintf(stderr, "flushmodel: %s\n", err);
+	/* free=/only= are where.c's, preset_file= preset_file.c's; the rest
+	 * is the cost model's. */
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	if (!args)
+		return refuse("%s", "out of memory");
+	memcpy(args, argv, (size_t)argc * sizeof(*args));
+	int nargs = argc, nmerged = 0;
+	char **merged = NULL;
+	if (where_take(&where, &nargs, args, err, sizeof(err)) ||
+	    preset_args_merge(nargs, args, &nmerged, &merged, err, sizeof(err)) ||
+	    model_parse(&model, nmerged, merged, err, sizeof(err))) {
+		fprintf(stderr, "flushmodel: %s\n%s%s", err, model_usage, where_usage);
+		preset_args_free(nmerged, merged);
+		free(args);
 		return -1;
 	}
-	if (model_parse(&model, nargs, args, err, sizeof(err))) {
-		fprintf(stderr, "flushmodel: %s\n%s", err, model_usage);
-		return -1;
-	}
+	preset_args_free(nmerged, merged);
+	free(args);
 	if (!info->system_emulation)
 		return refuse("%s", "needs system emulation (qemu-system-*), not user mode");
 	if (strcmp(info->target_name, "x86_64") && strcmp(info->target_name, "i386"))
@@ -335,9 +414,10 @@ PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	if (model.out[0] && !(report = fopen(model.out, "w")))
 		return refuse("out=%s: cannot write it", model.out);
 
-	char what[512];
+	char what[512], wh[256];
 	model_describe(&model, nvcpus, what, sizeof(what));
-	fprintf(stderr, "flushmodel: charging %s\n", what);
+	where_describe(&where, wh, sizeof(wh));
+	fprintf(stderr, "flushmodel: charging %s%s\n", what, wh);
 
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_exit_report, NULL);

@@ -25,6 +25,9 @@ FLUSHMODEL_DEPS := $(FLUSHMODEL_DIR)/model.c $(FLUSHMODEL_DIR)/model.h \
 	$(FLUSHMODEL_DIR)/preset_file.c $(FLUSHMODEL_DIR)/preset_file.h \
 	$(FLUSHMODEL_DIR)/disturb.c $(FLUSHMODEL_DIR)/disturb.h \
 	$(FLUSHMODEL_DIR)/flushmodel.mk
+# free=/only= address ranges (where.h): separate from the cost model.
+FLUSHMODEL_WHERE := $(FLUSHMODEL_DIR)/where.c $(FLUSHMODEL_DIR)/where.h
+FLUSHMODEL_WHERE_TEST := build/host/flushmodel_where_test
 
 FLUSHMODEL_PROBE_SRCS := $(FLUSHMODEL_DIR)/test_probe_model.c $(FLUSHMODEL_DIR)/model.c \
 	$(FLUSHMODEL_DIR)/dirty_track.c $(FLUSHMODEL_DIR)/preset_file.c
@@ -37,17 +40,21 @@ flushmodel: $(FLUSHMODEL_SO) $(FLUSHMODEL_ARGS)
 
 # A shared object QEMU dlopen()s: the qemu_plugin_* functions it calls are
 # left undefined here and resolved from the QEMU binary at load time.
-$(FLUSHMODEL_SO): $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/plugin-api.h $(FLUSHMODEL_DEPS)
+$(FLUSHMODEL_SO): $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/plugin-api.h $(FLUSHMODEL_DEPS) $(FLUSHMODEL_WHERE)
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -fPIC -fvisibility=hidden -pthread -shared \
-		-o $@ $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/model.c \
+		-o $@ $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/model.c $(FLUSHMODEL_DIR)/where.c \
 		$(FLUSHMODEL_DIR)/dirty_track.c $(FLUSHMODEL_DIR)/preset_file.c \
 		$(FLUSHMODEL_DIR)/disturb.c -lm
 
-$(FLUSHMODEL_ARGS): $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DEPS)
+$(FLUSHMODEL_ARGS): $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DEPS) $(FLUSHMODEL_WHERE)
 	@mkdir -p $(dir $@)
-	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DIR)/model.c \
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DIR)/model.c $(FLUSHMODEL_DIR)/where.c \
 		$(FLUSHMODEL_DIR)/preset_file.c -lm
+
+$(FLUSHMODEL_WHERE_TEST): $(FLUSHMODEL_DIR)/test_where.c $(FLUSHMODEL_WHERE) $(FLUSHMODEL_DIR)/flushmodel.mk
+	@mkdir -p $(dir $@)
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_ASAN_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/test_where.c $(FLUSHMODEL_DIR)/where.c
 
 $(FLUSHMODEL_TEST): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DEPS)
 	@mkdir -p $(dir $@)
@@ -79,7 +86,7 @@ flushprobe-long: deps flushmodel $(FLUSHMODEL_PROBE_TEST) $(FLUSHMODEL_PROBE_TES
 	@$(MAKE) --no-print-directory ARCH=i386 WBINVD=0 SLOW_TRAMP_NS=0 build/i386-wbinvd0/apstart.elf >/dev/null
 	@tests/flushprobe/run.sh --long
 
-flushmodel-tests: deps flushmodel $(FLUSHMODEL_TEST) $(FLUSHMODEL_TEST_ASAN) aplog
+flushmodel-tests: deps flushmodel $(FLUSHMODEL_TEST) $(FLUSHMODEL_TEST_ASAN) $(FLUSHMODEL_WHERE_TEST) aplog
 	@$(MAKE) --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf >/dev/null
 	@$(MAKE) --no-print-directory WBINVD=1 SLOW_TRAMP_NS=0 build/wbinvd1/apstart.elf >/dev/null
 	@tests/flushmodel/run.sh

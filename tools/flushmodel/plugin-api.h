@@ -68,6 +68,9 @@ struct qemu_plugin_insn *qemu_plugin_tb_get_insn(const struct qemu_plugin_tb *tb
  * translation callback) and their number. */
 const void *qemu_plugin_insn_data(const struct qemu_plugin_insn *insn);
 size_t qemu_plugin_insn_size(const struct qemu_plugin_insn *insn);
+/* The instruction's guest address: on x86 the linear address (CS base +
+ * IP; in real mode below 1 MiB). */
+uint64_t qemu_plugin_insn_vaddr(const struct qemu_plugin_insn *insn);
 /* cb runs on the executing vCPU's thread each time, before the insn. */
 void qemu_plugin_register_vcpu_insn_exec_cb(struct qemu_plugin_insn *insn,
 					    qemu_plugin_vcpu_udata_cb_t cb,
