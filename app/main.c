@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "app/boot_report.h"
+#include "app/flush_probe.h"
 #include "app/header.h"
 #include "app/options.h"
 #include "app/progress.h"
@@ -17,10 +18,12 @@
 #include "smp/park.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
+#include "smp/victims.h"
 #include "kernel/abort.h"
 #include "kernel/acpi.h"
 #include "kernel/bootmem.h"
 #include "kernel/config.h"
+#include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/efi_runtime.h"
 #include "kernel/memmap.h"
@@ -248,6 +251,7 @@ static void map_runtime_services(void)
 static void calibrate_tsc(void)
 {
 	tsc_init(&acpi);
+	confound_init();
 	kprintf("tsc: %llu kHz from %s%s\n", (unsigned long long)tsc_info()->khz,
 		tsc_info()->source, tsc_info()->invariant ? ", invariant" : "");
 }
@@ -268,7 +272,7 @@ static void find_cpus(void)
 	lapic_set_extnmi(opt.extnmi);
 
 	aps = smp_count_state(CPU_ABSENT);
-	cycles = opt.cycles;
+	cycles = opt.probe == PROBE_FLUSH ? 0 : opt.cycles;
 	if (cycles > smp_max_cycles(aps)) {
 		kprintf("cycles=%u with %u APs exceeds the sample store; using %u\n",
 			cycles, aps, smp_max_cycles(aps));
@@ -303,18 +307,34 @@ static void draw_header(void)
 	header_draw();
 }
 
-/* The measurement: first bring-up, then the cycles (smp/measure.c). */
+/* The measurement: first bring-up, then the cycles (smp/measure.c), or
+ * with probe=flush the flushes themselves (app/flush_probe.c). */
 static bool measure(void)
 {
+	bool complete;
+
 	progress_init(opt.progress_ms, cycles);
 	test_hook_before_bring_up();
 	smp_bring_up(&wake);
 	test_hook_after_bring_up();
-	smp_run_cycles(&wake, cycles);
-	if (run_ended())
-		halt_forever();
-	summary_capture_report();
-	bool complete = report_results(cycles);
+	victims_start(opt.victims);
+	if (opt.probe == PROBE_FLUSH) {
+		struct flush_probe_config probe = { opt.flush_reps, opt.flush_max_kib,
+						    opt.flush_cpus, opt.flush_at_once,
+						    opt.selftest == SELFTEST_SMI };
+		complete = flush_probe_run(&probe);
+		if (run_ended())
+			halt_forever();
+	} else {
+		smp_run_cycles(&wake, cycles);
+		if (run_ended())
+			halt_forever();
+		summary_capture_report();
+		complete = report_results(cycles);
+	}
+	/* The victims ran outside the report (CPU_SKIPPED); back to online
+	 * for the end-of-run halt. */
+	victims_stop();
 	smp_park_all(&wake);
 	return complete;
 }

@@ -42,6 +42,15 @@ static const struct keyword exit_words[] = {
 	{ "reset", EXIT_RESET }, { NULL, 0 },
 };
 
+static const struct keyword probe_words[] = {
+	{ "none", PROBE_NONE }, { "flush", PROBE_FLUSH }, { NULL, 0 },
+};
+
+static const struct keyword at_once_words[] = {
+	{ "none", AT_ONCE_NONE }, { "socket", AT_ONCE_SOCKET }, { "all", AT_ONCE_ALL },
+	{ NULL, 0 },
+};
+
 static const struct keyword save_words[] = {
 	{ "on", SAVE_ON }, { "off", SAVE_OFF }, { NULL, 0 },
 };
@@ -117,6 +126,12 @@ static const struct opt_desc opt_table[] = {
 	{ .name = "console_baud", .offset = FIELD32(console_baud),
 	  .def = SERIAL_MAX_BAUD, .hidden = true },
 	OPT(progress_ms, 250, .min = 0, .max = 60000),
+	OPT(probe, PROBE_NONE, .keywords = probe_words),
+	OPT(flush_reps, 3, .min = 1, .max = 50),
+	OPT(flush_max_kib, 0, .min = 64, .max = 16777216, .def_name = "auto"),
+	OPT(flush_cpus, 0, .min = 1, .max_is_cpus = true, .def_name = "all"),
+	OPT(flush_at_once, AT_ONCE_SOCKET, .keywords = at_once_words),
+	OPT(victims, 0, .min = 0, .max_is_cpus = true),
 };
 
 /* Linux's whole-word spellings, replaced by apstart's. maxcpus=0 means

@@ -25,6 +25,14 @@ enum save_mode { SAVE_ON, SAVE_OFF };
 enum icount_mode { ICOUNT_OFF, ICOUNT_ON };
 extern const struct keyword icount_words[];
 
+/* probe=flush: instead of the offline/online cycles, time the cache
+ * flushes themselves (app/flush_probe.c). */
+enum probe_mode { PROBE_NONE, PROBE_FLUSH };
+/* flush_at_once=: how far the "N CPUs flush at once" rounds go: not at
+ * all, up to the BSP's socket (default), or every CPU (opt-in: all CPUs
+ * flushing at once was reported to hang a dual-socket machine). */
+enum flush_at_once { AT_ONCE_NONE, AT_ONCE_SOCKET, AT_ONCE_ALL };
+
 /* init_delay_us takes this value until set: pick by CPU family. */
 #define INIT_DELAY_AUTO UINT32_MAX
 
@@ -52,6 +60,12 @@ struct options {
 	uint32_t console_baud;   /* default 115200 */
 	uint32_t progress_ms;    /* status line refresh, default 250; 0: after
 				  * every timed window (app/progress.c) */
+	enum probe_mode probe;   /* default none: the cycles */
+	uint32_t flush_reps;     /* probe=flush: repeats per point, default 3 */
+	uint32_t flush_max_kib;  /* largest dirty footprint; 0: twice the LLC */
+	uint32_t flush_cpus;     /* CPUs swept one by one; 0: every one */
+	enum flush_at_once flush_at_once; /* default socket */
+	uint32_t victims;        /* APs that run a memory-bound loop (smp/victims.h) */
 };
 
 void options_set_defaults(struct options *o);

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "app/flush_probe.h"
 #include "app/header.h"
 #include "app/report.h"
 #include "app/summary_save.h"
@@ -317,7 +318,16 @@ void result_page_draw(bool pass, const char *footer)
 	p.last = p.rows - 1;
 	screen_clear_rows(0, p.rows);
 	header_draw();
-	if (!r) {
+	uint32_t probe_lines;
+	const char *const *probe = flush_probe_page(&probe_lines);
+	if (probe_lines) {
+		line(&p, pass ? SCREEN_GOOD : SCREEN_BAD, pass ? "PASS  flush probe (records on serial)"
+							       : "FAIL  flush probe (records on serial)");
+		emulated(&p);
+		p.row++;
+		for (uint32_t i = 0; i < probe_lines; i++)
+			line(&p, SCREEN_NORMAL, probe[i]);
+	} else if (!r) {
 		line(&p, SCREEN_BAD, "No results: the run ended before the report.");
 	} else {
 		verdict(&p, pass, r);

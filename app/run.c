@@ -12,6 +12,7 @@
 #include "smp/events.h"
 #include "smp/smp.h"
 #include "kernel/abort.h"
+#include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/qemu.h"
 #include "kernel/reset.h"
@@ -65,6 +66,7 @@ bool run_verdict(uint32_t cycles, bool complete)
 			    cpus[i].late_arrivals);
 	}
 	events_report();
+	confound_report();
 	uint32_t failed = smp_count_state(CPU_FAILED);
 	uint32_t online = 0, retries = 0;
 	for (uint32_t i = 0; i < cpu_count; i++) {
@@ -73,8 +75,8 @@ bool run_verdict(uint32_t cycles, bool complete)
 	}
 	bool pass = failed == 0 && complete;
 	kprintf("@end status=%s online=%u failed=%u warnings=%u nmis=%u strays=%u "
-		"retries=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
-		events_nmi_total(), events_stray_total(), retries);
+		"retries=%u smi_windows=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
+		events_nmi_total(), events_stray_total(), retries, confound_smi_windows());
 	return pass;
 }
 

@@ -10,6 +10,7 @@
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/gdt.h"
+#include "kernel/msr_safe.h"
 #include "kernel/nmi.h"
 #include "kernel/x86.h"
 
@@ -57,6 +58,13 @@ void trap_set_eoi(void (*fn)(void))
 }
 
 static bool (*fault_fixup)(struct trap_frame *f);
+static void (*volatile call_hook)(void);
+
+void trap_set_call_hook(void (*hook)(void))
+{
+	call_hook = hook;
+}
+
 static void (*volatile stray_hook)(uint8_t vector);
 static volatile uint32_t strays;
 
@@ -145,7 +153,7 @@ static void __attribute__((noinline)) stray(uint64_t vector)
 /* Vectors 0..31 but the NMI: fatal unless a fixup takes it back. */
 static void __attribute__((noinline)) fault(struct trap_frame *f)
 {
-	if (fault_fixup && fault_fixup(f))
+	if (msr_safe_fixup(f) || (fault_fixup && fault_fixup(f)))
 		return;
 
 	uint32_t apic = cpu_apic_id();
@@ -177,6 +185,19 @@ static void __attribute__((noinline)) fault(struct trap_frame *f)
 	abort_run("CPU exception");
 }
 
+/* Off the VEC_WAKE/VEC_TIMER path: a vector of its own, so that the idle
+ * loop of every AP (smp/ap_entry.c) and its timed paths stay as they are. */
+static void __attribute__((noinline)) posted_call(uint64_t vector)
+{
+	void (*hook)(void) = call_hook;
+	if (!hook) {
+		stray(vector);
+		return;
+	}
+	eoi();
+	hook();
+}
+
 /* The wake-up and timer vectors first, and nothing else inlined here:
  * their path (on the timed path of every sample) stays a compare and a
  * tail call to the EOI. */
@@ -188,6 +209,8 @@ void trap_dispatch(struct trap_frame *f)
 		eoi();
 	else if (vector == VEC_NMI)
 		nmi_handle();
+	else if (vector == VEC_CALL)
+		posted_call(vector);
 	else if (vector >= 32)
 		stray(vector);
 	else

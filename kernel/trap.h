@@ -29,6 +29,7 @@ struct trap_frame {
  * Vol. 3A §11.9 recommends the low nibble all ones for older APICs. */
 #define VEC_NMI      2
 #define VEC_WAKE     0xF0
+#define VEC_CALL     0xE0 /* run a posted function (smp/ap_call.c) */
 #define VEC_TIMER    0xF1
 #define VEC_SPURIOUS 0xFF
 
@@ -41,6 +42,9 @@ void trap_set_eoi(void (*eoi)(void));
  * kernel/efi_runtime.c): the fixup returns true once it has pointed the
  * frame at where to resume, false to leave the exception fatal. */
 void trap_set_fault_fixup(bool (*fixup)(struct trap_frame *f));
+/* VEC_CALL: acknowledged, then hook() runs in the handler (interrupts
+ * off) for as long as it takes. NULL: VEC_CALL is a stray. */
+void trap_set_call_hook(void (*hook)(void));
 /* A stray interrupt (any vector from 32 up but VEC_WAKE and VEC_TIMER,
  * VEC_SPURIOUS included) is counted and hook(vector) told, in interrupt
  * context (atomics only, no output); then the CPU carries on. */

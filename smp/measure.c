@@ -14,8 +14,10 @@
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
 #include "smp/tsc_sync.h"
+#include "smp/victims.h"
 #include "kernel/abort.h"
 #include "kernel/bootmem.h"
+#include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/tsc.h"
 #include "lib/format.h"
@@ -75,27 +77,29 @@ static const char *ns_or_na(char buf[24], int64_t ticks)
 /* Records go to serial only: thousands of lines would bury the screen;
  * the summary goes to both. */
 static void offline_line(const struct cpu *c, uint32_t cycle,
-			 const struct offline_times *t, bool nmi)
+			 const struct offline_times *t, bool nmi, const struct confound_window *cw)
 {
-	char settled[24];
+	char settled[24], cf[40];
+	confound_fields(cf, sizeof cf, cw);
 	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=offline ns=%llu ticks=%llu "
-		"settled_ns=%s nmi=%d\n",
+		"settled_ns=%s nmi=%d%s\n",
 		c->index, c->apic_id, cycle,
 		(unsigned long long)tsc_ticks_to_ns(t->total),
-		(unsigned long long)t->total, ns_or_na(settled, t->settled), nmi);
+		(unsigned long long)t->total, ns_or_na(settled, t->settled), nmi, cf);
 }
 
 static void online_line(const struct cpu *c, uint32_t cycle,
-			const struct start_phases *ph, bool nmi)
+			const struct start_phases *ph, bool nmi, const struct confound_window *cw)
 {
-	char ap[24], real[24], lng[24], onl[24];
+	char ap[24], real[24], lng[24], onl[24], cf[40];
+	confound_fields(cf, sizeof cf, cw);
 	cprintf(CON_SERIAL, "@sample cpu=%u apic=%u cycle=%u op=online ns=%llu ticks=%llu "
-		"ap_ns=%s to_real_ns=%s to_long_ns=%s to_online_ns=%s nmi=%d\n",
+		"ap_ns=%s to_real_ns=%s to_long_ns=%s to_online_ns=%s nmi=%d%s\n",
 		c->index, c->apic_id, cycle,
 		(unsigned long long)tsc_ticks_to_ns(ph->total),
 		(unsigned long long)ph->total, ns_or_na(ap, ph->ap),
 		ns_or_na(real, ph->to_real), ns_or_na(lng, ph->to_long),
-		ns_or_na(onl, ph->to_online), nmi);
+		ns_or_na(onl, ph->to_online), nmi, cf);
 }
 
 /* The APs of a bring-up or a parallel round (cpu_count entries, from
@@ -126,6 +130,17 @@ static void cpu_line(const struct cpu *c)
 }
 
 static uint32_t aps_total;
+
+/* victims=: what the window did to the CPUs that kept working. */
+static void victims_after(const char *what, uint32_t apic, uint32_t cycle,
+			  const struct confound_window *cw)
+{
+	char tags[24];
+	if (!victims_running())
+		return;
+	fmt_snprintf(tags, sizeof tags, "cycle=%u", cycle);
+	victims_window(what, apic, tags, cw->open.tsc, cw->close_tsc);
+}
 
 /* set[i]'s NMI count (events_window_nmis()) into nmis[i]. */
 static void window_open(uint32_t n, uint32_t *nmis)
@@ -217,18 +232,28 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 		for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
 			struct offline_times off;
 			struct start_phases ph;
+			struct confound_window cw;
 			uint32_t nmis = events_window_nmis(c);
+			confound_open(&cw);
 			bool ok = ap_offline(c, w, &off);
+			confound_close(&cw);
 			bool nmi = events_window_nmis(c) != nmis;
 			events_report();
 			if (!ok)
 				break;
 			c->offline_ticks[k] = off.total;
 			c->settled_ticks[k] = off.settled;
-			offline_line(c, k + 1, &off, nmi);
+			offline_line(c, k + 1, &off, nmi, &cw);
+			victims_after("offline", c->apic_id, k + 1, &cw);
 			test_hook_parked(c, w);
 			nmis = events_window_nmis(c);
+			confound_open(&cw);
+			/* selftest=smi: one SMI inside the first online window's
+			 * bracket, just before the start (not on the timed path) */
+			if (test_selftest == SELFTEST_SMI && slot == 1 && k == 0)
+				confound_raise_smi();
 			ok = ap_start(c, w, &ph);
+			confound_close(&cw);
 			nmi = events_window_nmis(c) != nmis;
 			events_report();
 			if (!ok)
@@ -236,7 +261,8 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			c->online_ticks[k] = ph.total;
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
-			online_line(c, k + 1, &ph, nmi);
+			online_line(c, k + 1, &ph, nmi, &cw);
+			victims_after("online", c->apic_id, k + 1, &cw);
 			phases_record(c, k + 1, nmi);
 			progress(SMP_PHASE_CYCLES, slot, aps, k + 1, cycles,
 				 (slot - 1) * cycles + k + 1, aps * cycles);
@@ -266,11 +292,15 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 		if (!n)
 			break;
 		uint64_t wall;
+		struct confound_window cw;
 		window_open(n, nmis);
+		confound_open(&cw);
 		ap_offline_many(set, n, w, off, ok, &wall);
+		confound_close(&cw);
 		events_report();
 		cprintf(CON_SERIAL, "@round cycle=%u op=offline aps=%u ns=%llu\n", k + 1,
 			n, (unsigned long long)tsc_ticks_to_ns(wall));
+		victims_after("offline", smp_bsp_apic, k + 1, &cw);
 		uint32_t m = 0;
 		for (uint32_t i = 0; i < n; i++) {
 			struct cpu *c = set[i];
@@ -278,18 +308,21 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 				continue;
 			c->offline_ticks[k] = off[i].total;
 			c->settled_ticks[k] = off[i].settled;
-			offline_line(c, k + 1, &off[i], events_window_nmis(c) != nmis[i]);
+			offline_line(c, k + 1, &off[i], events_window_nmis(c) != nmis[i], &cw);
 			set[m++] = c;
 		}
 		if (!m || run_ended())
 			break;
 		bool bc = use_broadcast(w, m, aps_total);
 		window_open(m, nmis);
+		confound_open(&cw);
 		uint32_t up = ap_start_many(set, m, w, bc, &wall);
+		confound_close(&cw);
 		events_report();
 		cprintf(CON_SERIAL, "@round cycle=%u op=online aps=%u online=%u ns=%llu mode=%s\n",
 			k + 1, m, up, (unsigned long long)tsc_ticks_to_ns(wall),
 			keyword_word(bringup_words, bc ? BRINGUP_BROADCAST : BRINGUP_PARALLEL));
+		victims_after("online", smp_bsp_apic, k + 1, &cw);
 		for (uint32_t i = 0; i < m; i++) {
 			struct cpu *c = set[i];
 			struct start_phases ph;
@@ -300,7 +333,7 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
 			bool nmi = events_window_nmis(c) != nmis[i];
-			online_line(c, k + 1, &ph, nmi);
+			online_line(c, k + 1, &ph, nmi, &cw);
 			phases_record(c, k + 1, nmi);
 		}
 		progress(SMP_PHASE_CYCLES, aps, aps, k + 1, cycles, (k + 1) * aps,

@@ -51,5 +51,6 @@ const struct keyword selftest_words[] = {
 	{ "apic-renumber", SELFTEST_APIC_RENUMBER }, { "ap-late", SELFTEST_AP_LATE },
 	{ "tsc-skew", SELFTEST_TSC_SKEW }, { "lost-sipi", SELFTEST_LOST_SIPI },
 	{ "stray-ipi", SELFTEST_STRAY_IPI }, { "parked-nmi", SELFTEST_PARKED_NMI },
+	{ "smi", SELFTEST_SMI },
 	{ NULL, 0 },
 };

@@ -28,11 +28,14 @@
  * sipi_retry brings it online. stray-ipi: the BSP sends that AP, once
  * parked, and an idle online AP an interrupt vector nobody handles.
  * parked-nmi: the BSP sends that AP, once parked, an NMI IPI; it must
- * go back to its park loop and come online at the next wake-up. */
+ * go back to its park loop and come online at the next wake-up. smi:
+ * the BSP raises one System Management Interrupt (APM control port,
+ * kernel/confound.h) inside one timed window, which must come out marked
+ * smi=1 (needs a machine with SMM: QEMU's pc/q35 with SeaBIOS). */
 enum selftest { SELFTEST_NONE, SELFTEST_BSP_FAULT, SELFTEST_AP_FAULT,
 		SELFTEST_AP_HANG, SELFTEST_DOUBLE_START, SELFTEST_APIC_RENUMBER,
 		SELFTEST_AP_LATE, SELFTEST_TSC_SKEW, SELFTEST_LOST_SIPI,
-		SELFTEST_STRAY_IPI, SELFTEST_PARKED_NMI };
+		SELFTEST_STRAY_IPI, SELFTEST_PARKED_NMI, SELFTEST_SMI };
 extern const struct keyword selftest_words[]; /* selftest=: smp/modes.c */
 
 /* Set by test_hooks_setup() before any AP starts; read by the APs. */

@@ -27,6 +27,7 @@ parts=(
 	"TSC-skewed AP prints na (Bochs, KVM)|make --no-print-directory tscskew-tests"
 	"ISO image + BIOS/UEFI x CD/USB boots|make --no-print-directory iso-tests"
 	"flush cost model (QEMU TCG plugin, wall clock)|make --no-print-directory flushmodel-tests"
+	"flush probe: curve vs model, fit, SMIs, victims (TCG)|make --no-print-directory flushprobe-tests"
 	"aplog fleet: one row per machine (recorded logs)|make --no-print-directory fleet-tests"
 	"network boot: BIOS/UEFI PXE, UEFI HTTP (QEMU, dnsmasq)|make --no-print-directory netboot-tests"
 	"LAVA: monitors replayed, job templates, lava-run jobs|make --no-print-directory lava-tests"

@@ -69,8 +69,8 @@ debug: $(OUT)/apstart.elf $(TRAMP_ELF)
 # What to describe: the kernel (first, so kernel files get its flags) and
 # every host program.
 COMPDB_TARGETS = $(OUT)/apstart.elf $(APLOG) $(UNIT_DIR)/unit_tests $(FBT_BIN) \
-	$(FONT_TOOL) $(PPMCHECK) $(LH) $(LH_SHIM) $(FLUSHMODEL_SO) $(FLUSHMODEL_ARGS) \
-	$(FLUSHMODEL_TEST) $(if $(QRT_DIR),$(QRT_DIR)/test_qr $(QRT_DIR)/qrtool) \
+	$(FONT_TOOL) $(PPMCHECK) $(LH) $(LH_SHIM) $(LH_TRACESHIM) $(FLUSHMODEL_SO) $(FLUSHMODEL_ARGS) \
+	$(FLUSHMODEL_TEST) $(FLUSHMODEL_WHERE_TEST) $(FLUSHMODEL_PROBE_TEST) $(if $(QRT_DIR),$(QRT_DIR)/test_qr $(QRT_DIR)/qrtool) \
 	$(EFI_OUT)/apstart.so $(VARSTORE)
 
 compile_commands.json:

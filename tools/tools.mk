@@ -22,10 +22,13 @@ APLOG_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/aplog
 # The run-level verdict (lib/verdict.c, with the kernel's fmt_duration):
 # one source for aplog, the kernel and apstart.efi.
 VERDICT_SRC := lib/verdict.c lib/format.c
+VERDICT_HDR := lib/verdict.h lib/format.h
 # The names of a start's phases, the kernel's list (lib/phase_names.h).
 PHASE_NAMES_SRC := lib/phase_names.c
-VERDICT_HDR := lib/verdict.h lib/format.h
-APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) $(PHASE_NAMES_SRC)
+# The flush model's own cost code, for aplog flush --against and aplog fit.
+APLOG_MODEL_SRCS := tools/flushmodel/model.c tools/flushmodel/preset_file.c
+APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) $(PHASE_NAMES_SRC) \
+	$(APLOG_MODEL_SRCS)
 APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) $(VERDICT_HDR) $(PHASE_NAMES_SRC:.c=.h) \
 	$(APLOG_DIR)/../tools.mk
 APLOG_OUT := build/host
@@ -56,5 +59,20 @@ $(APLOG_ASAN): $(APLOG_DEPS)
 
 aplog-tests: $(APLOG) $(APLOG_ASAN)
 	APLOG=$(APLOG) APLOG_ASAN=$(APLOG_ASAN) bash tests/aplog/run.sh
+
+# make trace-png [TRACE_SMP=64]: docs/trace-smp64.png, one parallel online
+# round of apstart under QEMU TCG drawn from aplog trace's JSON (checked by
+# tests/aplog/trace_check.py first) by tools/trace-png.py with gnuplot.
+TRACE_SMP ?= 64
+.PHONY: trace-png
+trace-png: $(APLOG)
+	@$(call BUILD_VARIANT,WBINVD=0) >/dev/null
+	@mkdir -p build/trace
+	tools/qemu-run.sh --kernel build/wbinvd0/apstart.elf --smp $(TRACE_SMP) --accel tcg \
+		--timeout 300 -- "cycles=1 bringup=parallel cycles_mode=parallel" >build/trace/smp$(TRACE_SMP).log 2>&1
+	$(APLOG) trace --out build/trace/smp$(TRACE_SMP).json build/trace/smp$(TRACE_SMP).log
+	python3 tests/aplog/trace_check.py build/trace/smp$(TRACE_SMP).json build/trace/smp$(TRACE_SMP).log
+	python3 tools/trace-png.py build/trace/smp$(TRACE_SMP).json docs/trace-smp$(TRACE_SMP).png \
+		"round 1 online" "apstart WBINVD=0 under QEMU TCG -smp $(TRACE_SMP) (2 host cores): one parallel online round"
 
 .DEFAULT_GOAL := $(APLOG_SAVED_GOAL)

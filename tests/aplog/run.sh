@@ -232,7 +232,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	lacks 'faster|slower|no difference'
 	# ... but the same emulated build against itself is judged, with the note
 	run compare ref/tcg-wbinvd0.log -- ref/tcg-wbinvd0-again.log
-	line "EMULATED: WBINVD costs nothing here (QEMU TCG); a difference between the variants is the host's"
+	line "EMULATED: WBINVD costs nothing here (QEMU TCG); no figure below includes a flush's cost"
 	matches '^Online: .* no difference, mean of 4 runs$'
 	# build facts: labels are checked against @boot, a side is one build,
 	# a file is on one side once
@@ -865,18 +865,95 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run nonsense;                           expect_rc 2
 	run help;                               expect_rc 0; has "aplog COMMAND"
 
+	# trace: Chrome trace-event JSON of an apstart serial run, a parallel
+	# run and a traced Linux run (linux-hotplug --trace in the VM), read
+	# back by an independent parser (trace_check.py, Python's json).
+	if command -v python3 >/dev/null; then
+		for fx in trace-serial.log trace-parallel.log linux-trace.log "trace-parallel.log linux-trace.log"; do
+			# shellcheck disable=SC2086
+			run trace --out "$tmp/t.json" $fx; expect_rc 0
+			# shellcheck disable=SC2086
+			if python3 "$here/trace_check.py" "$tmp/t.json" $fx >"$tmp/chk" 2>&1 && grep -q '^ok: ' "$tmp/chk"; then
+				pass "the JSON nests per track and matches the records: $(cat "$tmp/chk")"
+			else
+				bad "trace_check.py accepts it" "$(head -8 "$tmp/chk")"
+			fi
+		done
+		run trace linux-trace.log; expect_rc 0
+		has '"name":"91 cpu:bringup","cat":"linux","args":{"state":91,"fn":"bringup_cpu","cpu":1,"op":"online"'
+		has '{"ph":"M","name":"thread_name","pid":1,"tid":1000000,"args":{"name":"sysfs writes (linux-hotplug)"}}'
+		# NMI marks: a sample marked nmi=1 at its window's start, an @warn
+		# what=nmi where it was logged.
+		tr -d '\r' <trace-serial.log |
+			sed -e '0,/^@sample cpu=2 apic=2 cycle=1 op=online \(.*\) nmi=0$/s//@sample cpu=2 apic=2 cycle=1 op=online \1 nmi=1/' \
+			-e 's/^@sample cpu=3 apic=3 cycle=2 op=offline.*/&\n@warn what=nmi apic=3 count=1 reason=test port61=0x00/' \
+			>"$tmp/nmi.log"
+		run trace --with-nmi --out "$tmp/nmi.json" "$tmp/nmi.log"; expect_rc 2
+		run trace --out "$tmp/nmi.json" "$tmp/nmi.log"; expect_rc 0
+		if grep -q '"tid":2,"ts":[0-9.]*,"s":"t","name":"NMI in this window"' "$tmp/nmi.json" &&
+			grep -q '"tid":0,"ts":[0-9.]*,"s":"t","name":"NMI (@warn, apic 3)"' "$tmp/nmi.json" &&
+			python3 "$here/trace_check.py" "$tmp/nmi.json" "$tmp/nmi.log" >/dev/null; then
+			pass "NMI marks: on cpu2's track for its nmi=1 sample, on the BSP's for @warn what=nmi"
+		else
+			bad "NMI marks in the trace" "$(grep -o '"name":"NMI[^"]*"' "$tmp/nmi.json" | head -3)"
+		fi
+		run trace trace-parallel.log; expect_rc 0
+		has '"name":"round 1 online (3 APs)"'
+		has '"name":"SIPI -> cpu3"'
+	else
+		skip "[$label] trace JSON check" "python3 not on PATH"
+	fi
+	printf '@boot kernel=apstart version=0.1 wbinvd=0 cpus=1 x2apic=0 tsc_khz=1000000 tsc_source=hpet tramp=0x9e000 firmware=bios cycles=0\n@end status=pass online=1 failed=0\n' >"$tmp/norec.log"
+	run trace "$tmp/norec.log"; expect_rc 1; errhas "the logs hold no start, offline or cpuhp record"
+
+	# cpuhp: Linux's time state by state (fixture: -smp 4, 1 cycle, TCG).
+	run cpuhp linux-trace.log; expect_rc 0
+	line "online: 180.508 ms per write (mean of 1 run, 3 writes each)"
+	has "   91  cpu:bringup                   control   1.00   119.568   66.2%  <- the AP kick: INIT/SIPI, trampoline"
+	has "        - its own part (not in AP-side states)    112.263   62.2%"
+	has "The state that holds the trampoline is cpu:bringup (CPUHP_BRINGUP_CPU): 119.568 ms, of which 112.263 ms its own part"
+	has "  153  cpu:teardown                  control   1.00    62.151   50.8%"
+	run cpuhp --label-a one --label-b two linux-trace.log -- linux-trace.log; expect_rc 0
+	line "online: 180.508 ms -> 180.508 ms per write (+0.000 ms; mean of 1 and 1 runs)"
+	run cpuhp linux-trace.log linux-trace.log linux-trace.log -- linux-trace.log linux-trace.log linux-trace.log; expect_rc 0
+	line "  online write: 180.51 ms -> 180.51 ms (+0.0%, 95% CI +0.0..+0.0%) no difference, mean of 3 runs"
+	line "  cpu:bringup own: 112.26 ms -> 112.26 ms (+0.0%, 95% CI +0.0..+0.0%) no difference, mean of 3 runs"
+	line "  offline write: 122.30 ms -> 122.30 ms (+0.0%, 95% CI +0.0..+0.0%) no difference, mean of 3 runs"
+	# Malformed @cpuhp records: FILE:LINE: and why, exit 1.
+	hp='@boot kernel=linux version=6.1 wbinvd=1 cpus=2 x2apic=0 tsc_khz=1000000 tsc_source=clock_monotonic tramp=0x0 firmware=bios cycles=1'
+	cb='@cpuhp cpu=1 apic=1 cycle=1 op=online state=91 name=cpu:bringup fn=bringup_cpu multi=0 on=0 start_ns=10 ns=100 ret=0'
+	wr='@cpuhp_write cpu=1 apic=1 cycle=1 op=online at_ns=0 ns=200 callbacks=1 lost=0 foreign=0 malformed=0'
+	end='@end status=pass online=2 failed=0'
+	printf '%s\n' "$hp" "${cb/ state=91/}" "$wr" "$end" >"$tmp/hp1.log"
+	run cpuhp "$tmp/hp1.log"; expect_rc 1; errhas "hp1.log:2: @cpuhp: missing key(s): state"
+	printf '%s\n' "$hp" "$cb" "${wr/cpu=1/cpu=2}" "$end" >"$tmp/hp2.log"
+	run cpuhp "$tmp/hp2.log"; expect_rc 1; errhas "hp2.log:3: @cpuhp_write: cpu=2 cycle=1 op=online, but its @cpuhp records (from line 2) say cpu=1 cycle=1 op=online"
+	printf '%s\n' "$hp" "$cb" "${wr/ ns=200/ ns=50}" "$end" >"$tmp/hp3.log"
+	run cpuhp "$tmp/hp3.log"; expect_rc 1; errhas "hp3.log:3: @cpuhp_write: ns=50, but a callback of it (state 91) ends at 110 ns"
+	printf '%s\n' "$hp" "$cb" "$end" >"$tmp/hp4.log"
+	run cpuhp "$tmp/hp4.log"; expect_rc 1; errhas "hp4.log:2: @cpuhp records without their @cpuhp_write (the log ends)"
+	printf '%s\n' "${cb/name=cpu:bringup/name=$(printf 'x%.0s' $(seq 60))}" >"$tmp/hp5.log"
+	run trace "$tmp/hp5.log"; expect_rc 1
+	printf '%s\n' "$hp" "${cb/name=cpu:bringup/name=$(printf 'x%.0s' $(seq 60))}" "$wr" "$end" >"$tmp/hp6.log"
+	run cpuhp "$tmp/hp6.log"; expect_rc 1; errhas "hp6.log:2: @cpuhp: name="
+	printf '%s\n' "$hp" "$cb" "$wr" "$end" >"$tmp/hp7.log"
+	run cpuhp "$tmp/hp7.log"; expect_rc 0; has "   91  cpu:bringup                   control   1.00     0.000   50.0%  <- the AP kick"
+	run cpuhp smp4.log; expect_rc 1; errhas "no @cpuhp_write records in 1 usable run(s): run linux-hotplug with --trace"
+	run cpuhp linux-trace.log --; expect_rc 2
+
 	# mutated fixtures: any status but 0/1 (or a sanitizer report) fails
 	fuzz_bad=0
 	for i in $(seq 1 $nfuzz); do
 		f="$tmp/fuzz$i.log"
 		for args in "stats $f" "stats --allow-truncated $f" "csv $f" \
-			"compare $f -- wbinvd0-run1.log" "check --baseline smp4.baseline $f"; do
+			"compare $f -- wbinvd0-run1.log" "check --baseline smp4.baseline $f" \
+			"trace --out $tmp/fz.json $f" "cpuhp $f"; do
 			# shellcheck disable=SC2086
 			run $args
 			if [ "$rc" -gt 1 ]; then fuzz_bad=1; bad "exit 0 or 1 on mutated input" "status $rc"; fi
 		done
 	done
-	if [ $fuzz_bad -eq 0 ]; then ok "[$label] $nfuzz mutated logs x 5 commands: exit 0 or 1, no crash"; fi
+	if [ $fuzz_bad -eq 0 ]; then ok "[$label] $nfuzz mutated logs x 7 commands: exit 0 or 1, no crash"; fi
 
 	# A session folder as apstart.efi leaves it (boot/efi/session.c): its
 	# A and B run files are the two sets, in run order; an interrupted run
@@ -912,5 +989,28 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 
 	if [ "$bin" = "$APLOG" ]; then capture_cases 200; else capture_cases 20; fi
 done
+
+# The checker itself catches a duration that does not match its record
+# and an event that overlaps another on its track.
+if command -v python3 >/dev/null; then
+	"$APLOG" trace --out "$tmp/t.json" trace-serial.log 2>/dev/null
+	python3 - "$tmp/t.json" "$tmp/dur.json" "$tmp/nest.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+x = [e for e in d["traceEvents"] if e.get("name") == "online #1" and e["tid"] == 2][0]
+x["dur"] += 1.0
+json.dump(d, open(sys.argv[2], "w"))
+x["dur"] -= 1.0
+k = [e for e in d["traceEvents"] if e.get("name") == "long mode" and e["tid"] == 2][0]
+k["dur"] += 500.0
+json.dump(d, open(sys.argv[3], "w"))
+PY
+	if ! python3 "$here/trace_check.py" "$tmp/dur.json" trace-serial.log >"$tmp/chk"; then
+		ok "trace_check.py catches a duration 1 us off its @sample: $(grep -m1 'no event' "$tmp/chk" | sed 's/^ *//')"
+	else fail "trace_check.py catches a wrong duration" "it accepted it"; fi
+	if ! python3 "$here/trace_check.py" "$tmp/nest.json" trace-serial.log >"$tmp/chk" && grep -q overlaps "$tmp/chk"; then
+		ok "trace_check.py catches a phase that overlaps the next one: $(grep -m1 overlaps "$tmp/chk" | sed 's/^ *//' | cut -c1-120)"
+	else fail "trace_check.py catches an overlap" "$(head -3 "$tmp/chk")"; fi
+fi
 
 summary aplog

@@ -17,8 +17,9 @@ abspath() { case $1 in /*) echo "$1" ;; *) echo "$root/$1" ;; esac; }
 LH=$(abspath "${LH:-build/host/linux-hotplug}")
 LH_ASAN=$(abspath "${LH_ASAN:-build/host/linux-hotplug_asan}")
 LH_SHIM=$(abspath "${LH_SHIM:-build/host/failwrite.so}")
+LH_TRACESHIM=$(abspath "${LH_TRACESHIM:-build/host/faketrace.so}")
 APLOG=$(abspath "${APLOG:-build/host/aplog}")
-for f in "$LH" "$LH_ASAN" "$LH_SHIM" "$APLOG"; do
+for f in "$LH" "$LH_ASAN" "$LH_SHIM" "$LH_TRACESHIM" "$APLOG"; do
 	[ -e "$f" ] || { echo "linux-hotplug tests: $f not built (make linux-hotplug-tests)" >&2; exit 1; }
 done
 
@@ -64,6 +65,20 @@ make_tree() { # DIR [cpuinfo-for-cpu4]
 		printf 'model name\t: Intel(R) Xeon(R) 6985P-C\nstepping\t: 1\nmicrocode\t: 0x10003a2\n'
 		printf 'apicid\t\t: %d\nflags\t\t: fpu x2apic hypervisor\n\n' $((i * 2))
 	done >"$t/proc/cpuinfo"
+}
+
+# The tracefs part of a fake tree: instances/ and the cpuhp events (the
+# shim faketrace.so plays the kernel's part), and hotplug/states.
+add_tracefs() { # DIR [no-events]
+	local t=$1 e
+	mkdir -p "$t/sys/kernel/tracing/instances" "$t/sys/devices/system/cpu/hotplug"
+	[ "${2:-}" = no-events ] ||
+		for e in cpuhp_enter cpuhp_multi_enter cpuhp_exit; do
+			mkdir -p "$t/sys/kernel/tracing/events/cpuhp/$e"
+		done
+	printf '%s\n' '  0: offline' '  1: threads:prepare' '  2: perf:prepare' \
+		' 62: trace/RB:prepare' ' 91: cpu:bringup' '153: cpu:teardown' \
+		'235: sched:active' '236: online' >"$t/sys/devices/system/cpu/hotplug/states"
 }
 
 # States of cpu0..4 as one string ("-1110": cpu0 has no file).
@@ -327,7 +342,137 @@ for sig in INT TERM; do
 	else bad "SIG$sig in the middle" "rc=$rc (want $want) samples=$n states=$(states "$T") mid=$mid"; fi
 done
 
-# 14. One short real run inside a VM: Debian's kernel under QEMU.
+# 14. --trace against a fake tracefs (faketrace.so writes the cpuhp events
+#     Linux 6.1 writes, in its trace_pipe format, inside each sysfs write).
+tr_instances() { find "$T/sys/kernel/tracing/instances" -mindepth 1 -maxdepth 1 | wc -l; }
+trace_run() { # VAR=VALUE... -- ARGS...
+	local envs=()
+	while [ "$1" != -- ]; do envs+=("$1"); shift; done
+	shift
+	make_tree "$T"
+	add_tracefs "$T"
+	rm -f "$tmp/tlog"
+	env FAKETRACE_LOG="$tmp/tlog" "${envs[@]}" LD_PRELOAD="$LH_TRACESHIM" "$B" \
+		--sysfs-root "$T/sys" --proc-root "$T/proc" --trace "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+# Every callback inside its write; the AP's sched:active inside the control
+# CPU's cpu:bringup (online) / cpuhp_kick_ap_work (offline) of the same write.
+trace_shape() {
+	awk '
+	function v(k,  i) { for (i = 2; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "" }
+	/^@cpuhp / { key = v("cpu") " " v("cycle") " " v("op"); s = v("start_ns") + 0; e = s + v("ns")
+		if (v("state") == 91 || v("state") == 236) { os[key] = s; oe[key] = e; if (v("on") != 0) bad = bad " outer-on=" v("on") }
+		if (v("state") == 235) { is[key] = s; ie[key] = e; if (v("on") != v("cpu")) bad = bad " ap-on=" v("on") }
+		if (e > last[key] + 0) last[key] = e; n++ }
+	/^@cpuhp_write / { key = v("cpu") " " v("cycle") " " v("op"); w++
+		if (last[key] > v("ns") + 0) bad = bad " outside:" key
+		if (!(key in os) || !(key in is) || is[key] + 0 < os[key] + 0 || ie[key] + 0 > oe[key] + 0) bad = bad " nesting:" key }
+	END { printf "%d %d%s\n", n, w, bad }' "$tmp/out"
+}
+trace_run -- --cycles 3
+shape=$(trace_shape)
+if [ $rc = 0 ] && sanitizer_clean && [ "$shape" = "96 24" ] &&
+	[ "$(count '^@cpuhp_write cpu=[1-4] apic=[1-4] cycle=[1-3] op=[a-z]* at_ns=[0-9]* ns=[0-9]* callbacks=4 lost=0 foreign=0 malformed=0$')" = 24 ] &&
+	grep -q '^@cpuhp cpu=3 apic=3 cycle=2 op=online state=91 name=cpu:bringup fn=bringup_cpu multi=0 on=0 ' "$tmp/out" &&
+	grep -q '^@cpuhp cpu=4 apic=4 cycle=1 op=online state=62 name=trace/RB:prepare fn=trace_rb_cpu_prepare multi=1 on=0 ' "$tmp/out" &&
+	[ "$(head -4 "$tmp/tlog" | sed 's/linux-hotplug\.[0-9]*/I/' | tr '\n' ';')" = "mkdir I;tracing_on 0;trace_clock mono;events/cpuhp/enable 1;" ] &&
+	[ "$(tail -3 "$tmp/tlog" | sed 's/linux-hotplug\.[0-9]*/I/' | tr '\n' ';')" = "events/cpuhp/enable 0;tracing_on 0;rmdir I;" ] &&
+	[ "$(grep -c '^tracing_on 1' "$tmp/tlog")" = 24 ] && [ "$(tr_instances)" = 0 ] &&
+	[ "$(states "$T")" = -1110 ] && grep -q '^@end status=pass' "$tmp/out"; then
+	ok "--trace: 24 writes, 96 @cpuhp records nested as Linux runs them, tracing on only around the writes, instance removed"
+else bad "--trace full run" "rc=$rc shape=[$shape] instances=$(tr_instances) states=$(states "$T") log=$(tr '\n' ';' <"$tmp/tlog" 2>/dev/null | head -c 300)"; fi
+if "$APLOG" stats "$tmp/out" >"$tmp/aplog" 2>&1 && grep -qE '^Online: ' "$tmp/aplog"; then
+	ok "--trace: aplog stats reads the traced records"
+else bad "aplog on --trace output" "$(head -3 "$tmp/aplog")"; fi
+
+trace_run FAKETRACE_MODE=lose -- --cycles 1
+if [ $rc = 0 ] && sanitizer_clean && [ "$(count '^@cpuhp_write .* callbacks=3 lost=1 ')" = 8 ] &&
+	grep -q 'trace event(s) lost or unpaired' "$tmp/err" && [ "$(tr_instances)" = 0 ]; then
+	ok "--trace: an enter without its exit is counted as lost, not paired with another"
+else bad "--trace lost exit" "rc=$rc"; fi
+trace_run FAKETRACE_MODE=lostline -- --cycles 1
+if [ $rc = 0 ] && [ "$(count '^@cpuhp_write .* callbacks=4 lost=3 ')" = 8 ]; then
+	ok "--trace: the kernel's [LOST 3 EVENTS] line is counted"
+else bad "--trace LOST line" "rc=$rc"; fi
+trace_run FAKETRACE_MODE=foreign -- --cycles 1
+if [ $rc = 0 ] && [ "$(count '^@cpuhp_write .* callbacks=4 lost=0 foreign=1 ')" = 8 ] &&
+	! grep -q '^@cpuhp .*state=200 ' "$tmp/out"; then
+	ok "--trace: another CPU's callbacks are counted as foreign, not recorded"
+else bad "--trace foreign" "rc=$rc"; fi
+
+# Tracing cannot be set up (no trace_clock in the instance): no cycles are
+# run untraced, the instance is removed, the CPUs are as they were.
+trace_run FAKETRACE_MODE=noclock -- --cycles 2
+if [ $rc = 1 ] && sanitizer_clean && grep -q '^@fail what=trace_setup' "$tmp/out" &&
+	grep -q 'trace_clock (mono): No such file or directory' "$tmp/err" &&
+	! grep -q '^@sample' "$tmp/out" && [ "$(tr_instances)" = 0 ] &&
+	grep -q '^@end status=fail' "$tmp/out" && [ "$(states "$T")" = -1110 ]; then
+	ok "--trace: tracing cannot be set up: says why, runs nothing untraced, instance removed, status 1"
+else bad "--trace setup fails" "rc=$rc states=$(states "$T") instances=$(tr_instances)"; fi
+
+# The instance cannot be removed: tracing is off anyway, the tool says
+# how to remove it and the run fails.
+trace_run FAKETRACE_RMDIR=fail -- --cycles 1
+if [ $rc = 1 ] && sanitizer_clean && grep -q 'was not removed: Device or resource busy (its events are off); remove it by hand: rmdir ' "$tmp/err" &&
+	[ "$(tail -3 "$tmp/tlog" | sed 's/linux-hotplug\.[0-9]*/I/' | tr '\n' ';')" = "events/cpuhp/enable 0;tracing_on 0;rmdir I;" ] &&
+	grep -q '^@end status=fail' "$tmp/out" && [ "$(states "$T")" = -1110 ]; then
+	ok "--trace: an instance that cannot be removed: events off, says how, status 1"
+else bad "--trace rmdir fails" "rc=$rc"; fi
+
+# SIGINT in the middle of a traced run (offline writes slowed to 30 ms by
+# failwrite.so, chained before faketrace.so): CPUs restored, tracing off,
+# instance gone.
+for sig in INT TERM; do
+	make_tree "$T"
+	add_tracefs "$T"
+	rm -f "$tmp/tlog"
+	(FAILWRITE_DELAY_US=30000 FAILWRITE_DELAY_VALUE=0 FAKETRACE_LOG="$tmp/tlog" \
+		LD_PRELOAD="$LH_SHIM:$LH_TRACESHIM" exec \
+		"$B" --sysfs-root "$T/sys" --proc-root "$T/proc" --trace --cycles 50 >"$tmp/out" 2>"$tmp/err") &
+	pid=$!
+	sleep 1
+	mid=$(states "$T") inst=$(tr_instances)
+	kill -s $sig $pid
+	wait $pid
+	rc=$?
+	want=$((128 + $(kill -l $sig)))
+	n=$(count '^@cpuhp_write ')
+	if [ $rc = $want ] && sanitizer_clean && grep -q "^@fail what=interrupted signal=SIG$sig" "$tmp/out" &&
+		[ "$inst" = 1 ] && [ "$(tr_instances)" = 0 ] && [ "$n" -gt 0 ] && [ "$n" -lt 400 ] &&
+		[ "$(tail -3 "$tmp/tlog" | sed 's/linux-hotplug\.[0-9]*/I/' | tr '\n' ';')" = "events/cpuhp/enable 0;tracing_on 0;rmdir I;" ] &&
+		[ "$(states "$T")" = -1110 ]; then
+		ok "--trace, SIG$sig in the middle ($n traced writes, states then $mid): CPUs restored, tracing off, instance removed"
+	else bad "--trace SIG$sig" "rc=$rc (want $want) writes=$n inst=$inst/$(tr_instances) states=$(states "$T") mid=$mid"; fi
+done
+
+# Refusals before anything changes, with either build: no tracefs, a
+# tracefs without the cpuhp events; --dry-run says what it would do.
+for bin in "$LH" "$LH_ASAN"; do
+	b=$(basename "$bin")
+	make_tree "$T"
+	touch "$tmp/stamp"
+	sleep 0.01
+	run "$bin" "$T" --trace --cycles 1
+	changed=$(find "$T" -newer "$tmp/stamp" | head -3)
+	if [ $rc = 2 ] && grep -q -- "--trace: no tracefs at $T/sys/kernel/tracing or $T/sys/kernel/debug/tracing" "$tmp/err" &&
+		grep -q 'mount -t tracefs nodev' "$tmp/err" && [ -z "$changed" ] && ! grep -q '^@sample' "$tmp/out"; then
+		ok "$b: --trace without tracefs: refuses, says how to mount it, nothing written"
+	else bad "$b: --trace without tracefs" "rc=$rc changed=[$changed]"; fi
+	add_tracefs "$T" no-events
+	run "$bin" "$T" --trace --cycles 1
+	if [ $rc = 2 ] && grep -q 'this kernel cannot trace CPU hotplug' "$tmp/err" && [ "$(tr_instances)" = 0 ]; then
+		ok "$b: --trace on a kernel without cpuhp events: refuses"
+	else bad "$b: --trace no events" "rc=$rc"; fi
+	add_tracefs "$T"
+	run "$bin" "$T" --tracefs "$T/sys/kernel/tracing" --dry-run --cycles 1
+	if [ $rc = 0 ] && grep -q "would trace the cpuhp events of each write in a tracefs instance $T/sys/kernel/tracing/instances/linux-hotplug\.[0-9]* (clock mono; 8 state names" "$tmp/out" &&
+		[ "$(tr_instances)" = 0 ] && [ "$(states "$T")" = -1110 ]; then
+		ok "$b: --tracefs DIR --dry-run: says what it would trace, makes nothing"
+	else bad "$b: --trace --dry-run" "rc=$rc"; fi
+done
+
+# 15. One short real run inside a VM: Debian's kernel under QEMU.
 bash "$here/vm.sh" "$LH" "$APLOG" "$tmp/vm" 2>&1 | tee "$tmp/vm.out" | grep -E '^(ok  |FAIL|skip) '
 vm_rc=${PIPESTATUS[0]}
 if grep -q '^ok   ' "$tmp/vm.out"; then PASS=$((PASS + 1))

@@ -133,7 +133,38 @@ static void test_all_valid(void)
 	CHECK_EQ(o.bsp_wait, BSP_WAIT_SPIN);
 	CHECK_STREQ(dlog.msg[0], "cmdline: selftest=ap_hang invalid, expected "
 				 "none|bsp-fault|ap-fault|ap-hang|double-start|apic-renumber|"
-				 "ap-late|tsc-skew|lost-sipi|stray-ipi|parked-nmi, keeping none");
+				 "ap-late|tsc-skew|lost-sipi|stray-ipi|parked-nmi|smi, keeping none");
+	/* The flush probe's options (issue 25). */
+	CHECK_EQ(o.probe, PROBE_NONE);
+	CHECK_EQ(o.flush_reps, 3);
+	CHECK_EQ(o.flush_max_kib, 0);
+	CHECK_EQ(o.flush_cpus, 0);
+	CHECK_EQ(o.flush_at_once, AT_ONCE_SOCKET);
+	CHECK_EQ(o.victims, 0);
+	CHECK_EQ(parse(&o, "probe=flush flush_reps=7 flush_max_kib=8192 flush_cpus=2 "
+			   "flush_at_once=all victims=1 selftest=smi", 8), 0);
+	CHECK_EQ(o.probe, PROBE_FLUSH);
+	CHECK_EQ(o.flush_reps, 7);
+	CHECK_EQ(o.flush_max_kib, 8192);
+	CHECK_EQ(o.flush_cpus, 2);
+	CHECK_EQ(o.flush_at_once, AT_ONCE_ALL);
+	CHECK_EQ(o.victims, 1);
+	CHECK_EQ(o.selftest, SELFTEST_SMI);
+	CHECK_EQ(parse(&o, "probe=invd flush_reps=0 flush_max_kib=32 victims=9 flush_at_once=every", 8), 5);
+	CHECK_EQ(o.probe, PROBE_NONE);
+	CHECK_EQ(o.flush_reps, 3);
+	CHECK_EQ(o.flush_max_kib, 0);
+	CHECK_EQ(o.victims, 0);
+	CHECK_EQ(o.flush_at_once, AT_ONCE_SOCKET);
+	CHECK_STREQ(dlog.msg[0], "cmdline: probe=invd invalid, expected none|flush, keeping none");
+	CHECK_STREQ(dlog.msg[1], "cmdline: flush_reps=0 out of range 1..50, keeping 3");
+	CHECK_STREQ(dlog.msg[2], "cmdline: flush_max_kib=32 out of range 64..16777216, keeping auto");
+	CHECK_STREQ(dlog.msg[3], "cmdline: victims=9 out of range 0..8, keeping 0");
+	CHECK_STREQ(dlog.msg[4], "cmdline: flush_at_once=every invalid, expected none|socket|all, "
+				 "keeping socket");
+	CHECK_EQ(parse(&o, "probe=none flush_at_once=none", 8), 0);
+	CHECK_EQ(o.probe, PROBE_NONE);
+	CHECK_EQ(o.flush_at_once, AT_ONCE_NONE);
 	CHECK_EQ(parse(&o, "sipi_retry=0 extnmi=all selftest=lost-sipi", 8), 0);
 	CHECK_EQ(o.sipi_retry, 0);
 	CHECK_EQ(o.extnmi, EXTNMI_ALL);

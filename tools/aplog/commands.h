@@ -19,5 +19,12 @@ int cmd_csv(void);              /* cmd_csv.c */
 int cmd_verify(void);           /* cmd_verify.c */
 int cmd_plot(void);             /* plot.c */
 int cmd_fleet(void);            /* cmd_fleet.c */
+int cmd_cpuhp(void);            /* cmd_cpuhp.c */
+int cmd_trace(void);            /* cmd_trace.c */
+/* cmd_flush.c: the flush probe's curve and model fit; they read their
+ * own arguments (argv after the command's name). */
+int cmd_flush(int argc, char **argv);
+int cmd_fit(int argc, char **argv);
+int cmd_victims(int argc, char **argv); /* cmd_victims.c */
 
 #endif

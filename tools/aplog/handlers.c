@@ -145,10 +145,14 @@ void on_sample(struct loader *ld, size_t line, const struct record *rec,
 	if (rec_get(rec, "nmi") && !get_num(m, line, rec, "nmi", 0, 1, &nmi))
 		return;
 	r->nmi_marked += nmi;
+	uint64_t smi = 0;
+	if (rec_get(rec, "smi") && !get_num(m, line, rec, "smi", 0, UINT32_MAX, &smi))
+		return;
+	r->smi_marked += smi > 0;
 	grow((void **)&r->s, &r->cap, r->ns + 1, sizeof(*r->s));
 	r->s[r->ns++] = (struct sample){ (uint32_t)cpu, (uint32_t)apic,
 		(uint32_t)cycle, (uint8_t)op, ns, ticks, text_hash, line,
-		(uint8_t)x, xns, (uint8_t)x_real, nmi == 1 };
+		(uint8_t)x, xns, (uint8_t)x_real, nmi == 1, smi > 0 };
 }
 
 /* @phase: one phase of one AP start (smp/phases.c). */

@@ -59,6 +59,8 @@ static const struct command {
 	{ "csv", cmd_csv, O_TRUNC | O_PHASES, false },
 	{ "plot", cmd_plot, O_TRUNC | O_LABELS | O_OUT | O_NMI, true },
 	{ "fleet", cmd_fleet, O_TRUNC | O_MINRUNS | O_NMI | O_CSV, false },
+	{ "cpuhp", cmd_cpuhp, O_TRUNC | O_LABELS, true },
+	{ "trace", cmd_trace, O_TRUNC | O_OUT, false },
 };
 
 int main(int argc, char **argv)
@@ -70,6 +72,14 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
+	if (!strcmp(argv[1], "flush") || !strcmp(argv[1], "fit") || !strcmp(argv[1], "victims")) {
+		int rc = argv[1][0] == 'v'   ? cmd_victims(argc - 2, argv + 2)
+			 : argv[1][1] == 'l' ? cmd_flush(argc - 2, argv + 2)
+					     : cmd_fit(argc - 2, argv + 2);
+		if (fflush(stdout) != 0 || ferror(stdout))
+			rc = 1;
+		return rc;
+	}
 	const struct command *c = NULL;
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name))
@@ -77,10 +87,11 @@ int main(int argc, char **argv)
 	if (!c)
 		usage_error("unknown command '%s'", argv[1]);
 	cli.cmd = c->name;
-	parse_cli(argc, argv, c->opts, c->two_sets);
+	parse_cli(argc, argv, c->opts | (c->opts & O_NMI ? O_SMI : 0), c->two_sets);
 	if (c->two_sets)
 		session_dir_expand();
 	nmi_samples_counted = cli.given & O_NMI;
+	smi_samples_counted = cli.given & O_SMI;
 
 	int rc = c->run();
 	if (fflush(stdout) != 0 || ferror(stdout)) {

@@ -42,11 +42,18 @@ void usage(FILE *f)
 "  plot --out FILE.png [--label-a X] [--label-b Y] A.log... [-- B.log...]\n"
 "  fleet [--csv] [--min-runs N] LOG...|DIR...   one row per machine (@env),\n"
 "        WBINVD=1 against WBINVD=0, runs as observations\n"
+"  cpuhp [--label-a X] [--label-b Y] A.log... [-- B.log...]  (linux-hotplug --trace)\n"
+"  trace [--out FILE.json] LOG...   (Chrome trace-event JSON: Perfetto, chrome://tracing)\n"
+"  flush [--csv] [--plot FILE.png] [--against SPEC|log:FILE [--tolerance PCT]]\n"
+"        LOG...            (probe=flush: the curve; SPEC: flushmodel arguments)\n"
+"  fit [--out PRESET] LOG...   (the flush model fitted to a probe run)\n"
+"  victims [--csv] [--plot FILE.png] LOG...   (victims=K: stalls per window)\n"
 "Every command that reads logs but the exact ones takes --allow-truncated.\n"
 "Samples marked nmi=1 (an NMI hit the BSP or the AP inside their window)\n"
 "are left out of stats, compare, check, medians, baseline and plot, and\n"
 "so are their starts' @phase records (also nmi=1);\n"
-"--with-nmi keeps them.\n"
+"--with-nmi keeps them. Samples whose window an SMI hit (smi= above 0,\n"
+"MSR_SMI_COUNT moved) are left out the same way; --with-smi keeps them.\n"
 "Exit status: 0 ok, 1 bad input or failed check, 2 usage error or (check\n"
 "--slower-than) too few runs for a verdict.\n", f);
 }
@@ -97,7 +104,7 @@ enum opt_id {
 	OPT_BASELINE, OPT_TOLERANCE, OPT_SLOWER, OPT_MAX_RATIO, OPT_OP,
 	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT, OPT_IDENTICAL, OPT_STATUS,
 	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_WARNINGS, OPT_BOOT,
-	OPT_WITH_NMI,
+	OPT_WITH_NMI, OPT_WITH_SMI,
 	OPT_PHASES, OPT_CSV,
 };
 
@@ -127,6 +134,7 @@ static const struct option longopts[] = {
 	{ "warnings", required_argument, NULL, OPT_WARNINGS },
 	{ "boot", required_argument, NULL, OPT_BOOT },
 	{ "with-nmi", no_argument, NULL, OPT_WITH_NMI },
+	{ "with-smi", no_argument, NULL, OPT_WITH_SMI },
 	{ "phases", no_argument, NULL, OPT_PHASES },
 	{ "csv", no_argument, NULL, OPT_CSV },
 	{ NULL, 0, NULL, 0 },
@@ -152,6 +160,7 @@ static unsigned group_of(int id)
 	case OPT_OUT: return O_OUT;
 	case OPT_IDENTICAL: return O_IDENT;
 	case OPT_WITH_NMI: return O_NMI;
+	case OPT_WITH_SMI: return O_SMI;
 	case OPT_PHASES: return O_PHASES;
 	case OPT_CSV: return O_CSV;
 	default: return O_VERIFY;

@@ -19,6 +19,7 @@ enum {
 	O_PHASES = 1u << 15, O_FORCE = 1u << 16, O_MINRUNS = 1u << 17,
 	O_PAIRED = 1u << 18,
 	O_CSV = 1u << 19,
+	O_SMI = 1u << 20, /* --with-smi: wherever --with-nmi goes */
 };
 
 #define MAX_BOOT_EXPECT 16

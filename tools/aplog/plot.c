@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "gnuplot.h"
 #include "options.h"
 #include "phases.h"
 #include "sets.h"
@@ -108,6 +109,12 @@ static int run_gnuplot(const struct sbuf *script)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int gnuplot_run(const char *s, size_t len)
+{
+	struct sbuf b = { (char *)(uintptr_t)s, len, len };
+	return run_gnuplot(&b);
 }
 
 /* FILE.png -> FILE.EXT (anything else: FILE.EXT appended); ext ".dat"

@@ -34,11 +34,11 @@ enum use run_use(const struct run *r)
 	return r->passed ? USE_FULL : USE_NONE;
 }
 
-bool nmi_samples_counted;
+bool nmi_samples_counted, smi_samples_counted;
 
 bool sample_counted(const struct sample *s)
 {
-	return !s->nmi || nmi_samples_counted;
+	return (!s->nmi || nmi_samples_counted) && (!s->smi || smi_samples_counted);
 }
 
 uint64_t sample_figure(const struct run *r, const struct sample *s)

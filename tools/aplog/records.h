@@ -46,6 +46,8 @@ struct sample {
 			       (enum xfig; only verify looks at it) */
 	bool nmi;           /* nmi=1: an NMI hit the BSP or the AP inside the
 			       window (absent in older logs: 0) */
+	bool smi;           /* smi=N > 0: MSR_SMI_COUNT moved around the window
+			       (absent in older logs: 0) */
 };
 
 /* The phases of one AP start (the kernel's smp/phases.h, in its order):
@@ -105,6 +107,7 @@ struct run {
 	size_t nfail, fail_line; /* @fail records, and the first one's line */
 	char fail_text[FAIL_TEXT_MAX]; /* the first @fail, made printable */
 	size_t nmi_marked;    /* samples with nmi=1 */
+	size_t smi_marked;    /* samples with smi= above 0 */
 	size_t warn_events;   /* @warn what=nmi|stray_irq|sipi_retry records */
 	bool settled;         /* every offline sample has a settled_ns number */
 	struct cpu_sync *sync; /* @cpu records with tsc_sync= */
@@ -153,6 +156,8 @@ int load_file(struct set *set, const char *path, bool allow_trunc);
 /* Samples marked nmi=1 feed no statistic, total, comparison or baseline
  * unless this is set (--with-nmi); verify and csv see every sample. */
 extern bool nmi_samples_counted;
+/* The same for samples an SMI hit (smi= above 0; --with-smi). */
+extern bool smi_samples_counted;
 /* Whether statistics use sample s (nmi_samples_counted). */
 bool sample_counted(const struct sample *s);
 

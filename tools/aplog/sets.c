@@ -92,6 +92,7 @@ int side_load(struct side *sd, const char *const *files, size_t n,
 		}
 		sd->usable++;
 		sd->nmi_marked += r->nmi_marked;
+		sd->smi_marked += r->smi_marked;
 		sd->wbinvd = sd->wbinvd == -2 || sd->wbinvd == (int)r->wbinvd ?
 			     (int)r->wbinvd : -1;
 		sd->cpus = sd->cpus == -2 || sd->cpus == (long)r->cpus ?
@@ -184,8 +185,19 @@ void print_flush_note(const struct side *s, const char *prefix)
 	       s->flush_model ? s->flush_model : "(differs between runs)");
 }
 
+static void print_smi_note(const struct side *s, const char *prefix)
+{
+	if (!s->smi_marked)
+		return;
+	printf("%s%zu samples an SMI hit (smi= above 0: MSR_SMI_COUNT moved around their "
+	       "window) are %s\n", prefix, s->smi_marked,
+	       smi_samples_counted ? "counted (--with-smi)"
+				   : "left out of every figure below (--with-smi keeps them)");
+}
+
 void print_nmi_note(const struct side *s, const char *prefix)
 {
+	print_smi_note(s, prefix);
 	if (!s->nmi_marked)
 		return;
 	if (nmi_samples_counted)
@@ -323,14 +335,19 @@ void print_emulated_note(const struct side s[2], const char *prefix)
 	const char *emu = s[0].emulated ? s[0].emulated : s[1].emulated;
 	if (!emu)
 		return;
+	/* A WBINVD A/B: its difference is the host's. Anything else (one
+	 * build twice, rcu_expedited, a slowed build): no flush in it. */
+	const char *tail = s[0].wbinvd != s[1].wbinvd
+		? "a difference between the variants is the host's"
+		: "no figure below includes a flush's cost";
 	if (!strcmp(emu, "a hypervisor"))
 		printf("%sEMULATED: WBINVD costs nothing here (a hypervisor: KVM and "
 		       "most others take the guest's WBINVD as a VM exit and skip the "
 		       "flush unless a passed-through device does non-coherent DMA); "
-		       "a difference between the variants is the host's\n", prefix);
+		       "%s\n", prefix, tail);
 	else
-		printf("%sEMULATED: WBINVD costs nothing here (%s); a difference "
-		       "between the variants is the host's\n", prefix, emu);
+		printf("%sEMULATED: WBINVD costs nothing here (%s); %s\n", prefix, emu,
+		       tail);
 }
 
 int load_two(struct side s[2], const char *purpose)

@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "model.h"
+#include "preset_file.h"
+#include "where.h"
 
 int main(int argc, char **argv)
 {
@@ -28,12 +30,20 @@ int main(int argc, char **argv)
 		first = 3;
 	}
 	struct flush_model m;
-	char err[256], what[512];
-	if (model_parse(&m, argc - first, argv + first, err, sizeof(err))) {
-		fprintf(stderr, "flushmodel: %s\n%s", err, model_usage);
+	struct flush_where w;
+	char err[256], what[512], wh[256];
+	int n = argc - first, nm = 0;
+	char **merged = NULL;
+	if (where_take(&w, &n, argv + first, err, sizeof(err)) ||
+	    preset_args_merge(n, argv + first, &nm, &merged, err, sizeof(err)) ||
+	    model_parse(&m, nm, merged, err, sizeof(err))) {
+		preset_args_free(nm, merged);
+		fprintf(stderr, "flushmodel: %s\n%s%s", err, model_usage, where_usage);
 		return 2;
 	}
+	preset_args_free(nm, merged);
 	model_describe(&m, vcpus, what, sizeof(what));
-	printf("%s\n", what);
+	where_describe(&w, wh, sizeof(wh));
+	printf("%s%s\n", what, wh);
 	return 0;
 }

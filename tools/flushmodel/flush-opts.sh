@@ -4,7 +4,8 @@
 #
 #   flush_plugin ROOT SPEC VCPUS
 #     SPEC: plugin arguments joined by commas; an item without '=' names a
-#     preset (xeon6985p = preset=xeon6985p). Sets flush_arg (the -plugin
+#     preset (xeon6985p = preset=xeon6985p) and file:PATH a preset file
+#     (`aplog fit --out PATH`: preset_file=PATH, made absolute). Sets flush_arg (the -plugin
 #     value) and flush_what (what the model charges), or prints why not and
 #     returns 1. The arguments are checked by the plugin's own parser here,
 #     before QEMU starts: QEMU exits with status 1 when a plugin refuses
@@ -24,7 +25,7 @@ flush_plugin() {
 		echo "no flush model plugin at $so (run: make flushmodel)" >&2
 		return 1
 	fi
-	if [[ ! $spec =~ ^[A-Za-z0-9_.=,/+-]+$ ]]; then
+	if [[ ! $spec =~ ^[A-Za-z0-9_.=,/+:-]+$ ]]; then
 		echo "FLUSH='$spec': plugin arguments (KEY=VALUE) and preset names joined by commas, without blanks" >&2
 		return 1
 	fi
@@ -33,6 +34,17 @@ flush_plugin() {
 		case "$tok" in
 		'') echo "FLUSH='$spec': an empty item" >&2; return 1 ;;
 		out=*) args+=("$tok"); out=1 ;;
+		file:*)
+			if [ ! -r "${tok#file:}" ]; then
+				echo "FLUSH='$spec': cannot read the preset file ${tok#file:}" >&2
+				return 1
+			fi
+			tok=$(realpath "${tok#file:}")
+			if [[ ! $tok =~ ^[A-Za-z0-9_./+:-]+$ ]]; then
+				echo "FLUSH: preset file path $tok: only letters, digits and _./+:- (no commas or blanks)" >&2
+				return 1
+			fi
+			args+=("preset_file=$tok") ;;
 		*=*) args+=("$tok") ;;
 		*) args+=("preset=$tok") ;;
 		esac

@@ -12,7 +12,9 @@
  *
  * At exit it reports, per vCPU that flushed: how many of each kind, the
  * time charged by the model, the time the vCPU was actually held, and the
- * part of that spent waiting for the socket's lock. */
+ * part of that spent waiting for the socket's lock; and per address a
+ * flush executed at (a "site"), how often and whether it was charged
+ * (free=/only=, where.h, leave some addresses uncharged). */
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
@@ -23,8 +25,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "dirty_track.h"
+#include "disturb.h"
 #include "model.h"
+#include "where.h"
 #include "plugin-api.h"
+#include "preset_file.h"
 
 PLUGIN_EXPORT int qemu_plugin_version = FLUSHMODEL_PLUGIN_API_VERSION;
 PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
@@ -35,7 +41,10 @@ PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
  * each so vCPU threads do not share lines. */
 struct vcpu_stat {
 	uint64_t n[FLUSH_KINDS];
+	uint64_t free_n;        /* flushes at a free address: counted, not held */
 	uint64_t charged_ns, held_ns, waited_ns;
+	uint64_t dirty_bytes;  /* dirty=track: written back by its flushes */
+	uint64_t stalled_ns, stalls; /* disturb=on: held for others' flushes */
 	uint64_t rng;
 } __attribute__((aligned(64)));
 
@@ -44,6 +53,43 @@ static unsigned nvcpus, per_domain, ndomains;
 static struct vcpu_stat *stats; /* nvcpus + 1: the last for any stray index */
 static pthread_mutex_t *domain_lock;
 static FILE *report;
+static struct flush_where where;
+
+/* One flush instruction's address, as translated; its count is bumped by
+ * every vCPU that executes it. */
+struct site {
+	uint64_t vaddr;
+	enum flush_kind kind;
+	bool charged;
+	uint64_t count;
+};
+#define MAX_SITES 256
+static struct site sites[MAX_SITES + FLUSH_KINDS]; /* the last: "other" per kind */
+static unsigned nsites;
+static pthread_mutex_t sites_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* The site of a flush at vaddr (translation time: blocks are translated
+ * again, so look it up first). Past MAX_SITES, one site per kind stands
+ * for the rest, charged or not as where says for the first of them. */
+static struct site *site_get(uint64_t vaddr, enum flush_kind k)
+{
+	pthread_mutex_lock(&sites_lock);
+	struct site *s = NULL;
+	for (unsigned i = 0; i < nsites && !s; i++)
+		if (sites[i].vaddr == vaddr && sites[i].kind == k)
+			s = &sites[i];
+	if (!s && nsites < MAX_SITES) {
+		s = &sites[nsites++];
+		*s = (struct site){ vaddr, k, where_charged(&where, vaddr), 0 };
+	}
+	if (!s) {
+		s = &sites[MAX_SITES + k];
+		if (!s->count && !s->vaddr)
+			*s = (struct site){ UINT64_MAX, k, where_charged(&where, vaddr), 0 };
+	}
+	pthread_mutex_unlock(&sites_lock);
+	return s;
+}
 
 static uint64_t now_ns(void)
 {
@@ -74,6 +120,21 @@ static void hold_until(uint64_t deadline, uint64_t spin_ns)
 		cpu_relax();
 }
 
+/* The socket's lock: spun for up to spin_ns, as the end of a hold is,
+ * then slept on. A waiter that slept is woken late on a busy host (ms at
+ * load ~4 on 2 cores), which a modelled machine's flush would not be. */
+static void lock_domain(pthread_mutex_t *lock, uint64_t spin_ns)
+{
+	uint64_t until = now_ns() + spin_ns;
+	while (pthread_mutex_trylock(lock)) {
+		if (now_ns() >= until) {
+			pthread_mutex_lock(lock);
+			return;
+		}
+		cpu_relax();
+	}
+}
+
 /* splitmix64: a per-vCPU stream, so jitter does not depend on how the
  * vCPU threads interleave. */
 static double next_uniform(uint64_t *s)
@@ -90,21 +151,57 @@ static void add(uint64_t *p, uint64_t v)
 	__atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + v, __ATOMIC_RELAXED);
 }
 
+/* dirty=track: every store of the guest marks its line dirty in its
+ * vCPU's socket (dirty_track.h); a flush takes the socket's dirty bytes. */
+static void on_store(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr,
+		     void *udata)
+{
+	(void)udata;
+	struct qemu_plugin_hwaddr *h = qemu_plugin_get_hwaddr(info, vaddr);
+	if (!h || qemu_plugin_hwaddr_is_io(h))
+		return;
+	unsigned slot = vcpu < nvcpus ? vcpu : 0;
+	dirty_track_store(slot / per_domain, qemu_plugin_hwaddr_phys_addr(h));
+}
+
+static uint64_t flush_cost(enum flush_kind k, unsigned slot, struct vcpu_stat *st)
+{
+	double u = next_uniform(&st->rng);
+	if (!model.dirty_track)
+		return model_cost_ns(&model, k, u);
+	uint64_t dirty = dirty_track_take(slot < nvcpus ? slot / per_domain : 0);
+	add(&st->dirty_bytes, dirty);
+	return model_cost_dirty_ns(&model, k, (double)dirty, u);
+}
+
 static void on_flush(unsigned int vcpu, void *udata)
 {
-	enum flush_kind k = (enum flush_kind)((uintptr_t)udata - 1);
+	struct site *site = udata;
+	enum flush_kind k = site->kind;
 	unsigned slot = vcpu < nvcpus ? vcpu : nvcpus;
 	struct vcpu_stat *st = &stats[slot];
-	uint64_t cost = model_cost_ns(&model, k, next_uniform(&st->rng));
+	__atomic_add_fetch(&site->count, 1, __ATOMIC_RELAXED);
+	if (!site->charged) {
+		add(&st->free_n, 1);
+		return;
+	}
 	pthread_mutex_t *lock = NULL;
 
 	uint64_t t0 = now_ns(), start = t0;
 	if (model.serialize) {
 		lock = &domain_lock[slot < nvcpus ? slot / per_domain : 0];
-		pthread_mutex_lock(lock);
+		lock_domain(lock, (uint64_t)(model.spin_us * 1e3));
 		start = now_ns();
 	}
+	/* After the lock: a tracked flush finds what the one before it in
+	 * its socket left dirty. */
+	uint64_t cost = flush_cost(k, slot, st);
+	unsigned domain = slot < nvcpus ? slot / per_domain : 0;
+	if (model.disturb)
+		disturb_begin(domain);
 	hold_until(start + cost, (uint64_t)(model.spin_us * 1e3));
+	if (model.disturb)
+		disturb_end(domain);
 	uint64_t t1 = now_ns();
 	if (lock)
 		pthread_mutex_unlock(lock);
@@ -141,17 +238,35 @@ static int classify(const uint8_t *b, size_t n)
 	return -1;
 }
 
+/* disturb=on: at every block, wait out a flush held in this vCPU's
+ * socket (by another vCPU: the flushing one is inside on_flush). */
+static void on_block(unsigned int vcpu, void *udata)
+{
+	(void)udata;
+	unsigned slot = vcpu < nvcpus ? vcpu : nvcpus;
+	uint64_t ns = disturb_gate(slot < nvcpus ? slot / per_domain : 0);
+	if (ns) {
+		add(&stats[slot].stalled_ns, ns);
+		add(&stats[slot].stalls, 1);
+	}
+}
+
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	(void)id;
+	if (model.disturb)
+		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, NULL);
 	size_t n = qemu_plugin_tb_n_insns(tb);
 	for (size_t i = 0; i < n; i++) {
 		struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, i);
 		int k = classify(qemu_plugin_insn_data(insn), qemu_plugin_insn_size(insn));
 		if (k >= 0)
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, on_flush,
-							       QEMU_PLUGIN_CB_NO_REGS,
-							       (void *)(uintptr_t)(k + 1));
+			qemu_plugin_register_vcpu_insn_exec_cb(
+				insn, on_flush, QEMU_PLUGIN_CB_NO_REGS,
+				site_get(qemu_plugin_insn_vaddr(insn), (enum flush_kind)k));
+		if (model.dirty_track)
+			qemu_plugin_register_vcpu_mem_cb(insn, on_store, QEMU_PLUGIN_CB_NO_REGS,
+							 QEMU_PLUGIN_MEM_W, NULL);
 	}
 }
 
@@ -170,30 +285,40 @@ static void on_exit_report(qemu_plugin_id_t id, void *udata)
 {
 	(void)id;
 	(void)udata;
-	char what[512];
+	char what[512], wh[256];
 	model_describe(&model, nvcpus, what, sizeof(what));
-	fprintf(report, "flushmodel: charged %s\n", what);
+	where_describe(&where, wh, sizeof(wh));
+	fprintf(report, "flushmodel: charged %s%s\n", what, wh);
 
-	uint64_t tn[FLUSH_KINDS] = { 0 }, charged = 0, held = 0, waited = 0;
+	uint64_t tn[FLUSH_KINDS] = { 0 }, charged = 0, held = 0, waited = 0, tfree = 0;
 	unsigned flushed = 0;
 	for (unsigned v = 0; v <= nvcpus; v++) {
 		const struct vcpu_stat *st = &stats[v];
-		uint64_t c = 0;
+		uint64_t c = get(&st->free_n);
 		for (int k = 0; k < FLUSH_KINDS; k++) {
 			c += get(&st->n[k]);
 			tn[k] += get(&st->n[k]);
 		}
-		if (!c)
+		tfree += get(&st->free_n);
+		if (!c && !get(&st->stalls))
 			continue;
-		flushed++;
+		flushed += c != 0;
 		if (v < nvcpus)
 			fprintf(report, "flushmodel: vcpu=%u socket=%u", v, v / per_domain);
 		else
 			fprintf(report, "flushmodel: vcpu=other socket=0");
 		print_counts(st->n);
 		fprintf(report, " charged_ns=%" PRIu64 " held_ns=%" PRIu64
-			" waited_ns=%" PRIu64 "\n", get(&st->charged_ns),
+			" waited_ns=%" PRIu64, get(&st->charged_ns),
 			get(&st->held_ns), get(&st->waited_ns));
+		if (model.dirty_track)
+			fprintf(report, " dirty_bytes=%" PRIu64, get(&st->dirty_bytes));
+		if (model.disturb)
+			fprintf(report, " stalls=%" PRIu64 " stalled_ns=%" PRIu64, get(&st->stalls),
+				get(&st->stalled_ns));
+		if (where.set)
+			fprintf(report, " free=%" PRIu64, get(&st->free_n));
+		fprintf(report, "\n");
 		charged += get(&st->charged_ns);
 		held += get(&st->held_ns);
 		waited += get(&st->waited_ns);
@@ -203,6 +328,26 @@ static void on_exit_report(qemu_plugin_id_t id, void *udata)
 	fprintf(report, " vcpus=%u charged_ns=%" PRIu64 " held_ns=%" PRIu64
 		" waited_ns=%" PRIu64 " (%.3f s charged, %.3f s held)\n", flushed,
 		charged, held, waited, (double)charged / 1e9, (double)held / 1e9);
+	if (where.set)
+		fprintf(report, "flushmodel: free %" PRIu64 " flush(es) at free addresses "
+			"(counted, not held)\n", tfree);
+	/* Per address: which flushes the guest ran where, charged or not. */
+	for (unsigned i = 0; i < MAX_SITES + FLUSH_KINDS; i++) {
+		const struct site *st = &sites[i];
+		uint64_t n = __atomic_load_n(&st->count, __ATOMIC_RELAXED);
+		if (i >= nsites && i < MAX_SITES)
+			continue;
+		if (!n)
+			continue;
+		if (st->vaddr == UINT64_MAX)
+			fprintf(report, "flushmodel: site vaddr=other kind=%s count=%" PRIu64
+				" charged=%s\n", flush_kind_name[st->kind], n,
+				st->charged ? "yes" : "no");
+		else
+			fprintf(report, "flushmodel: site vaddr=0x%" PRIx64 " kind=%s count=%" PRIu64
+				" charged=%s\n", st->vaddr, flush_kind_name[st->kind], n,
+				st->charged ? "yes" : "no");
+	}
 	fflush(report);
 }
 
@@ -219,10 +364,24 @@ PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 				      char **argv)
 {
 	char err[256];
-	if (model_parse(&model, argc, argv, err, sizeof(err))) {
-		fprintf(stderr, "flushmodel: %s\n%s", err, model_usage);
+	/* free=/only= are where.c's, preset_file= preset_file.c's; the rest
+	 * is the cost model's. */
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	if (!args)
+		return refuse("%s", "out of memory");
+	memcpy(args, argv, (size_t)argc * sizeof(*args));
+	int nargs = argc, nmerged = 0;
+	char **merged = NULL;
+	if (where_take(&where, &nargs, args, err, sizeof(err)) ||
+	    preset_args_merge(nargs, args, &nmerged, &merged, err, sizeof(err)) ||
+	    model_parse(&model, nmerged, merged, err, sizeof(err))) {
+		fprintf(stderr, "flushmodel: %s\n%s%s", err, model_usage, where_usage);
+		preset_args_free(nmerged, merged);
+		free(args);
 		return -1;
 	}
+	preset_args_free(nmerged, merged);
+	free(args);
 	if (!info->system_emulation)
 		return refuse("%s", "needs system emulation (qemu-system-*), not user mode");
 	if (strcmp(info->target_name, "x86_64") && strcmp(info->target_name, "i386"))
@@ -245,13 +404,20 @@ PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	for (unsigned d = 0; d < ndomains; d++)
 		pthread_mutex_init(&domain_lock[d], NULL);
 
+	if (model.disturb && !disturb_init(ndomains))
+		return refuse("%s", "out of memory for disturb=on");
+	if (model.dirty_track &&
+	    !dirty_track_init(ndomains, (uint64_t)(model.llc_mb * 1048576.0) / DIRTY_LINE_BYTES))
+		return refuse("%s", "out of memory for dirty=track");
+
 	report = stderr;
 	if (model.out[0] && !(report = fopen(model.out, "w")))
 		return refuse("out=%s: cannot write it", model.out);
 
-	char what[512];
+	char what[512], wh[256];
 	model_describe(&model, nvcpus, what, sizeof(what));
-	fprintf(stderr, "flushmodel: charging %s\n", what);
+	where_describe(&where, wh, sizeof(wh));
+	fprintf(stderr, "flushmodel: charging %s%s\n", what, wh);
 
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
 	qemu_plugin_register_atexit_cb(id, on_exit_report, NULL);

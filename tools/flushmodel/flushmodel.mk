@@ -21,22 +21,40 @@ FLUSHMODEL_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
 FLUSHMODEL_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FLUSHMODEL_DEPS := $(FLUSHMODEL_DIR)/model.c $(FLUSHMODEL_DIR)/model.h \
+	$(FLUSHMODEL_DIR)/dirty_track.c $(FLUSHMODEL_DIR)/dirty_track.h \
+	$(FLUSHMODEL_DIR)/preset_file.c $(FLUSHMODEL_DIR)/preset_file.h \
+	$(FLUSHMODEL_DIR)/disturb.c $(FLUSHMODEL_DIR)/disturb.h \
 	$(FLUSHMODEL_DIR)/flushmodel.mk
+# free=/only= address ranges (where.h): separate from the cost model.
+FLUSHMODEL_WHERE := $(FLUSHMODEL_DIR)/where.c $(FLUSHMODEL_DIR)/where.h
+FLUSHMODEL_WHERE_TEST := build/host/flushmodel_where_test
 
-.PHONY: flushmodel flushmodel-tests seed-table
+FLUSHMODEL_PROBE_SRCS := $(FLUSHMODEL_DIR)/test_probe_model.c $(FLUSHMODEL_DIR)/model.c \
+	$(FLUSHMODEL_DIR)/dirty_track.c $(FLUSHMODEL_DIR)/preset_file.c
+FLUSHMODEL_PROBE_TEST := build/host/flushmodel_probe_test
+FLUSHMODEL_PROBE_TEST_ASAN := build/host/flushmodel_probe_test_asan
+
+.PHONY: flushmodel flushmodel-tests seed-table flushprobe-tests flushprobe-long
 
 flushmodel: $(FLUSHMODEL_SO) $(FLUSHMODEL_ARGS)
 
 # A shared object QEMU dlopen()s: the qemu_plugin_* functions it calls are
 # left undefined here and resolved from the QEMU binary at load time.
-$(FLUSHMODEL_SO): $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/plugin-api.h $(FLUSHMODEL_DEPS)
+$(FLUSHMODEL_SO): $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/plugin-api.h $(FLUSHMODEL_DEPS) $(FLUSHMODEL_WHERE)
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -fPIC -fvisibility=hidden -pthread -shared \
-		-o $@ $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/model.c -lm
+		-o $@ $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/model.c $(FLUSHMODEL_DIR)/where.c \
+		$(FLUSHMODEL_DIR)/dirty_track.c $(FLUSHMODEL_DIR)/preset_file.c \
+		$(FLUSHMODEL_DIR)/disturb.c -lm
 
-$(FLUSHMODEL_ARGS): $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DEPS)
+$(FLUSHMODEL_ARGS): $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DEPS) $(FLUSHMODEL_WHERE)
 	@mkdir -p $(dir $@)
-	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DIR)/model.c -lm
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DIR)/model.c $(FLUSHMODEL_DIR)/where.c \
+		$(FLUSHMODEL_DIR)/preset_file.c -lm
+
+$(FLUSHMODEL_WHERE_TEST): $(FLUSHMODEL_DIR)/test_where.c $(FLUSHMODEL_WHERE) $(FLUSHMODEL_DIR)/flushmodel.mk
+	@mkdir -p $(dir $@)
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_ASAN_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/test_where.c $(FLUSHMODEL_DIR)/where.c
 
 $(FLUSHMODEL_TEST): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DEPS)
 	@mkdir -p $(dir $@)
@@ -46,7 +64,29 @@ $(FLUSHMODEL_TEST_ASAN): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DEPS)
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_ASAN_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DIR)/model.c -lm
 
-flushmodel-tests: deps flushmodel $(FLUSHMODEL_TEST) $(FLUSHMODEL_TEST_ASAN) aplog
+$(FLUSHMODEL_PROBE_TEST): $(FLUSHMODEL_PROBE_SRCS) $(FLUSHMODEL_DEPS)
+	@mkdir -p $(dir $@)
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_PROBE_SRCS) -lm
+
+$(FLUSHMODEL_PROBE_TEST_ASAN): $(FLUSHMODEL_PROBE_SRCS) $(FLUSHMODEL_DEPS)
+	@mkdir -p $(dir $@)
+	$(FLUSHMODEL_CC) $(FLUSHMODEL_ASAN_CFLAGS) -o $@ $(FLUSHMODEL_PROBE_SRCS) -lm
+
+# The flush probe (probe=flush, issue 25): short forms in make test, the
+# long forms on their own (tests/flushprobe/run.sh --long).
+flushprobe-tests: deps flushmodel $(FLUSHMODEL_PROBE_TEST) $(FLUSHMODEL_PROBE_TEST_ASAN) aplog aplog-asan
+	@$(call BUILD_VARIANT,WBINVD=0) >/dev/null
+	@$(call BUILD_VARIANT,WBINVD=1) >/dev/null
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0) >/dev/null
+	@tests/flushprobe/run.sh
+
+flushprobe-long: deps flushmodel $(FLUSHMODEL_PROBE_TEST) $(FLUSHMODEL_PROBE_TEST_ASAN) aplog aplog-asan
+	@$(call BUILD_VARIANT,WBINVD=0) >/dev/null
+	@$(call BUILD_VARIANT,WBINVD=1) >/dev/null
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0) >/dev/null
+	@tests/flushprobe/run.sh --long
+
+flushmodel-tests: deps flushmodel $(FLUSHMODEL_TEST) $(FLUSHMODEL_TEST_ASAN) $(FLUSHMODEL_WHERE_TEST) aplog
 	@$(call BUILD_VARIANT,WBINVD=0) >/dev/null
 	@$(call BUILD_VARIANT,WBINVD=1) >/dev/null
 	@tests/flushmodel/run.sh

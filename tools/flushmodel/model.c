@@ -46,18 +46,21 @@ const char model_usage[] =
 	"  llc_mb=N            cache model: LLC per socket, MiB (default rates below)\n"
 	"  walk_gbs=N          rate a flush walks the LLC, GB/s (default 8)\n"
 	"  wb_gbs=N            write-back bandwidth for dirty lines, GB/s (default 8)\n"
-	"  dirty=F             dirty fraction of the LLC, 0..1 (default 0.5)\n"
+	"  dirty=F|track       dirty fraction of the LLC, 0..1 (default 0.5), or track:\n"
+	"                      the lines the guest stored to since its socket's last flush\n"
 	"  jitter=P            scale each cost by 1 +- up to P percent (0..99)\n"
 	"  seed=N              jitter seed (default 1)\n"
 	"  serialize=on|off    flushes in one socket wait for each other (default on)\n"
 	"  sockets=N | per_socket=N   split the vCPUs into sockets (default 1 socket)\n"
 	"  spin_us=N           spin (not sleep) the last N us of each hold (default 200)\n"
+	"  disturb=on|off      a flush also stalls the socket's other vCPUs (default off)\n"
+	"  preset_file=PATH    the model's keys from a file (aplog fit writes one)\n"
 	"  out=FILE            write the exit report there instead of stderr\n"
 	"Give us=, or preset= and/or llc_mb= (model keys override the preset).\n";
 
 static const char *const keys[] = { "us", "preset", "llc_mb", "walk_gbs",
 	"wb_gbs", "dirty", "jitter", "seed", "serialize", "sockets",
-	"per_socket", "spin_us", "out", NULL };
+	"per_socket", "spin_us", "out", "disturb", NULL };
 
 static int fail(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -136,7 +139,7 @@ int model_parse(struct flush_model *m, int argc, char **argv, char *err,
 {
 	const char *val[sizeof(keys) / sizeof(keys[0])] = { 0 };
 	enum { K_US, K_PRESET, K_LLC, K_WALK, K_WB, K_DIRTY, K_JITTER, K_SEED,
-	       K_SERIALIZE, K_SOCKETS, K_PER_SOCKET, K_SPIN, K_OUT };
+	       K_SERIALIZE, K_SOCKETS, K_PER_SOCKET, K_SPIN, K_OUT, K_DISTURB };
 
 	memset(m, 0, sizeof(*m));
 	err[0] = '\0';
@@ -205,7 +208,12 @@ int model_parse(struct flush_model *m, int argc, char **argv, char *err,
 	REAL(K_LLC, 0.001, 1048576, m->llc_mb)
 	REAL(K_WALK, 0.001, 1e5, m->walk_gbs)
 	REAL(K_WB, 0.001, 1e5, m->wb_gbs)
-	REAL(K_DIRTY, 0, 1, m->dirty)
+	if (val[K_DIRTY] && !strcmp(val[K_DIRTY], "track")) {
+		m->dirty_track = true;
+		m->dirty = 1; /* the worst case, for the check below */
+	} else {
+		REAL(K_DIRTY, 0, 1, m->dirty)
+	}
 	REAL(K_JITTER, 0, 99, m->jitter_pct)
 	REAL(K_SPIN, 0, 1e6, m->spin_us)
 	UINT(K_SEED, 0, UINT64_MAX, m->seed)
@@ -215,6 +223,9 @@ int model_parse(struct flush_model *m, int argc, char **argv, char *err,
 #undef UINT
 	if (val[K_SERIALIZE] &&
 	    parse_bool(keys[K_SERIALIZE], val[K_SERIALIZE], &m->serialize, err, errlen))
+		return -1;
+	if (val[K_DISTURB] &&
+	    parse_bool(keys[K_DISTURB], val[K_DISTURB], &m->disturb, err, errlen))
 		return -1;
 	if (val[K_OUT]) {
 		size_t n = strlen(val[K_OUT]);
@@ -234,14 +245,24 @@ int model_parse(struct flush_model *m, int argc, char **argv, char *err,
 
 uint64_t model_cost_ns(const struct flush_model *m, enum flush_kind k, double u)
 {
+	return model_cost_dirty_ns(m, k, m->llc_mb * 1048576.0 * m->dirty, u);
+}
+
+uint64_t model_cost_dirty_ns(const struct flush_model *m, enum flush_kind k,
+			     double dirty_bytes, double u)
+{
 	double ns;
 	if (m->fixed) {
 		ns = m->fixed_us * 1e3;
 	} else {
 		double bytes = m->llc_mb * 1048576.0;
+		if (dirty_bytes > bytes)
+			dirty_bytes = bytes;
+		if (dirty_bytes < 0)
+			dirty_bytes = 0;
 		ns = bytes / m->walk_gbs; /* 1 GB/s moves 1 byte per ns */
 		if (k != FLUSH_INVD)
-			ns += bytes * m->dirty / m->wb_gbs;
+			ns += dirty_bytes / m->wb_gbs;
 		if (u < -1)
 			u = -1;
 		if (u > 1)
@@ -283,15 +304,25 @@ void model_describe(const struct flush_model *m, unsigned nvcpus, char *buf,
 	} else {
 		if (m->preset[0])
 			ADD("preset %s (%s): ", m->preset, find_preset(m->preset)->what);
-		ADD("LLC %g MiB per socket, walk %g GB/s, write-back %g GB/s, "
-		    "%g%% dirty: WBINVD %.2f ms, INVD %.2f ms", m->llc_mb,
-		    m->walk_gbs, m->wb_gbs, m->dirty * 100,
-		    (double)model_cost_ns(m, FLUSH_WBINVD, 0) / 1e6,
-		    (double)model_cost_ns(m, FLUSH_INVD, 0) / 1e6);
+		if (m->dirty_track)
+			ADD("LLC %g MiB per socket, walk %g GB/s, write-back %g GB/s, "
+			    "dirty lines tracked: WBINVD %.2f ms clean .. %.2f ms with the LLC "
+			    "dirty, INVD %.2f ms", m->llc_mb, m->walk_gbs, m->wb_gbs,
+			    (double)model_cost_dirty_ns(m, FLUSH_WBINVD, 0, 0) / 1e6,
+			    (double)model_cost_ns(m, FLUSH_WBINVD, 0) / 1e6,
+			    (double)model_cost_ns(m, FLUSH_INVD, 0) / 1e6);
+		else
+			ADD("LLC %g MiB per socket, walk %g GB/s, write-back %g GB/s, "
+			    "%g%% dirty: WBINVD %.2f ms, INVD %.2f ms", m->llc_mb,
+			    m->walk_gbs, m->wb_gbs, m->dirty * 100,
+			    (double)model_cost_ns(m, FLUSH_WBINVD, 0) / 1e6,
+			    (double)model_cost_ns(m, FLUSH_INVD, 0) / 1e6);
 		if (m->jitter_pct > 0)
 			ADD(", jitter +-%g%% (seed %" PRIu64 ")", m->jitter_pct, m->seed);
 	}
 	unsigned nd = model_domains(m, nvcpus);
+	if (m->disturb)
+		ADD("; disturb=on: a flush stalls its socket's other vCPUs");
 	ADD("; serialize=%s, %u socket%s of %u vCPU%s", m->serialize ? "on" : "off",
 	    nd, nd == 1 ? "" : "s", model_per_domain(m, nvcpus),
 	    model_per_domain(m, nvcpus) == 1 ? "" : "s");

@@ -27,12 +27,17 @@ struct flush_model {
 	double llc_mb;         /* per coherence domain, MiB */
 	double walk_gbs, wb_gbs; /* GB/s (1e9 bytes per second) */
 	double dirty;          /* fraction of the LLC dirty at a flush, 0..1 */
+	bool dirty_track;      /* dirty=track: the guest's own stores since the
+				* socket's last flush (dirty_track.h), not a
+				* fixed fraction */
 	double jitter_pct;     /* each cost scaled by 1 + U(-j, +j) percent */
 	uint64_t seed;
 	bool serialize;        /* flushes in one domain wait for each other */
 	unsigned sockets;      /* domains the vCPUs are split into (0: unset) */
 	unsigned per_socket;   /* vCPUs per domain (0: from sockets) */
 	double spin_us;        /* the last part of each hold is spun, not slept */
+	bool disturb;          /* disturb=on: a hold stalls the socket's other
+				* vCPUs too (disturb.h) */
 	char out[MODEL_PATH_MAX]; /* report file; "" = stderr */
 };
 
@@ -43,6 +48,11 @@ int model_parse(struct flush_model *m, int argc, char **argv, char *err,
 
 /* Cost in ns of one flush of this kind; u in [-1, 1] draws the jitter. */
 uint64_t model_cost_ns(const struct flush_model *m, enum flush_kind k, double u);
+
+/* The same for a flush that finds dirty_bytes dirty (dirty=track; capped
+ * at the LLC). */
+uint64_t model_cost_dirty_ns(const struct flush_model *m, enum flush_kind k,
+			     double dirty_bytes, double u);
 
 /* vCPUs per domain for nvcpus vCPUs, and the number of domains. */
 unsigned model_per_domain(const struct flush_model *m, unsigned nvcpus);

@@ -20,12 +20,12 @@ LAVA_TESTS_TIMEOUT ?= 300
 
 .PHONY: lava lava-tests
 lava: deps
-	@$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=$(LAVA_WBINVD) SLOW_TRAMP_NS=0 build/wbinvd$(LAVA_WBINVD)/apstart.elf
+	@$(call BUILD_VARIANT,WBINVD=$(LAVA_WBINVD))
 	@tools/lava/run-job.sh --kernel build/wbinvd$(LAVA_WBINVD)/apstart.elf --out $(LAVA_DIR) \
 		--smp '$(LAVA_SMP)' --variant WBINVD=$(LAVA_WBINVD) -- $(LAVA_ARGS)
 
 lava-tests: deps $(APLOG)
-	@$(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 SLOW_TRAMP_NS=0 build/wbinvd0/apstart.elf
+	@$(call BUILD_VARIANT,WBINVD=0)
 	@APLOG=$(APLOG) timeout $(LAVA_TESTS_TIMEOUT) bash tests/lava/run.sh
 
 .DEFAULT_GOAL := $(LAVA_SAVED_GOAL)

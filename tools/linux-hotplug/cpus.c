@@ -75,7 +75,7 @@ int lh_read_online(const struct lh_cpus *cs, unsigned id)
 }
 
 int lh_write_online(const struct lh_cpus *cs, unsigned id, bool online,
-		    uint64_t *ns)
+		    uint64_t *ns, uint64_t *start_ns)
 {
 	char path[4200];
 	lh_online_path(cs, id, path, sizeof(path));
@@ -92,6 +92,8 @@ int lh_write_online(const struct lh_cpus *cs, unsigned id, bool online,
 	close(fd);
 	*ns = (uint64_t)(t1.tv_sec - t0.tv_sec) * 1000000000u +
 	      (uint64_t)t1.tv_nsec - (uint64_t)t0.tv_nsec;
+	if (start_ns)
+		*start_ns = (uint64_t)t0.tv_sec * 1000000000u + (uint64_t)t0.tv_nsec;
 	return err;
 }
 

@@ -48,8 +48,10 @@ void lh_online_path(const struct lh_cpus *cs, unsigned id, char *buf,
 int lh_read_online(const struct lh_cpus *cs, unsigned id);
 
 /* Writes "0\n" or "1\n" to cpuN/online, timing only the write with
- * CLOCK_MONOTONIC. Returns 0, or the errno of the failed open/write. */
+ * CLOCK_MONOTONIC (start_ns, if not NULL: when it began, CLOCK_MONOTONIC
+ * ns, the clock --trace sets tracefs to). Returns 0, or the errno of the
+ * failed open/write. */
 int lh_write_online(const struct lh_cpus *cs, unsigned id, bool online,
-		    uint64_t *ns);
+		    uint64_t *ns, uint64_t *start_ns);
 
 #endif

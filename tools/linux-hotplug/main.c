@@ -4,6 +4,8 @@
  * that aplog reads both alike. For each selected CPU, K cycles of writing
  * 0 then 1 to /sys/devices/system/cpu/cpuN/online, each write timed with
  * CLOCK_MONOTONIC. Every CPU is put back as it was at the start.
+ * With --trace, Linux's cpuhp tracepoints are read around each write
+ * (trace.h) and each state callback becomes an @cpuhp record.
  *
  * Exit status: 0 every cycle done, CPUs restored; 1 a CPU refused or the
  * run failed, CPUs restored; 2 usage error or refused before any change;
@@ -24,6 +26,7 @@
 #include "report.h"
 #include "restore.h"
 #include "sysinfo.h"
+#include "trace.h"
 
 #define VERSION "0.1"
 #define MAX_CYCLES 100000
@@ -38,12 +41,15 @@ struct options {
 	const char *proc_root;
 	const char *kmsg_file;
 	int wbinvd; /* -1: not given */
+	bool trace;
+	const char *tracefs;
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: linux-hotplug [--cpus LIST] [--cycles K] [--dry-run] [--wbinvd 0|1]\n"
+		"                     [--trace] [--tracefs DIR]\n"
 		"                     [--sysfs-root DIR] [--proc-root DIR] [--kmsg FILE]\n"
 		"Times Linux CPU hotplug: K cycles (default 10) of writing 0 then 1 to\n"
 		"/sys/devices/system/cpu/cpuN/online for every CPU that has that file, or for\n"
@@ -52,6 +58,11 @@ static void usage(FILE *f)
 		"  --dry-run         check everything, say what would be done, write nothing\n"
 		"  --wbinvd 0|1      the running kernel's trampoline has WBINVD (1, stock\n"
 		"                    Linux) or not (0, patched); recorded in @boot (default 1)\n"
+		"  --trace           read Linux's cpuhp tracepoints around each write and print\n"
+		"                    one @cpuhp record per state callback (tracefs, in an\n"
+		"                    instance of its own, removed at the end)\n"
+		"  --tracefs DIR     tracefs is mounted there (implies --trace; default\n"
+		"                    <sysfs root>/kernel/tracing, then .../kernel/debug/tracing)\n"
 		"  --sysfs-root DIR  use DIR instead of /sys   (env LINUX_HOTPLUG_SYSFS_ROOT)\n"
 		"  --proc-root DIR   use DIR instead of /proc  (env LINUX_HOTPLUG_PROC_ROOT)\n"
 		"  --kmsg FILE       read the kernel log from FILE instead of syslog(2)\n"
@@ -69,6 +80,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "proc-root", required_argument, NULL, 'p' },
 		{ "kmsg", required_argument, NULL, 'm' },
 		{ "wbinvd", required_argument, NULL, 'w' },
+		{ "trace", no_argument, NULL, 't' },
+		{ "tracefs", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -104,6 +117,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 			}
 			o->wbinvd = optarg[0] - '0';
 			break;
+		case 't': o->trace = true; break;
+		case 'T': o->trace = true; o->tracefs = optarg; break;
 		case 'h': usage(stdout); exit(0);
 		default:
 			fprintf(stderr, "linux-hotplug: '%s': unknown option, or its value is missing\n",
@@ -228,11 +243,12 @@ static void print_records_head(const struct lh_sysinfo *si, const struct lh_cpus
 	snprintf(step, sizeof(step), si->stepping < 0 ? "none" : "%d", si->stepping);
 	printf("%s@env vendor=%s family=%s model=%s stepping=%s brand=%s llc_kib=%u "
 	       "microcode=%s hypervisor=%d smt_control=%s smt_active=%d firmware=%s "
-	       "x2apic_source=%s wbinvd_source=%s kmsg=%s apic_source=%s\n", prefix,
-	       si->vendor, fam, mod, step, si->brand, si->llc_kib, si->microcode,
+	       "x2apic_source=%s wbinvd_source=%s kmsg=%s apic_source=%s rcu_expedited=%d\n",
+	       prefix, si->vendor, fam, mod, step, si->brand, si->llc_kib, si->microcode,
 	       si->hypervisor, si->smt_control, si->smt_active,
 	       si->uefi ? "uefi" : "bios", si->x2apic_source,
-	       o->wbinvd < 0 ? "assumed" : "option", si->kmsg_source, apic_source);
+	       o->wbinvd < 0 ? "assumed" : "option", si->kmsg_source, apic_source,
+	       si->rcu_expedited);
 	for (size_t i = 0; i < cs->n; i++) {
 		const struct lh_cpu *c = &cs->cpu[i];
 		printf("%s@cpu cpu=%u apic=%ld state=%s hotplug=%d selected=%d\n", prefix,
@@ -282,14 +298,38 @@ static const char *label_apics(const char *proc_root, struct lh_cpus *cs)
 	return "cpu_number";
 }
 
+/* --trace: the tracing instance while it is up, else NULL. */
+static struct lh_trace *tracer;
+static bool trace_failed;
+
+/* A tracefs write or read around a sysfs write failed: the run goes on
+ * untraced from here, and fails. */
+static void trace_broke(const struct lh_cpu *c, uint32_t cycle, const char *what, int err)
+{
+	printf("@fail what=trace cpu=%u cycle=%" PRIu32 " errno=%d\n", c->id, cycle, err);
+	fprintf(stderr, "linux-hotplug: --trace: %s around cpu%u's write failed: %s; "
+		"tracing stops here\n", what, c->id, strerror(err));
+	trace_failed = true;
+}
+
 /* One timed write that must change the state; on failure says why. */
 static bool step(struct lh_cpus *cs, struct lh_cpu *c, struct lh_samples *s,
 		 size_t slot, uint32_t cycle, enum lh_op op)
 {
-	uint64_t ns;
+	uint64_t ns, start;
 	bool online = op == LH_ONLINE;
 	const char *what = online ? "online" : "offline";
-	int err = lh_write_online(cs, c->id, online, &ns);
+	bool traced = tracer && !trace_failed;
+	int terr;
+	if (traced && (terr = lh_trace_begin(tracer)) != 0) {
+		trace_broke(c, cycle, "starting the trace", terr);
+		traced = false;
+	}
+	int err = lh_write_online(cs, c->id, online, &ns, &start);
+	if (traced && (terr = lh_trace_end(tracer)) != 0) {
+		trace_broke(c, cycle, "reading the trace", terr);
+		traced = false;
+	}
 	if (err) {
 		printf("@fail what=%s_refused cpu=%u apic=%ld cycle=%" PRIu32
 		       " errno=%d ns=%" PRIu64 "\n", what, c->id, c->apic, cycle, err, ns);
@@ -311,6 +351,8 @@ static bool step(struct lh_cpus *cs, struct lh_cpu *c, struct lh_samples *s,
 	s->ns[op][slot * s->cycles + c->samples[op]] = ns;
 	c->samples[op]++;
 	lh_print_sample(c, cycle, op, ns);
+	if (traced)
+		lh_trace_report(tracer, c, cycle, what, start, ns);
 	return true;
 }
 
@@ -324,7 +366,7 @@ static bool prepare(struct lh_cpus *cs)
 		if (!c->selected || c->online_at_start)
 			continue;
 		uint64_t ns;
-		int err = lh_write_online(cs, c->id, true, &ns);
+		int err = lh_write_online(cs, c->id, true, &ns, NULL);
 		if (err || lh_read_online(cs, c->id) != 1) {
 			printf("@fail what=prepare_online cpu=%u errno=%d\n", c->id, err);
 			fprintf(stderr, "linux-hotplug: cpu%u was offline and could not be brought "
@@ -363,6 +405,15 @@ int main(int argc, char **argv)
 		lh_cpus_free(&cs);
 		return rc;
 	}
+	static struct lh_trace trace;
+	if (o.trace && lh_trace_probe(&trace, o.tracefs, sysfs, err, sizeof(err)) != 0) {
+		fprintf(stderr, "linux-hotplug: %s\n", err);
+		if (o.dry_run)
+			printf("dry-run: a real run would refuse (above); nothing was written\n");
+		lh_trace_free(&trace);
+		lh_cpus_free(&cs);
+		return 2;
+	}
 	size_t nsel = 0;
 	for (size_t i = 0; i < cs.n; i++)
 		nsel += cs.cpu[i].selected;
@@ -388,10 +439,17 @@ int main(int argc, char **argv)
 			if (!cs.cpu[i].selected)
 				printf(" cpu%u%s", cs.cpu[i].id,
 				       cs.cpu[i].hotpluggable ? "" : "(no online file)");
-		printf("\ndry-run: the records would begin:\n");
+		printf("\n");
+		if (o.trace)
+			printf("dry-run: would trace the cpuhp events of each write in a tracefs "
+			       "instance %s/instances/linux-hotplug.%ld (clock mono; %zu state "
+			       "names from hotplug/states), removed at the end\n", trace.root,
+			       (long)getpid(), trace.nnames);
+		printf("dry-run: the records would begin:\n");
 		print_records_head(&si, &cs, &o, apic_source, "  ");
 		print_kernel_log(&si);
 		printf("dry-run: nothing was written\n");
+		lh_trace_free(&trace);
 		lh_cpus_free(&cs);
 		return 0;
 	}
@@ -412,9 +470,22 @@ int main(int argc, char **argv)
 	/* APIC IDs of CPUs that were offline are listed only now. */
 	apic_source = label_apics(proc, &cs);
 	print_records_head(&si, &cs, &o, apic_source, "");
+	if (o.trace && !lh_stop_signal()) {
+		if (lh_trace_start(&trace, err, sizeof(err)) == 0) {
+			tracer = &trace;
+			printf("@cpuhp_trace tracefs=%s clock=mono states=%zu\n", trace.root,
+			       trace.nnames);
+		} else {
+			printf("@fail what=trace_setup\n");
+			fprintf(stderr, "linux-hotplug: %s\n", err);
+			trace_failed = true;
+		}
+	}
 
 	size_t slot = 0;
-	for (size_t i = 0; i < cs.n && !lh_stop_signal(); i++) {
+	/* Asked to trace and could not: no untraced cycles instead. */
+	bool skip = o.trace && !tracer;
+	for (size_t i = 0; i < cs.n && !lh_stop_signal() && !skip; i++) {
 		struct lh_cpu *c = &cs.cpu[i];
 		if (!c->selected)
 			continue;
@@ -435,6 +506,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "linux-hotplug: %s: stopping, putting every CPU back\n",
 			signame(sig));
 	}
+	/* Tracing off before the restore's writes, which are not measured. */
+	bool trace_left = o.trace && !lh_trace_stop(&trace);
+	tracer = NULL;
+	if (trace_failed)
+		ok = false;
 	unsigned left = lh_restore(&cs);
 
 	lh_report(&cs, &s);
@@ -447,13 +523,14 @@ int main(int argc, char **argv)
 		else if (c->selected || c->online_at_start)
 			online++;
 	}
-	bool pass = ok && !sig && !left && !failed;
+	bool pass = ok && !sig && !left && !failed && !trace_left;
 	printf("@end status=%s online=%u failed=%u restored=%s\n", pass ? "pass" : "fail",
 	       online, failed, left ? "no" : "yes");
 	if (left)
 		fprintf(stderr, "linux-hotplug: %u CPU(s) NOT restored (see above)\n", left);
 
 	lh_samples_free(&s);
+	lh_trace_free(&trace);
 	lh_cpus_free(&cs);
 	if (left)
 		return 3;

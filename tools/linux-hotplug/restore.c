@@ -75,7 +75,7 @@ unsigned lh_restore(const struct lh_cpus *cs)
 			if (state == (int)want)
 				break;
 			uint64_t ns;
-			err = lh_write_online(cs, c->id, want, &ns);
+			err = lh_write_online(cs, c->id, want, &ns, NULL);
 			wrote |= !err;
 			if (!err)
 				continue; /* read back at the top */

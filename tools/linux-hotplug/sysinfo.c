@@ -378,7 +378,7 @@ void lh_sysinfo_collect(struct lh_sysinfo *si, const char *sysfs_root,
 	char path[4200], v[LH_STR];
 	memset(si, 0, sizeof(*si));
 	si->family = si->model = si->stepping = -1;
-	si->hypervisor = si->smt_active = si->x2apic = -1;
+	si->hypervisor = si->smt_active = si->x2apic = si->rcu_expedited = -1;
 	si->x2apic_source = "none";
 	si->kmsg_source = "none";
 	si->bringup_cpus = -1;
@@ -415,6 +415,12 @@ void lh_sysinfo_collect(struct lh_sysinfo *si, const char *sysfs_root,
 	snprintf(path, sizeof(path), "%s/smt/active", cs->base);
 	if (read_line(path, v, sizeof(v)))
 		si->smt_active = v[0] == '1';
+
+	/* Expedited grace periods shorten the synchronize_rcu() waits of
+	 * the hotplug callbacks: a run records which it had. */
+	snprintf(path, sizeof(path), "%s/kernel/rcu_expedited", sysfs_root);
+	if (read_line(path, v, sizeof(v)))
+		si->rcu_expedited = v[0] == '1';
 
 	struct stat st;
 	snprintf(path, sizeof(path), "%s/firmware/efi", sysfs_root);

@@ -21,6 +21,7 @@ struct lh_sysinfo {
 	int family, model, stepping; /* -1 unknown */
 	int hypervisor;           /* CPUID hypervisor bit as cpuinfo shows it; -1 unknown */
 	int smt_active;           /* -1 unknown */
+	int rcu_expedited;        /* /sys/kernel/rcu_expedited; -1 unknown */
 	unsigned llc_kib;         /* 0 unknown */
 	bool uefi;                /* /sys/firmware/efi exists */
 	bool have_cpuinfo;
