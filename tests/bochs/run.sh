@@ -51,7 +51,14 @@ boot() {
 	timeout -k 5 "$timeout_s" bochs -q -f "$dir/bochsrc" -rc "$dir/cmds" \
 		</dev/null >"$dir/bochs.out" 2>&1 &
 	local bpid=$!
-	while kill -0 $bpid 2>/dev/null && ! grep -aq '^@end ' "$dir/serial.txt" 2>/dev/null; do
+	# The @end record, whole: Bochs writes serial.txt as bytes arrive, and
+	# stopping it on a half-written '@end status=pass' cut the rest of the
+	# line off (seen once in make test): wait for the line's newline too.
+	end_whole() {
+		grep -aq '^@end ' "$dir/serial.txt" 2>/dev/null &&
+			[ "$(tail -c 1 "$dir/serial.txt" | od -An -tx1 | tr -d ' ')" = 0a ]
+	}
+	while kill -0 $bpid 2>/dev/null && ! end_whole; do
 		sleep 1
 	done
 	kill $bpid 2>/dev/null
