@@ -391,7 +391,7 @@ WALL_MARGIN_PCT=${WALL_MARGIN_PCT:-5}
 # A host whose two WBINVD=0 copies lie further apart than this is too busy
 # for the slowed-build proof at that moment (see below).
 WALL_QUIET_PCT=${WALL_QUIET_PCT:-10}
-WALL_MAX_ROUNDS=${WALL_MAX_ROUNDS:-18}
+WALL_MAX_ROUNDS=${WALL_MAX_ROUNDS:-30}
 max_ratio=$(awk -v m="$WALL_MARGIN_PCT" 'BEGIN { printf "%.3f", 1 + m / 100 }')
 
 wall_round() { # tag round qemu-run options...
