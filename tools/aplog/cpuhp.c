@@ -11,25 +11,6 @@ static const char *const cb_keys[] = { "cpu", "cycle", "op", "state", "name", "f
 	"multi", "on", "start_ns", "ns", NULL };
 static const char *const write_keys[] = { "cpu", "apic", "cycle", "op", "ns", "lost", NULL };
 
-/* A record-safe string value (linux-hotplug's record_safe()). */
-static bool get_name(struct msgs *m, size_t line, const struct record *r,
-		     const char *key, char *dst)
-{
-	char b[256];
-	const struct field *f = rec_get(r, key);
-	bool ok = f->vl > 0 && f->vl < CPUHP_NAME;
-	for (size_t i = 0; ok && i < f->vl; i++)
-		ok = f->v[i] > 0x20 && f->v[i] < 0x7f;
-	if (!ok) {
-		lerr(m, line, "%s: %s=%s must be 1..%d printable characters", r->word,
-		     key, show(b, sizeof(b), f->v, f->vl), CPUHP_NAME - 1);
-		return false;
-	}
-	memcpy(dst, f->v, f->vl);
-	dst[f->vl] = '\0';
-	return true;
-}
-
 struct pending {
 	struct cpuhp_cb *cb;
 	size_t n, cap;
@@ -51,7 +32,8 @@ static bool parse_cb(struct msgs *m, size_t line, const struct record *r,
 	    !get_num(m, line, r, "cycle", 1, CYCLES_MAX, &cycle) ||
 	    !get_choice(m, line, r, "op", op_choices, &op) ||
 	    !get_num(m, line, r, "state", 0, CPUHP_STATES - 1, &state) ||
-	    !get_name(m, line, r, "name", cb.name) || !get_name(m, line, r, "fn", cb.fn) ||
+	    !get_text(m, line, r, "name", cb.name, CPUHP_NAME) ||
+	    !get_text(m, line, r, "fn", cb.fn, CPUHP_NAME) ||
 	    !get_num(m, line, r, "multi", 0, 1, &multi) ||
 	    !get_num(m, line, r, "on", 0, CPUS_MAX, &on) ||
 	    !get_num(m, line, r, "start_ns", 0, NS_MAX, &start) ||

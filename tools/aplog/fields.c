@@ -173,20 +173,26 @@ bool get_choice(struct msgs *m, size_t line, const struct record *r,
 	return false;
 }
 
-bool get_str(struct msgs *m, size_t line, const struct record *r,
-	     const char *key, char *dst)
+bool get_text(struct msgs *m, size_t line, const struct record *r,
+	      const char *key, char *dst, size_t cap)
 {
 	char b[256];
 	const struct field *f = rec_get(r, key);
-	bool ok = f->vl > 0 && f->vl < STR_MAX;
+	bool ok = f->vl > 0 && f->vl < cap;
 	for (size_t i = 0; ok && i < f->vl; i++)
 		ok = f->v[i] > 0x20 && f->v[i] < 0x7f;
 	if (!ok) {
-		lerr(m, line, "%s: %s=%s must be 1..%d printable characters",
-		     r->word, key, show(b, sizeof(b), f->v, f->vl), STR_MAX - 1);
+		lerr(m, line, "%s: %s=%s must be 1..%zu printable characters",
+		     r->word, key, show(b, sizeof(b), f->v, f->vl), cap - 1);
 		return false;
 	}
 	memcpy(dst, f->v, f->vl);
 	dst[f->vl] = '\0';
 	return true;
+}
+
+bool get_str(struct msgs *m, size_t line, const struct record *r,
+	     const char *key, char *dst)
+{
+	return get_text(m, line, r, key, dst, STR_MAX);
 }

@@ -399,20 +399,11 @@ void on_end(struct loader *ld, size_t line, const struct record *rec)
  * open one, as run under a modelled flush cost. Other keys are ignored. */
 void on_host(struct loader *ld, size_t line, const struct record *rec)
 {
-	char b[256];
-	const struct field *f = rec_get(rec, "flush_model");
-	if (!f)
+	if (!rec_get(rec, "flush_model"))
 		return;
-	bool ok = f->vl > 0 && f->vl < HOST_STR_MAX;
-	for (size_t i = 0; ok && i < f->vl; i++)
-		ok = f->v[i] > 0x20 && f->v[i] < 0x7f;
-	if (!ok) {
-		lerr(&ld->m, line, "@host: flush_model=%s must be 1..%d printable "
-		     "characters", show(b, sizeof(b), f->v, f->vl), HOST_STR_MAX - 1);
-		return;
-	}
 	char *dst = ld->cur >= 0 ? ld->set->runs[ld->cur].flush_model
 				 : ld->host_flush;
-	memcpy(dst, f->v, f->vl);
-	dst[f->vl] = '\0';
+	char v[HOST_STR_MAX];
+	if (get_text(&ld->m, line, rec, "flush_model", v, sizeof(v)))
+		memcpy(dst, v, sizeof(v));
 }

@@ -216,6 +216,9 @@ bool get_num(struct msgs *m, size_t line, const struct record *r,
 	     const char *key, uint64_t min, uint64_t max, uint64_t *out);
 bool get_choice(struct msgs *m, size_t line, const struct record *r,
 		const char *key, const char *const *choices, int *out);
+/* key's value as 1..cap-1 printable characters (no blanks) into dst. */
+bool get_text(struct msgs *m, size_t line, const struct record *r,
+	      const char *key, char *dst, size_t cap);
 
 /* Next line of buf from *pos: its start and length (without CR or LF). */
 const char *next_line(const char *buf, size_t len, size_t *pos, size_t *n);
