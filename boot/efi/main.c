@@ -15,6 +15,7 @@
 #include "boot/efi/saved.h"
 #include "boot/efi/session.h"
 #include "boot/efi/volume.h"
+#include "lib/format.h"
 
 #ifndef APSTART_VERSION
 #define APSTART_VERSION "0.1"
@@ -35,7 +36,9 @@ static void boot_entry(EFI_HANDLE image, struct volume *v, const struct boot_ent
 	UINTN size;
 	struct kernel_image k;
 
-	Print(L"loading %s, command line \"%a\"\n", path, e->cmdline);
+	char shown[CMDLINE_MAX * 4 + 1]; /* each byte at most \xNN */
+	fmt_escape(shown, sizeof shown, (const char *)e->cmdline);
+	Print(L"loading %s, command line \"%a\"\n", path, shown);
 	EFI_STATUS st = volume_read_file(v, path, KERNEL_FILE_MAX, &file, &size);
 	if (EFI_ERROR(st)) {
 		Print(L"cannot read %s: %r\n", path, st);

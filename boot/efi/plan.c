@@ -238,8 +238,11 @@ BOOLEAN plan_load(struct volume *v, UINTN number, struct plan *p)
 		} else if (starts_with(l, len, "seed=")) {
 			p->seed = number_at(l + 5, len - 5);
 		} else if (starts_with(l, len, "cmdline=")) {
+			/* The stick is anyone's to edit: a control byte becomes a
+			 * blank, as in loader.cfg (config.c). */
 			UINTN n = len - 8 < CMDLINE_MAX ? len - 8 : CMDLINE_MAX;
-			CopyMem(p->cmdline, l + 8, n);
+			for (UINTN i = 0; i < n; i++)
+				p->cmdline[i] = l[8 + i] >= 0x20 && l[8 + i] < 0x7F ? l[8 + i] : ' ';
 			p->cmdline[n] = 0;
 		} else if (starts_with(l, len, "test_fail_run=")) {
 			p->test_fail_run = number_at(l + 14, len - 14);

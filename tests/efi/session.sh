@@ -185,7 +185,16 @@ failed3() {
 check "3 run 3 ran and failed (an AP that never answers)" failed3
 
 # ---------------------------------------------------------------- 4
+# The stick is anyone's to edit: a control byte put into the plan's
+# kernel options reaches neither the loader's echo nor the kernel raw.
+get plan.txt "$work/plan.txt" && sed -i 's/^cmdline=cycles=1$/cmdline=cycles=1\x01/' "$work/plan.txt" &&
+	mcopy -o -i "$fat" "$work/plan.txt" "$dir/plan.txt"
 boot 4 --firmware uefi --media usb --disk "$img" --vars "$vars"
+control_byte() {
+	! grep -q $'\x01' "$out/session-4.log" || { echo "boot 4's serial carries the plan's raw control byte"; return 1; }
+	said 4 '^cmdline: "cycles=1  exit=reset"$' || { echo "the kernel did not get 'cycles=1  exit=reset' (the byte as a blank)"; return 1; }
+}
+check "4 a control byte written into plan.txt's options reaches the kernel as a blank, echoed nowhere raw" control_byte
 failed_kept() {
 	said 4 '^session: run 3 FAILED \(@end status=fail online=3 failed=1\): kept, counted' || { echo "no 'run 3 FAILED ... kept, counted'"; return 1; }
 	plan_has '^run=003 variant=[AB] filed run-003-[AB]-wbinvd[01]\.log bytes=[0-9]+ parts=1 status=fail' &&
