@@ -141,14 +141,29 @@ void side_free(struct side *sd)
 	set_free(&sd->set);
 }
 
+/* "WBINVD=W", and the test builds' slowdowns where the first run's @boot
+ * has them (a slowed build is no WBINVD=0 like the others). */
+static void build_label(const struct side *sd, char *out, size_t cap)
+{
+	static const char *const slow[][2] = { { "slow_tramp_ns", "SLOW_TRAMP_NS" },
+					       { "slow_park_ns", "SLOW_PARK_NS" } };
+	int n = snprintf(out, cap, "WBINVD=%d", sd->wbinvd);
+	for (size_t k = 0; k < 2 && sd->set.n && n > 0 && (size_t)n < cap; k++) {
+		size_t len;
+		const char *v = run_boot_field(&sd->set.runs[0], slow[k][0], &len);
+		if (v && !(len == 1 && v[0] == '0'))
+			n += snprintf(out + n, cap - (size_t)n, " %s=%.*s", slow[k][1],
+				      (int)(len < 20 ? len : 20), v);
+	}
+}
+
 void side_labels(struct side s[2])
 {
 	for (int i = 0; i < 2; i++) {
 		if (cli.label[i])
 			s[i].label = cli.label[i];
 		else if (s[i].wbinvd >= 0)
-			snprintf(s[i].label_buf, sizeof(s[i].label_buf), "WBINVD=%d",
-				 s[i].wbinvd);
+			build_label(&s[i], s[i].label_buf, sizeof(s[i].label_buf));
 		else
 			snprintf(s[i].label_buf, sizeof(s[i].label_buf), "%c", 'A' + i);
 		if (!cli.label[i])
@@ -157,9 +172,11 @@ void side_labels(struct side s[2])
 	/* One build on both sides (an A/A): its name, and which side. */
 	if (!cli.label[0] && !cli.label[1] && !strcmp(s[0].label, s[1].label) &&
 	    s[0].wbinvd >= 0) {
+		char name[64];
+		build_label(&s[0], name, sizeof name);
 		for (int i = 0; i < 2; i++)
-			snprintf(s[i].label_buf, sizeof(s[i].label_buf),
-				 "WBINVD=%d (%c)", s[i].wbinvd, 'A' + i);
+			snprintf(s[i].label_buf, sizeof(s[i].label_buf), "%s (%c)", name,
+				 'A' + i);
 	}
 }
 

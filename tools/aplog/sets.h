@@ -18,7 +18,7 @@ struct side {
 	struct set set;
 	struct table t;
 	const char *label;
-	char label_buf[32];
+	char label_buf[80];
 	size_t usable, complete;
 	double mean_total[OP_COUNT];
 	int wbinvd;          /* 0 or 1; -1 mixed */
