@@ -389,8 +389,11 @@ fi # TIMING_WALL_ONLY
 # information.
 WALL_MARGIN_PCT=${WALL_MARGIN_PCT:-5}
 # A host whose two WBINVD=0 copies lie further apart than this is too busy
-# for the slowed-build proof at that moment (see below).
-WALL_QUIET_PCT=${WALL_QUIET_PCT:-10}
+# for the slowed-build proof at that moment (see below). It is the margin:
+# where two runs of one build are not resolved to within it, a change just
+# past it cannot be either (20 gate runs here: the one slowed trampoline
+# missed on a host that passed +-10% had its A/A at [0.986, 1.085]).
+WALL_QUIET_PCT=${WALL_QUIET_PCT:-$WALL_MARGIN_PCT}
 WALL_MAX_ROUNDS=${WALL_MAX_ROUNDS:-30}
 max_ratio=$(awk -v m="$WALL_MARGIN_PCT" 'BEGIN { printf "%.3f", 1 + m / 100 }')
 
@@ -445,19 +448,19 @@ wall_clock() { # tag gate_slow(0|1) qemu-run options...
 	1) fail "$name" "slower beyond the margin: $res" ;;
 	*) fail "$name" "no verdict: ${res:-no output} (see $OUT/wall-$tag-*.log)" ;;
 	esac
-	res=$(slower $tag online wbinvd0 wbinvd0copy)
-	echo "  (information) WBINVD=0 against its second copy, online: $res"
-	# The host's own spread: the A/A interval of the two WBINVD=0 copies.
-	# Wider than +-WALL_QUIET_PCT, this host cannot resolve a change of a
-	# slowed build's size now (a busy machine: load 4-17 seen here), and
-	# a slowed build not told apart is skipped with that reason rather
-	# than failed; the deterministic gate above catches it on any host.
-	local quiet
-	quiet=$(sed -n 's/.*95% CI \[\([0-9.]*\), \([0-9.]*\)\].*/\1 \2/p' <<<"$res" |
-		awk -v m="$WALL_QUIET_PCT" '{ print ($1 >= 1 - m / 100 && $2 <= 1 + m / 100) ? 1 : 0 }')
-	local what op b
+	# The host's own spread: the A/A interval of the two WBINVD=0 copies,
+	# per row. Wider than +-WALL_QUIET_PCT, this host cannot resolve a
+	# change of a slowed build's size now (a busy machine: load 4-17 seen
+	# here), and a slowed build not told apart is skipped with that reason
+	# rather than failed; the deterministic gate above catches it on any
+	# host.
+	local what op b aa quiet
 	for what in "slowed trampoline (+$WALL_SLOW_NS ns)|online|slow" "slowed park flush (+$WALL_SLOW_NS ns)|offline|slowpark"; do
 		IFS='|' read -r what op b <<<"$what"
+		aa=$(slower $tag $op wbinvd0 wbinvd0copy)
+		echo "  (information) WBINVD=0 against its second copy, $op: $aa"
+		quiet=$(sed -n 's/.*95% CI \[\([0-9.]*\), \([0-9.]*\)\].*/\1 \2/p' <<<"$aa" |
+			awk -v m="$WALL_QUIET_PCT" '{ print ($1 >= 1 - m / 100 && $2 <= 1 + m / 100) ? 1 : 0 }')
 		name="wall clock $tag: $what flagged in the $op row"
 		res=$(slower $tag $op wbinvd0 $b); st=$?
 		if [ "$gate_slow" = 0 ]; then
@@ -465,7 +468,7 @@ wall_clock() { # tag gate_slow(0|1) qemu-run options...
 		elif [ $st = 1 ]; then
 			ok "$name: $res"
 		elif [ "${quiet:-0}" != 1 ]; then
-			skip "$name" "this host is too busy to resolve it now: WBINVD=0 against its own copy spans more than +-$WALL_QUIET_PCT% after $r rounds; not told apart: ${res:-no output}"
+			skip "$name" "this host is too busy to resolve it now: WBINVD=0 against its own copy ($op) spans more than +-$WALL_QUIET_PCT% after $r rounds; not told apart: ${res:-no output}"
 		else
 			fail "$name" "it was NOT, after $r rounds: ${res:-no output}"
 		fi
