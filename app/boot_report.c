@@ -91,6 +91,10 @@ static void print_environment(const struct boot_info *boot, const struct acpi_in
 		loader[n] = boot->loader_name[n] > ' ' ? boot->loader_name[n] : '_';
 	loader[n] = '\0';
 	const struct lapic_status *ls = lapic_status();
+	char ucode[16] = "none";
+	uint32_t rev;
+	if (cpu_microcode(&rev))
+		fmt_snprintf(ucode, sizeof ucode, "0x%x", rev);
 
 	kprintf("cpu: %s family 0x%x model 0x%x stepping %u \"%s\", LLC %u KiB, "
 		"%s, %s TSC, x2APIC %s at hand-over (%s)\n",
@@ -102,14 +106,14 @@ static void print_environment(const struct boot_info *boot, const struct acpi_in
 	kprintf("@env vendor=%s family=0x%x model=0x%x stepping=%u brand=%s "
 		"llc_kib=%u hypervisor=%d invariant_tsc=%d x2apic_handover=%d "
 		"x2apic_supported=%d firmware=%s protocol=mb%d tramp=0x%llx "
-		"acpi_oem=%s screen=%s loader=%s\n",
+		"acpi_oem=%s screen=%s loader=%s microcode=%s\n",
 		vendor, cpu_family(), cpu_model(), cpu_stepping(),
 		brand_rec[0] ? brand_rec : "none", cpu_llc_kib(),
 		cpu_has_hypervisor(), tsc_info()->invariant, ls->firmware_x2apic,
 		ls->x2apic_supported,
 		boot->firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot->protocol,
 		(unsigned long long)tramp, oem[0] ? oem : "none",
-		console_screen_kind(), loader[0] ? loader : "none");
+		console_screen_kind(), loader[0] ? loader : "none", ucode);
 }
 
 void boot_report_run(const struct boot_choices *c)

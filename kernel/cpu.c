@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* CPUID decoding. */
+/* CPUID decoding, and the microcode revision MSR beside it. */
 #include "kernel/cpu.h"
 
+#include "kernel/msr_safe.h"
 #include "kernel/x86.h"
 
 #if defined(__i386__)
@@ -63,6 +64,28 @@ static bool vendor_is(const char *want)
 
 bool cpu_is_intel(void) { return vendor_is("GenuineIntel"); }
 bool cpu_is_amd(void) { return vendor_is("AuthenticAMD") || vendor_is("HygonGenuine"); }
+
+bool cpu_microcode(uint32_t *rev)
+{
+	uint64_t v;
+	*rev = 0;
+	if (cpu_is_intel()) {
+		/* SDM Vol. 3A, 10.11.7.1: clear IA32_BIOS_SIGN_ID, execute
+		 * CPUID(1), read the signature from bits 63:32. */
+		if (!msr_write_safe(MSR_IA32_BIOS_SIGN_ID, 0))
+			return false;
+		(void)cpuid(1, 0);
+		if (!msr_read_safe(MSR_IA32_BIOS_SIGN_ID, &v))
+			return false;
+		*rev = (uint32_t)(v >> 32);
+		return true;
+	}
+	if (cpu_is_amd() && msr_read_safe(MSR_IA32_BIOS_SIGN_ID, &v)) {
+		*rev = (uint32_t)v; /* AMD PPR, MSR0000_008B PatchLevel */
+		return true;
+	}
+	return false;
+}
 
 bool cpu_has_hypervisor(void)
 {

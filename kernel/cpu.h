@@ -28,6 +28,10 @@ uint32_t cpu_model(void);
 uint32_t cpu_stepping(void);
 void cpu_vendor(char out[13]);
 void cpu_brand(char out[49]);   /* "" if leaves 0x80000002-4 are absent */
+/* The microcode revision this CPU runs (what Linux prints as
+ * "microcode: revision="); false where the MSR faults (some hypervisors)
+ * or the vendor is neither Intel nor AMD. */
+bool cpu_microcode(uint32_t *rev);
 /* Last-level cache size in KiB from CPUID 4 (Intel) or 0x8000001D (AMD);
  * 0 if not reported. */
 uint32_t cpu_llc_kib(void);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* RDMSR that survives a #GP: for MSRs a CPU may not have (MSR_SMI_COUNT
- * on AMD and most hypervisors, APERF/MPERF where CPUID 6 is silent). */
+/* RDMSR and WRMSR that survive a #GP: for MSRs a CPU may not have
+ * (MSR_SMI_COUNT on AMD and most hypervisors, APERF/MPERF where CPUID 6
+ * is silent, the microcode revision under some hypervisors). */
 #ifndef APSTART_MSR_SAFE_H
 #define APSTART_MSR_SAFE_H
 
@@ -14,9 +15,16 @@
 #define MSR_SMI_COUNT 0x34
 #define MSR_IA32_MPERF 0xE7
 #define MSR_IA32_APERF 0xE8
+/* SDM Vol. 4, Table 2-2: IA32_BIOS_SIGN_ID (0x8B), the microcode update
+ * signature in bits 63:32; AMD's PatchLevel MSR has the same number
+ * (bits 31:0, read only). */
+#define MSR_IA32_BIOS_SIGN_ID 0x8B
 
 /* *val = the MSR, true; or false (and *val = 0) when RDMSR faulted. */
 bool msr_read_safe(uint32_t msr, uint64_t *val);
+
+/* WRMSR msr := val: true, or false when it faulted. */
+bool msr_write_safe(uint32_t msr, uint64_t val);
 
 /* kernel/trap.c, for an exception before any other fixup: true when the
  * fault was msr_read_safe()'s RDMSR and f now resumes after it. */
