@@ -50,10 +50,12 @@ csv_rows() {
 	[ -z "$bad" ] || { echo "lines with another field count: $bad"; return 1; }
 	[ "$(wc -l <"$out/table.csv")" = 5 ] || { echo "$(wc -l <"$out/table.csv") lines, not 5"; return 1; }
 	local want
-	for want in 'AuthenticAMD,0xf,0x6b,QEMU_TCG_CPU_version_2.5+,4,bios,-,x86_64,-,QEMU TCG,0,0,3,' \
-		'GenuineIntel,0x6,0x5e,Intel_Core_Processor_(Skylake),2,bios,-,x86_64,-,a hypervisor,0,0,3,' \
-		'AuthenticAMD,0x17,0x1,AMD_EPYC_Processor,3,uefi,-,x86_64,-,a hypervisor,0,0,3,' \
-		'AuthenticAMD,0xf,0x6b,QEMU_TCG_CPU_version_2.5+,4,bios,-,x86_64,us=20000,,0,0,3,'; do
+	# microcode: QEMU's constants (0x1 for Intel models, 0x1000065 for AMD
+	# ones), read by the kernel from MSR 0x8B (kernel/cpu.c).
+	for want in 'AuthenticAMD,0xf,0x6b,QEMU_TCG_CPU_version_2.5+,4,bios,0x1000065,x86_64,-,QEMU TCG,0,0,3,' \
+		'GenuineIntel,0x6,0x5e,Intel_Core_Processor_(Skylake),2,bios,0x1,x86_64,-,a hypervisor,0,0,3,' \
+		'AuthenticAMD,0x17,0x1,AMD_EPYC_Processor,3,uefi,0x1000065,x86_64,-,a hypervisor,0,0,3,' \
+		'AuthenticAMD,0xf,0x6b,QEMU_TCG_CPU_version_2.5+,4,bios,0x1000065,x86_64,us=20000,,0,0,3,'; do
 		grep -qF ",$want" "$out/table.csv" || { echo "no row with $want"; return 1; }
 	done
 }
