@@ -14,8 +14,8 @@
 #include "lib/format.h"
 
 static uint64_t interval_ticks, next_draw, run_start;
-static uint64_t phase_start[2];
-static bool phase_seen[2];
+static uint64_t part_start[2];
+static bool part_seen[2];
 static uint32_t cycles_planned;
 
 /* "m:ss" or "h:mm:ss" */
@@ -30,17 +30,17 @@ static void clock_text(char *buf, uint32_t size, uint64_t ticks)
 			     (unsigned long long)(s % 60));
 }
 
-/* Ticks left: the phase's own pace so far; during the bring-up the
+/* Ticks left: the part's own pace so far; during the bring-up the
  * cycles are guessed at two bring-ups each (an offline and an online),
  * until they run and show their own pace. */
 static bool ticks_left(const struct smp_progress *p, uint64_t now, uint64_t *left)
 {
-	uint64_t spent = now - phase_start[p->phase];
+	uint64_t spent = now - part_start[p->part];
 	if (!p->done)
 		return false;
 	uint64_t each = spent / p->done;
 	*left = each * (p->total - p->done);
-	if (p->phase == SMP_PHASE_BRING_UP) {
+	if (p->part == MEASURE_BRING_UP) {
 		*left += 2 * each * (uint64_t)p->total * cycles_planned;
 	}
 	return true;
@@ -55,7 +55,7 @@ static void draw(const struct smp_progress *p, uint64_t now)
 	if (known)
 		clock_text(left, sizeof left, t);
 	clock_text(elapsed, sizeof elapsed, now - run_start);
-	if (p->phase == SMP_PHASE_BRING_UP)
+	if (p->part == MEASURE_BRING_UP)
 		fmt_snprintf(where, sizeof where, "bring-up  CPU %u of %u", p->cpu, p->cpus);
 	else
 		fmt_snprintf(where, sizeof where, "cycles  CPU %u of %u  cycle %u of %u",
@@ -76,9 +76,9 @@ static void hook(const struct smp_progress *p)
 	uint64_t now = rdtsc();
 	if (!run_start)
 		run_start = now;
-	if (!phase_seen[p->phase]) {
-		phase_seen[p->phase] = true;
-		phase_start[p->phase] = now;
+	if (!part_seen[p->part]) {
+		part_seen[p->part] = true;
+		part_start[p->part] = now;
 	} else if (p->done && p->done < p->total && now < next_draw) {
 		return;
 	}

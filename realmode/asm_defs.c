@@ -60,9 +60,9 @@ void realmode_asm_defs(void)
 	ASM_DEFINE(TRAMP_CPU_INDEX, offsetof(struct tramp_cpu, index));
 	ASM_DEFINE(TRAMP_CPU_STACK_TOP, offsetof(struct tramp_cpu, stack_top));
 	ASM_DEFINE(TRAMP_CPU_STAGE, offsetof(struct tramp_cpu, stage));
-	ASM_DEFINE(TRAMP_CPU_TSC_REAL, offsetof(struct tramp_cpu, tsc[AP_PHASE_REAL]));
-	ASM_DEFINE(TRAMP_CPU_TSC_PROTECTED, offsetof(struct tramp_cpu, tsc[AP_PHASE_PROTECTED]));
-	ASM_DEFINE(TRAMP_CPU_TSC_LONG, offsetof(struct tramp_cpu, tsc[AP_PHASE_LONG]));
+	ASM_DEFINE(TRAMP_CPU_TSC_REAL, offsetof(struct tramp_cpu, tsc[AP_MARK_REAL]));
+	ASM_DEFINE(TRAMP_CPU_TSC_PROTECTED, offsetof(struct tramp_cpu, tsc[AP_MARK_PROTECTED]));
+	ASM_DEFINE(TRAMP_CPU_TSC_LONG, offsetof(struct tramp_cpu, tsc[AP_MARK_LONG]));
 
 	ASM_DEFINE(TRAMP_STAGE_REAL, TRAMP_STAGE_REAL);
 	ASM_DEFINE(TRAMP_STAGE_PROTECTED, TRAMP_STAGE_PROTECTED);

@@ -18,7 +18,7 @@
 ; (the low half is read). As in the x86_64 blob, the AP writes only one
 ; counter in the header and, once it has read its APIC ID in protected
 ; mode, its own slot (struct tramp_cpu): stage and timestamps, the same
-; phases at the same points; stage LONG and tsc[AP_PHASE_LONG] mark
+; phases at the same points; stage LONG and tsc[AP_MARK_LONG] mark
 ; paging on. Any number of APs may run it at once.
 ;
 ; Build knobs (nasm -D): WBINVD=0|1, SLOW_SPIN=0|1 (a test-only delay

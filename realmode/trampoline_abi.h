@@ -31,19 +31,19 @@ enum tramp_stage {
 	TRAMP_STAGE_NO_SLOT = 0xE,
 };
 
-/* The AP-side phases, in order: each slot keeps the AP's TSC on reaching
+/* The AP's marks, in order: each slot keeps the AP's TSC on reaching
  * it (0: not reached). REAL is the first real-mode instruction after cli
  * [and wbinvd]; the trampoline writes the first three, ap_entry() the
  * rest (smp/ap_entry.c). */
-enum ap_phase {
-	AP_PHASE_REAL,
-	AP_PHASE_PROTECTED,
-	AP_PHASE_LONG,
-	AP_PHASE_C_ENTRY,
-	AP_PHASE_TABLES,
-	AP_PHASE_LAPIC,
-	AP_PHASE_ONLINE,
-	AP_PHASES
+enum ap_mark {
+	AP_MARK_REAL,
+	AP_MARK_PROTECTED,
+	AP_MARK_LONG,
+	AP_MARK_C_ENTRY,
+	AP_MARK_TABLES,
+	AP_MARK_LAPIC,
+	AP_MARK_ONLINE,
+	AP_MARKS
 };
 
 /* Header flags: the build knobs the blob was assembled with. */
@@ -90,7 +90,7 @@ struct tramp_cpu {
 	uint64_t stack_top;
 	volatile uint32_t stage;            /* enum tramp_stage / ap_stage */
 	uint32_t pad;
-	volatile uint64_t tsc[AP_PHASES];   /* enum ap_phase: AP's TSC, 0 = not yet */
+	volatile uint64_t tsc[AP_MARKS];   /* enum ap_mark: AP's TSC, 0 = not yet */
 };
 
 #define TRAMP_ALIGNED(type, member) \

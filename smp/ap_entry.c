@@ -14,7 +14,7 @@
 #include "kernel/x86.h"
 
 /* Phase p reached: its timestamp, then the stage the BSP reads. */
-static inline void ap_reached(struct tramp_cpu *slot, enum ap_phase p,
+static inline void ap_reached(struct tramp_cpu *slot, enum ap_mark p,
 			      uint32_t stage)
 {
 	slot->tsc[p] = rdtsc();
@@ -31,10 +31,10 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 		halt_forever();
 	}
 	struct tramp_cpu *slot = c->slot;
-	ap_reached(slot, AP_PHASE_C_ENTRY, AP_STAGE_C_ENTRY);
+	ap_reached(slot, AP_MARK_C_ENTRY, AP_STAGE_C_ENTRY);
 	gdt_reload();
 	idt_load();
-	ap_reached(slot, AP_PHASE_TABLES, AP_STAGE_TABLES);
+	ap_reached(slot, AP_MARK_TABLES, AP_STAGE_TABLES);
 
 	if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) != CPU_STARTING) {
 		/* We were given up on (timed out) and arrived late: stop
@@ -44,9 +44,9 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 	}
 	test_hook_ap_arrived(c);
 	lapic_init_ap();
-	ap_reached(slot, AP_PHASE_LAPIC, AP_STAGE_LAPIC);
+	ap_reached(slot, AP_MARK_LAPIC, AP_STAGE_LAPIC);
 	c->request = REQ_NONE;
-	ap_reached(slot, AP_PHASE_ONLINE, AP_STAGE_ONLINE);
+	ap_reached(slot, AP_MARK_ONLINE, AP_STAGE_ONLINE);
 	/* STARTING -> ONLINE only if the BSP has not given up on us in the
 	 * meantime (it moves STARTING -> FAILED the same way, in ap_start()):
 	 * one of the two wins, a late AP is never counted online. */

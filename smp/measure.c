@@ -52,11 +52,11 @@ void smp_set_progress_hook(void (*hook)(const struct smp_progress *p))
 }
 
 /* Only ever between two timed windows. */
-static void progress(enum smp_phase phase, uint32_t cpu, uint32_t cpus, uint32_t cycle,
+static void progress(enum measure_part part, uint32_t cpu, uint32_t cpus, uint32_t cycle,
 		     uint32_t cycles, uint32_t done, uint32_t total)
 {
 	if (progress_hook)
-		progress_hook(&(struct smp_progress){ phase, cpu, cpus, cycle, cycles,
+		progress_hook(&(struct smp_progress){ part, cpu, cpus, cycle, cycles,
 						      done, total });
 }
 
@@ -89,7 +89,7 @@ static void offline_line(const struct cpu *c, uint32_t cycle,
 }
 
 static void online_line(const struct cpu *c, uint32_t cycle,
-			const struct start_phases *ph, bool nmi, const struct confound_window *cw)
+			const struct start_times *ph, bool nmi, const struct confound_window *cw)
 {
 	char ap[24], real[24], lng[24], onl[24], cf[40];
 	confound_fields(cf, sizeof cf, cw);
@@ -173,16 +173,16 @@ void smp_bring_up(const struct wake_config *w)
 
 	uint64_t total = 0;
 	uint32_t online = 0;
-	progress(SMP_PHASE_BRING_UP, 1, n, 0, 0, 0, n);
+	progress(MEASURE_BRING_UP, 1, n, 0, 0, 0, n);
 	if (mode == BRINGUP_SERIAL) {
 		for (uint32_t i = 0; i < n && !run_ended(); i++) {
 			struct cpu *c = set[i];
-			struct start_phases ph;
+			struct start_times ph;
 			nmis[i] = events_window_nmis(c);
 			bool started = ap_start(c, w, &ph);
 			events_report();
 			if (!started) {
-				progress(SMP_PHASE_BRING_UP, i + 1, n, 0, 0, i + 1, n);
+				progress(MEASURE_BRING_UP, i + 1, n, 0, 0, i + 1, n);
 				continue;
 			}
 			c->boot_ticks = ph.total;
@@ -194,7 +194,7 @@ void smp_bring_up(const struct wake_config *w)
 			tsc_sync_check(c, w);
 			cpu_line(c);
 			phases_record(c, 0, events_window_nmis(c) != nmis[i]);
-			progress(SMP_PHASE_BRING_UP, i + 1, n, 0, 0, i + 1, n);
+			progress(MEASURE_BRING_UP, i + 1, n, 0, 0, i + 1, n);
 		}
 	} else {
 		bool bc = mode == BRINGUP_BROADCAST;
@@ -210,7 +210,7 @@ void smp_bring_up(const struct wake_config *w)
 			cpu_line(c);
 			phases_record(c, 0, events_window_nmis(c) != nmis[i]);
 		}
-		progress(SMP_PHASE_BRING_UP, n, n, 0, 0, n, n);
+		progress(MEASURE_BRING_UP, n, n, 0, 0, n, n);
 	}
 	/* serial: the sum of the starts (the warp tests between them not
 	 * counted); parallel, broadcast: first INIT -> last AP seen. */
@@ -231,7 +231,7 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 		slot++;
 		for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
 			struct offline_times off;
-			struct start_phases ph;
+			struct start_times ph;
 			struct confound_window cw;
 			uint32_t nmis = events_window_nmis(c);
 			confound_open(&cw);
@@ -264,7 +264,7 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			online_line(c, k + 1, &ph, nmi, &cw);
 			victims_after("online", c->apic_id, k + 1, &cw);
 			phases_record(c, k + 1, nmi);
-			progress(SMP_PHASE_CYCLES, slot, aps, k + 1, cycles,
+			progress(MEASURE_CYCLES, slot, aps, k + 1, cycles,
 				 (slot - 1) * cycles + k + 1, aps * cycles);
 		}
 	}
@@ -325,7 +325,7 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 		victims_after("online", smp_bsp_apic, k + 1, &cw);
 		for (uint32_t i = 0; i < m; i++) {
 			struct cpu *c = set[i];
-			struct start_phases ph;
+			struct start_times ph;
 			if (c->state != CPU_ONLINE)
 				continue;
 			ap_start_figures(c, &ph);
@@ -336,7 +336,7 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 			online_line(c, k + 1, &ph, nmi, &cw);
 			phases_record(c, k + 1, nmi);
 		}
-		progress(SMP_PHASE_CYCLES, aps, aps, k + 1, cycles, (k + 1) * aps,
+		progress(MEASURE_CYCLES, aps, aps, k + 1, cycles, (k + 1) * aps,
 			 aps * cycles);
 	}
 }
@@ -359,7 +359,7 @@ void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
 		c->settled_ticks = &settled_pool[slot * cycles];
 		slot++;
 	}
-	progress(SMP_PHASE_CYCLES, 1, aps, 0, cycles, 0, aps * cycles);
+	progress(MEASURE_CYCLES, 1, aps, 0, cycles, 0, aps * cycles);
 	if (w->cycles_mode == CYCLES_PARALLEL)
 		cycles_parallel(w, cycles, aps);
 	else

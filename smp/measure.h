@@ -18,12 +18,12 @@ enum bringup_mode smp_bringup_mode(const struct wake_config *w);
 void smp_run_cycles(const struct wake_config *w, uint32_t cycles);
 /* Where the bring-up and the cycles are, for a live display. The hook is
  * called on the BSP between two timed windows, never inside one: at the
- * start of each phase (done = 0) and after every bring-up or cycle. */
-enum smp_phase { SMP_PHASE_BRING_UP, SMP_PHASE_CYCLES };
+ * start of each part (done = 0) and after every bring-up or cycle. */
+enum measure_part { MEASURE_BRING_UP, MEASURE_CYCLES };
 struct smp_progress {
-	enum smp_phase phase;
-	uint32_t cpu, cpus;     /* the AP at work (1-based) of the phase's APs */
-	uint32_t cycle, cycles; /* cycles phase: its cycle just done */
+	enum measure_part part;
+	uint32_t cpu, cpus;     /* the AP at work (1-based) of the part's APs */
+	uint32_t cycle, cycles; /* cycles part: its cycle just done */
 	uint32_t done, total;   /* bring-ups or cycles finished, of all */
 };
 void smp_set_progress_hook(void (*hook)(const struct smp_progress *p));

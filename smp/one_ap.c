@@ -15,7 +15,7 @@
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
 
-bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph)
+bool ap_start(struct cpu *c, const struct wake_config *w, struct start_times *ph)
 {
 	uint8_t vector = sipi_vector();
 	/* selftest=lost-sipi: this attempt's SIPIs are "lost". */
@@ -43,16 +43,16 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *p
 	return true;
 }
 
-void ap_start_figures(const struct cpu *c, struct start_phases *ph)
+void ap_start_figures(const struct cpu *c, struct start_times *ph)
 {
 	const volatile uint64_t *ap = c->slot->tsc;
 	uint64_t t0 = c->marks.start;
 
 	ph->total = c->marks.seen - t0;
-	ph->ap = tsc_cross_cpu(c, ap[AP_PHASE_ONLINE], t0);
-	ph->to_real = tsc_cross_cpu(c, ap[AP_PHASE_REAL], t0);
-	ph->to_long = tsc_same_cpu(ap[AP_PHASE_LONG], ap[AP_PHASE_REAL]);
-	ph->to_online = tsc_same_cpu(ap[AP_PHASE_ONLINE], ap[AP_PHASE_LONG]);
+	ph->ap = tsc_cross_cpu(c, ap[AP_MARK_ONLINE], t0);
+	ph->to_real = tsc_cross_cpu(c, ap[AP_MARK_REAL], t0);
+	ph->to_long = tsc_same_cpu(ap[AP_MARK_LONG], ap[AP_MARK_REAL]);
+	ph->to_online = tsc_same_cpu(ap[AP_MARK_ONLINE], ap[AP_MARK_LONG]);
 }
 
 void ap_request_park(struct cpu *c, uint32_t req)

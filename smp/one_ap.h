@@ -13,9 +13,9 @@ struct cpu;
 
 /* INIT, then STARTUP IPIs, then wait for the AP to report online; after
  * a timeout the failure path of ap_give_up(). */
-bool ap_start(struct cpu *c, const struct wake_config *w, struct start_phases *ph);
+bool ap_start(struct cpu *c, const struct wake_config *w, struct start_times *ph);
 /* The figures of c's start from its marks and slot (t0 = marks.start). */
-void ap_start_figures(const struct cpu *c, struct start_phases *ph);
+void ap_start_figures(const struct cpu *c, struct start_times *ph);
 
 /* Ask an online AP to go offline (park= decides how); wait until it has
  * reported dead and then until it has settled. */

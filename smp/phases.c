@@ -46,14 +46,14 @@ void phases_compute(const struct cpu *c, int64_t out[PHASES])
 	out[PH_INIT_ASSERT] = tsc_same_cpu(m->init_assert, m->start);
 	out[PH_INIT_DEASSERT] = tsc_same_cpu(m->init_deassert, m->init_assert);
 	out[PH_SIPI] = tsc_same_cpu(m->sipi1, m->init_deassert);
-	out[PH_REAL] = ap[AP_PHASE_REAL] ? tsc_cross_cpu(c, ap[AP_PHASE_REAL], m->sipi1)
+	out[PH_REAL] = ap[AP_MARK_REAL] ? tsc_cross_cpu(c, ap[AP_MARK_REAL], m->sipi1)
 					 : TICKS_NA;
 	for (int p = PH_PROTECTED; p <= PH_ONLINE; p++) {
-		int a = AP_PHASE_PROTECTED + (p - PH_PROTECTED);
+		int a = AP_MARK_PROTECTED + (p - PH_PROTECTED);
 		out[p] = ap_diff(ap[a], ap[a - 1]);
 	}
-	out[PH_SEEN] = ap[AP_PHASE_ONLINE] && m->seen
-			       ? tsc_cross_cpu(c, m->seen, ap[AP_PHASE_ONLINE])
+	out[PH_SEEN] = ap[AP_MARK_ONLINE] && m->seen
+			       ? tsc_cross_cpu(c, m->seen, ap[AP_MARK_ONLINE])
 			       : TICKS_NA;
 	out[PH_SIPI2] = m->sipi2 ? tsc_same_cpu(m->sipi2, m->sipi1) : TICKS_NA;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Where one bring-up's time goes: the BSP's steps (INIT assert, INIT
  * de-assert, SIPI sent) and the AP's (realmode/trampoline_abi.h, enum
- * ap_phase), as one chain of phases from the first INIT to the BSP
+ * ap_mark), as one chain of phases from the first INIT to the BSP
  * seeing the AP online, each the time since the one before it. The
  * records (@phase) and the per-phase table come from here. */
 #ifndef APSTART_PHASES_H

@@ -54,7 +54,7 @@ static void reset_slot(struct cpu *c)
 	struct tramp_cpu *slot = c->slot;
 
 	slot->stage = TRAMP_STAGE_NONE;
-	for (int p = 0; p < AP_PHASES; p++)
+	for (int p = 0; p < AP_MARKS; p++)
 		slot->tsc[p] = 0;
 	c->real_entries = trampoline_header()->real_entries;
 }

@@ -60,7 +60,7 @@ struct wake_config {
  * subtract the BSP's TSC from the AP's (meaningful only when the warp
  * test found the two synchronised), to_long and to_online are the AP's
  * own. */
-struct start_phases {
+struct start_times {
 	uint64_t total;      /* BSP: first INIT -> saw the online mark */
 	int64_t ap;          /* first INIT -> AP's own online mark */
 	int64_t to_real;     /* first INIT -> AP in real mode after cli[/wbinvd] */
