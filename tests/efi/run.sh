@@ -173,14 +173,14 @@ passed() { # NAME [CPUS]: the kernel ran through apstart.efi and passed (aplog r
 	local log=$out/efi-$1.log.txt
 	[ "$(st "$1")" = 0 ] || { echo "iso-run exit status $(st "$1"), want 0: $(tail -n 2 "$out/efi-$1.log.run" | tr '\n' ' ')"; return 1; }
 	"$APLOG" verify --cpus "${2:-$SMP}" --boot firmware=uefi --boot protocol=mb2 "$log" || return 1
-	grep -aqE '^@env .* loader=apstart\.efi$' "$log" || { echo "no '@env ... loader=apstart.efi'"; return 1; }
+	grep -aqE '^@env .* loader=apstart\.efi( |$)' "$log" || { echo "no '@env ... loader=apstart.efi'"; return 1; }
 }
 records() { # FILE: a saved summary of a passing -smp $SMP run
 	local f=$1 bad=0
 	# One run that passed (no samples are saved, so no --cpus/--cycles).
 	"$APLOG" verify --online $SMP --boot firmware=uefi --boot cpus=$SMP "$f" >"$work/verify.out" 2>&1 ||
 		{ cat "$work/verify.out"; bad=1; }
-	grep -qE '^@env .* firmware=uefi .*loader=apstart\.efi$' "$f" || { echo "no @env with firmware=uefi, loader=apstart.efi"; bad=1; }
+	grep -qE '^@env .* firmware=uefi .*loader=apstart\.efi( |$)' "$f" || { echo "no @env with firmware=uefi, loader=apstart.efi"; bad=1; }
 	grep -qE '^@summary op=offline cpus=1 ' "$f" && grep -qE '^@summary op=online cpus=1 ' "$f" ||
 		{ echo "no @summary op=offline and op=online"; bad=1; }
 	grep -q '^ cpu   apic  median     min     max  ap-med |' "$f" &&
