@@ -85,7 +85,7 @@ for ((b = 1; b <= 2 * k + 1; b++)); do
 	st=$?
 	printf 'session-qemu: boot %2d: %6.1f s (iso-run status %s)\n' "$b" \
 		"$(awk -v a="$tb" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" "$st"
-	if ansi <"$out/boot$b.log" | grep -aq '^table: on the screen'; then
+	if ansi <"$out/boot$b.log" | grep -a '^table: on the screen' >/dev/null; then
 		rc=0
 		break
 	fi

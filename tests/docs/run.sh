@@ -54,7 +54,7 @@ for f in README.md docs/*.md tools/README-aplog.md; do
 		else
 			path=$f
 		fi
-		if [ -n "$anchor" ] && [[ $path == *.md ]] && ! slugs "$path" | grep -qx -- "$anchor"; then
+		if [ -n "$anchor" ] && [[ $path == *.md ]] && ! slugs "$path" | grep -x -- "$anchor" >/dev/null; then
 			broken=1; fail "$f: link $link" "no heading with the anchor #$anchor in $path"
 		fi
 	done < <(grep -oE '\]\([^)[:space:]]+\)' "$f" | sed -E 's/^\]\(//; s/\)$//' | grep -vE '^[a-z]+:')

@@ -115,7 +115,7 @@ if [ "$arch" = i386 ]; then
 		fail "$bin: lmsw (PE), then the far jump into 32-bit code" "no lmsw followed by jmp"
 	fi
 	# Long mode needs EFER.LME (MSR 0xC0000080, SDM Vol. 3A §10.8.5).
-	if cat "$tmp/16.txt" "$tmp/32.txt" "$tmp/64.txt" | grep -qi 'ecx,0xc0000080'; then
+	if grep -qi 'ecx,0xc0000080' "$tmp/16.txt" "$tmp/32.txt" "$tmp/64.txt"; then
 		fail "$bin: no long mode" "it loads ECX with IA32_EFER"
 	else
 		ok "$bin: no long mode (IA32_EFER never addressed)"
