@@ -33,6 +33,15 @@ skip() { # NAME REASON
 	echo "skip $1: $2"
 }
 
+# check NAME COMMAND...: ok when COMMAND succeeds; else FAIL, the last
+# lines of its output joined into one as the reason (a reason spread over
+# lines would put unindented text among the check lines).
+check() {
+	local name=$1 why
+	shift
+	if why=$("$@" 2>&1); then ok "$name"; else fail "$name" "$(tail -n 4 <<<"$why" | paste -sd ' ')"; fi
+}
+
 # summary LANE: the last line; returns 1 if anything failed.
 summary() {
 	echo "$1: $t_passed passed, $t_failed failed, $t_skipped skipped"

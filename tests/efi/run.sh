@@ -44,11 +44,6 @@ trap 'rm -rf "$work"' EXIT
 export MTOOLS_SKIP_CHECK=1
 . tests/protocol.sh
 
-# check NAME COMMAND...: pass when COMMAND succeeds; its output is the reason.
-check() {
-	local name=$1 why; shift
-	if why=$("$@" 2>&1); then ok "$name"; else fail "$name" "$(tail -n 3 <<<"$why" | tr '\n' ' ')"; fi
-}
 finish() {
 	summary efi
 	exit

@@ -41,10 +41,6 @@ trap 'rm -rf "$work"' EXIT
 export MTOOLS_SKIP_CHECK=1
 . tests/protocol.sh
 
-check() {
-	local name=$1 why; shift
-	if why=$("$@" 2>&1); then ok "$name"; else fail "$name" "$(tail -n 4 <<<"$why" | tr '\n' ' ')"; fi
-}
 finish() {
 	summary session
 	exit

@@ -17,11 +17,6 @@ mkdir -p "$out"
 # shellcheck source=tests/protocol.sh
 . tests/protocol.sh
 
-check() { # NAME COMMAND...: passes when COMMAND does; its output is the reason
-	local name=$1 why
-	shift
-	if why=$("$@" 2>&1); then ok "$name"; else fail "$name" "$(tail -n 4 <<<"$why")"; fi
-}
 
 "$APLOG" fleet "$logs" >"$out/table.txt" 2>"$out/table.err"
 st=$?

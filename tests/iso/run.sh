@@ -47,11 +47,6 @@ not_ok() { # NAME WHY [LOG]: a failure, with the log's tail below it
 		fail "$1" "$2"
 	fi
 }
-# check NAME COMMAND...: pass when COMMAND succeeds; its output is the reason.
-check() {
-	local name=$1 why; shift
-	if why=$("$@" 2>&1); then ok "$name"; else not_ok "$name" "$(tail -n 3 <<<"$why")"; fi
-}
 
 for f in "$ISO" "$TDIR/apstart-test.iso" "$TDIR/apstart-test-halt.iso" "$PPMCHECK" "$SCREENTEXT" "$APLOG"; do
 	[ -f "$f" ] || { fail "$f exists" "missing (run: make iso-tests)"; summary iso; exit 1; }

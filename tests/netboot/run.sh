@@ -30,11 +30,6 @@ trap 'rm -rf "$work"' EXIT
 # shellcheck source=tests/protocol.sh
 . tests/protocol.sh
 
-check() { # NAME COMMAND...: passes when COMMAND does; its output is the reason
-	local name=$1 why
-	shift
-	if why=$("$@" 2>&1); then ok "$name"; else fail "$name" "$(tail -n 3 <<<"$why")"; fi
-}
 
 # ------------------------------------------------------------ the directory
 contents() {
