@@ -198,9 +198,8 @@ static void ms(double ns, int width)
 static int write_plot(const struct flush_log *l, const char *png)
 {
 	char *dat = gnuplot_data_name(png);
-	FILE *f = fopen(dat, "w");
+	FILE *f = gnuplot_data_open(dat);
 	if (!f) {
-		fprintf(stderr, "aplog: %s: %s\n", dat, strerror(errno));
 		free(dat);
 		return 1;
 	}
@@ -221,24 +220,16 @@ static int write_plot(const struct flush_log *l, const char *png)
 		blocks++;
 		i = j;
 	}
-	if (fclose(f)) {
-		fprintf(stderr, "aplog: %s: write error\n", dat);
+	if (gnuplot_data_close(f, dat)) {
 		free(dat);
 		return 1;
 	}
-	printf("data: %s\n", dat);
 	char *script = NULL;
 	size_t slen = 0;
 	FILE *s = gnuplot_script_open(&script, &slen, png);
 	fprintf(s, "set xlabel 'dirty data per CPU before the flush (MiB)'\n"
 		   "set ylabel 'flush time, best window (ms)'\nset yrange [0:*]\n");
-	if (l->model[0]) {
-		char t[200];
-		snprintf(t, sizeof t, "MODELLED: flush_model=%s", l->model);
-		fprintf(s, "set title ");
-		gnuplot_quote(s, t);
-		fprintf(s, "\n");
-	}
+	gnuplot_title_modelled(s, l->model);
 	fprintf(s, "plot ");
 	for (int b = 0; b < blocks; b++) {
 		fprintf(s, "%s", b ? ", " : "");

@@ -7,7 +7,6 @@
  * window (median). --csv: one row per record; --plot: stall against
  * window length. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,9 +130,8 @@ static uint64_t med(uint64_t *v, size_t n)
 static int plot(const struct vlog *l, const char *png)
 {
 	char *dat = gnuplot_data_name(png);
-	FILE *f = fopen(dat, "w");
+	FILE *f = gnuplot_data_open(dat);
 	if (!f) {
-		fprintf(stderr, "aplog: %s: %s\n", dat, strerror(errno));
 		free(dat);
 		return 1;
 	}
@@ -154,23 +152,15 @@ static int plot(const struct vlog *l, const char *png)
 					l->r[j].rate_pct);
 		ng++;
 	}
-	if (fclose(f)) {
-		fprintf(stderr, "aplog: %s: write error\n", dat);
+	if (gnuplot_data_close(f, dat)) {
 		free(dat);
 		return 1;
 	}
-	printf("data: %s\n", dat);
 	char *script = NULL;
 	size_t slen = 0;
 	FILE *s = gnuplot_script_open(&script, &slen, png);
 	fprintf(s, "set xlabel 'timed window (ms)'\nset ylabel 'victim: longest stall inside it (ms)'\n");
-	if (l->model[0]) {
-		char t[200];
-		snprintf(t, sizeof t, "MODELLED: flush_model=%s", l->model);
-		fprintf(s, "set title ");
-		gnuplot_quote(s, t);
-		fprintf(s, "\n");
-	}
+	gnuplot_title_modelled(s, l->model);
 	fprintf(s, "plot x title 'stalled the whole window' with lines dashtype 2");
 	for (int g = 0; g < ng; g++) {
 		fprintf(s, ", ");

@@ -10,8 +10,17 @@
  * is not on PATH, -1 on other errors. */
 int gnuplot_run(const char *script, size_t len);
 
-/* gnuplot_out.c: FILE.png -> FILE.dat (else ".dat" appended; free it). */
+/* gnuplot_out.c: FILE.png -> FILE.EXT (else EXT appended; free it),
+ * ext ".dat" or ".gp". */
+char *gnuplot_file_name(const char *png, const char *ext);
+/* FILE.png -> FILE.dat. */
 char *gnuplot_data_name(const char *png);
+/* The data file dat opened for writing; NULL after a message. */
+FILE *gnuplot_data_open(const char *dat);
+/* Closes it and says where the data is; 1 after a message. */
+int gnuplot_data_close(FILE *f, const char *dat);
+/* "MODELLED: flush_model=M" as the plot's title where model names one. */
+void gnuplot_title_modelled(FILE *s, const char *model);
 /* A gnuplot single-quoted string: only the quote is special (doubled). */
 void gnuplot_quote(FILE *f, const char *s);
 /* A script in memory that draws a 1000x600 PNG to png, grid and key set;

@@ -2,6 +2,7 @@
 /* The pieces every drawing command shares (gnuplot.h): where its data
  * goes, gnuplot's quoting, and running the script with the messages. */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,15 +10,49 @@
 #include "gnuplot.h"
 #include "util.h"
 
-char *gnuplot_data_name(const char *png)
+char *gnuplot_file_name(const char *png, const char *ext)
 {
 	size_t pl = strlen(png);
-	char *dat = xcalloc(pl + 5, 1);
-	memcpy(dat, png, pl);
+	char *name = xcalloc(pl + strlen(ext) + 1, 1);
+	memcpy(name, png, pl);
 	if (pl > 4 && !strcmp(png + pl - 4, ".png"))
-		dat[pl - 4] = '\0';
-	strcat(dat, ".dat");
-	return dat;
+		name[pl - 4] = '\0';
+	strcat(name, ext);
+	return name;
+}
+
+char *gnuplot_data_name(const char *png)
+{
+	return gnuplot_file_name(png, ".dat");
+}
+
+FILE *gnuplot_data_open(const char *dat)
+{
+	FILE *f = fopen(dat, "w");
+	if (!f)
+		fprintf(stderr, "aplog: %s: %s\n", dat, strerror(errno));
+	return f;
+}
+
+int gnuplot_data_close(FILE *f, const char *dat)
+{
+	if (fclose(f) != 0) {
+		fprintf(stderr, "aplog: %s: write error\n", dat);
+		return 1;
+	}
+	printf("data: %s\n", dat);
+	return 0;
+}
+
+void gnuplot_title_modelled(FILE *s, const char *model)
+{
+	if (!model[0])
+		return;
+	char t[200];
+	snprintf(t, sizeof t, "MODELLED: flush_model=%s", model);
+	fprintf(s, "set title ");
+	gnuplot_quote(s, t);
+	fprintf(s, "\n");
 }
 
 void gnuplot_quote(FILE *f, const char *s)

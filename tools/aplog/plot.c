@@ -117,19 +117,6 @@ int gnuplot_run(const char *s, size_t len)
 	return run_gnuplot(&b);
 }
 
-/* FILE.png -> FILE.EXT (anything else: FILE.EXT appended); ext ".dat"
- * or ".gp". */
-static char *data_name(const char *out, const char *ext)
-{
-	size_t ol = strlen(out);
-	char *dat = xcalloc(ol + strlen(ext) + 1, 1);
-	memcpy(dat, out, ol);
-	if (ol > 4 && !strcmp(out + ol - 4, ".png"))
-		dat[ol - 4] = '\0';
-	strcat(dat, ext);
-	return dat;
-}
-
 /* The script as gnuplot gets it, beside the data: to redraw or restyle. */
 static int write_script(const char *gp, const struct sbuf *sc)
 {
@@ -221,11 +208,9 @@ static double phase_stack(const struct side *sd, uint32_t apic, double *col)
 static int write_data(const char *dat, const struct side *s, int nsides,
 		      const struct axis *ax)
 {
-	FILE *f = fopen(dat, "w");
-	if (!f) {
-		fprintf(stderr, "aplog: %s: %s\n", dat, strerror(errno));
+	FILE *f = gnuplot_data_open(dat);
+	if (!f)
 		return 1;
-	}
 	fprintf(f, "# aplog plot data, microseconds. One block per set; a row per\n"
 		   "# CPU: x (its place on the axis), APIC ID, then the min, first\n"
 		   "# quartile, median, third quartile and max of its samples,\n"
@@ -270,11 +255,8 @@ static int write_data(const char *dat, const struct side *s, int nsides,
 			fputc('\n', f);
 		}
 	}
-	if (fclose(f) != 0) {
-		fprintf(stderr, "aplog: %s: write error\n", dat);
+	if (gnuplot_data_close(f, dat))
 		return 1;
-	}
-	printf("data: %s\n", dat);
 	for (int i = 0; i < nsides; i++) {
 		print_flush_note(&s[i], i ? "B: " : "A: ");
 		print_nmi_note(&s[i], i ? "B: " : "A: ");
@@ -417,8 +399,8 @@ int cmd_plot(void)
 	else
 		side_label_one(&s[0]);
 
-	dat = data_name(cli.out, ".dat");
-	gp = data_name(cli.out, ".gp");
+	dat = gnuplot_file_name(cli.out, ".dat");
+	gp = gnuplot_file_name(cli.out, ".gp");
 	for (int i = 0; i < nsides; i++)
 		for (size_t k = 0; k < cli.nfiles[i]; k++)
 			if (!strcmp(cli.files[i][k], dat) || !strcmp(cli.files[i][k], gp) ||
