@@ -37,6 +37,14 @@ void sort_u64(uint64_t *values, size_t count)
 	}
 }
 
+uint64_t median_sorted_u64(const uint64_t *sorted, size_t count)
+{
+	if (count % 2)
+		return sorted[count / 2];
+	uint64_t a = sorted[count / 2 - 1], b = sorted[count / 2];
+	return a + (b - a) / 2; /* (a + b) / 2 without overflow */
+}
+
 void stats_compute(uint64_t *values, size_t count, struct stats *out)
 {
 	*out = (struct stats){ 0 };
@@ -66,12 +74,7 @@ void stats_compute(uint64_t *values, size_t count, struct stats *out)
 	out->mean = q;
 	out->min = values[0];
 	out->max = values[count - 1];
-	if (count % 2) {
-		out->median = values[count / 2];
-	} else {
-		uint64_t a = values[count / 2 - 1], b = values[count / 2];
-		out->median = a + (b - a) / 2;
-	}
+	out->median = median_sorted_u64(values, count);
 	/* Nearest rank: the ceil(0.95 n)-th smallest. For integer n,
 	 * ceil(n - n/20) == n - floor(n/20), which cannot overflow. */
 	size_t rank = count - count / 20;

@@ -20,5 +20,8 @@ struct stats {
  * out. count == 0 gives all zeros. */
 void stats_compute(uint64_t *values, size_t count, struct stats *out);
 void sort_u64(uint64_t *values, size_t count);
+/* The median of count > 0 values sorted ascending (even count: the mean
+ * of the two middle values, rounded down). */
+uint64_t median_sorted_u64(const uint64_t *sorted, size_t count);
 
 #endif

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "flush_predict.h"
 #include "gnuplot.h"
+#include "lib/stats.h"
 #include "util.h"
 
 struct vrec {
@@ -124,7 +125,7 @@ static int load(struct vlog *l, const char *path)
 static uint64_t med(uint64_t *v, size_t n)
 {
 	qsort(v, n, sizeof *v, cmp_u64);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	return median_sorted_u64(v, n);
 }
 
 static int plot(const struct vlog *l, const char *png)

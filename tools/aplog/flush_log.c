@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/stats.h"
 #include "util.h"
 
 const char *const flush_op_names[FOP_COUNT] = { "wbinvd", "wbnoinvd", "clflushopt", "clwb" };
@@ -195,8 +196,7 @@ void flush_log_points(struct flush_log *l, bool smi_counted)
 			qsort(p->v, p->n, sizeof *p->v, cmp_u64);
 			p->best = p->v[0];
 			p->max = p->v[p->n - 1];
-			p->median = p->n % 2 ? p->v[p->n / 2]
-					     : (p->v[p->n / 2 - 1] + p->v[p->n / 2]) / 2;
+			p->median = median_sorted_u64(p->v, p->n);
 		}
 		i = j;
 	}
