@@ -6,18 +6,7 @@
 #include <string.h>
 
 #include "model.h"
-
-static int passed, failed;
-
-static void check(int cond, const char *what)
-{
-	if (cond) {
-		passed++;
-	} else {
-		failed++;
-		printf("FAIL %s\n", what);
-	}
-}
+#include "test_check.h"
 
 /* Parse a comma-separated argument string as QEMU would pass it. */
 static int parse(struct flush_model *m, const char *args, char *err, size_t len)
@@ -147,6 +136,5 @@ int main(void)
 	model_describe(&m, 1, what, sizeof(what));
 	check(strstr(what, "fixed 2000 us") && strstr(what, "1 socket of 1 vCPU") != NULL, what);
 
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_summary();
 }

@@ -12,18 +12,7 @@
 #include "dirty_track.h"
 #include "model.h"
 #include "preset_file.h"
-
-static int passed, failed;
-
-static void check(int cond, const char *what)
-{
-	if (cond) {
-		passed++;
-	} else {
-		failed++;
-		printf("FAIL %s\n", what);
-	}
-}
+#include "test_check.h"
 
 static int parse(struct flush_model *m, int argc, char **argv, char *err, size_t len)
 {
@@ -139,6 +128,5 @@ int main(void)
 	tracking();
 	costs();
 	preset_files();
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_summary();
 }

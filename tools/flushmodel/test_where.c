@@ -7,18 +7,7 @@
 #include <string.h>
 
 #include "where.h"
-
-static int passed, failed;
-
-static void check(int cond, const char *what)
-{
-	if (cond) {
-		passed++;
-	} else {
-		failed++;
-		printf("FAIL %s\n", what);
-	}
-}
+#include "test_check.h"
 
 /* Split "a,b,c" into argv as QEMU passes it; returns argc. */
 static int split(char *buf, char **argv)
@@ -106,6 +95,5 @@ int main(void)
 	refuses("only=low1m+low1m+low1m+low1m+low1m+low1m+low1m+low1m+low1m", "more than 8 ranges");
 	refuses("free=low2m", "is not low1m or 0xSTART-0xEND");
 
-	printf("%d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_summary();
 }
