@@ -62,9 +62,7 @@ static const char *const keys[] = { "us", "preset", "llc_mb", "walk_gbs",
 	"wb_gbs", "dirty", "jitter", "seed", "serialize", "sockets",
 	"per_socket", "spin_us", "out", "disturb", NULL };
 
-static int fail(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
+int model_fail(char *err, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -86,9 +84,9 @@ static int parse_real(const char *key, const char *v, double min, double max,
 	errno = 0;
 	double d = ok ? strtod(v, &end) : 0;
 	if (!ok || errno || end != v + n || !isfinite(d))
-		return fail(err, len, "%s=%s: not a decimal number", key, v);
+		return model_fail(err, len, "%s=%s: not a decimal number", key, v);
 	if (d < min || d > max)
-		return fail(err, len, "%s=%s: out of range (%g..%g)", key, v, min, max);
+		return model_fail(err, len, "%s=%s: out of range (%g..%g)", key, v, min, max);
 	*out = d;
 	return 0;
 }
@@ -104,9 +102,9 @@ static int parse_uint(const char *key, const char *v, uint64_t min,
 	errno = 0;
 	unsigned long long u = ok ? strtoull(v, &end, 10) : 0;
 	if (!ok || errno || end != v + n)
-		return fail(err, len, "%s=%s: not a whole number", key, v);
+		return model_fail(err, len, "%s=%s: not a whole number", key, v);
 	if (u < min || u > max)
-		return fail(err, len, "%s=%s: out of range (%" PRIu64 "..%" PRIu64 ")",
+		return model_fail(err, len, "%s=%s: out of range (%" PRIu64 "..%" PRIu64 ")",
 			    key, v, min, max);
 	*out = u;
 	return 0;
@@ -123,7 +121,7 @@ static int parse_bool(const char *key, const char *v, bool *out, char *err,
 	for (int i = 0; no[i]; i++)
 		if (!strcmp(v, no[i]))
 			return *out = false, 0;
-	return fail(err, len, "%s=%s: must be on or off", key, v);
+	return model_fail(err, len, "%s=%s: must be on or off", key, v);
 }
 
 static const struct preset *find_preset(const char *name)
@@ -146,16 +144,16 @@ int model_parse(struct flush_model *m, int argc, char **argv, char *err,
 	for (int i = 0; i < argc; i++) {
 		const char *a = argv[i], *eq = strchr(a, '=');
 		if (!eq || eq == a)
-			return fail(err, errlen, "'%s': expected KEY=VALUE", a);
+			return model_fail(err, errlen, "'%s': expected KEY=VALUE", a);
 		size_t kl = (size_t)(eq - a);
 		int k = -1;
 		for (int j = 0; keys[j]; j++)
 			if (strlen(keys[j]) == kl && !memcmp(keys[j], a, kl))
 				k = j;
 		if (k < 0)
-			return fail(err, errlen, "unknown argument '%.*s'", (int)kl, a);
+			return model_fail(err, errlen, "unknown argument '%.*s'", (int)kl, a);
 		if (val[k])
-			return fail(err, errlen, "%s= given twice", keys[k]);
+			return model_fail(err, errlen, "%s= given twice", keys[k]);
 		val[k] = eq + 1;
 	}
 
@@ -170,18 +168,18 @@ int model_parse(struct flush_model *m, int argc, char **argv, char *err,
 	bool model_keys = val[K_PRESET] || val[K_LLC] || val[K_WALK] ||
 			  val[K_WB] || val[K_DIRTY] || val[K_JITTER];
 	if (val[K_US] && model_keys)
-		return fail(err, errlen, "us= is a fixed cost: it cannot be combined "
+		return model_fail(err, errlen, "us= is a fixed cost: it cannot be combined "
 			    "with preset=, llc_mb=, walk_gbs=, wb_gbs=, dirty= or jitter=");
 	if (!val[K_US] && !val[K_PRESET] && !val[K_LLC])
-		return fail(err, errlen, "no cost given: use us=N, preset=NAME "
+		return model_fail(err, errlen, "no cost given: use us=N, preset=NAME "
 			    "(xeon6985p, desktop) or llc_mb=N");
 	if (val[K_SOCKETS] && val[K_PER_SOCKET])
-		return fail(err, errlen, "give sockets= or per_socket=, not both");
+		return model_fail(err, errlen, "give sockets= or per_socket=, not both");
 
 	if (val[K_PRESET]) {
 		const struct preset *p = find_preset(val[K_PRESET]);
 		if (!p)
-			return fail(err, errlen, "preset=%s: unknown (xeon6985p, desktop)",
+			return model_fail(err, errlen, "preset=%s: unknown (xeon6985p, desktop)",
 				    val[K_PRESET]);
 		snprintf(m->preset, sizeof(m->preset), "%s", p->name);
 		m->llc_mb = p->llc_mb;
@@ -230,14 +228,14 @@ int model_parse(struct flush_model *m, int argc, char **argv, char *err,
 	if (val[K_OUT]) {
 		size_t n = strlen(val[K_OUT]);
 		if (n == 0 || n >= sizeof(m->out))
-			return fail(err, errlen, "out=: a file name of 1..%zu characters",
+			return model_fail(err, errlen, "out=: a file name of 1..%zu characters",
 				    sizeof(m->out) - 1);
 		memcpy(m->out, val[K_OUT], n + 1);
 	}
 
 	double worst = (double)model_cost_ns(m, FLUSH_WBINVD, 1.0);
 	if (worst > COST_MAX_NS)
-		return fail(err, errlen, "the model gives %.1f s per flush: more than "
+		return model_fail(err, errlen, "the model gives %.1f s per flush: more than "
 			    "%.0f s (check llc_mb=, walk_gbs=, wb_gbs=)", worst / 1e9,
 			    COST_MAX_NS / 1e9);
 	return 0;

@@ -62,6 +62,10 @@ unsigned model_domains(const struct flush_model *m, unsigned nvcpus);
 void model_describe(const struct flush_model *m, unsigned nvcpus, char *buf,
 		    size_t len);
 
+/* The error of a parser: fmt into err (len bytes); returns -1. */
+int model_fail(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
 /* The usage text (argument list), for error messages. */
 extern const char model_usage[];
 

@@ -2,24 +2,16 @@
 #include "preset_file.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
+
 #define LINE_MAX_LEN 512
 #define ITEMS_MAX 64
 
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 static bool key_is(const char *item, const char *key, size_t kl)
 {
@@ -50,7 +42,7 @@ static int read_file(const char *path, int argc, char **argv, char **out, int *n
 {
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return fail(err, errlen, "preset_file=%s: %s", path, strerror(errno));
+		return model_fail(err, errlen, "preset_file=%s: %s", path, strerror(errno));
 	char line[LINE_MAX_LEN + 2];
 	unsigned no = 0;
 	int rc = 0;
@@ -58,7 +50,7 @@ static int read_file(const char *path, int argc, char **argv, char **out, int *n
 		no++;
 		size_t len = strlen(line);
 		if (len > LINE_MAX_LEN) {
-			rc = fail(err, errlen, "preset_file=%s:%u: line too long", path, no);
+			rc = model_fail(err, errlen, "preset_file=%s:%u: line too long", path, no);
 			break;
 		}
 		char *hash = strchr(line, '#');
@@ -75,13 +67,13 @@ static int read_file(const char *path, int argc, char **argv, char **out, int *n
 		char *eq = memchr(s, '=', (size_t)(e - s));
 		if (!eq || eq == s || eq + 1 == e || memchr(s, ' ', (size_t)(e - s)) ||
 		    memchr(s, '\t', (size_t)(e - s))) {
-			rc = fail(err, errlen, "preset_file=%s:%u: expected KEY=VALUE", path, no);
+			rc = model_fail(err, errlen, "preset_file=%s:%u: expected KEY=VALUE", path, no);
 			break;
 		}
 		size_t kl = (size_t)(eq - s);
 		if ((kl == 3 && !strncmp(s, "out", 3)) ||
 		    (kl == strlen(PRESET_FILE_KEY) && !strncmp(s, PRESET_FILE_KEY, kl))) {
-			rc = fail(err, errlen, "preset_file=%s:%u: %.*s= cannot be in a preset file",
+			rc = model_fail(err, errlen, "preset_file=%s:%u: %.*s= cannot be in a preset file",
 				  path, no, (int)kl, s);
 			break;
 		}
@@ -91,19 +83,19 @@ static int read_file(const char *path, int argc, char **argv, char **out, int *n
 		for (int i = 0; i < *n; i++)
 			twice |= key_is(out[i], s, kl);
 		if (twice) {
-			rc = fail(err, errlen, "preset_file=%s:%u: %.*s= given twice", path, no,
+			rc = model_fail(err, errlen, "preset_file=%s:%u: %.*s= given twice", path, no,
 				  (int)kl, s);
 			break;
 		}
 		if (*n == ITEMS_MAX) {
-			rc = fail(err, errlen, "preset_file=%s: more than %d items", path, ITEMS_MAX);
+			rc = model_fail(err, errlen, "preset_file=%s: more than %d items", path, ITEMS_MAX);
 			break;
 		}
 		if (!(out[(*n)++] = dup_str(s, (size_t)(e - s))))
-			rc = fail(err, errlen, "out of memory");
+			rc = model_fail(err, errlen, "out of memory");
 	}
 	if (!rc && ferror(f))
-		rc = fail(err, errlen, "preset_file=%s: read error", path);
+		rc = model_fail(err, errlen, "preset_file=%s: read error", path);
 	fclose(f);
 	return rc;
 }
@@ -115,18 +107,18 @@ int preset_args_merge(int argc, char **argv, int *out_argc, char ***out_argv, ch
 	int n = 0, files = 0;
 	size_t pl = strlen(PRESET_FILE_KEY);
 	if (!out)
-		return fail(err, errlen, "out of memory");
+		return model_fail(err, errlen, "out of memory");
 	for (int i = 0; i < argc; i++) {
 		if (key_is(argv[i], PRESET_FILE_KEY, pl)) {
 			if (files++) {
 				preset_args_free(n, out);
-				return fail(err, errlen, "preset_file= given twice");
+				return model_fail(err, errlen, "preset_file= given twice");
 			}
 			continue;
 		}
 		if (!(out[n++] = dup_str(argv[i], strlen(argv[i])))) {
 			preset_args_free(n, out);
-			return fail(err, errlen, "out of memory");
+			return model_fail(err, errlen, "out of memory");
 		}
 	}
 	for (int i = 0; i < argc; i++)
