@@ -108,7 +108,9 @@ KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pi
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack \
 	-m $(LD_EMULATION) -T linker.ld
 
-KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c))
+KERNEL_WINGS := screen nvram experiments selftest
+KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
+	$(foreach w,$(KERNEL_WINGS),$(wildcard wings/$(w)/*.c)))
 KERNEL_ASM := boot/multiboot_header.asm boot/start.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
@@ -220,7 +222,7 @@ include tools/run.mk
 -include tests/tools/tools-tests.mk
 -include tests/fleet/fleet.mk
 include tools/linux-hotplug/linux-hotplug.mk
-include boot/efi/efi.mk
+include wings/efi/efi.mk
 include tools/iso.mk
 include tools/netboot.mk
 include tools/lava/lava.mk

@@ -5,20 +5,20 @@
 #include <stdint.h>
 
 #include "app/boot_report.h"
-#include "app/flush_probe.h"
-#include "app/header.h"
+#include "wings/experiments/flush_probe.h"
+#include "wings/screen/header.h"
 #include "app/options.h"
-#include "app/progress.h"
+#include "wings/screen/progress.h"
 #include "app/report.h"
 #include "app/run.h"
-#include "app/summary_save.h"
+#include "wings/nvram/summary_save.h"
 #include "smp/events.h"
 #include "smp/lapic.h"
 #include "smp/measure.h"
 #include "smp/park.h"
 #include "smp/smp.h"
-#include "smp/test_hooks.h"
-#include "smp/victims.h"
+#include "wings/selftest/test_hooks.h"
+#include "wings/experiments/victims.h"
 #include "kernel/abort.h"
 #include "kernel/acpi.h"
 #include "kernel/bootmem.h"
@@ -308,7 +308,7 @@ static void draw_header(void)
 }
 
 /* The measurement: first bring-up, then the cycles (smp/measure.c), or
- * with probe=flush the flushes themselves (app/flush_probe.c). */
+ * with probe=flush the flushes themselves (wings/experiments/flush_probe.c). */
 static bool measure(void)
 {
 	bool complete;

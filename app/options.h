@@ -10,23 +10,23 @@
 
 #include "smp/lapic.h"
 #include "smp/park.h"
-#include "smp/test_hooks.h"
+#include "wings/selftest/test_hooks.h"
 #include "smp/wake.h"
 #include "lib/format.h"
 #include "lib/keyword.h"
 
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT, EXIT_RESET };
 /* save=on: keep the summary in a UEFI variable for the next boot
- * (app/summary_save.c); off: never call the firmware for it. */
+ * (wings/nvram/summary_save.c); off: never call the firmware for it. */
 enum save_mode { SAVE_ON, SAVE_OFF };
 /* icount=on: we run under an instruction-counting emulator (QEMU -icount,
  * round-robin TCG) and ap_start() keeps a LAPIC timer deadline armed until
- * the AP has taken its INIT; see smp/test_hooks.h. Off on real hardware. */
+ * the AP has taken its INIT; see wings/selftest/test_hooks.h. Off on real hardware. */
 enum icount_mode { ICOUNT_OFF, ICOUNT_ON };
 extern const struct keyword icount_words[];
 
 /* probe=flush: instead of the offline/online cycles, time the cache
- * flushes themselves (app/flush_probe.c). */
+ * flushes themselves (wings/experiments/flush_probe.c). */
 enum probe_mode { PROBE_NONE, PROBE_FLUSH };
 /* flush_at_once=: how far the "N CPUs flush at once" rounds go: not at
  * all, up to the BSP's socket (default), or every CPU (opt-in: all CPUs
@@ -59,13 +59,13 @@ struct options {
 	uint32_t console_port;   /* console=ttyS<n>: n, default 0 (COM1) */
 	uint32_t console_baud;   /* default 115200 */
 	uint32_t progress_ms;    /* status line refresh, default 250; 0: after
-				  * every timed window (app/progress.c) */
+				  * every timed window (wings/screen/progress.c) */
 	enum probe_mode probe;   /* default none: the cycles */
 	uint32_t flush_reps;     /* probe=flush: repeats per point, default 3 */
 	uint32_t flush_max_kib;  /* largest dirty footprint; 0: twice the LLC */
 	uint32_t flush_cpus;     /* CPUs swept one by one; 0: every one */
 	enum flush_at_once flush_at_once; /* default socket */
-	uint32_t victims;        /* APs that run a memory-bound loop (smp/victims.h) */
+	uint32_t victims;        /* APs that run a memory-bound loop (wings/experiments/victims.h) */
 };
 
 void options_set_defaults(struct options *o);

@@ -236,7 +236,7 @@ bool report_results(uint32_t cycles)
 	/* Each AP's offline figure as the Offline total takes it. */
 	bool settled_all = gather(NULL, settled_of, &ncpu, &n);
 
-	/* The screen gets a result page of its own (app/result_page.c):
+	/* The screen gets a result page of its own (wings/screen/result_page.c):
 	 * the table goes to serial, and to the saved summary. Online: the
 	 * BSP's figure, then the median of the AP's own; offline: the BSP's
 	 * (AP reported dead), then the settled one (AP about to halt). */

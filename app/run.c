@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "app/pager.h"
-#include "app/summary_save.h"
+#include "wings/screen/pager.h"
+#include "wings/nvram/summary_save.h"
 
 #include "smp/events.h"
 #include "smp/smp.h"

@@ -14,7 +14,7 @@
 # TIMEOUT: seconds GRUB shows the menu (0 = boot the default at once).
 # @BIOS_SESSION@ becomes the BIOS A/B session (docs/session.md): K=10 runs
 # per variant in the order apstart.efi would draw from seed 1 (randomised
-# pairs, boot/efi/plan.c), the next run's number in \apstart\grubenv on
+# pairs, wings/efi/plan.c), the next run's number in \apstart\grubenv on
 # the stick's EFI partition; its countdown is 10 s (0 with TIMEOUT 0).
 # Arguments may use only [A-Za-z0-9_.,:=+/@%-], so nothing in them can mean
 # anything to GRUB's parser (quotes, $, ;, braces, newlines).
@@ -61,7 +61,7 @@ elif [[ $# -gt 0 ]]; then
 	custom+="}"
 fi
 
-# The run order of boot/efi/plan.c (splitmix64, then xorshift64*: one
+# The run order of wings/efi/plan.c (splitmix64, then xorshift64*: one
 # coin per pair) in bash's 64-bit arithmetic; shr is a logical shift.
 shr() { echo $((($1 >> $2) & ((1 << (64 - $2)) - 1))); }
 session_order() { # SEED K

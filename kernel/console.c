@@ -2,14 +2,14 @@
 /* Console fan-out and locking. Output is formatted into a line buffer
  * first, so a record line is never interleaved with another CPU's.
  * Machine records (lines that start with '@') go to serial only: the
- * screen is for people (kernel/screen.h). */
+ * screen is for people (wings/screen/screen.h). */
 #include "kernel/console.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
 
 #include "kernel/cpu.h"
-#include "kernel/screen.h"
+#include "wings/screen/screen.h"
 #include "kernel/serial.h"
 #include "kernel/x86.h"
 #include "lib/format.h"

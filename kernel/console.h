@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Kernel console: every line goes to the serial port and to the screen
- * (VGA text or framebuffer, kernel/screen.h) unless a caller restricts
+ * (VGA text or framebuffer, wings/screen/screen.h) unless a caller restricts
  * it; machine records (lines starting with '@') never go to the screen. */
 #ifndef APSTART_CONSOLE_H
 #define APSTART_CONSOLE_H
@@ -30,10 +30,10 @@ void cprintf(unsigned targets, const char *fmt, ...)
 
 /* Everything printed is also handed to the sink, if one is set, with the
  * targets it went to, under the console lock and in print order (the
- * application keeps its summary this way: app/summary_save.c). */
+ * application keeps its summary this way: wings/nvram/summary_save.c). */
 void console_set_sink(void (*sink)(unsigned targets, const char *text));
 
-/* The lock every print takes (kernel/screen.h takes it too). Returns
+/* The lock every print takes (wings/screen/screen.h takes it too). Returns
  * false when this CPU already holds it (an exception while printing):
  * pass the result to console_unlock. */
 bool console_lock(void);

@@ -29,7 +29,7 @@ struct trap_frame {
  * Vol. 3A §11.9 recommends the low nibble all ones for older APICs. */
 #define VEC_NMI      2
 #define VEC_WAKE     0xF0
-#define VEC_CALL     0xE0 /* run a posted function (smp/ap_call.c) */
+#define VEC_CALL     0xE0 /* run a posted function (wings/experiments/ap_call.c) */
 #define VEC_TIMER    0xF1
 #define VEC_SPURIOUS 0xFF
 

@@ -6,7 +6,7 @@
 #include "smp/lapic.h"
 #include "smp/park.h"
 #include "smp/smp.h"
-#include "smp/test_hooks.h"
+#include "wings/selftest/test_hooks.h"
 #include "smp/tsc_sync.h"
 #include "kernel/abort.h"
 #include "kernel/gdt.h"

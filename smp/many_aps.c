@@ -13,7 +13,7 @@
 #include "smp/phases.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
-#include "smp/test_hooks.h"
+#include "wings/selftest/test_hooks.h"
 #include "smp/trampoline.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"

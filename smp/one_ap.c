@@ -8,7 +8,7 @@
 #include "smp/phases.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
-#include "smp/test_hooks.h"
+#include "wings/selftest/test_hooks.h"
 #include "smp/trampoline.h"
 #include "kernel/console.h"
 #include "kernel/trap.h"
@@ -24,7 +24,7 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_times *ph
 	ap_prepare(c);
 	lapic_clear_esr();
 
-	/* icount=on only: see smp/test_hooks.h. */
+	/* icount=on only: see wings/selftest/test_hooks.h. */
 	bool fence_armed = icount_fence_arm_early(w);
 
 	c->marks.start = rdtsc();

@@ -20,7 +20,7 @@
 #include "smp/park.h"
 
 #include "smp/smp.h"
-#include "smp/test_hooks.h"
+#include "wings/selftest/test_hooks.h"
 #include "kernel/abort.h"
 #include "kernel/cpu.h"
 #include "kernel/x86.h"

@@ -13,7 +13,7 @@
 #include "smp/ap_wait.h"
 #include "smp/lapic.h"
 #include "smp/smp.h"
-#include "smp/test_hooks.h"
+#include "wings/selftest/test_hooks.h"
 #include "smp/trampoline.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"

@@ -5,7 +5,7 @@
 #include "smp/trampoline.h"
 
 #include "smp/ap_entry.h"
-#include "smp/test_hooks.h"
+#include "wings/selftest/test_hooks.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/x86.h"

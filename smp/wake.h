@@ -50,7 +50,7 @@ struct wake_config {
 	enum bsp_wait bsp_wait;
 	enum park_mode park;
 	uint32_t sipi_retry;    /* wake-ups sent again before giving up */
-	bool icount_fence;      /* icount=on: see smp/test_hooks.h */
+	bool icount_fence;      /* icount=on: see wings/selftest/test_hooks.h */
 	enum bringup_mode bringup; /* broadcast only if smp_broadcast_refused() is NULL */
 	enum cycles_mode cycles_mode;
 };

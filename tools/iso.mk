@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Bootable image: both kernel variants (x86_64 and i386) behind a GRUB menu, for BIOS and UEFI,
 # as a CD or a USB stick (grub-mkrescue: El Torito BIOS + UEFI, MBR + GPT),
-# and apstart.efi (boot/efi/) with the kernels on its EFI system partition
+# and apstart.efi (wings/efi/) with the kernels on its EFI system partition
 # (tools/esp-populate.sh), where it also keeps results.
 # Include from the top-level Makefile (paths relative to the repo root).
 #

@@ -19,7 +19,7 @@ FORCE=${FORCE:-0}
 YES=${YES:-0}
 MAX_BYTES=$((256 * 1024 * 1024 * 1024))
 # Mount points whose disks make up the running system.
-SYSTEM_MOUNTS=(/ /boot /boot/efi /usr)
+SYSTEM_MOUNTS=(/ /boot /wings/efi /usr)
 
 refuse() {
 	printf 'usb-write: refusing: %s\n' "$*" >&2

@@ -26,7 +26,7 @@ FUZZ_BINS := $(patsubst %,$(FUZZ_OUT)/fuzz_%,$(FUZZ_TARGETS))
 fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_map.h tests/fuzz/fuzz.mk \
-		$(wildcard kernel/*.h lib/*.h app/*.h smp/*.h) kernel/acpi.c kernel/multiboot.c \
+		$(wildcard kernel/*.h lib/*.h app/*.h smp/*.h wings/*/*.h) kernel/acpi.c kernel/multiboot.c \
 		app/options.c smp/modes.c lib/keyword.c lib/format.c
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_srcs_$*)

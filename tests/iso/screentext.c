@@ -7,7 +7,7 @@
  * pixels, glyphs from the VGA BIOS's 8x16 font (--vga-font, default
  * /usr/share/seabios/vgabios-stdvga.bin), the 9th column left out. Any
  * other size is read as the kernel draws on a framebuffer or in VGA
- * graphics: 8x16 cells in its own font (kernel/fbcon.h). In each cell the
+ * graphics: 8x16 cells in its own font (wings/screen/fbcon.h). In each cell the
  * top-left pixel's colour is the background and every other colour ink;
  * the ink must match a glyph exactly. Prints one line per cell row,
  * trailing blanks removed: printable ASCII, ' ' for an empty cell, '#'
@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "kernel/fbcon.h"
+#include "wings/screen/fbcon.h"
 #include "tests/iso/ppm.h"
 #include "tests/iso/vgafont.h"
 

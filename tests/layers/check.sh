@@ -1,31 +1,33 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# The kernel's layers point down only:
+# The house's rule, checked: the core's layers point down only, the core
+# includes no wing, a wing uses the core, lib/ and only the wings its rule
+# names, and nothing anywhere goes round in a circle.
 #
-#   boot/ -> app/ -> smp/ -> realmode/ -> kernel/ -> lib/
+# The rule itself is the table in docs/layout.md between
+# "<!-- parts: ..." and "<!-- end -->" (one line a part: its folder, its
+# kind, what it may use), so that the map and the check cannot disagree.
+# Every folder that holds C or assembly must be covered by a part.
 #
-# lib/ is the floor: pure code (formatting, order statistics, the QR
-# encoder, memcpy and friends) that needs nothing of the kernel, so that
-# host tools and tests can build it as it is.
-# A file may include, and its object may call, only its own layer and the
-# layers below it. Two checks per layer:
-#   includes  every quoted #include / %include names a layer ("kernel/x.h")
-#             and that layer is not above the file's own;
-#   symbols   every symbol an object of the layer leaves undefined is
-#             defined by an object of its own layer or one below
-#             (catches a hand-written extern that skips the headers).
-# A layer above may still be reached through a function pointer the upper
-# layer registers (kernel/abort.h): that is the one sanctioned way up.
-# And inside smp/ no circle: no two modules (x.c, y.c) include each
-# other's headers.
+#   check.sh [--root DIR] [BUILD_DIR OBJECT...]
+#       --root: check another tree (the lane plants faults in a copy).
+#       BUILD_DIR OBJECT...: the objects linked into one kernel; with them,
+#       the symbols each object uses are checked too (a hand-written
+#       extern that skips the headers) and calls count for circles.
 #
-#   check.sh [BUILD_DIR OBJECT...]   the objects linked into one kernel,
-#       under BUILD_DIR (build/wbinvdN); without them the symbol checks
-#       are skipped.
+# Checks:
+#   parts      every C/asm folder is covered by a part of the table
+#   includes   each quoted #include / %include of each part names its own
+#              part or one its rule allows (a core layer: itself and the
+#              layers below it; never a wing)
+#   symbols    each linked object's undefined symbols are defined in its
+#              own part or one it may use
+#   circles    no loop among modules (x.c + x.h is one module) by
+#              includes, or by calls between the linked objects
 set -uo pipefail
-cd "$(dirname "$0")/../.."
-
-layers=(boot app smp realmode kernel lib)
+root=$(cd "$(dirname "$0")/../.." && pwd)
+if [ "${1:-}" = --root ]; then root=$(cd "$2" && pwd); shift 2; fi
+cd "$root" || exit 2
 build=${1:-}
 objects=("${@:2}")
 pass=0 fail=0 skip=0
@@ -33,97 +35,176 @@ ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
 skipped() { skip=$((skip + 1)); echo "skip $1: $2"; }
 
-rank() { # layer -> position top-down, 99 for anything else
-	local i
-	for i in "${!layers[@]}"; do
-		[ "${layers[$i]}" = "$1" ] && { echo "$i"; return; }
+# ---------------------------------------------------------------- the table
+# part -> kind (core|wing|host|tests), part -> what it may use, and the core
+# layers top-down.
+declare -A kind uses
+core=()
+table=$(awk '/^<!-- parts:/ { on = 1; next } /^<!-- end/ { on = 0 } on' docs/layout.md)
+while read -r folder k rest; do
+	case "$folder" in ''|'#'*|part|----*) continue ;; esac
+	folder=${folder%/}
+	kind[$folder]=$k
+	uses[$folder]=${rest//,/ }
+	[ "$k" = core ] && core+=("$folder")
+done <<<"$table"
+if [ ${#kind[@]} = 0 ]; then
+	bad "the table of parts" "no '<!-- parts:' block in docs/layout.md"
+	echo "layers: $pass passed, $fail failed, $skip skipped"
+	exit 1
+fi
+
+# The part a path belongs to: the longest folder of the table it lies in.
+part_of() {
+	local p=$1 best=""
+	for f in "${!kind[@]}"; do
+		case "$p" in "$f"/*) [ ${#f} -gt ${#best} ] && best=$f ;; esac
 	done
-	echo 99
+	echo "$best"
+}
+core_rank() {
+	local i
+	for i in "${!core[@]}"; do [ "${core[$i]}" = "$1" ] && { echo "$i"; return; }; done
+	echo -1
+}
+# May part a use part b? Its own part; a core layer, the layers below it;
+# another part, what its line names ("core" names every core layer).
+may_use() {
+	local a=$1 b=$2 u
+	[ "$a" = "$b" ] && return 0
+	if [ "${kind[$a]}" = core ]; then
+		[ "${kind[$b]:-}" = core ] && [ "$(core_rank "$b")" -gt "$(core_rank "$a")" ]
+		return
+	fi
+	for u in ${uses[$a]}; do
+		[ "$u" = anything ] && return 0
+		[ "$u" = "$b" ] && return 0
+		[ "$u" = core ] && [ "${kind[$b]:-}" = core ] && return 0
+	done
+	return 1
 }
 
-for layer in "${layers[@]}"; do
-	me=$(rank "$layer") why=""
-	while IFS= read -r hit; do
-		[ -n "$hit" ] || continue
-		file=${hit%%:*} target=$(sed -E 's/.*include[[:space:]]+"([^"]*)".*/\1/' <<<"$hit")
-		to=${target%%/*}
-		if [ "$to" = "$target" ]; then
-			why+="${why:+; }$file includes \"$target\" (no layer named)"
-		elif [ "$(rank "$to")" = 99 ]; then
-			why+="${why:+; }$file includes \"$target\" (not a layer)"
-		elif [ "$(rank "$to")" -lt "$me" ]; then
-			why+="${why:+; }$file includes \"$target\" ($to/ is above $layer/)"
+# ---------------------------------------------------------------- the files
+mapfile -t files < <(find . \( -path ./build -o -path ./.git -o -path './keys' \) -prune -o \
+	-type f \( -name '*.c' -o -name '*.h' -o -name '*.asm' -o -name '*.inc' \) -print |
+	sed 's|^\./||' | sort)
+uncovered=$(for f in "${files[@]}"; do [ -n "$(part_of "$f")" ] || dirname "$f"; done | sort -u)
+if [ -z "$uncovered" ]; then
+	ok "every folder with C or assembly is a part of docs/layout.md's table (${#files[@]} files)"
+else
+	bad "every folder with C or assembly is a part of docs/layout.md's table" \
+		"no part for: $(paste -sd' ' <<<"$uncovered")"
+fi
+
+# Each include, resolved: next to the file first (plain C rules), then
+# from the top (-I.). "file part target target-part" per line.
+edges=$(for f in "${files[@]}"; do
+	fp=$(part_of "$f") dir=$(dirname "$f")
+	[ -n "$fp" ] || continue
+	sed -nE 's/^[[:space:]]*[#%]include[[:space:]]+"([^"]+)".*/\1/p' "$f" | while read -r t; do
+		if [ -f "$dir/$t" ]; then
+			r=$(realpath -m --relative-to=. "$dir/$t")
+		elif [ -f "$t" ]; then
+			r=$t
+		else
+			continue # generated (build/...) or a system header in quotes
 		fi
-	done < <(grep -HE '^[[:space:]]*[#%]include[[:space:]]+"' \
-		"$layer"/*.c "$layer"/*.h "$layer"/*.asm "$layer"/*.inc 2>/dev/null)
-	if [ -z "$why" ]; then
-		ok "includes from $layer/ name a layer at or below it"
+		echo "$f $fp $r $(part_of "$r")"
+	done
+done)
+
+declare -A why
+while read -r f fp t tp; do
+	[ -n "$f" ] || continue
+	[ -n "$tp" ] || { why[$fp]+="; $f includes \"$t\" (in no part)"; continue; }
+	may_use "$fp" "$tp" && continue
+	if [ "${kind[$fp]}" = core ] && [ "${kind[$tp]}" = wing ]; then
+		why[$fp]+="; $f includes \"$t\" (the core includes no wing)"
+	elif [ "${kind[$fp]}" = core ]; then
+		why[$fp]+="; $f includes \"$t\" ($tp/ is above $fp/)"
 	else
-		bad "includes from $layer/ name a layer at or below it" "$why"
+		why[$fp]+="; $f includes \"$t\" ($fp/ may use: ${uses[$fp]:-nothing})"
+	fi
+done <<<"$edges"
+for p in $(printf '%s\n' "${!kind[@]}" | sort); do
+	[ "${kind[$p]}" = tests ] && continue
+	if [ -z "${why[$p]:-}" ]; then
+		ok "includes from $p/ follow its rule"
+	else
+		bad "includes from $p/ follow its rule" "${why[$p]#; }"
 	fi
 done
 
-# No include circle inside smp/: module x (x.c) -> y when x.c includes
-# "smp/y.h" and there is a y.c; x -> y and y -> x is a circle (main had
-# two: ap_entry/park, tsc_sync/wakeup). Longer loops all pass through
-# smp.h, the CPU table every module reads: not counted. The test hooks
-# (smp/test_hooks.[ch]) stay out of it: they call the start path to
-# test it and are called from named points in it, by design.
-circle_edges=$(for f in smp/*.c; do
-	m=$(basename "${f%.c}")
-	[ "$m" = test_hooks ] && continue
-	sed -nE 's|^[[:space:]]*#include[[:space:]]+"smp/([A-Za-z0-9_]+)\.h".*|\1|p' "$f" |
-		while read -r t; do
-			[ "$t" != "$m" ] && [ "$t" != test_hooks ] && [ -f "smp/$t.c" ] && echo "$m $t"
-		done
-done | sort -u)
-circle=$(awk 'NR == FNR { e[$1 " " $2] = 1; next }
-	($2 " " $1) in e && $1 < $2 { print $1 " <-> " $2 }' <(echo "$circle_edges") <(echo "$circle_edges") |
-	paste -sd, | sed 's/,/, /g')
-if [ -z "$circle_edges" ]; then
-	bad "no include circle in smp/" "no includes found (check the sed)"
-elif [ -z "$circle" ]; then
-	ok "no include circle in smp/ ($(wc -l <<<"$circle_edges") includes between its modules, test hooks aside)"
-else
-	bad "no include circle in smp/" "modules that include each other: $circle"
-fi
-
+# ---------------------------------------------------------------- symbols
+# symbol -> the object defining it; an object's part from its path under
+# the build folder (generated objects, such as the font, belong to none).
+sym_edges=""
 if [ ${#objects[@]} = 0 ]; then
-	for layer in "${layers[@]}"; do
-		skipped "symbols used by $layer/ objects" "no objects given"
-	done
+	skipped "symbols of the linked objects" "no objects given"
 else
-	# symbol -> rank of the layer defining it (objects outside the layer
-	# folders, such as the generated font, count as the bottom layer).
 	declare -A def
 	for obj in "${objects[@]}"; do
-		rel=${obj#"$build"/}
-		r=$(rank "${rel%%/*}")
-		[ "$r" = 99 ] && r=${#layers[@]}
-		while read -r sym; do def[$sym]=$r; done < <(nm --defined-only -g "$obj" | awk '{ print $3 }')
+		while read -r sym; do def[$sym]=${obj#"$build"/}; done \
+			< <(nm --defined-only -g "$obj" | awk '{ print $3 }')
 	done
-	for layer in "${layers[@]}"; do
-		me=$(rank "$layer") why="" n=0
-		for obj in "${objects[@]}"; do
-			rel=${obj#"$build"/}
-			[ "${rel%%/*}" = "$layer" ] || continue
-			n=$((n + 1))
-			while read -r sym; do
-				# Undefined everywhere: the linker script's symbols.
-				[ -n "${def[$sym]:-}" ] || continue
-				if [ "${def[$sym]}" -lt "$me" ]; then
-					why+="${why:+; }$rel uses $sym (defined in ${layers[${def[$sym]}]}/)"
-				fi
-			done < <(nm -u "$obj" | awk '{ print $2 }')
-		done
-		if [ $n = 0 ]; then
-			bad "symbols used by $layer/ objects" "none of the objects is under $build/$layer/"
-		elif [ -z "$why" ]; then
-			ok "symbols used by $layer/ objects are defined at or below it"
+	declare -A swhy
+	for obj in "${objects[@]}"; do
+		rel=${obj#"$build"/} op=$(part_of "${obj#"$build"/}")
+		[ -n "$op" ] || continue
+		while read -r sym; do
+			d=${def[$sym]:-}
+			[ -n "$d" ] || continue # the linker script's symbols
+			dp=$(part_of "$d")
+			[ -n "$dp" ] || continue
+			sym_edges+="${rel%.o} ${d%.o}"$'\n'
+			may_use "$op" "$dp" || swhy[$op]+="; $rel uses $sym (defined in $d)"
+		done < <(nm -u "$obj" | awk '{ print $2 }')
+	done
+	for p in $(printf '%s\n' "${!kind[@]}" | sort); do
+		[ "${kind[$p]}" = core ] || [ "${kind[$p]}" = wing ] || continue
+		if [ -z "${swhy[$p]:-}" ]; then
+			ok "symbols used by $p/ objects follow its rule"
 		else
-			bad "symbols used by $layer/ objects are defined at or below it" "$why"
+			bad "symbols used by $p/ objects follow its rule" "${swhy[$p]#; }"
 		fi
 	done
 fi
+
+# ---------------------------------------------------------------- circles
+# Modules (path without .c/.h/.asm/.inc): an include or a call from one to
+# another is an arrow. A circle is a strongly connected set of modules
+# (Tarjan's algorithm, recursive awk); each is named once, with its arrows.
+loops=$( { awk '{ a = $1; b = $3; sub(/\.(c|h|asm|inc)$/, "", a); sub(/\.(c|h|asm|inc)$/, "", b);
+		if (a != b) print a, b }' <<<"$edges"
+	awk 'NF == 2 && $1 != $2' <<<"$sym_edges"; } | sort -u |
+	awk '
+	function visit(v,   i, w) {
+		index_of[v] = low[v] = ++counter; stack[++sp] = v; on[v] = 1
+		for (i = 1; i <= nout[v]; i++) {
+			w = out[v, i]
+			if (!(w in index_of)) { visit(w); if (low[w] < low[v]) low[v] = low[w] }
+			else if (on[w] && index_of[w] < low[v]) low[v] = index_of[w]
+		}
+		if (low[v] == index_of[v]) {
+			n = 0; delete member
+			do { w = stack[sp--]; on[w] = 0; member[w] = 1; n++ } while (w != v)
+			if (n > 1) {
+				line = ""
+				for (e = 1; e <= ne; e++)
+					if ((ea[e] in member) && (eb[e] in member))
+						line = line (line == "" ? "" : ", ") ea[e] " -> " eb[e]
+				print "{" line "}"
+			}
+		}
+	}
+	{ out[$1, ++nout[$1]] = $2; node[$1]; node[$2]; ea[++ne] = $1; eb[ne] = $2 }
+	END { for (v in node) if (!(v in index_of)) visit(v) }')
+if [ -z "$loops" ]; then
+	ok "no circle among the modules (includes$([ ${#objects[@]} = 0 ] || echo ' and calls'))"
+else
+	bad "no circle among the modules" "$(paste -sd' ' <<<"$loops")"
+fi
+
+
 echo "layers: $pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Host tests for kernel/fbcon.c and tools/mkfont (make fbcon-tests).
+# Host tests for wings/screen/fbcon.c and tools/mkfont (make fbcon-tests).
 # Include from the top-level Makefile; paths are relative to the repo root.
 ifndef FBT_MK_INCLUDED
 FBT_MK_INCLUDED := 1
@@ -10,10 +10,10 @@ FBT_CC ?= gcc
 FBT_CFLAGS ?= -std=c11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FBT_BIN := build/host/test_fbcon
-FBT_SRCS := tests/unit-fbcon/test_fbcon.c kernel/fbcon.c $(FONT_GEN)
+FBT_SRCS := tests/unit-fbcon/test_fbcon.c wings/screen/fbcon.c $(FONT_GEN)
 FBT_TIMEOUT ?= 300
 
-$(FBT_BIN): $(FBT_SRCS) kernel/fbcon.h kernel/multiboot.h tests/unit-fbcon/fbcon.mk
+$(FBT_BIN): $(FBT_SRCS) wings/screen/fbcon.h kernel/multiboot.h tests/unit-fbcon/fbcon.mk
 	@mkdir -p $(dir $@)
 	$(FBT_CC) $(FBT_CFLAGS) -I. -o $@ $(FBT_SRCS)
 

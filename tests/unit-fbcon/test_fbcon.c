@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Host tests for kernel/fbcon.c: renders into malloc'ed framebuffers of
+/* Host tests for wings/screen/fbcon.c: renders into malloc'ed framebuffers of
  * several formats and odd pitches and checks every pixel it can reason
  * about, plus the bytes around the visible area. With arguments
  * MKFONT PF2 it also checks that tools/mkfont rejects broken fonts.
@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "kernel/fbcon.h"
+#include "wings/screen/fbcon.h"
 
 #define SENTINEL 0xA5
 #define GUARD 64

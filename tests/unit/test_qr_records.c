@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* app/qr_records.c on the host: which records the QR code holds and in
- * what order, from a summary captured as app/summary_save.c keeps it.
+/* wings/screen/qr_records.c on the host: which records the QR code holds and in
+ * what order, from a summary captured as wings/nvram/summary_save.c keeps it.
  * report_result() and report_cpusum_line() are stand-ins defined here. */
 #include <stdio.h>
 #include <string.h>
 
-#include "app/qr_records.h"
+#include "wings/screen/qr_records.h"
 #include "app/report.h"
-#include "app/summary_save.h"
+#include "wings/nvram/summary_save.h"
 #include "check.h"
 #include "helpers.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* app/summary_save.c on the host: what is kept from the console, how it
+/* wings/nvram/summary_save.c on the host: what is kept from the console, how it
  * is cut to the cap, and what reaches SetVariable. The console and the
  * runtime services are stand-ins defined here. */
 #include <stdarg.h>
@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/summary_save.h"
+#include "wings/nvram/summary_save.h"
 #include "check.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/efi_runtime.h"
-#include "kernel/efi_vendor.h"
+#include "lib/efi_vendor.h"
 
 static void (*sink)(unsigned targets, const char *text);
 static char said[512];              /* the last kprintf */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* aplog victims: what the timed windows did to the CPUs that kept working
- * (victims=K; smp/victims.h). @victim records grouped by what the window
+ * (victims=K; wings/experiments/victims.h). @victim records grouped by what the window
  * was (offline, online, a flush and its op and at-once count): windows,
  * the victims' rate against their quiet window (median, lowest), their
  * longest stall (median, largest) and that stall as a share of its

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The flush probe's records (@probe, @flush; app/flush_probe.c) read from
+/* The flush probe's records (@probe, @flush; wings/experiments/flush_probe.c) read from
  * logs, and the curve they make: one point per (op, at_once, dirty_kib).
  * A point's values: at_once=1, every window; at_once=N, each round's
  * makespan, first start to last end (the round: one run's repeat; where

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A session folder as apstart.efi leaves it on the stick
- * (\apstart\results\session-NNNN\: boot/efi/session.c): given as the one
+ * (\apstart\results\session-NNNN\: wings/efi/session.c): given as the one
  * argument of a two-set command (aplog compare DIR/session-NNNN), its
  * run-NNN-A-wbinvd1.log files become set A and its run-NNN-B-wbinvd0.log
  * files set B, in run order. Runs recorded .interrupted are counted on

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: MIT
+# apstart.efi, the UEFI loader in wings/efi/, built with Debian's gnu-efi
+# (package gnu-efi: headers in /usr/include/efi, crt0 and linker script in
+# /usr/lib). It links freestanding files of the kernel's: lib/format.c
+# and kernel/serial.c (its one message after ExitBootServices), and for an
+# A/B session's table lib/verdict.c (the rows, as aplog prints them),
+# lib/qr.c and the kernel's font (the page with its QR code). Its
+# hand-over code takes the GDT layout from kernel/gdt.inc.
+# Included from the top-level Makefile.
+#
+#   make efi        build/efi/apstart.efi
+
+EFI_OUT := build/efi
+APSTART_EFI := $(EFI_OUT)/apstart.efi
+GNUEFI_INC ?= /usr/include/efi
+GNUEFI_LIB ?= /usr/lib
+
+EFI_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-protector \
+	-fno-strict-aliasing -fpic -fshort-wchar -mno-red-zone -maccumulate-outgoing-args \
+	-DGNU_EFI_USE_MS_ABI -I$(GNUEFI_INC) -I$(GNUEFI_INC)/x86_64 -I. -MMD -MP \
+	-DAPSTART_VERSION='"$(VERSION)"'
+EFI_LDFLAGS := -nostdlib -znocombreloc -z noexecstack -z defs -shared -Bsymbolic \
+	-T $(GNUEFI_LIB)/elf_x86_64_efi.lds -L$(GNUEFI_LIB)
+EFI_C := $(wildcard wings/efi/*.c) lib/format.c kernel/serial.c lib/qr.c lib/verdict.c \
+	$(FONT_GEN)
+EFI_OBJS := $(patsubst %.c,$(EFI_OUT)/%.o,$(EFI_C)) $(EFI_OUT)/wings/efi/handoff_stub.o
+
+.PHONY: efi
+efi: $(APSTART_EFI)
+
+$(EFI_OUT)/%.o: %.c wings/efi/efi.mk
+	@mkdir -p $(dir $@)
+	@echo "  CC      $@"
+	$(Q)$(CC) $(EFI_CFLAGS) -c -o $@ $<
+
+$(EFI_OUT)/wings/efi/handoff_stub.o: wings/efi/handoff_stub.asm wings/efi/efi.mk $(OUT)/gen/kernel/asm_defs.inc
+	@mkdir -p $(dir $@)
+	@echo "  NASM    $@"
+	$(Q)$(NASM) -f elf64 -I./ -I$(OUT)/gen/ -o $@ $<
+
+$(EFI_OUT)/apstart.so: $(EFI_OBJS)
+	@echo "  LD      $@"
+	$(Q)$(LD) $(EFI_LDFLAGS) -o $@ $(GNUEFI_LIB)/crt0-efi-x86_64.o $(EFI_OBJS) -lefi -lgnuefi
+
+# The PE/COFF image the firmware loads (EFI application, subsystem 10).
+$(APSTART_EFI): $(EFI_OUT)/apstart.so
+	@echo "  EFI     $@"
+	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+		-j '.rel.*' -j '.rela.*' -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+
+-include $(EFI_OBJS:.o=.d)
