@@ -5,20 +5,19 @@
 #include <stdint.h>
 
 #include "app/boot_report.h"
-#include "wings/experiments/flush_probe.h"
-#include "wings/screen/header.h"
+#include "app/kept_lines.h"
 #include "app/options.h"
-#include "wings/screen/progress.h"
 #include "app/report.h"
 #include "app/run.h"
-#include "wings/nvram/summary_save.h"
+#include "app/wing.h"
+#include "smp/ap_entry.h"
 #include "smp/events.h"
 #include "smp/lapic.h"
 #include "smp/measure.h"
 #include "smp/park.h"
+#include "smp/selftest_points.h"
 #include "smp/smp.h"
-#include "wings/selftest/test_hooks.h"
-#include "wings/experiments/victims.h"
+#include "smp/trampoline.h"
 #include "kernel/abort.h"
 #include "kernel/acpi.h"
 #include "kernel/bootmem.h"
@@ -26,8 +25,11 @@
 #include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/efi_runtime.h"
+#include "kernel/idt.h"
 #include "kernel/memmap.h"
+#include "kernel/msr_safe.h"
 #include "kernel/multiboot.h"
+#include "kernel/nmi.h"
 #include "kernel/paging.h"
 #include "kernel/qemu.h"
 #include "kernel/serial.h"
@@ -180,11 +182,12 @@ static void read_boot_info(uint32_t magic, uint64_t info_phys)
 		halt_forever();
 	}
 	reserve_boot_memory();
-	console_init_screen(&boot);
 	console_set_self_id(cpu_apic_id);
 	facts.firmware = boot.firmware == FIRMWARE_UEFI ? "UEFI" : "BIOS";
 	facts.loader = boot.loader_name;
-	header_init(&facts);
+	for_each_wing(w)
+		if (w->boot_info)
+			w->boot_info(&boot, &facts);
 }
 
 /* Only the LAPIC interrupts: mask the legacy PICs, and leave PIT
@@ -209,10 +212,12 @@ static void option_warning(void *ctx, const char *record)
 static void read_command_line(void)
 {
 	boot_report_loader(&boot);
-	summary_capture_begin(false, boot.firmware == FIRMWARE_UEFI);
+	kept_lines_begin();
 	options_set_defaults(&opt);
 	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, option_warning, 0);
-	summary_capture_set_save(opt.save == SAVE_ON);
+	for_each_wing(w)
+		if (w->options)
+			w->options(&opt, &boot);
 	switch_serial_console();
 }
 
@@ -267,7 +272,13 @@ static void find_cpus(void)
 		panic("local APIC unusable");
 	if (!smp_setup(&acpi, opt.maxcpus))
 		panic("no CPUs in the MADT");
-	test_hooks_setup(opt.selftest);
+	for_each_wing(w)
+		if (w->cpus_found)
+			w->cpus_found(&opt);
+	if (opt.selftest != SELFTEST_NONE && selftest_armed == SELFTEST_NONE)
+		warn_record("what=option option=selftest value=%s problem=no_wing "
+			    "wings=%s", keyword_word(selftest_words, opt.selftest),
+			    wings_linked());
 	events_init();
 	lapic_set_extnmi(opt.extnmi);
 
@@ -285,7 +296,7 @@ static void install_trampoline(void)
 	tramp = place_trampoline();
 	if (!tramp)
 		panic("no free 4 KiB page below 1 MiB for the AP trampoline");
-	if (!smp_install_trampoline(tramp))
+	if (!trampoline_install(tramp, ap_entry))
 		panic("trampoline blob rejected");
 }
 
@@ -299,42 +310,54 @@ static void configure_wake(void)
 	facts.bringup = keyword_word(bringup_words, smp_bringup_mode(&wake));
 }
 
-static void draw_header(void)
+static void announce_run(void)
 {
 	facts.cpus = aps + 1;
 	facts.cycles = cycles;
 	boot_report_cpu_model(facts.cpu_model);
-	header_draw();
+	for_each_wing(w)
+		if (w->run_starts)
+			w->run_starts(&opt, &facts);
+}
+
+/* A wing's measurement instead of the cycles (probe=flush: the
+ * experiments wing): true if one took the run. */
+static bool wing_measures(bool *complete)
+{
+	for_each_wing(w)
+		if (w->measure && w->measure(&opt, complete))
+			return true;
+	if (opt.probe != PROBE_NONE)
+		panic("probe= needs the experiments wing, which this kernel was built "
+		      "without (make WINGS=...)");
+	return false;
 }
 
 /* The measurement: first bring-up, then the cycles (smp/measure.c), or
- * with probe=flush the flushes themselves (wings/experiments/flush_probe.c). */
+ * what a wing measures instead. */
 static bool measure(void)
 {
-	bool complete;
+	bool complete = false;
 
-	progress_init(opt.progress_ms, cycles);
-	test_hook_before_bring_up();
+	for_each_wing(w)
+		if (w->before_bring_up)
+			w->before_bring_up();
 	smp_bring_up(&wake);
-	test_hook_after_bring_up();
-	victims_start(opt.victims);
-	if (opt.probe == PROBE_FLUSH) {
-		struct flush_probe_config probe = { opt.flush_reps, opt.flush_max_kib,
-						    opt.flush_cpus, opt.flush_at_once,
-						    opt.selftest == SELFTEST_SMI };
-		complete = flush_probe_run(&probe);
-		if (run_ended())
-			halt_forever();
-	} else {
+	for_each_wing(w)
+		if (w->after_bring_up)
+			w->after_bring_up(&opt);
+	if (!wing_measures(&complete)) {
 		smp_run_cycles(&wake, cycles);
 		if (run_ended())
 			halt_forever();
-		summary_capture_report();
+		kept_lines_report();
 		complete = report_results(cycles);
 	}
-	/* The victims ran outside the report (CPU_SKIPPED); back to online
-	 * for the end-of-run halt. */
-	victims_stop();
+	if (run_ended())
+		halt_forever();
+	for_each_wing(w)
+		if (w->measured)
+			w->measured();
 	smp_park_all(&wake);
 	return complete;
 }
@@ -345,6 +368,8 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	console_init_serial();
 	idt_init(); /* exceptions are reported from here on, even in the parsers */
 	idt_load();
+	msr_safe_init();
+	nmi_init();
 	boot_report_banner();
 
 	read_boot_info(magic, info_phys);
@@ -359,7 +384,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	install_trampoline();
 	configure_wake();
 	boot_report_run(&(struct boot_choices){ &boot, &acpi, &opt, &wake, tramp, aps, cycles });
-	draw_header();
+	announce_run();
 
 	bool complete = measure();
 	run_finish(run_verdict(cycles, complete));

@@ -10,18 +10,18 @@
 
 #include "smp/lapic.h"
 #include "smp/park.h"
-#include "wings/selftest/test_hooks.h"
+#include "smp/selftest_points.h"
 #include "smp/wake.h"
 #include "lib/format.h"
 #include "lib/keyword.h"
 
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT, EXIT_RESET };
 /* save=on: keep the summary in a UEFI variable for the next boot
- * (wings/nvram/summary_save.c); off: never call the firmware for it. */
+ * (wings/nvram/nvram_save.c); off: never call the firmware for it. */
 enum save_mode { SAVE_ON, SAVE_OFF };
 /* icount=on: we run under an instruction-counting emulator (QEMU -icount,
  * round-robin TCG) and ap_start() keeps a LAPIC timer deadline armed until
- * the AP has taken its INIT; see wings/selftest/test_hooks.h. Off on real hardware. */
+ * the AP has taken its INIT; see smp/icount_fence.h. Off on real hardware. */
 enum icount_mode { ICOUNT_OFF, ICOUNT_ON };
 extern const struct keyword icount_words[];
 

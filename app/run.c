@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "wings/screen/pager.h"
-#include "wings/nvram/summary_save.h"
+#include "app/kept_lines.h"
+#include "app/wing.h"
 
 #include "smp/events.h"
 #include "smp/smp.h"
@@ -30,13 +30,18 @@ void run_set_exit_mode(enum exit_mode mode)
 static void leave(bool pass, bool finished) __attribute__((noreturn));
 static void leave(bool pass, bool finished)
 {
-	summary_save();
+	kept_lines_end();
+	for_each_wing(w)
+		if (w->run_ends)
+			w->run_ends(pass);
 	if (exit_mode == EXIT_QEMU)
 		qemu_debug_exit(pass);
 	if (exit_mode == EXIT_RESET)
 		machine_reset();
 	if (finished)
-		pager_run(pass);
+		for_each_wing(w)
+			if (w->halted)
+				w->halted(pass);
 	halt_forever();
 }
 

@@ -8,8 +8,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
-#include "kernel/cpu.h"
-#include "wings/screen/screen.h"
+#include "kernel/apic_id.h"
 #include "kernel/serial.h"
 #include "kernel/x86.h"
 #include "lib/format.h"
@@ -18,13 +17,32 @@
 
 static volatile uint32_t lock_owner = NO_OWNER;
 static uint32_t (*self_id_fn)(void);
-static void (*sink)(unsigned targets, const char *text);
-/* Screen side: at the start of a line, and inside a record line. */
-static bool screen_at_line_start = true, screen_in_record;
+/* The screen, when a wing drives one, and the taps (kept records, a RAM
+ * zone): each is handed every piece under the lock, in print order. */
+static void (*screen_write)(const char *text);
+static const char *screen_kind = "none";
+#define TAPS_MAX 4
+static void (*taps[TAPS_MAX])(unsigned targets, const char *text);
 
-void console_set_sink(void (*fn)(unsigned targets, const char *text))
+void console_set_screen(const char *kind, void (*write_locked)(const char *text))
 {
-	sink = fn;
+	screen_kind = kind;
+	screen_write = write_locked;
+}
+
+const char *console_screen_kind(void)
+{
+	return screen_kind;
+}
+
+bool console_add_tap(void (*tap)(unsigned targets, const char *text))
+{
+	for (unsigned i = 0; i < TAPS_MAX; i++)
+		if (!taps[i] || taps[i] == tap) {
+			taps[i] = tap;
+			return true;
+		}
+	return false;
 }
 
 void console_set_self_id(uint32_t (*fn)(void))
@@ -40,16 +58,6 @@ void console_init_serial(void)
 bool console_switch_serial(uint16_t base, uint32_t baud)
 {
 	return serial_init_port(base, baud);
-}
-
-void console_init_screen(const struct boot_info *bi)
-{
-	screen_init(bi);
-}
-
-const char *console_screen_kind(void)
-{
-	return screen_kind();
 }
 
 bool console_lock(void)
@@ -76,25 +84,6 @@ void console_unlock(bool taken)
 		__atomic_store_n(&lock_owner, NO_OWNER, __ATOMIC_RELEASE);
 }
 
-/* The part of s that goes to the screen: everything but record lines,
- * which may arrive in pieces. */
-static void emit_screen(const char *s)
-{
-	char part[CONSOLE_LINE_MAX];
-	uint32_t n = 0;
-
-	for (; *s; s++) {
-		if (screen_at_line_start)
-			screen_in_record = *s == '@';
-		screen_at_line_start = *s == '\n';
-		if (!screen_in_record && n < sizeof part - 1)
-			part[n++] = *s;
-	}
-	part[n] = '\0';
-	if (n)
-		screen_stream_locked(part);
-}
-
 static void emit(unsigned targets, const char *s)
 {
 	if (targets & CON_SERIAL)
@@ -103,8 +92,8 @@ static void emit(unsigned targets, const char *s)
 				serial_putc('\r');
 			serial_putc(*p);
 		}
-	if (targets & CON_SCREEN)
-		emit_screen(s);
+	if ((targets & CON_SCREEN) && screen_write)
+		screen_write(s);
 }
 
 static void vcprintf(unsigned targets, const char *fmt, va_list ap)
@@ -124,8 +113,8 @@ static void vcprintf(unsigned targets, const char *fmt, va_list ap)
 	}
 	bool taken = console_lock();
 	emit(targets, line);
-	if (sink)
-		sink(targets, line);
+	for (unsigned i = 0; i < TAPS_MAX && taps[i]; i++)
+		taps[i](targets, line);
 	console_unlock(taken);
 }
 

@@ -1,14 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Kernel console: every line goes to the serial port and to the screen
- * (VGA text or framebuffer, wings/screen/screen.h) unless a caller restricts
- * it; machine records (lines starting with '@') never go to the screen. */
+/* Kernel console: every line goes to the serial port and, where a wing
+ * drives one, to the screen, unless a caller restricts it; machine
+ * records (lines starting with '@') never go to the screen. */
 #ifndef APSTART_CONSOLE_H
 #define APSTART_CONSOLE_H
 
 #include <stdbool.h>
 #include <stdint.h>
-
-#include "kernel/multiboot.h"
 
 #define CON_SERIAL 1u
 #define CON_SCREEN 2u
@@ -18,8 +16,10 @@ void console_init_serial(void);
 /* Move the serial console to the UART at I/O base (console=ttyS<n>);
  * false, and the old port kept, if none answers there. */
 bool console_switch_serial(uint16_t base, uint32_t baud);
-/* Picks VGA text or the framebuffer from what the loader handed over. */
-void console_init_screen(const struct boot_info *bi);
+/* The screen's writer, set by the wing that drives one (wings/screen/):
+ * text printed for CON_SCREEN is handed to it, records and all (it leaves
+ * out the record lines itself). kind names it for the records. */
+void console_set_screen(const char *kind, void (*write_locked)(const char *text));
 const char *console_screen_kind(void);   /* "vga-text", "framebuffer", "none" */
 
 /* A printed line longer than this is cut, its end marked "...\n". */
@@ -28,10 +28,10 @@ void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cprintf(unsigned targets, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Everything printed is also handed to the sink, if one is set, with the
- * targets it went to, under the console lock and in print order (the
- * application keeps its summary this way: wings/nvram/summary_save.c). */
-void console_set_sink(void (*sink)(unsigned targets, const char *text));
+/* Everything printed is also handed to each tap, with the targets it went
+ * to, under the console lock and in print order: the run's records are
+ * kept this way (app/kept_lines.c). False when all TAPS_MAX are taken. */
+bool console_add_tap(void (*tap)(unsigned targets, const char *text));
 
 /* The lock every print takes (wings/screen/screen.h takes it too). Returns
  * false when this CPU already holds it (an exception while printing):

@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 
-#include "kernel/multiboot.h"
+#include "kernel/mem_types.h"
 
 /* EFI_MEMORY_DESCRIPTOR: Type u32 @0, PhysicalStart u64 @8, VirtualStart
  * u64 @16, NumberOfPages u64 @24, Attribute u64 @32. Firmware may use a

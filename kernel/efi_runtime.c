@@ -195,7 +195,7 @@ bool efi_runtime_init(const struct boot_info *bi, diag_fn diag, void *ctx)
 	rt_size = rd32(rt + HDR_SIZE);
 	if (!map_runtime_regions(bi, diag, ctx))
 		return false;
-	trap_set_fault_fixup(fault_fixup);
+	trap_add_fault_fixup(fault_fixup);
 	return usable = true;
 }
 

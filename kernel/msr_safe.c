@@ -8,6 +8,8 @@
  * exists exactly once. */
 #include "kernel/msr_safe.h"
 
+#include "kernel/trap.h"
+
 #include <stdint.h>
 
 extern const char msr_safe_insn[], msr_safe_resume[];
@@ -58,7 +60,8 @@ static uintptr_t resume_after(uintptr_t insn)
 	return 0;
 }
 
-bool msr_safe_fixup(struct trap_frame *f)
+/* A fault was this file's RDMSR or WRMSR: resume after it, as failed. */
+static bool msr_safe_fixup(struct trap_frame *f)
 {
 #if defined(__i386__)
 	uintptr_t to = resume_after(f->eip);
@@ -76,4 +79,9 @@ bool msr_safe_fixup(struct trap_frame *f)
 	f->rax = f->rdx = 0;
 #endif
 	return true;
+}
+
+void msr_safe_init(void)
+{
+	trap_add_fault_fixup(msr_safe_fixup);
 }

@@ -8,8 +8,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "kernel/trap.h"
-
 /* Intel SDM Vol. 4, Table 2-2 ... 2-3: MSR_SMI_COUNT (0x34, bits 31:0,
  * Nehalem onwards, read-only), IA32_MPERF (0xE7), IA32_APERF (0xE8). */
 #define MSR_SMI_COUNT 0x34
@@ -26,8 +24,8 @@ bool msr_read_safe(uint32_t msr, uint64_t *val);
 /* WRMSR msr := val: true, or false when it faulted. */
 bool msr_write_safe(uint32_t msr, uint64_t val);
 
-/* kernel/trap.c, for an exception before any other fixup: true when the
- * fault was msr_read_safe()'s RDMSR and f now resumes after it. */
-bool msr_safe_fixup(struct trap_frame *f);
+/* Once, on the BSP, right after the IDT: from here on a #GP from
+ * msr_read_safe()'s RDMSR or msr_write_safe()'s WRMSR is taken back. */
+void msr_safe_init(void);
 
 #endif

@@ -8,19 +8,12 @@
 #include <stdint.h>
 
 #include "kernel/config.h"
+#include "kernel/mem_types.h"
 #include "lib/format.h"
 
 #define MB1_BOOT_MAGIC 0x2BADB002u
 #define MB2_BOOT_MAGIC 0x36D76289u
 
-/* Multiboot memory types (identical in MB1 and MB2). */
-enum mem_type {
-	MEM_AVAILABLE = 1,
-	MEM_RESERVED = 2,
-	MEM_ACPI_RECLAIMABLE = 3,
-	MEM_ACPI_NVS = 4,
-	MEM_BAD = 5,
-};
 
 struct mem_range {
 	uint64_t base;

@@ -13,7 +13,8 @@
 
 #include <stdbool.h>
 
-#include "kernel/cpu.h"
+#include "kernel/apic_id.h"
+#include "kernel/trap.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
 
@@ -94,7 +95,7 @@ static uint8_t read_and_clear_reason(void)
 	return reason;
 }
 
-void nmi_handle(void)
+static void nmi_handle(void)
 {
 	uint8_t reason = read_and_clear_reason();
 	void (*fn)(uint8_t) = hook;
@@ -102,4 +103,9 @@ void nmi_handle(void)
 	__atomic_add_fetch(&total, 1, __ATOMIC_RELAXED);
 	if (fn)
 		fn(reason);
+}
+
+void nmi_init(void)
+{
+	trap_set_nmi_handler(nmi_handle);
 }

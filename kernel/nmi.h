@@ -45,9 +45,10 @@
 #define NMI_REASON_CLEAR_IOCHK 0x08
 #define NMI_REASON_CLEAR_MASK  0x0F
 
-/* Called from trap_dispatch() for vector 2, with NMIs blocked until its
- * IRET (SDM Vol. 3A §7.7, "Nonmaskable Interrupt (NMI)"). */
-void nmi_handle(void);
+/* Once, on the BSP, with the IDT: NMIs are counted (and attributed) from
+ * here on. Its handler runs from trap_dispatch() for vector 2, with NMIs
+ * blocked until its IRET (SDM Vol. 3A §7.7, "Nonmaskable Interrupt"). */
+void nmi_init(void);
 
 /* hook(reason): the port B value this NMI was attributed to. Runs in NMI
  * context: atomics only, no locks, no output. */

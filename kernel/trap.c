@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* One IDT shared by all CPUs. Faults are fatal to the run: print
+/* The one handler of every vector (kernel/isr.asm's stubs call
+ * trap_dispatch; the IDT that points at them: kernel/idt.c). Faults are fatal to the run: print
  * everything needed to find the fault, then end with a failure status.
  * Events are not: an NMI (kernel/nmi.c) or a stray interrupt (the
  * spurious vector, or any vector nobody sends on purpose) is counted and
@@ -8,42 +9,8 @@
 
 #include "kernel/abort.h"
 #include "kernel/console.h"
-#include "kernel/cpu.h"
-#include "kernel/gdt.h"
-#include "kernel/msr_safe.h"
-#include "kernel/nmi.h"
+#include "kernel/apic_id.h"
 #include "kernel/x86.h"
-
-/* Interrupt gates, SDM Vol. 3A §7.11 (32-bit, 8 bytes) and §7.14.1
- * (64-bit, 16 bytes); type 0x8E: present, DPL 0, 32-bit or 64-bit
- * interrupt gate by the mode. */
-#if defined(__i386__)
-struct idt_entry {
-	uint16_t offset_lo;
-	uint16_t selector;
-	uint8_t zero;
-	uint8_t type_attr;
-	uint16_t offset_hi;
-} __attribute__((packed));
-#define SEL_KERNEL_CODE SEL_CODE32
-#else
-struct idt_entry {
-	uint16_t offset_lo;
-	uint16_t selector;
-	uint8_t ist;
-	uint8_t type_attr;
-	uint16_t offset_mid;
-	uint32_t offset_hi;
-	uint32_t zero;
-} __attribute__((packed));
-#define SEL_KERNEL_CODE SEL_CODE64
-#endif
-
-#define GATE_INTERRUPT 0x8E
-
-extern const uintptr_t isr_table[256];
-
-static struct idt_entry idt[256] __attribute__((aligned(16)));
 
 static void eoi_none(void)
 {
@@ -57,7 +24,10 @@ void trap_set_eoi(void (*fn)(void))
 	eoi = fn ? fn : eoi_none;
 }
 
-static bool (*fault_fixup)(struct trap_frame *f);
+/* Tried in the order they were added: msr_safe's, then a firmware call's. */
+#define FIXUPS_MAX 4
+static bool (*fault_fixups[FIXUPS_MAX])(struct trap_frame *f);
+static void (*nmi_handler)(void);
 static void (*volatile call_hook)(void);
 
 void trap_set_call_hook(void (*hook)(void))
@@ -78,9 +48,19 @@ uint32_t trap_stray_total(void)
 	return __atomic_load_n(&strays, __ATOMIC_RELAXED);
 }
 
-void trap_set_fault_fixup(bool (*fixup)(struct trap_frame *f))
+void trap_add_fault_fixup(bool (*fixup)(struct trap_frame *f))
 {
-	fault_fixup = fixup;
+	for (unsigned i = 0; i < FIXUPS_MAX; i++)
+		if (!fault_fixups[i] || fault_fixups[i] == fixup) {
+			fault_fixups[i] = fixup;
+			return;
+		}
+	abort_run("trap: more fault fixups than FIXUPS_MAX");
+}
+
+void trap_set_nmi_handler(void (*handler)(void))
+{
+	nmi_handler = handler;
 }
 
 static const char *const exception_names[32] = {
@@ -99,36 +79,6 @@ static const char *const exception_names[32] = {
 const char *trap_exception_name(uint64_t vector)
 {
 	return vector < 32 ? exception_names[vector] : "interrupt";
-}
-
-static void set_gate(unsigned vector, uintptr_t handler)
-{
-	idt[vector] = (struct idt_entry){
-		.offset_lo = (uint16_t)handler,
-		.selector = SEL_KERNEL_CODE,
-		.type_attr = GATE_INTERRUPT,
-#if defined(__i386__)
-		.offset_hi = (uint16_t)(handler >> 16),
-#else
-		.offset_mid = (uint16_t)(handler >> 16),
-		.offset_hi = (uint32_t)(handler >> 32),
-#endif
-	};
-}
-
-void idt_init(void)
-{
-	for (unsigned v = 0; v < 256; v++)
-		set_gate(v, isr_table[v]);
-}
-
-void idt_load(void)
-{
-	struct {
-		uint16_t limit;
-		uint64_t base;
-	} __attribute__((packed)) desc = { sizeof idt - 1, (uint64_t)(uintptr_t)idt };
-	__asm__ volatile("lidt %0" :: "m"(desc));
 }
 
 void trap_dispatch(struct trap_frame *f);
@@ -153,8 +103,9 @@ static void __attribute__((noinline)) stray(uint64_t vector)
 /* Vectors 0..31 but the NMI: fatal unless a fixup takes it back. */
 static void __attribute__((noinline)) fault(struct trap_frame *f)
 {
-	if (msr_safe_fixup(f) || (fault_fixup && fault_fixup(f)))
-		return;
+	for (unsigned i = 0; i < FIXUPS_MAX && fault_fixups[i]; i++)
+		if (fault_fixups[i](f))
+			return;
 
 	uint32_t apic = cpu_apic_id();
 	const char *name = trap_exception_name(f->vector);
@@ -207,8 +158,8 @@ void trap_dispatch(struct trap_frame *f)
 
 	if (vector == VEC_WAKE || vector == VEC_TIMER)
 		eoi();
-	else if (vector == VEC_NMI)
-		nmi_handle();
+	else if (vector == VEC_NMI && nmi_handler)
+		nmi_handler();
 	else if (vector == VEC_CALL)
 		posted_call(vector);
 	else if (vector >= 32)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* IDT and CPU exceptions. */
+/* What happens on a vector: CPU exceptions, NMIs, interrupts. */
 #ifndef APSTART_TRAP_H
 #define APSTART_TRAP_H
 
@@ -33,15 +33,17 @@ struct trap_frame {
 #define VEC_TIMER    0xF1
 #define VEC_SPURIOUS 0xFF
 
-void idt_init(void);  /* once, on the BSP */
-void idt_load(void);  /* on every CPU */
 /* VEC_WAKE and VEC_TIMER are acknowledged through the interrupt
  * controller's end-of-interrupt, which its driver registers here. */
 void trap_set_eoi(void (*eoi)(void));
-/* An exception some code expects and can take back (a firmware call,
- * kernel/efi_runtime.c): the fixup returns true once it has pointed the
- * frame at where to resume, false to leave the exception fatal. */
-void trap_set_fault_fixup(bool (*fixup)(struct trap_frame *f));
+/* An exception some code expects and can take back (an MSR a CPU may
+ * lack, kernel/msr_safe.c; a firmware call, kernel/efi_runtime.c): the
+ * fixup returns true once it has pointed the frame at where to resume,
+ * false to leave the exception fatal. Fixups are tried in the order they
+ * were added. */
+void trap_add_fault_fixup(bool (*fixup)(struct trap_frame *f));
+/* VEC_NMI: handler() runs in NMI context (kernel/nmi.c registers it). */
+void trap_set_nmi_handler(void (*handler)(void));
 /* VEC_CALL: acknowledged, then hook() runs in the handler (interrupts
  * off) for as long as it takes. NULL: VEC_CALL is a stray. */
 void trap_set_call_hook(void (*hook)(void));

@@ -6,8 +6,9 @@
 #include "smp/lapic.h"
 #include "smp/park.h"
 #include "smp/smp.h"
-#include "wings/selftest/test_hooks.h"
+#include "smp/selftest_points.h"
 #include "smp/tsc_sync.h"
+#include "kernel/idt.h"
 #include "kernel/abort.h"
 #include "kernel/gdt.h"
 #include "kernel/trap.h"
@@ -42,7 +43,7 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 		c->late_arrivals++;
 		halt_forever();
 	}
-	test_hook_ap_arrived(c);
+	selftest_at_ap_arrived(c);
 	lapic_init_ap();
 	ap_reached(slot, AP_MARK_LAPIC, AP_STAGE_LAPIC);
 	c->request = REQ_NONE;

@@ -13,7 +13,8 @@
 #include "smp/phases.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
-#include "wings/selftest/test_hooks.h"
+#include "smp/icount_fence.h"
+#include "smp/selftest_points.h"
 #include "smp/trampoline.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
@@ -36,7 +37,7 @@ uint32_t ap_start_many(struct cpu *const *set, uint32_t n,
 	 * IPIs only: a broadcast cannot leave one out). */
 	const struct cpu *lost = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		if (!broadcast && !lost && test_hook_lose_sipis(set[i]))
+		if (!broadcast && !lost && selftest_at_lose_sipis(set[i]))
 			lost = set[i];
 		ap_prepare(set[i]);
 	}

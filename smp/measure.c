@@ -12,9 +12,8 @@
 #include "smp/phases.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
-#include "wings/selftest/test_hooks.h"
+#include "smp/selftest_points.h"
 #include "smp/tsc_sync.h"
-#include "wings/experiments/victims.h"
 #include "kernel/abort.h"
 #include "kernel/bootmem.h"
 #include "kernel/confound.h"
@@ -131,15 +130,21 @@ static void cpu_line(const struct cpu *c)
 
 static uint32_t aps_total;
 
-/* victims=: what the window did to the CPUs that kept working. */
-static void victims_after(const char *what, uint32_t apic, uint32_t cycle,
-			  const struct confound_window *cw)
+static void (*window_observer)(const char *what, uint32_t apic, uint32_t cycle,
+				uint64_t t0, uint64_t t1);
+
+void smp_set_window_observer(void (*fn)(const char *what, uint32_t apic, uint32_t cycle,
+					uint64_t t0, uint64_t t1))
 {
-	char tags[24];
-	if (!victims_running())
-		return;
-	fmt_snprintf(tags, sizeof tags, "cycle=%u", cycle);
-	victims_window(what, apic, tags, cw->open.tsc, cw->close_tsc);
+	window_observer = fn;
+}
+
+/* After a timed window (outside it): whoever watches the windows. */
+static void window_done(const char *what, uint32_t apic, uint32_t cycle,
+			const struct confound_window *cw)
+{
+	if (window_observer)
+		window_observer(what, apic, cycle, cw->open.tsc, cw->close_tsc);
 }
 
 /* set[i]'s NMI count (events_window_nmis()) into nmis[i]. */
@@ -244,14 +249,11 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			c->offline_ticks[k] = off.total;
 			c->settled_ticks[k] = off.settled;
 			offline_line(c, k + 1, &off, nmi, &cw);
-			victims_after("offline", c->apic_id, k + 1, &cw);
-			test_hook_parked(c, w);
+			window_done("offline", c->apic_id, k + 1, &cw);
+			selftest_at_parked(c, w);
 			nmis = events_window_nmis(c);
 			confound_open(&cw);
-			/* selftest=smi: one SMI inside the first online window's
-			 * bracket, just before the start (not on the timed path) */
-			if (test_selftest == SELFTEST_SMI && slot == 1 && k == 0)
-				confound_raise_smi();
+			selftest_at_bracket_open(slot, k);
 			ok = ap_start(c, w, &ph);
 			confound_close(&cw);
 			nmi = events_window_nmis(c) != nmis;
@@ -262,7 +264,7 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			c->ap_ticks[k] = ph.ap;
 			c->cycles_done = k + 1;
 			online_line(c, k + 1, &ph, nmi, &cw);
-			victims_after("online", c->apic_id, k + 1, &cw);
+			window_done("online", c->apic_id, k + 1, &cw);
 			phases_record(c, k + 1, nmi);
 			progress(MEASURE_CYCLES, slot, aps, k + 1, cycles,
 				 (slot - 1) * cycles + k + 1, aps * cycles);
@@ -300,7 +302,7 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 		events_report();
 		cprintf(CON_SERIAL, "@round cycle=%u op=offline aps=%u ns=%llu\n", k + 1,
 			n, (unsigned long long)tsc_ticks_to_ns(wall));
-		victims_after("offline", smp_bsp_apic, k + 1, &cw);
+		window_done("offline", smp_bsp_apic, k + 1, &cw);
 		uint32_t m = 0;
 		for (uint32_t i = 0; i < n; i++) {
 			struct cpu *c = set[i];
@@ -322,7 +324,7 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 		cprintf(CON_SERIAL, "@round cycle=%u op=online aps=%u online=%u ns=%llu mode=%s\n",
 			k + 1, m, up, (unsigned long long)tsc_ticks_to_ns(wall),
 			keyword_word(bringup_words, bc ? BRINGUP_BROADCAST : BRINGUP_PARALLEL));
-		victims_after("online", smp_bsp_apic, k + 1, &cw);
+		window_done("online", smp_bsp_apic, k + 1, &cw);
 		for (uint32_t i = 0; i < m; i++) {
 			struct cpu *c = set[i];
 			struct start_times ph;

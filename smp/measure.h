@@ -28,6 +28,12 @@ struct smp_progress {
 };
 void smp_set_progress_hook(void (*hook)(const struct smp_progress *p));
 
+/* fn(what, apic, cycle, t0, t1) after each timed window of the cycles,
+ * outside it: what is "online" or "offline", [t0, t1] the window's
+ * bracket on the BSP's TSC (wings/experiments/victims.c watches them). */
+void smp_set_window_observer(void (*fn)(const char *what, uint32_t apic, uint32_t cycle,
+					uint64_t t0, uint64_t t1));
+
 /* Halt every online AP (end of run): not timed, no flush, whatever
  * park= says (480 WBINVDs would add 40 s to the end of a big run). */
 void smp_park_all(const struct wake_config *w);

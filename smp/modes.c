@@ -5,7 +5,7 @@
  * data: host tests build it with the parser. */
 #include "smp/lapic.h"
 #include "smp/park.h"
-#include "wings/selftest/test_hooks.h"
+#include "smp/selftest_points.h"
 #include "smp/wake.h"
 
 const struct keyword x2apic_words[] = {

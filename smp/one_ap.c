@@ -8,7 +8,8 @@
 #include "smp/phases.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
-#include "wings/selftest/test_hooks.h"
+#include "smp/icount_fence.h"
+#include "smp/selftest_points.h"
 #include "smp/trampoline.h"
 #include "kernel/console.h"
 #include "kernel/trap.h"
@@ -19,12 +20,12 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_times *ph
 {
 	uint8_t vector = sipi_vector();
 	/* selftest=lost-sipi: this attempt's SIPIs are "lost". */
-	bool lose_sipis = test_hook_lose_sipis(c);
+	bool lose_sipis = selftest_at_lose_sipis(c);
 
 	ap_prepare(c);
 	lapic_clear_esr();
 
-	/* icount=on only: see wings/selftest/test_hooks.h. */
+	/* icount=on only: see smp/icount_fence.h. */
 	bool fence_armed = icount_fence_arm_early(w);
 
 	c->marks.start = rdtsc();
@@ -32,7 +33,7 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_times *ph
 	icount_fence_arm_late(w, fence_armed);
 	ap_send_startup_ipis(c, w, vector, lose_sipis);
 
-	test_hook_sipis_sent(c, w, vector);
+	selftest_at_sipis_sent(c, w, vector);
 
 	c->marks.seen = ap_wait_one(c, ap_is_online, w);
 	/* An entry counted but no slot written: this AP, in real mode. */

@@ -20,7 +20,7 @@
 #include "smp/park.h"
 
 #include "smp/smp.h"
-#include "wings/selftest/test_hooks.h"
+#include "smp/timing_knobs.h"
 #include "kernel/abort.h"
 #include "kernel/cpu.h"
 #include "kernel/x86.h"
@@ -214,8 +214,8 @@ static void report_dead(struct cpu *c)
 static void flush_caches(void)
 {
 	wbinvd();
-	test_hook_park_flushed(); /* SLOW_PARK_NS builds: the flush costs N ns */
-	test_hook_park_pad();     /* PAD_PARK=K builds: K more instructions */
+	knob_park_flushed();   /* SLOW_PARK_NS builds: the flush costs N ns */
+	knob_park_pad();       /* PAD_PARK=K builds: K more instructions */
 }
 
 /* The last thing before the halting loop: settled_ns ends here. */

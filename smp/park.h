@@ -7,16 +7,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "smp/wake.h"
 #include "lib/keyword.h"
 
 struct cpu;
 
-enum park_mode {
-	PARK_LINUX,  /* Linux's path: mwait or hlt variant, WBINVD included */
-	PARK_HLT,    /* cli; hlt, no flush */
-	PARK_MWAIT,  /* MONITOR/MWAIT with Linux's hint, no flush */
-	PARK_INIT,   /* cli; hlt, then the BSP sends INIT (wait-for-SIPI) */
-};
 
 /* What a parked AP does on this machine. */
 struct park_plan {

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-struct cpu;
+#include "smp/smp.h"
 
 /* The chain, in order; PH_SIPI2 is outside it (see below). Their names,
  * in this order, are lib/phase_names.c's (shared with aplog). */
@@ -45,11 +45,6 @@ int64_t tsc_cross_cpu(const struct cpu *c, uint64_t ap_tsc, uint64_t bsp_tsc);
 /* later minus earlier, both read on one CPU; TICKS_NA if negative. */
 int64_t tsc_same_cpu(uint64_t later, uint64_t earlier);
 
-/* The BSP's TSC at each of its steps of one start of one AP. In parallel
- * and broadcast bring-up, start is the round's, shared by every AP. */
-struct bsp_marks {
-	uint64_t start, init_assert, init_deassert, sipi1, sipi2, seen;
-};
 
 /* The phases of c's last start (c->marks, c->slot), in ticks: signed,
  * TICKS_NA when meaningless (cross-CPU with an unsynchronised TSC, a

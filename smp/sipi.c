@@ -13,7 +13,8 @@
 #include "smp/ap_wait.h"
 #include "smp/lapic.h"
 #include "smp/smp.h"
-#include "wings/selftest/test_hooks.h"
+#include "smp/icount_fence.h"
+#include "smp/selftest_points.h"
 #include "smp/trampoline.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
@@ -367,7 +368,7 @@ bool ap_give_up(struct cpu *c, const struct wake_config *w, bool in_real)
 		ap_stage_name(c->fail_stage));
 	kprintf("@fail what=ap_timeout apic=%u stage=%u timeout_ms=%u\n",
 		c->apic_id, c->fail_stage, w->ap_timeout_ms);
-	test_hook_gave_up(c);
+	selftest_at_gave_up(c);
 	/* Back to wait-for-SIPI, so it cannot wander in later. */
 	ap_send_init(c, w);
 	return true;

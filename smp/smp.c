@@ -4,7 +4,6 @@
 #include "smp/smp.h"
 
 #include "smp/lapic.h"
-#include "smp/trampoline.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
@@ -20,7 +19,7 @@ uint32_t smp_bsp_apic;
 /* The trampoline's per-CPU table, one slot per CPU in cpus[], from free
  * RAM (smp_setup()): 80 bytes a slot would take 40 KiB of the image for
  * APSTART_MAX_CPUS where a small machine has a few. */
-static struct tramp_cpu *tramp_cpus;
+struct tramp_cpu *tramp_cpus;
 
 struct cpu *cpu_by_apic(uint32_t apic_id)
 {
@@ -57,11 +56,6 @@ uint32_t smp_default_init_delay_us(void)
 	if (cpu_is_amd() && family >= 0xF)
 		return 0;
 	return 10000;
-}
-
-bool smp_install_trampoline(uint64_t phys)
-{
-	return trampoline_install(phys, tramp_cpus, cpu_count);
 }
 
 /* Why a CPU the MADT lists cannot be sent an IPI in the APIC mode in

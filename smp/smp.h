@@ -7,8 +7,6 @@
 #include <stdint.h>
 
 #include "smp/lapic.h"
-#include "smp/phases.h"
-#include "smp/wake.h"
 #include "realmode/trampoline_abi.h"
 #include "kernel/acpi.h"
 #include "kernel/config.h"
@@ -39,6 +37,18 @@ enum cpu_request {
 	REQ_OFFLINE = 1,    /* go offline the way park= says (timed) */
 	REQ_TSC_CHECK = 2,  /* take part in the TSC warp test (smp/tsc_sync.c) */
 	REQ_HALT = 3,       /* end of run: report and halt, no flush */
+};
+
+/* How the BSP waits for an AP: spinning on its state (default), or halted
+ * until the AP's IPI, which lets an instruction-counting emulator run the
+ * AP at once (deterministic timing mode). */
+enum bsp_wait { BSP_WAIT_SPIN, BSP_WAIT_HLT };
+
+/* The BSP's TSC at each of its steps of one start of one AP. In parallel
+ * and broadcast bring-up, start is the round's, shared by every AP
+ * (smp/phases.h makes the phases of a start from them). */
+struct bsp_marks {
+	uint64_t start, init_assert, init_deassert, sipi1, sipi2, seen;
 };
 
 /* A cross-CPU figure that means nothing: the AP's TSC is not
@@ -118,9 +128,10 @@ void smp_renumber(struct cpu *c, uint32_t new_id);
 /* Fill cpus[] from the MADT, apply maxcpus (0: all); the BSP is the CPU
  * we run on. */
 bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus);
-/* Install the trampoline in the free low page phys, with a stack for
- * every CPU in cpus[] (after smp_setup). */
-bool smp_install_trampoline(uint64_t phys);
+/* The trampoline's per-CPU table, one slot per entry of cpus[]
+ * (realmode/trampoline_abi.h), for smp/trampoline.c to install. */
+extern struct tramp_cpu *tramp_cpus;
+
 /* The default INIT delay for this CPU (SDM Vol. 3A §9.4.4.1). */
 uint32_t smp_default_init_delay_us(void);
 

@@ -4,8 +4,8 @@
  * relocated here by adding the page's physical address. */
 #include "smp/trampoline.h"
 
-#include "smp/ap_entry.h"
-#include "wings/selftest/test_hooks.h"
+#include "smp/smp.h"
+#include "smp/timing_knobs.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/x86.h"
@@ -30,9 +30,10 @@ uint64_t trampoline_phys(void)
 	return installed_at;
 }
 
-bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
-			uint32_t count)
+bool trampoline_install(uint64_t phys, void (*c_entry)(uint32_t apic_id, uint32_t index))
 {
+	const struct tramp_cpu *table = tramp_cpus;
+	uint32_t count = cpu_count;
 	uint32_t size = trampoline_size();
 	const struct tramp_header *src =
 		(const struct tramp_header *)(trampoline_blob + TRAMP_HDR);
@@ -70,7 +71,7 @@ bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
 
 	struct tramp_header *h = trampoline_header();
 	h->cr3 = (uint32_t)cr3;
-	h->slow_ticks = test_hooks_slow_spin_ticks();
+	h->slow_ticks = slow_tramp_spin_ticks();
 	h->gdt_base += (uint32_t)phys;
 	h->far32_offset += (uint32_t)phys;
 #if defined(__i386__)
@@ -80,7 +81,7 @@ bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
 #else
 	h->far64_offset += (uint32_t)phys;
 #endif
-	h->c_entry = (uint64_t)(uintptr_t)ap_entry;
+	h->c_entry = (uint64_t)(uintptr_t)c_entry;
 	h->cpu_table = (uint64_t)(uintptr_t)table;
 	h->cpu_count = count;
 	h->real_entries = 0;

@@ -9,10 +9,11 @@
 
 #include "realmode/trampoline_abi.h"
 
-/* Copy the blob to page `phys` (below 1 MiB) and patch it. Returns false
- * (with a message) if the blob is not what this kernel expects. */
-bool trampoline_install(uint64_t phys, const struct tramp_cpu *table,
-			uint32_t count);
+/* Copy the blob to page `phys` (below 1 MiB) and patch it: the table of
+ * every CPU in cpus[] (after smp_setup()) and c_entry, the C function an
+ * AP calls on its own stack (smp/ap_entry.c). Returns false (with a
+ * message) if the blob is not what this kernel expects. */
+bool trampoline_install(uint64_t phys, void (*c_entry)(uint32_t apic_id, uint32_t index));
 struct tramp_header *trampoline_header(void);
 uint64_t trampoline_phys(void);
 uint32_t trampoline_size(void);

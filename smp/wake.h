@@ -8,15 +8,20 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "smp/park.h"
+#include "smp/smp.h"
 #include "lib/keyword.h"
 
 struct cpu;
 
-/* How the BSP waits for an AP: spinning on its state (default), or halted
- * until the AP's IPI, which lets an instruction-counting emulator run the
- * AP at once (deterministic timing mode). */
-enum bsp_wait { BSP_WAIT_SPIN, BSP_WAIT_HLT };
+/* park=: how an AP that was asked to go offline waits (smp/park.c). */
+enum park_mode {
+	PARK_LINUX,  /* Linux's path: mwait or hlt variant, WBINVD included */
+	PARK_HLT,    /* cli; hlt, no flush */
+	PARK_MWAIT,  /* MONITOR/MWAIT with Linux's hint, no flush */
+	PARK_INIT,   /* cli; hlt, then the BSP sends INIT (wait-for-SIPI) */
+};
+
+/* bsp_wait=: enum bsp_wait, in smp/smp.h beside the AP side that reads it. */
 
 /* Each mode's words, for the parser and for everything that prints the
  * mode (smp/modes.c). */

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* wings/screen/qr_records.c on the host: which records the QR code holds and in
- * what order, from a summary captured as wings/nvram/summary_save.c keeps it.
+ * what order, from a summary captured as app/kept_lines.c keeps it.
  * report_result() and report_cpusum_line() are stand-ins defined here. */
 #include <stdio.h>
 #include <string.h>
 
 #include "wings/screen/qr_records.h"
 #include "app/report.h"
-#include "wings/nvram/summary_save.h"
+#include "app/kept_lines.h"
 #include "check.h"
 #include "helpers.h"
 
@@ -32,10 +32,10 @@ void report_cpusum_line(char *buf, uint32_t size, const struct ap_result *a)
 static void captured_run_phases(bool with_summary, bool with_phases)
 {
 	static const uint64_t medians[4] = { 300, 100, 400, 200 };
-	summary_capture_begin(false, false);
+	kept_lines_begin();
 	summary_feed_serial("cmdline: \"\"\n@boot kernel=apstart cpus=5\n@env x=1\n");
 	summary_feed_serial("@warn what=late_ap apic=2\n");
-	summary_capture_report();
+	kept_lines_report();
 	summary_feed_serial(" cpu apic ...\n");
 	for (uint32_t i = 0; i < 4; i++) {
 		aps[i] = (struct ap_result){ .cpu = i + 1, .online_median = medians[i] };
@@ -113,9 +113,9 @@ static void test_no_summary(void)
 	out[n] = '\0';
 	CHECK_STREQ(out, OTHERS CPU(1, 300) CPU(2, 100) CPU(3, 400) CPU(4, 200)
 			 "@end status=pass\n");
-	summary_capture_begin(false, false);
+	kept_lines_begin();
 	summary_feed_serial("@boot kernel=apstart cpus=5\n");
-	summary_capture_report();
+	kept_lines_report();
 	summary_feed_serial("@end status=fail\n");
 	n = qr_records(out, sizeof out, &in);
 	out[n] = '\0';

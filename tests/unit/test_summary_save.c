@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
-/* wings/nvram/summary_save.c on the host: what is kept from the console, how it
- * is cut to the cap, and what reaches SetVariable. The console and the
+/* app/kept_lines.c and wings/nvram/nvram_save.c on the host: what is kept
+ * from the console, how it is cut to the cap, and what reaches SetVariable. The console and the
  * runtime services are stand-ins defined here. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "wings/nvram/summary_save.h"
+#include "app/kept_lines.h"
+#include "wings/nvram/nvram_save.h"
 #include "check.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
@@ -42,9 +43,10 @@ void *bootmem_try_alloc(uint64_t size, uint64_t align, const char *what)
 	return bootmem_room ? calloc(1, size) : NULL;
 }
 
-void console_set_sink(void (*fn)(unsigned targets, const char *text))
+bool console_add_tap(void (*fn)(unsigned targets, const char *text))
 {
 	sink = fn;
+	return true;
 }
 
 void kprintf(const char *fmt, ...)
@@ -134,7 +136,17 @@ static void start_as(bool save, bool uefi, bool usable, uint64_t max_var, efi_st
 	for (unsigned i = 0; i < APSTART_RESULTS_PARTS; i++)
 		part_live[i] = false;
 	said[0] = 0;
-	summary_capture_begin(save, uefi);
+	kept_lines_begin();
+	struct options o = { .save = save ? SAVE_ON : SAVE_OFF };
+	struct boot_info bi = { .firmware = uefi ? FIRMWARE_UEFI : FIRMWARE_BIOS };
+	nvram_save_options(&o, &bi);
+}
+
+/* The end of a run, as app/run.c ends it. */
+static void summary_save(void)
+{
+	kept_lines_end();
+	nvram_save_summary(true);
 }
 
 static void start(bool save, bool usable, uint64_t max_var, efi_status result)
@@ -169,7 +181,7 @@ static void test_small_run(void)
 	serial("@env vendor=X loader=");            /* one line in pieces */
 	serial("apstart.efi\n@cpu cpu=1 apic=1 state=online boot_ns=5\n");
 	serial("@sample cpu=1 op=online ns=9\n");
-	summary_capture_report();
+	kept_lines_report();
 	serial(" cpu   apic    mean\n   1      1   101.0\n");
 	serial("@sample cpu=1 op=offline ns=9\n@cpu cpu=1 late\n");
 	serial("@summary op=online cpus=1\n@end status=pass online=2 failed=0\n");
@@ -234,7 +246,7 @@ static void big_run(unsigned rows, bool cpusum, uint64_t max_var, uint64_t remai
 	rt_remaining = remaining;
 	start(true, true, max_var, EFI_SUCCESS);
 	serial("@boot kernel=apstart cpus=480\n@env vendor=GenuineIntel\n");
-	summary_capture_report();
+	kept_lines_report();
 	serial(" cpu   apic    mean  median     min     max |    mean  median     min     max\n");
 	for (unsigned i = 1; i <= rows; i++) {
 		snprintf(row, sizeof row,
@@ -341,7 +353,7 @@ static void test_part_fails(void)
 	big_run(479, true, 0, 1 << 20);
 	CHECK(part_live[0]);
 	start(true, true, 0, EFI_ERROR_BIT | 9);
-	summary_capture_report();
+	kept_lines_report();
 	for (unsigned i = 0; i < 600; i++)
 		serial("@cpusum cpu=1 apic=1 cycles=10 online_median_ns=1 online_max_ns=1 "
 		       "offline_median_ns=1 offline_max_ns=1 and a long tail of text\n");

@@ -11,7 +11,7 @@ UNIT_DIR := build/host
 UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -I. \
 	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128
 UNIT_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
-UNIT_KERNEL_SRCS := app/options.c wings/nvram/summary_save.c wings/screen/qr_records.c smp/modes.c \
+UNIT_KERNEL_SRCS := app/options.c app/kept_lines.c wings/nvram/nvram_save.c wings/screen/qr_records.c smp/modes.c \
 	lib/format.c lib/keyword.c \
 	$(addprefix kernel/,multiboot.c acpi.c memmap.c) $(KSTATS_SRC)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)

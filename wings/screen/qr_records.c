@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "app/report.h"
-#include "wings/nvram/summary_save.h"
+#include "app/kept_lines.h"
 #include "kernel/config.h"
 #include "lib/kstring.h"
 
@@ -81,7 +81,7 @@ size_t qr_records(char *out, size_t cap, unsigned *cpusums_in)
 	const struct run_result *r = report_result();
 	struct build b = { 0 };
 
-	summary_for_each_line(record, &b); /* the records that must fit */
+	kept_lines_for_each(record, &b); /* the records that must fit */
 	*cpusums_in = 0;
 	if (b.len > cap)
 		return 0;
@@ -111,7 +111,7 @@ size_t qr_records(char *out, size_t cap, unsigned *cpusums_in)
 		(*cpusums_in)++;
 	}
 	b = (struct build){ .out = out, .cap = cap, .phases = phases, .take = taken };
-	summary_for_each_line(record, &b);
+	kept_lines_for_each(record, &b);
 	put_cpusums(&b); /* no @cpusum or @summary kept (an early end): at the end */
 	return b.len;
 }

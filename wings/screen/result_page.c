@@ -14,17 +14,17 @@
  *    footer (1 row)
  *
  * Everything is computed by app/report.c (report_result()); the
- * warnings come from the kept summary (wings/nvram/summary_save.h), so the page,
+ * warnings come from the kept summary (app/kept_lines.h), so the page,
  * the saved results and the QR code say the same. */
 #include "wings/screen/result_page.h"
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "wings/experiments/flush_probe.h"
 #include "wings/screen/header.h"
 #include "app/report.h"
-#include "wings/nvram/summary_save.h"
+#include "app/kept_lines.h"
+#include "app/wing.h"
 #include "smp/smp.h"
 #include "kernel/cpu.h"
 #include "wings/screen/screen.h"
@@ -279,7 +279,7 @@ static void warnings(struct page *p, const struct run_result *r)
 {
 	struct page count_only = *p;
 	struct warnings w = { &count_only, 0, 0, 0 };
-	summary_for_each_line(warning_line, &w);
+	kept_lines_for_each(warning_line, &w);
 	uint32_t incomplete = r->aps - r->complete;
 	char t[120];
 	if (!w.count && !incomplete) {
@@ -296,14 +296,14 @@ static void warnings(struct page *p, const struct run_result *r)
 		line(p, SCREEN_BAD, t);
 	}
 	w = (struct warnings){ p, 0, 0, WARN_LINES_MAX };
-	summary_for_each_line(warning_line, &w);
+	kept_lines_for_each(warning_line, &w);
 }
 
 static uint32_t warnings_rows(const struct run_result *r)
 {
 	struct page none = { 0, 0, 0, 0 };
 	struct warnings w = { &none, 0, 0, 0 };
-	summary_for_each_line(warning_line, &w);
+	kept_lines_for_each(warning_line, &w);
 	uint32_t n = w.count < WARN_LINES_MAX ? w.count : WARN_LINES_MAX;
 	return 1 + n + (r->aps != r->complete);
 }
@@ -318,15 +318,24 @@ void result_page_draw(bool pass, const char *footer)
 	p.last = p.rows - 1;
 	screen_clear_rows(0, p.rows);
 	header_draw();
-	uint32_t probe_lines;
-	const char *const *probe = flush_probe_page(&probe_lines);
-	if (probe_lines) {
-		line(&p, pass ? SCREEN_GOOD : SCREEN_BAD, pass ? "PASS  flush probe (records on serial)"
-							       : "FAIL  flush probe (records on serial)");
+	uint32_t wing_lines = 0;
+	const char *const *lines = NULL;
+	const char *title = NULL;
+	for_each_wing(w) {
+		if (w->result_lines && (lines = w->result_lines(&wing_lines)) && wing_lines) {
+			title = w->result_title;
+			break;
+		}
+	}
+	if (wing_lines) {
+		char head[96];
+		fmt_snprintf(head, sizeof head, "%s  %s (records on serial)",
+			     pass ? "PASS" : "FAIL", title ? title : "result");
+		line(&p, pass ? SCREEN_GOOD : SCREEN_BAD, head);
 		emulated(&p);
 		p.row++;
-		for (uint32_t i = 0; i < probe_lines; i++)
-			line(&p, SCREEN_NORMAL, probe[i]);
+		for (uint32_t i = 0; i < wing_lines; i++)
+			line(&p, SCREEN_NORMAL, lines[i]);
 	} else if (!r) {
 		line(&p, SCREEN_BAD, "No results: the run ended before the report.");
 	} else {

@@ -48,6 +48,8 @@ void screen_init(const struct boot_info *bi)
 		vga_text_init(0xB8000, 80, 25);
 		kind = KIND_VGA_TEXT;
 	}
+	if (kind != KIND_NONE)
+		console_set_screen(screen_kind(), screen_stream_locked);
 }
 
 const char *screen_kind(void)
@@ -59,9 +61,18 @@ const char *screen_kind(void)
 	}
 }
 
+/* At the start of a line, and inside a record line: records (which may
+ * arrive in pieces) never reach the screen. */
+static bool at_line_start = true, in_record;
+
 void screen_stream_locked(const char *s)
 {
 	for (; *s; s++) {
+		if (at_line_start)
+			in_record = *s == '@';
+		at_line_start = *s == '\n';
+		if (in_record)
+			continue;
 		if (kind == KIND_VGA_TEXT && !vga_gfx_active())
 			vga_text_putc(*s);
 		else if (kind == KIND_FB)

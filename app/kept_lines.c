@@ -1,31 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* Results that survive a reset: a server's screen scrolls away and often
- * nobody has a serial cable. The console hands every printed piece to
- * this sink (kernel/console.h); the lines that make up the summary are
- * kept as printed (no second formatting), and at the end they go into
- * non-volatile UEFI variables through the runtime services
- * (kernel/efi_runtime.h): ApstartResults, and ApstartResults1.. when it
- * needs more than one (lib/efi_vendor.h), capped at
- * APSTART_RESULTS_TOTAL_MAX, at half the free NVRAM and at what the
- * firmware says a variable may hold. apstart.efi writes it to the stick
- * on the next boot (wings/efi/saved.c).
+/* The run's records, kept in memory as they are printed (no second
+ * formatting): the console hands every printed piece to this tap
+ * (kernel/console.h). Whatever shows the results after the run (the
+ * result page and its QR code, the summary kept in NVRAM, a RAM zone Linux
+ * reads back) takes the same lines from here, so that all of them agree.
  *
  * Kept: @boot, @env, @warn, @fail, @end from the start (a run that ends
  * early still says how); from the results on, every serial line but
  * @sample, @cpu and @phase (the per-CPU table, the per-phase table, the
- * slowest CPUs, @summary, the totals, @end). When that exceeds the cap, the
- * human-readable table rows are left out first (@cpusum has their
- * figures); when even the @ records do not fit, the end (totals,
- * @summary, @end) and the records in print order while they fit (the
- * first CPUs' @cpusum). A note says how many lines are missing. */
-#include "wings/nvram/summary_save.h"
+ * slowest CPUs, @summary, the totals, @end). kept_lines_render() fits them
+ * into a cap: when they exceed it, the human-readable table rows are left
+ * out first (@cpusum has their figures); when even the @ records do not
+ * fit, the end (totals, @summary, @end) and the records in print order
+ * while they fit (the first CPUs' @cpusum). A note says how many lines are
+ * missing. */
+#include "app/kept_lines.h"
 
 #include <stdint.h>
 
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
-#include "kernel/efi_runtime.h"
-#include "lib/efi_vendor.h"
 #include "lib/format.h"
 #include "lib/kstring.h"
 
@@ -34,21 +28,17 @@
 #define SMALL_MAX (16 * 1024) /* ... or this, where bootmem had no room */
 #define TAIL_MAX (4 * 1024)   /* ... then the most recent ones */
 #define GAP_NOTE_MAX 160
-/* Room SetVariable needs besides the data, for the firmware's limit:
- * the name and a header (EDK II's authenticated header is 60 bytes). */
-#define VAR_OVERHEAD (sizeof(APSTART_RESULTS_VAR_NAME) + 128)
 
 enum phase { PHASE_OFF, PHASE_RECORDS, PHASE_REPORT };
 
 static enum phase phase;
-static bool save_on, uefi_boot, saved;
 static char line[LINE_MAX];
 static size_t line_len;
-/* keep and out come from bootmem (big buffers stay out of the image,
+/* keep comes from bootmem (big buffers stay out of the image,
  * kernel/bootmem.h); a machine without the room keeps less. */
-static char keep_small[SMALL_MAX], out_small[SMALL_MAX];
-static char *keep = keep_small, *out = out_small;
-static size_t keep_cap = SMALL_MAX, out_cap = SMALL_MAX;
+static char keep_small[SMALL_MAX];
+static char *keep = keep_small;
+static size_t keep_cap = SMALL_MAX;
 static size_t keep_len;
 static char tail[TAIL_MAX];     /* whole lines, oldest first */
 static size_t tail_len;
@@ -97,7 +87,7 @@ static void keep_line(const char *l, size_t n)
 	tail_len += n;
 }
 
-static void sink(unsigned targets, const char *text)
+static void tap(unsigned targets, const char *text)
 {
 	if (!(targets & CON_SERIAL) || phase == PHASE_OFF)
 		return;
@@ -115,47 +105,36 @@ static void sink(unsigned targets, const char *text)
 	}
 }
 
-/* Once: the big buffers, while free RAM is plentiful (before the sample
- * stores). The saved summary needs out only when there is a save. */
-static void get_buffers(bool want_out)
+void kept_lines_begin(void)
 {
+	/* Once, while free RAM is plentiful (before the sample stores). */
 	if (keep == keep_small) {
-		char *k = bootmem_try_alloc(KEEP_MAX, 64, "the kept summary lines");
+		char *k = bootmem_try_alloc(KEEP_MAX, 64, "the kept record lines");
 		if (k) {
 			keep = k;
 			keep_cap = KEEP_MAX;
 		}
 	}
-	if (want_out && out == out_small) {
-		char *o = bootmem_try_alloc(APSTART_RESULTS_TOTAL_MAX, 64, "the saved summary");
-		if (o) {
-			out = o;
-			out_cap = APSTART_RESULTS_TOTAL_MAX;
-		}
-	}
-}
-
-void summary_capture_begin(bool save, bool uefi)
-{
-	get_buffers(save && uefi);
-	save_on = save;
-	uefi_boot = uefi;
-	saved = false;
 	line_len = keep_len = tail_len = 0;
 	dropped = 0;
 	phase = PHASE_RECORDS;
-	console_set_sink(sink);
+	console_add_tap(tap);
 }
 
-void summary_capture_set_save(bool save)
+void kept_lines_report(void)
 {
-	get_buffers(save && uefi_boot);
-	save_on = save;
+	if (phase != PHASE_OFF)
+		phase = PHASE_REPORT;
 }
 
-void summary_capture_report(void)
+void kept_lines_end(void)
 {
-	phase = PHASE_REPORT;
+	phase = PHASE_OFF;
+}
+
+bool kept_lines_ended(void)
+{
+	return phase == PHASE_OFF;
 }
 
 /* Whole lines of s[0..len) from the end that fit in budget: the offset
@@ -256,7 +235,7 @@ static void render_all(struct render_pass *p, size_t keep_end, size_t tail_end, 
 		render_note(p);
 }
 
-size_t summary_render(char *dst, size_t cap)
+size_t kept_lines_render(char *dst, size_t cap)
 {
 	if (keep_len + tail_len <= cap && !dropped) {
 		memcpy(dst, keep, keep_len);
@@ -295,120 +274,8 @@ static void each_line(const char *s, size_t len,
 	}
 }
 
-void summary_for_each_line(void (*fn)(void *ctx, const char *line, size_t len), void *ctx)
+void kept_lines_for_each(void (*fn)(void *ctx, const char *line, size_t len), void *ctx)
 {
 	each_line(keep, keep_len, fn, ctx);
 	each_line(tail, tail_len, fn, ctx);
-}
-
-static void guid_text(char *buf, size_t size, const struct efi_guid *g)
-{
-	fmt_snprintf(buf, size, "%08x-%04x-%04x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		     g->data1, g->data2, g->data3, g->data4[0], g->data4[1], g->data4[2],
-		     g->data4[3], g->data4[4], g->data4[5], g->data4[6], g->data4[7]);
-}
-
-/* ApstartResults, ApstartResults1, ... (lib/efi_vendor.h). */
-static void part_name(uint16_t name[24], unsigned part)
-{
-	static const uint16_t base[] = APSTART_RESULTS_VAR_NAME;
-	size_t n = sizeof base / sizeof base[0] - 1;
-	memcpy(name, base, n * sizeof base[0]);
-	if (part)
-		name[n++] = (uint16_t)('0' + part);
-	name[n] = 0;
-}
-
-static efi_status set_part(unsigned part, const void *data, size_t len)
-{
-	static const struct efi_guid vendor = APSTART_VENDOR_GUID_INIT;
-	uint16_t name[24];
-	part_name(name, part);
-	return efi_set_variable(name, &vendor, APSTART_RESULTS_VAR_ATTRS, len, data);
-}
-
-/* Deleting a variable that is not there is not an error. */
-static void delete_part(unsigned part)
-{
-	(void)set_part(part, NULL, 0);
-}
-
-void summary_save(void)
-{
-	static const struct efi_guid vendor = APSTART_VENDOR_GUID_INIT;
-	char guid[40];
-
-	if (saved || phase == PHASE_OFF)
-		return;
-	saved = true;
-	phase = PHASE_OFF; /* what follows is about the save, not the run */
-	if (!uefi_boot)
-		return;
-	if (!save_on) {
-		kprintf("save: off (save=off): nothing written to NVRAM\n");
-		return;
-	}
-	if (!efi_runtime_usable()) {
-		kprintf("save: no usable UEFI runtime services: the summary is not kept "
-			"(read it from the screen or serial)\n");
-		return;
-	}
-	size_t part_cap = APSTART_RESULTS_MAX, cap = APSTART_RESULTS_TOTAL_MAX;
-	uint64_t max_storage, remaining, max_var;
-	efi_status st = efi_query_variable_info(APSTART_RESULTS_VAR_ATTRS, &max_storage,
-						&remaining, &max_var);
-	if (st == EFI_SUCCESS) {
-		kprintf("save: firmware NVRAM: %llu bytes, %llu free, at most %llu per variable\n",
-			(unsigned long long)max_storage, (unsigned long long)remaining,
-			(unsigned long long)max_var);
-		if (max_var < part_cap + VAR_OVERHEAD)
-			part_cap = max_var > VAR_OVERHEAD + 1024 ? (size_t)(max_var - VAR_OVERHEAD)
-								 : 1024;
-		cap = part_cap * APSTART_RESULTS_PARTS;
-		uint64_t share = remaining / APSTART_RESULTS_FREE_SHARE;
-		if (share < cap)
-			cap = share > 1024 ? (size_t)share : 1024;
-	}
-	if (cap > out_cap)
-		cap = out_cap;
-	size_t len = summary_render(out, cap);
-	size_t parts = len ? (len + part_cap - 1) / part_cap : 1;
-	guid_text(guid, sizeof guid, &vendor);
-	/* Part 0 last: a save cut short leaves no summary, never a torn one
-	 * (the loader deletes parts without a part 0). */
-	delete_part(0);
-	st = EFI_SUCCESS;
-	unsigned part = 1;
-	for (; part < parts && st == EFI_SUCCESS; part++) {
-		size_t at = part * part_cap, n = len - at < part_cap ? len - at : part_cap;
-		st = set_part(part, out + at, n);
-	}
-	if (st == EFI_SUCCESS) {
-		for (unsigned i = (unsigned)parts; i < APSTART_RESULTS_PARTS; i++)
-			delete_part(i); /* a bigger summary's leftovers */
-		part = 0;
-		st = set_part(0, out, len < part_cap ? len : part_cap);
-	} else {
-		part--; /* the one that failed */
-	}
-	if (st == EFI_SUCCESS) {
-		char more[96] = "";
-		if (parts > 1)
-			fmt_snprintf(more, sizeof more, " and %s1..%u (%u parts of at most %u bytes)",
-				     APSTART_RESULTS_VAR_NAME_ASCII, (unsigned)parts - 1,
-				     (unsigned)parts, (unsigned)part_cap);
-		kprintf("save: summary kept in NVRAM, %u bytes, as %s-%s%s: apstart.efi writes "
-			"it to the stick on the next boot\n", (unsigned)len,
-			APSTART_RESULTS_VAR_NAME_ASCII, guid, more);
-		return;
-	}
-	for (unsigned i = 1; i < parts; i++)
-		delete_part(i); /* no part 0: the rest is of no use */
-	char which[4] = { 0 };
-	if (part)
-		which[0] = (char)('0' + part);
-	kprintf("save: SetVariable(%s%s-%s, part %u of %u, %u bytes in all) failed: %s "
-		"(0x%llx): the summary is not kept\n", APSTART_RESULTS_VAR_NAME_ASCII, which,
-		guid, part, (unsigned)parts, (unsigned)len, efi_status_name(st),
-		(unsigned long long)st);
 }

@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* The out-of-line parts of the test hooks (wings/selftest/test_hooks.h). */
-#include "wings/selftest/test_hooks.h"
+/* selftest=: the failure paths, made to happen on purpose so that the
+ * tests can show each ends with a clear report (docs/tests.md). The wing
+ * arms the core's points (smp/selftest_points.h) for the one test asked,
+ * on the first AP to be started. */
+#include <stdbool.h>
+#include <stdint.h>
 
+#include "app/wing.h"
+#include "smp/lapic.h"
+#include "smp/selftest_points.h"
 #include "smp/sipi.h"
-#include "smp/trampoline.h"
+#include "smp/smp.h"
+#include "smp/wake.h"
+#include "kernel/confound.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
@@ -14,25 +23,13 @@
  * "Time-Stamp Counter"; Vol. 4, MSR 10H). */
 #define MSR_IA32_TSC 0x10
 
-enum selftest test_selftest;
 static uint32_t selftest_apic = APIC_ID_NONE;
 /* selftest=tsc-skew: how far the AP's TSC moved, in ticks (AP side). */
 static volatile int64_t tsc_skew_moved;
 
-void test_hooks_setup(enum selftest s)
+static void before_bring_up(void)
 {
-	test_selftest = s;
-	for (uint32_t i = 0; i < cpu_count; i++) {
-		if (!cpus[i].bsp && cpus[i].state == CPU_ABSENT) {
-			selftest_apic = cpus[i].apic_id;
-			break;
-		}
-	}
-}
-
-void test_hook_before_bring_up(void)
-{
-	if (test_selftest == SELFTEST_BSP_FAULT)
+	if (selftest_armed == SELFTEST_BSP_FAULT)
 		__asm__ volatile("ud2");
 }
 
@@ -78,17 +75,17 @@ static void renumber(struct cpu *c)
 		"(CPUID still says %u)\n", old, cpu_apic_id(), cpu_initial_apic_id());
 }
 
-void test_hooks_ap_selftest(struct cpu *c)
+static void ap_arrived(struct cpu *c)
 {
 	if (!selftest_target(c))
 		return;
-	if (test_selftest == SELFTEST_AP_FAULT)
+	if (selftest_armed == SELFTEST_AP_FAULT)
 		__asm__ volatile("ud2");
-	if (test_selftest == SELFTEST_AP_HANG)
+	if (selftest_armed == SELFTEST_AP_HANG)
 		halt_forever();
-	if (test_selftest == SELFTEST_APIC_RENUMBER)
+	if (selftest_armed == SELFTEST_APIC_RENUMBER)
 		renumber(c);
-	if (test_selftest == SELFTEST_AP_LATE) {
+	if (selftest_armed == SELFTEST_AP_LATE) {
 		/* Arrive just after the BSP gave up (bounded, in case it
 		 * never does): the hand-over must not count us online. */
 		uint64_t deadline = tsc_deadline_us(10u * 1000 * 1000);
@@ -96,13 +93,14 @@ void test_hooks_ap_selftest(struct cpu *c)
 		       !tsc_passed(deadline))
 			cpu_relax();
 	}
-	if (test_selftest == SELFTEST_TSC_SKEW)
+	if (selftest_armed == SELFTEST_TSC_SKEW)
 		skew_own_tsc();
 }
 
-void test_hook_after_bring_up(void)
+static void after_bring_up(const struct options *o)
 {
-	if (test_selftest != SELFTEST_TSC_SKEW)
+	(void)o;
+	if (selftest_armed != SELFTEST_TSC_SKEW)
 		return;
 	int64_t moved = tsc_skew_moved;
 	if (moved < 0)
@@ -115,7 +113,7 @@ void test_hook_after_bring_up(void)
 			selftest_apic);
 }
 
-bool test_hooks_lose_sipis(struct cpu *c)
+static bool lose_sipis(struct cpu *c)
 {
 	if (!selftest_target(c) || c->retries)
 		return false;
@@ -128,7 +126,7 @@ bool test_hooks_lose_sipis(struct cpu *c)
  * VEC_WAKE's, so that an unacknowledged one could not hide a wake-up. */
 #define STRAY_TEST_VECTOR 0x41
 
-void test_hooks_parked(struct cpu *c, const struct wake_config *w)
+static void parked(struct cpu *c, const struct wake_config *w)
 {
 	static bool done;
 	struct cpu *idle = 0;
@@ -137,7 +135,7 @@ void test_hooks_parked(struct cpu *c, const struct wake_config *w)
 		return;
 	done = true;
 	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
-	if (test_selftest == SELFTEST_PARKED_NMI) {
+	if (selftest_armed == SELFTEST_PARKED_NMI) {
 		uint32_t before = __atomic_load_n(&c->nmis_parked, __ATOMIC_ACQUIRE);
 		kprintf("selftest: NMI IPI sent to APIC ID %u (parked)\n", c->apic_id);
 		ap_send_ipi(c, ICR_NMI, "NMI IPI", NULL);
@@ -163,7 +161,7 @@ void test_hooks_parked(struct cpu *c, const struct wake_config *w)
 		cpu_relax();
 }
 
-void test_hooks_gave_up(struct cpu *c)
+static void gave_up(struct cpu *c)
 {
 	uint64_t deadline = tsc_deadline_us(100000);
 	while (!__atomic_load_n(&c->late_arrivals, __ATOMIC_ACQUIRE) &&
@@ -171,8 +169,7 @@ void test_hooks_gave_up(struct cpu *c)
 		cpu_relax();
 }
 
-void test_hooks_double_start(struct cpu *c, const struct wake_config *w,
-			     uint8_t vector)
+static void double_start(struct cpu *c, const struct wake_config *w, uint8_t vector)
 {
 	if (!selftest_target(c))
 		return;
@@ -190,21 +187,39 @@ void test_hooks_double_start(struct cpu *c, const struct wake_config *w,
 		"started again\n", c->apic_id, seen, ap_stage_name(seen));
 }
 
-void icount_fence_stop(void)
+/* selftest=smi: one SMI inside the first online window's bracket, just
+ * before the start (not on the timed path). */
+static void bracket_open(uint32_t slot, uint32_t cycle)
 {
-	cpu_relax();
-	lapic_timer_stop();
+	if (slot == 1 && cycle == 0)
+		confound_raise_smi();
 }
 
-uint32_t test_hooks_slow_spin_ticks(void)
+/* Arm the test asked for on the first AP to be started. */
+static void arm(const struct options *o)
 {
-	return (uint32_t)((uint64_t)APSTART_SLOW_TRAMP_NS * tsc_info()->khz / 1000000);
+	if (o->selftest == SELFTEST_NONE)
+		return;
+	for (uint32_t i = 0; i < cpu_count; i++) {
+		if (!cpus[i].bsp && cpus[i].state == CPU_ABSENT) {
+			selftest_apic = cpus[i].apic_id;
+			break;
+		}
+	}
+	selftest_points = (struct selftest_points){
+		.ap_arrived = ap_arrived,
+		.sipis_sent = double_start,
+		.lose_sipis = lose_sipis,
+		.parked = parked,
+		.gave_up = gave_up,
+		.bracket_open = bracket_open,
+	};
+	__atomic_store_n(&selftest_armed, o->selftest, __ATOMIC_RELEASE);
 }
 
-void test_hooks_slow_park_spin(void)
-{
-	uint64_t ticks = (uint64_t)APSTART_SLOW_PARK_NS * tsc_info()->khz / 1000000;
-	uint64_t start = rdtsc();
-	while (rdtsc() - start < ticks)
-		cpu_relax();
-}
+WING(selftest) = {
+	.name = "selftest",
+	.cpus_found = arm,
+	.before_bring_up = before_bring_up,
+	.after_bring_up = after_bring_up,
+};

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* The screen wing: for machines read without a serial line. The console
+ * text on the monitor (VGA text or the loader's framebuffer), a header
+ * that says what runs, a status line while it runs, then a result page
+ * and a QR code of the records, in turn, until power-off. */
+#include "app/wing.h"
+#include "wings/screen/header.h"
+#include "wings/screen/pager.h"
+#include "wings/screen/progress.h"
+#include "wings/screen/screen.h"
+
+static void start_screen(const struct boot_info *bi, const struct run_facts *facts)
+{
+	screen_init(bi);
+	header_init(facts);
+}
+
+static void show_run(const struct options *o, const struct run_facts *facts)
+{
+	header_draw();
+	progress_init(o->progress_ms, facts->cycles);
+}
+
+static void show_results(bool pass)
+{
+	pager_run(pass);
+}
+
+WING(screen) = {
+	.name = "screen",
+	.boot_info = start_screen,
+	.run_starts = show_run,
+	.halted = show_results,
+};
