@@ -121,7 +121,7 @@ void boot_report_run(const struct boot_choices *c)
 	const struct boot_info *boot = c->boot;
 	const struct acpi_info *acpi = c->acpi;
 	const struct options *opt = c->opt;
-	const struct wake_config *wake = c->wake;
+	const struct wake_config *wake = &c->opt->wake;
 	const struct park_plan *park = park_plan();
 	uint32_t aps = c->aps, cycles = c->cycles;
 	uint64_t tramp = c->tramp;
@@ -162,9 +162,9 @@ void boot_report_run(const struct boot_choices *c)
 		opt->extnmi == EXTNMI_ALL ? "every CPU" :
 		opt->extnmi == EXTNMI_NONE ? "no CPU" : "the BSP only, as Linux",
 		keyword_word(extnmi_words, opt->extnmi));
-	if (wake->sipi_delay == SIPI_DELAY_LINUX && opt->sipi_delay_us != 10)
+	if (wake->sipi_delay == SIPI_DELAY_LINUX && wake->sipi_delay_us != 10)
 		kprintf("wake: sipi_delay_us=%u ignored: it applies with sipi_delay=fixed\n",
-			opt->sipi_delay_us);
+			wake->sipi_delay_us);
 	kprintf("park: %s: %s, parks in %s", keyword_word(park_words, park->mode),
 		park->flush ? "WBINVD after reporting dead" : "no flush",
 		park->mwait ? "MONITOR/MWAIT" : "HLT");
@@ -176,7 +176,8 @@ void boot_report_run(const struct boot_choices *c)
 		"tsc_khz=%llu tsc_source=%s tramp=0x%llx firmware=%s "
 		"protocol=mb%d cycles=%u slow_tramp_ns=%u park=%s park_via=%s "
 		"park_flush=%d slow_park_ns=%u sipi_delay=%s sipi_delay_us=%u sipi_count=%s "
-		"park_why=%s sipi_retry=%u extnmi=%s bringup=%s cycles_mode=%s arch=%s\n",
+		"park_why=%s sipi_retry=%u extnmi=%s bringup=%s cycles_mode=%s arch=%s "
+		"bringup_used=%s\n",
 		APSTART_VERSION, APSTART_WBINVD, aps + 1,
 		lapic_status()->x2apic ? 1 : 0,
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
@@ -189,7 +190,8 @@ void boot_report_run(const struct boot_choices *c)
 		wake->sipi_delay_us, sipi_count, park->code, wake->sipi_retry,
 		keyword_word(extnmi_words, opt->extnmi),
 		keyword_word(bringup_words, wake->bringup),
-		keyword_word(cycles_mode_words, wake->cycles_mode), APSTART_ARCH);
+		keyword_word(cycles_mode_words, wake->cycles_mode), APSTART_ARCH,
+		keyword_word(bringup_words, wake->bringup_used));
 
 	print_environment(boot, acpi, tramp);
 }

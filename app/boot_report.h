@@ -18,7 +18,6 @@ struct boot_choices {
 	const struct boot_info *boot;
 	const struct acpi_info *acpi;
 	const struct options *opt;
-	const struct wake_config *wake;
 	uint64_t tramp;           /* the trampoline's page */
 	uint32_t aps;             /* APs to start */
 	uint32_t cycles;          /* per AP, after the sample store's bound */

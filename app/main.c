@@ -57,7 +57,6 @@ static enum exit_mode exit_mode;
 static struct acpi_info acpi;
 static uint32_t aps, cycles;
 static uint64_t tramp;
-static struct wake_config wake;
 static struct run_facts facts = {
 	.wbinvd = APSTART_WBINVD,
 	.slow_tramp_ns = APSTART_SLOW_TRAMP_NS,
@@ -304,10 +303,11 @@ static void install_trampoline(void)
 static void configure_wake(void)
 {
 	lapic_timer_calibrate();
-	wake = options_wake_config(&opt, smp_default_init_delay_us());
-	park_setup(wake.park);
+	opt.wake.icount_fence = opt.icount == ICOUNT_ON;
+	smp_resolve_wake(&opt.wake);
+	park_setup(opt.wake.park);
 	facts.park = keyword_word(park_words, park_plan()->mode);
-	facts.bringup = keyword_word(bringup_words, smp_bringup_mode(&wake));
+	facts.bringup = keyword_word(bringup_words, opt.wake.bringup_used);
 }
 
 static void announce_run(void)
@@ -342,12 +342,12 @@ static bool measure(void)
 	for_each_wing(w)
 		if (w->before_bring_up)
 			w->before_bring_up();
-	smp_bring_up(&wake);
+	smp_bring_up(&opt.wake);
 	for_each_wing(w)
 		if (w->after_bring_up)
 			w->after_bring_up(&opt);
 	if (!wing_measures(&complete)) {
-		smp_run_cycles(&wake, cycles);
+		smp_run_cycles(&opt.wake, cycles);
 		if (run_ended())
 			halt_forever();
 		kept_lines_report();
@@ -358,7 +358,7 @@ static bool measure(void)
 	for_each_wing(w)
 		if (w->measured)
 			w->measured();
-	smp_park_all(&wake);
+	smp_park_all(&opt.wake);
 	return complete;
 }
 
@@ -383,7 +383,14 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	find_cpus();
 	install_trampoline();
 	configure_wake();
-	boot_report_run(&(struct boot_choices){ &boot, &acpi, &opt, &wake, tramp, aps, cycles });
+	boot_report_run(&(struct boot_choices){
+		.boot = &boot,
+		.acpi = &acpi,
+		.opt = &opt,
+		.tramp = tramp,
+		.aps = aps,
+		.cycles = cycles,
+	});
 	announce_run();
 
 	bool complete = measure();

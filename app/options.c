@@ -63,6 +63,9 @@ static const struct keyword save_words[] = {
 	 0 * sizeof(char[sizeof(((struct options *)0)->f) == 4 ? 1 : -1]))
 
 #define OPT(f, d, ...) { .name = #f, .offset = FIELD32(f), .def = (d), __VA_ARGS__ }
+/* An option of the wake configuration (smp/wake.h), field f of o->wake. */
+#define OPT_WAKE(opt, f, d, ...) \
+	{ .name = #opt, .offset = FIELD32(wake.f), .def = (d), __VA_ARGS__ }
 
 enum num_result { NUM_OK, NUM_BAD, NUM_TOO_BIG };
 static enum num_result parse_u32(const char *s, size_t n, uint32_t *out);
@@ -104,22 +107,22 @@ static const struct opt_desc opt_table[] = {
 	OPT(cycles, 10, .min = 1, .max = 100000),
 	OPT(maxcpus, 0, .min = 1, .max_is_cpus = true, .def_name = "all"),
 	OPT(x2apic, X2APIC_AUTO, .keywords = x2apic_words),
-	OPT(init_delay_us, INIT_DELAY_AUTO, .min = 0, .max = 10000000,
+	OPT_WAKE(init_delay_us, init_delay_us, INIT_DELAY_AUTO, .min = 0, .max = 10000000,
 	    .def_name = "auto", .linux_name = "cpu_init_udelay"),
-	OPT(sipi_delay, SIPI_DELAY_LINUX, .keywords = sipi_delay_words),
-	OPT(sipi_delay_us, 10, .min = 0, .max = 10000000),
-	OPT(sipi_count, 2, .keywords = sipi_count_words),
-	OPT(ap_timeout_ms, 1000, .min = 1, .max = 600000),
-	OPT(sipi_retry, 1, .min = 0, .max = 10),
+	OPT_WAKE(sipi_delay, sipi_delay, SIPI_DELAY_LINUX, .keywords = sipi_delay_words),
+	OPT_WAKE(sipi_delay_us, sipi_delay_us, 10, .min = 0, .max = 10000000),
+	OPT_WAKE(sipi_count, sipi_count, 2, .keywords = sipi_count_words),
+	OPT_WAKE(ap_timeout_ms, ap_timeout_ms, 1000, .min = 1, .max = 600000),
+	OPT_WAKE(sipi_retry, sipi_retry, 1, .min = 0, .max = 10),
 	OPT(extnmi, EXTNMI_BSP, .keywords = extnmi_words, .linux_name = "apic_extnmi"),
-	OPT(park, PARK_LINUX, .keywords = park_words),
+	OPT_WAKE(park, park, PARK_LINUX, .keywords = park_words),
 	OPT(exit, EXIT_AUTO, .keywords = exit_words),
-	OPT(bsp_wait, BSP_WAIT_SPIN, .keywords = bsp_wait_words),
+	OPT_WAKE(bsp_wait, bsp_wait, BSP_WAIT_SPIN, .keywords = bsp_wait_words),
 	OPT(icount, ICOUNT_OFF, .keywords = icount_words),
 	OPT(selftest, SELFTEST_NONE, .keywords = selftest_words),
 	OPT(save, SAVE_ON, .keywords = save_words),
-	OPT(bringup, BRINGUP_SERIAL, .keywords = bringup_words),
-	OPT(cycles_mode, CYCLES_SERIAL, .keywords = cycles_mode_words),
+	OPT_WAKE(bringup, bringup, BRINGUP_SERIAL, .keywords = bringup_words),
+	OPT_WAKE(cycles_mode, cycles_mode, CYCLES_SERIAL, .keywords = cycles_mode_words),
 	/* console= sets both fields; the second row only gives the default. */
 	{ .name = "console", .offset = FIELD32(console_port), .def = 0,
 	  .parse = parse_console },
@@ -153,25 +156,6 @@ void options_set_defaults(struct options *o)
 {
 	for (size_t i = 0; i < OPT_COUNT; i++)
 		*field(o, &opt_table[i]) = opt_table[i].def;
-}
-
-struct wake_config options_wake_config(const struct options *o,
-				       uint32_t auto_init_delay_us)
-{
-	return (struct wake_config){
-		.init_delay_us = o->init_delay_us == INIT_DELAY_AUTO ? auto_init_delay_us
-								     : o->init_delay_us,
-		.sipi_delay = o->sipi_delay,
-		.sipi_delay_us = o->sipi_delay_us,
-		.sipi_count = o->sipi_count,
-		.ap_timeout_ms = o->ap_timeout_ms,
-		.bsp_wait = o->bsp_wait,
-		.park = o->park,
-		.sipi_retry = o->sipi_retry,
-		.icount_fence = o->icount == ICOUNT_ON,
-		.bringup = o->bringup,
-		.cycles_mode = o->cycles_mode,
-	};
 }
 
 static bool is_space(char c)

@@ -33,29 +33,18 @@ enum probe_mode { PROBE_NONE, PROBE_FLUSH };
  * flushing at once was reported to hang a dual-socket machine). */
 enum flush_at_once { AT_ONCE_NONE, AT_ONCE_SOCKET, AT_ONCE_ALL };
 
-/* init_delay_us takes this value until set: pick by CPU family. */
-#define INIT_DELAY_AUTO UINT32_MAX
-
 struct options {
 	uint32_t cycles;        /* offline/online cycles per AP, default 10 */
 	uint32_t maxcpus;       /* CPUs to use including the BSP; 0 = all */
 	enum x2apic_pref x2apic;
-	uint32_t init_delay_us; /* INIT_DELAY_AUTO by default */
-	enum sipi_delay sipi_delay; /* default linux */
-	uint32_t sipi_delay_us; /* sipi_delay=fixed only, default 10 */
-	uint32_t sipi_count;    /* STARTUP IPIs per wake-up: 1, 2 (default),
-				 * or SIPI_COUNT_AUTO */
-	uint32_t ap_timeout_ms; /* default 1000 */
-	uint32_t sipi_retry;    /* INIT-SIPI-SIPI again after a timeout, default 1 */
 	enum extnmi extnmi;     /* LINT1 NMIs: bsp (default, as Linux), all, none */
-	enum park_mode park;    /* default linux */
 	enum exit_mode exit;
-	enum bsp_wait bsp_wait;  /* default spin */
-	enum icount_mode icount; /* default off */
+	/* init_delay_us, sipi_delay[_us], sipi_count, ap_timeout_ms, sipi_retry,
+	 * park, bsp_wait, bringup, cycles_mode: */
+	struct wake_config wake;
+	enum icount_mode icount; /* default off; sets wake.icount_fence */
 	enum selftest selftest;  /* default none */
 	enum save_mode save;     /* default on */
-	enum bringup_mode bringup;    /* default serial */
-	enum cycles_mode cycles_mode; /* default serial */
 	uint32_t console_port;   /* console=ttyS<n>: n, default 0 (COM1) */
 	uint32_t console_baud;   /* default 115200 */
 	uint32_t progress_ms;    /* status line refresh, default 250; 0: after
@@ -69,12 +58,6 @@ struct options {
 };
 
 void options_set_defaults(struct options *o);
-
-/* The wake configuration the options choose (smp/wake.h), for the whole
- * run; init_delay_us=auto takes auto_init_delay_us, the CPU's default
- * (smp_default_init_delay_us()). */
-struct wake_config options_wake_config(const struct options *o,
-				       uint32_t auto_init_delay_us);
 
 /* Parse a NUL-terminated command line. Leading words without '=' that
  * contain '/' are taken as the boot image path (QEMU -kernel passes

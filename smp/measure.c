@@ -109,14 +109,19 @@ static struct cpu **set;
  * every AP takes part in this round (the shorthand reaches them all). */
 static bool use_broadcast(const struct wake_config *w, uint32_t n, uint32_t aps)
 {
-	return w->bringup == BRINGUP_BROADCAST && !smp_broadcast_refused() && n == aps;
+	return w->bringup_used == BRINGUP_BROADCAST && n == aps;
 }
 
-enum bringup_mode smp_bringup_mode(const struct wake_config *w)
+void smp_resolve_wake(struct wake_config *w)
 {
-	if (w->bringup == BRINGUP_BROADCAST && smp_broadcast_refused())
-		return BRINGUP_PARALLEL;
-	return w->bringup;
+	if (w->init_delay_us == INIT_DELAY_AUTO)
+		w->init_delay_us = smp_default_init_delay_us();
+	w->bringup_used = w->bringup;
+	if (w->bringup == BRINGUP_BROADCAST && smp_broadcast_refused()) {
+		w->bringup_used = BRINGUP_PARALLEL;
+		kprintf("bringup: broadcast refused (%s): parallel instead\n",
+			smp_broadcast_refused());
+	}
 }
 
 static void cpu_line(const struct cpu *c)
@@ -171,10 +176,7 @@ void smp_bring_up(const struct wake_config *w)
 	phases_store_init(n);
 	uint32_t *nmis = bootmem_alloc((uint64_t)(n ? n : 1) * sizeof *nmis, 64,
 				       "the bring-up's NMI counts");
-	enum bringup_mode mode = smp_bringup_mode(w);
-	if (mode != w->bringup)
-		kprintf("bringup: broadcast refused (%s): parallel instead\n",
-			smp_broadcast_refused());
+	enum bringup_mode mode = w->bringup_used;
 
 	uint64_t total = 0;
 	uint32_t online = 0;

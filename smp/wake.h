@@ -46,19 +46,28 @@ enum bringup_mode { BRINGUP_SERIAL, BRINGUP_PARALLEL, BRINGUP_BROADCAST };
  * every AP offline at once, then every AP online at once, per cycle. */
 enum cycles_mode { CYCLES_SERIAL, CYCLES_PARALLEL };
 
+/* The wake configuration of the whole run: the options' own fields
+ * (app/options.h embeds it; the parser writes it), then what kmain()
+ * resolves before any AP starts. */
 struct wake_config {
-	uint32_t init_delay_us;
+	uint32_t init_delay_us;  /* INIT_DELAY_AUTO until resolved by CPU family */
 	enum sipi_delay sipi_delay;
-	uint32_t sipi_delay_us; /* sipi_delay=fixed only */
-	uint32_t sipi_count;    /* 2 as the SDM and Linux, 1, or SIPI_COUNT_AUTO */
+	uint32_t sipi_delay_us;  /* sipi_delay=fixed only */
+	uint32_t sipi_count;     /* 2 as the SDM and Linux, 1, or SIPI_COUNT_AUTO */
 	uint32_t ap_timeout_ms;
 	enum bsp_wait bsp_wait;
 	enum park_mode park;
-	uint32_t sipi_retry;    /* wake-ups sent again before giving up */
-	bool icount_fence;      /* icount=on: see wings/selftest/test_hooks.h */
-	enum bringup_mode bringup; /* broadcast only if smp_broadcast_refused() is NULL */
+	uint32_t sipi_retry;     /* wake-ups sent again before giving up */
+	enum bringup_mode bringup;      /* as asked (bringup=) */
 	enum cycles_mode cycles_mode;
+	/* Resolved once (smp_resolve_wake()): the mode used for a round of
+	 * every AP; broadcast only if smp_broadcast_refused() is NULL. */
+	enum bringup_mode bringup_used;
+	bool icount_fence;       /* icount=on: see smp/icount_fence.h */
 };
+
+/* init_delay_us takes this value until resolved: pick by CPU family. */
+#define INIT_DELAY_AUTO UINT32_MAX
 
 /* One bring-up. total is the BSP's own figure; the rest are differences
  * of TSC readings, signed, TICKS_NA when meaningless: ap and to_real

@@ -22,7 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	options_set_defaults(&o);
 	options_parse(&o, s, 64, fuzz_diag, fuzz_diag, 0);
 	if (o.cycles < 1 || o.cycles > 100000 || o.maxcpus > 64 ||
-	    o.sipi_count < 1 || o.sipi_count > 2 || o.ap_timeout_ms < 1 ||
+	    o.wake.sipi_count < 1 || o.wake.sipi_count > 2 || o.wake.ap_timeout_ms < 1 ||
 	    o.console_port > 3 || !o.console_baud || 115200 % o.console_baud)
 		abort();
 	free(s);

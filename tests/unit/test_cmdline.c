@@ -30,12 +30,12 @@ static int parse(struct options *o, const char *s, uint32_t max_cpus)
 static bool is_default(const struct options *o)
 {
 	return o->cycles == 10 && o->maxcpus == 0 &&
-	       o->x2apic == X2APIC_AUTO && o->init_delay_us == INIT_DELAY_AUTO &&
-	       o->sipi_delay == SIPI_DELAY_LINUX && o->sipi_delay_us == 10 &&
-	       o->sipi_count == 2 && o->ap_timeout_ms == 1000 &&
-	       o->exit == EXIT_AUTO && o->bsp_wait == BSP_WAIT_SPIN &&
+	       o->x2apic == X2APIC_AUTO && o->wake.init_delay_us == INIT_DELAY_AUTO &&
+	       o->wake.sipi_delay == SIPI_DELAY_LINUX && o->wake.sipi_delay_us == 10 &&
+	       o->wake.sipi_count == 2 && o->wake.ap_timeout_ms == 1000 &&
+	       o->exit == EXIT_AUTO && o->wake.bsp_wait == BSP_WAIT_SPIN &&
 	       o->icount == ICOUNT_OFF && o->selftest == SELFTEST_NONE &&
-	       o->save == SAVE_ON && o->park == PARK_LINUX;
+	       o->save == SAVE_ON && o->wake.park == PARK_LINUX;
 }
 
 static void test_defaults_and_empty(void)
@@ -69,9 +69,9 @@ static void test_all_valid(void)
 	CHECK_EQ(o.cycles, 250);
 	CHECK_EQ(o.maxcpus, 4);
 	CHECK_EQ(o.x2apic, X2APIC_OFF);
-	CHECK_EQ(o.init_delay_us, 0);
-	CHECK_EQ(o.sipi_delay_us, 200);
-	CHECK_EQ(o.ap_timeout_ms, 600000);
+	CHECK_EQ(o.wake.init_delay_us, 0);
+	CHECK_EQ(o.wake.sipi_delay_us, 200);
+	CHECK_EQ(o.wake.ap_timeout_ms, 600000);
 	CHECK_EQ(o.exit, EXIT_QEMU);
 
 	CHECK_EQ(parse(&o, "x2apic=on exit=halt", 8), 0);
@@ -82,7 +82,7 @@ static void test_all_valid(void)
 	CHECK_EQ(o.exit, EXIT_AUTO);
 
 	CHECK_EQ(parse(&o, "bsp_wait=hlt selftest=ap-hang", 8), 0);
-	CHECK_EQ(o.bsp_wait, BSP_WAIT_HLT);
+	CHECK_EQ(o.wake.bsp_wait, BSP_WAIT_HLT);
 	CHECK_EQ(o.selftest, SELFTEST_AP_HANG);
 	CHECK_EQ(parse(&o, "icount=on", 8), 0);
 	CHECK_EQ(o.icount, ICOUNT_ON);
@@ -99,30 +99,30 @@ static void test_all_valid(void)
 	CHECK_EQ(parse(&o, "selftest=bsp-fault selftest=ap-fault", 8), 0);
 	CHECK_EQ(o.selftest, SELFTEST_AP_FAULT);
 	CHECK_EQ(parse(&o, "sipi_count=1", 8), 0);
-	CHECK_EQ(o.sipi_count, 1);
+	CHECK_EQ(o.wake.sipi_count, 1);
 	CHECK_EQ(parse(&o, "sipi_count=auto", 8), 0);
-	CHECK_EQ(o.sipi_count, SIPI_COUNT_AUTO);
+	CHECK_EQ(o.wake.sipi_count, SIPI_COUNT_AUTO);
 	CHECK_EQ(parse(&o, "sipi_count=3 sipi_count=0", 8), 2);
-	CHECK_EQ(o.sipi_count, 2);
+	CHECK_EQ(o.wake.sipi_count, 2);
 	CHECK_STREQ(dlog.msg[1], "cmdline: sipi_count=0 invalid, expected auto|1|2, keeping 2");
 	CHECK_EQ(parse(&o, "sipi_delay=fixed sipi_delay_us=0", 8), 0);
-	CHECK_EQ(o.sipi_delay, SIPI_DELAY_FIXED);
-	CHECK_EQ(o.sipi_delay_us, 0);
+	CHECK_EQ(o.wake.sipi_delay, SIPI_DELAY_FIXED);
+	CHECK_EQ(o.wake.sipi_delay_us, 0);
 	CHECK_EQ(parse(&o, "sipi_delay=fixed sipi_delay=linux", 8), 0);
-	CHECK_EQ(o.sipi_delay, SIPI_DELAY_LINUX);
+	CHECK_EQ(o.wake.sipi_delay, SIPI_DELAY_LINUX);
 	CHECK_EQ(parse(&o, "sipi_delay=10", 8), 1);
-	CHECK_EQ(o.sipi_delay, SIPI_DELAY_LINUX);
+	CHECK_EQ(o.wake.sipi_delay, SIPI_DELAY_LINUX);
 	CHECK_STREQ(dlog.msg[0], "cmdline: sipi_delay=10 invalid, expected linux|fixed, keeping linux");
 	CHECK_EQ(parse(&o, "park=hlt", 8), 0);
-	CHECK_EQ(o.park, PARK_HLT);
+	CHECK_EQ(o.wake.park, PARK_HLT);
 	CHECK_EQ(parse(&o, "park=mwait", 8), 0);
-	CHECK_EQ(o.park, PARK_MWAIT);
+	CHECK_EQ(o.wake.park, PARK_MWAIT);
 	CHECK_EQ(parse(&o, "park=init park=linux", 8), 0);
-	CHECK_EQ(o.park, PARK_LINUX);
+	CHECK_EQ(o.wake.park, PARK_LINUX);
 	CHECK_EQ(parse(&o, "park=init", 8), 0);
-	CHECK_EQ(o.park, PARK_INIT);
+	CHECK_EQ(o.wake.park, PARK_INIT);
 	CHECK_EQ(parse(&o, "park=wbinvd", 8), 1);
-	CHECK_EQ(o.park, PARK_LINUX);
+	CHECK_EQ(o.wake.park, PARK_LINUX);
 	CHECK_STREQ(dlog.msg[0], "cmdline: park=wbinvd invalid, expected linux|hlt|mwait|init, keeping linux");
 	CHECK_EQ(parse(&o, "selftest=tsc-skew", 8), 0);
 	CHECK_EQ(o.selftest, SELFTEST_TSC_SKEW);
@@ -130,7 +130,7 @@ static void test_all_valid(void)
 	CHECK_EQ(o.selftest, SELFTEST_DOUBLE_START);
 	CHECK_EQ(parse(&o, "selftest=ap_hang bsp_wait=halt", 8), 2);
 	CHECK_EQ(o.selftest, SELFTEST_NONE);
-	CHECK_EQ(o.bsp_wait, BSP_WAIT_SPIN);
+	CHECK_EQ(o.wake.bsp_wait, BSP_WAIT_SPIN);
 	CHECK_STREQ(dlog.msg[0], "cmdline: selftest=ap_hang invalid, expected "
 				 "none|bsp-fault|ap-fault|ap-hang|double-start|apic-renumber|"
 				 "ap-late|tsc-skew|lost-sipi|stray-ipi|parked-nmi|smi, keeping none");
@@ -166,15 +166,15 @@ static void test_all_valid(void)
 	CHECK_EQ(o.probe, PROBE_NONE);
 	CHECK_EQ(o.flush_at_once, AT_ONCE_NONE);
 	CHECK_EQ(parse(&o, "sipi_retry=0 extnmi=all selftest=lost-sipi", 8), 0);
-	CHECK_EQ(o.sipi_retry, 0);
+	CHECK_EQ(o.wake.sipi_retry, 0);
 	CHECK_EQ(o.extnmi, EXTNMI_ALL);
 	CHECK_EQ(o.selftest, SELFTEST_LOST_SIPI);
 	CHECK_EQ(parse(&o, "apic_extnmi=none sipi_retry=10 selftest=stray-ipi", 8), 0);
 	CHECK_EQ(o.extnmi, EXTNMI_NONE);
-	CHECK_EQ(o.sipi_retry, 10);
+	CHECK_EQ(o.wake.sipi_retry, 10);
 	CHECK_EQ(o.selftest, SELFTEST_STRAY_IPI);
 	CHECK_EQ(parse(&o, "sipi_retry=11 extnmi=some", 8), 2);
-	CHECK_EQ(o.sipi_retry, 1);
+	CHECK_EQ(o.wake.sipi_retry, 1);
 	CHECK_EQ(o.extnmi, EXTNMI_BSP);
 	CHECK_STREQ(dlog.msg[1], "cmdline: extnmi=some invalid, expected bsp|all|none, keeping bsp");
 
@@ -184,9 +184,9 @@ static void test_all_valid(void)
 		       8),
 		 0);
 	CHECK_EQ(o.cycles, 1);
-	CHECK_EQ(o.ap_timeout_ms, 1);
-	CHECK_EQ(o.init_delay_us, 10000000);
-	CHECK_EQ(o.sipi_delay_us, 0);
+	CHECK_EQ(o.wake.ap_timeout_ms, 1);
+	CHECK_EQ(o.wake.init_delay_us, 10000000);
+	CHECK_EQ(o.wake.sipi_delay_us, 0);
 	CHECK_EQ(o.maxcpus, 8);
 	CHECK_EQ(parse(&o, "cycles=100000", 8), 0);
 	CHECK_EQ(o.cycles, 100000);
@@ -196,8 +196,8 @@ static void test_all_valid(void)
 		       8),
 		 0);
 	CHECK_EQ(o.cycles, 16);
-	CHECK_EQ(o.sipi_delay_us, 255);
-	CHECK_EQ(o.ap_timeout_ms, 7);
+	CHECK_EQ(o.wake.sipi_delay_us, 255);
+	CHECK_EQ(o.wake.ap_timeout_ms, 7);
 
 	/* Last one wins. */
 	CHECK_EQ(parse(&o, "cycles=3 cycles=4 cycles=5", 8), 0);
@@ -230,7 +230,7 @@ static void test_bad_values(void)
 	CHECK_EQ(parse(&o, "cycles=4294967296 sipi_delay_us=0x100000000", 8),
 		 2);
 	CHECK_EQ(o.cycles, 10);
-	CHECK_EQ(o.sipi_delay_us, 10);
+	CHECK_EQ(o.wake.sipi_delay_us, 10);
 
 	CHECK_EQ(parse(&o, "cycles=5x", 8), 1);
 	CHECK_EQ(o.cycles, 10);
@@ -266,8 +266,8 @@ static void test_bad_values(void)
 		    "cmdline: cycles=200000 out of range 1..100000, keeping 7");
 
 	CHECK_EQ(parse(&o, "ap_timeout_ms=0 init_delay_us=10000001", 8), 2);
-	CHECK_EQ(o.ap_timeout_ms, 1000);
-	CHECK_EQ(o.init_delay_us, INIT_DELAY_AUTO);
+	CHECK_EQ(o.wake.ap_timeout_ms, 1000);
+	CHECK_EQ(o.wake.init_delay_us, INIT_DELAY_AUTO);
 	CHECK_STREQ(dlog.msg[1],
 		    "cmdline: init_delay_us=10000001 out of range 0..10000000, "
 		    "keeping auto");
@@ -300,7 +300,7 @@ static void test_bad_values(void)
 	CHECK_EQ(o.cycles, 10);
 	CHECK_EQ(o.maxcpus, 2);
 	CHECK_EQ(o.exit, EXIT_AUTO);
-	CHECK_EQ(o.ap_timeout_ms, 50);
+	CHECK_EQ(o.wake.ap_timeout_ms, 50);
 }
 
 static void test_unknown_and_paths(void)
@@ -448,30 +448,30 @@ static void test_warn_records(void)
 	CHECK_EQ(wlog.count, 0);
 }
 
-/* Every wake_config field comes from its option; auto init delay from the
- * caller. */
+/* Every wake_config field is its option's; init_delay_us stays auto until
+ * the kernel resolves it (smp_resolve_wake()). */
 static void test_wake_config(void)
 {
 	struct options o;
 	struct wake_config w;
 
 	CHECK_EQ(parse(&o, "", 8), 0);
-	w = options_wake_config(&o, 10000);
-	CHECK_EQ(w.init_delay_us, 10000);
+	w = o.wake;
+	CHECK_EQ(w.init_delay_us, INIT_DELAY_AUTO);
 	CHECK_EQ(w.sipi_delay, SIPI_DELAY_LINUX);
 	CHECK_EQ(w.sipi_count, 2);
 	CHECK_EQ(w.ap_timeout_ms, 1000);
 	CHECK_EQ(w.bsp_wait, BSP_WAIT_SPIN);
 	CHECK_EQ(w.park, PARK_LINUX);
 	CHECK_EQ(w.sipi_retry, 1);
-	CHECK(!w.icount_fence);
+	CHECK_EQ(o.icount, ICOUNT_OFF);
 	CHECK_EQ(w.bringup, BRINGUP_SERIAL);
 	CHECK_EQ(w.cycles_mode, CYCLES_SERIAL);
 
 	CHECK_EQ(parse(&o, "init_delay_us=0 sipi_delay=fixed sipi_delay_us=300 "
 		       "sipi_count=auto ap_timeout_ms=50 bsp_wait=hlt park=init "
 		       "sipi_retry=3 icount=on bringup=broadcast cycles_mode=parallel", 8), 0);
-	w = options_wake_config(&o, 10000);
+	w = o.wake;
 	CHECK_EQ(w.init_delay_us, 0);
 	CHECK_EQ(w.sipi_delay, SIPI_DELAY_FIXED);
 	CHECK_EQ(w.sipi_delay_us, 300);
@@ -480,7 +480,7 @@ static void test_wake_config(void)
 	CHECK_EQ(w.bsp_wait, BSP_WAIT_HLT);
 	CHECK_EQ(w.park, PARK_INIT);
 	CHECK_EQ(w.sipi_retry, 3);
-	CHECK(w.icount_fence);
+	CHECK_EQ(o.icount, ICOUNT_ON);
 	CHECK_EQ(w.bringup, BRINGUP_BROADCAST);
 	CHECK_EQ(w.cycles_mode, CYCLES_PARALLEL);
 }
@@ -492,7 +492,7 @@ static void test_linux_spellings(void)
 	CHECK_EQ(parse(&o, "nosmp nox2apic cpu_init_udelay=10000", 8), 0);
 	CHECK_EQ(o.maxcpus, 1);
 	CHECK_EQ(o.x2apic, X2APIC_OFF);
-	CHECK_EQ(o.init_delay_us, 10000);
+	CHECK_EQ(o.wake.init_delay_us, 10000);
 	/* Only whole words: nosmpx is unknown; a later option wins. */
 	CHECK_EQ(parse(&o, "nosmpx nosmp maxcpus=3", 8), 1);
 	CHECK_EQ(o.maxcpus, 3);
