@@ -5,12 +5,12 @@
 
 #include "smp/lapic.h"
 #include "smp/park.h"
-#include "smp/smp.h"
 #include "smp/selftest_points.h"
+#include "smp/smp.h"
 #include "smp/tsc_sync.h"
-#include "kernel/idt.h"
 #include "kernel/abort.h"
 #include "kernel/gdt.h"
+#include "kernel/idt.h"
 #include "kernel/trap.h"
 #include "kernel/x86.h"
 

@@ -8,13 +8,13 @@
 #include "smp/many_aps.h"
 
 #include "smp/ap_wait.h"
+#include "smp/icount_fence.h"
 #include "smp/lapic.h"
 #include "smp/one_ap.h"
 #include "smp/phases.h"
+#include "smp/selftest_points.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
-#include "smp/icount_fence.h"
-#include "smp/selftest_points.h"
 #include "smp/trampoline.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
@@ -47,9 +47,9 @@ uint32_t ap_start_many(struct cpu *const *set, uint32_t n,
 	for (uint32_t i = 0; i < n; i++)
 		set[i]->marks.start = t0;
 
-	sipi_send_init(&s, w);
+	ap_send_init_many(&s, w);
 	icount_fence_arm_late(w, fence_armed);
-	sipi_send_startups(&s, w, sipi_vector(), lost);
+	ap_send_startups_many(&s, w, sipi_vector(), lost);
 
 	ap_wait_all(set, n, NULL, ap_is_online, seen, w);
 	uint32_t online = 0;

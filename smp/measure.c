@@ -10,9 +10,9 @@
 #include "smp/many_aps.h"
 #include "smp/one_ap.h"
 #include "smp/phases.h"
+#include "smp/selftest_points.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
-#include "smp/selftest_points.h"
 #include "smp/tsc_sync.h"
 #include "kernel/abort.h"
 #include "kernel/bootmem.h"
@@ -51,12 +51,10 @@ void smp_set_progress_hook(void (*hook)(const struct smp_progress *p))
 }
 
 /* Only ever between two timed windows. */
-static void progress(enum measure_part part, uint32_t cpu, uint32_t cpus, uint32_t cycle,
-		     uint32_t cycles, uint32_t done, uint32_t total)
+static void progress(const struct smp_progress *p)
 {
 	if (progress_hook)
-		progress_hook(&(struct smp_progress){ part, cpu, cpus, cycle, cycles,
-						      done, total });
+		progress_hook(p);
 }
 
 uint32_t smp_max_cycles(uint32_t aps)
@@ -180,7 +178,8 @@ void smp_bring_up(const struct wake_config *w)
 
 	uint64_t total = 0;
 	uint32_t online = 0;
-	progress(MEASURE_BRING_UP, 1, n, 0, 0, 0, n);
+	progress(&(struct smp_progress){ .part = MEASURE_BRING_UP, .cpu = 1, .cpus = n,
+					 .done = 0, .total = n });
 	if (mode == BRINGUP_SERIAL) {
 		for (uint32_t i = 0; i < n && !run_ended(); i++) {
 			struct cpu *c = set[i];
@@ -189,7 +188,8 @@ void smp_bring_up(const struct wake_config *w)
 			bool started = ap_start(c, w, &ph);
 			events_report();
 			if (!started) {
-				progress(MEASURE_BRING_UP, i + 1, n, 0, 0, i + 1, n);
+				progress(&(struct smp_progress){ .part = MEASURE_BRING_UP, .cpu = i + 1,
+						 .cpus = n, .done = i + 1, .total = n });
 				continue;
 			}
 			c->boot_ticks = ph.total;
@@ -201,7 +201,8 @@ void smp_bring_up(const struct wake_config *w)
 			tsc_sync_check(c, w);
 			cpu_line(c);
 			phases_record(c, 0, events_window_nmis(c) != nmis[i]);
-			progress(MEASURE_BRING_UP, i + 1, n, 0, 0, i + 1, n);
+			progress(&(struct smp_progress){ .part = MEASURE_BRING_UP, .cpu = i + 1,
+						 .cpus = n, .done = i + 1, .total = n });
 		}
 	} else {
 		bool bc = mode == BRINGUP_BROADCAST;
@@ -217,7 +218,8 @@ void smp_bring_up(const struct wake_config *w)
 			cpu_line(c);
 			phases_record(c, 0, events_window_nmis(c) != nmis[i]);
 		}
-		progress(MEASURE_BRING_UP, n, n, 0, 0, n, n);
+		progress(&(struct smp_progress){ .part = MEASURE_BRING_UP, .cpu = n, .cpus = n,
+						 .done = n, .total = n });
 	}
 	/* serial: the sum of the starts (the warp tests between them not
 	 * counted); parallel, broadcast: first INIT -> last AP seen. */
@@ -268,8 +270,10 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			online_line(c, k + 1, &ph, nmi, &cw);
 			window_done("online", c->apic_id, k + 1, &cw);
 			phases_record(c, k + 1, nmi);
-			progress(MEASURE_CYCLES, slot, aps, k + 1, cycles,
-				 (slot - 1) * cycles + k + 1, aps * cycles);
+			progress(&(struct smp_progress){
+				.part = MEASURE_CYCLES, .cpu = slot, .cpus = aps,
+				.cycle = k + 1, .cycles = cycles,
+				.done = (slot - 1) * cycles + k + 1, .total = aps * cycles });
 		}
 	}
 }
@@ -340,8 +344,10 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 			online_line(c, k + 1, &ph, nmi, &cw);
 			phases_record(c, k + 1, nmi);
 		}
-		progress(MEASURE_CYCLES, aps, aps, k + 1, cycles, (k + 1) * aps,
-			 aps * cycles);
+		progress(&(struct smp_progress){
+			.part = MEASURE_CYCLES, .cpu = aps, .cpus = aps,
+			.cycle = k + 1, .cycles = cycles,
+			.done = (k + 1) * aps, .total = aps * cycles });
 	}
 }
 
@@ -363,7 +369,8 @@ void smp_run_cycles(const struct wake_config *w, uint32_t cycles)
 		c->settled_ticks = &settled_pool[slot * cycles];
 		slot++;
 	}
-	progress(MEASURE_CYCLES, 1, aps, 0, cycles, 0, aps * cycles);
+	progress(&(struct smp_progress){ .part = MEASURE_CYCLES, .cpu = 1, .cpus = aps,
+					 .cycles = cycles, .done = 0, .total = aps * cycles });
 	if (w->cycles_mode == CYCLES_PARALLEL)
 		cycles_parallel(w, cycles, aps);
 	else

@@ -4,12 +4,12 @@
 #include "smp/one_ap.h"
 
 #include "smp/ap_wait.h"
+#include "smp/icount_fence.h"
 #include "smp/lapic.h"
 #include "smp/phases.h"
+#include "smp/selftest_points.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
-#include "smp/icount_fence.h"
-#include "smp/selftest_points.h"
 #include "smp/trampoline.h"
 #include "kernel/console.h"
 #include "kernel/trap.h"
@@ -31,7 +31,7 @@ bool ap_start(struct cpu *c, const struct wake_config *w, struct start_times *ph
 	c->marks.start = rdtsc();
 	ap_send_init(c, w);
 	icount_fence_arm_late(w, fence_armed);
-	ap_send_startup_ipis(c, w, vector, lose_sipis);
+	ap_send_startups(c, w, vector, lose_sipis);
 
 	selftest_at_sipis_sent(c, w, vector);
 

@@ -11,10 +11,10 @@
 #include "smp/sipi.h"
 
 #include "smp/ap_wait.h"
-#include "smp/lapic.h"
-#include "smp/smp.h"
 #include "smp/icount_fence.h"
+#include "smp/lapic.h"
 #include "smp/selftest_points.h"
+#include "smp/smp.h"
 #include "smp/trampoline.h"
 #include "kernel/abort.h"
 #include "kernel/console.h"
@@ -22,15 +22,15 @@
 #include "kernel/tsc.h"
 #include "kernel/warn.h"
 #include "kernel/x86.h"
+#include "lib/compiler.h"
 
 /* ESR bits worth reporting after a SIPI: all but bit 4 (reserved on
  * P6-family APICs, "redirectable IPI" elsewhere), as Linux masks 0xEF. */
 #define ESR_REPORT_MASK 0xEF
 
-/* The steps below are written once, for a set; inlined (INLINE) into the
- * one-AP entry points, they compile for one AP to the sequence as first
- * written for it: the measured windows run through them. */
-#define INLINE static inline __attribute__((always_inline))
+/* The steps below are written once, for a set, and inlined into the
+ * one-AP entry points (FORCE_INLINE): the measured windows run through
+ * them. */
 
 bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what,
 		 void (*after_write)(void))
@@ -70,7 +70,7 @@ void ap_prepare(struct cpu *c)
 
 /* One INIT to every AP of s (or one broadcast); each AP's mark is the
  * BSP's TSC after it. */
-INLINE void init_round(const struct wake_set *s, uint32_t icr, const char *what,
+FORCE_INLINE void init_round(const struct wake_set *s, uint32_t icr, const char *what,
 		       bool assert)
 {
 	if (s->broadcast) {
@@ -89,7 +89,7 @@ INLINE void init_round(const struct wake_set *s, uint32_t icr, const char *what,
 	}
 }
 
-INLINE void init_sequence(const struct wake_set *s, const struct wake_config *w)
+FORCE_INLINE void init_sequence(const struct wake_set *s, const struct wake_config *w)
 {
 	init_round(s, ICR_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL, "INIT assert", true);
 	for (uint32_t i = 0; i < s->n; i++)
@@ -102,14 +102,15 @@ INLINE void init_sequence(const struct wake_set *s, const struct wake_config *w)
 	init_round(s, ICR_INIT | ICR_TRIGGER_LEVEL, "INIT de-assert", false);
 }
 
-void sipi_send_init(const struct wake_set *s, const struct wake_config *w)
+void ap_send_init_many(const struct wake_set *s, const struct wake_config *w)
 {
 	init_sequence(s, w);
 }
 
 void ap_send_init(struct cpu *c, const struct wake_config *w)
 {
-	init_sequence(&(struct wake_set){ &c, 1, false, true }, w);
+	init_sequence(&(struct wake_set){ .cpus = &c, .n = 1, .broadcast = false, .alone = true },
+		      w);
 }
 
 uint32_t ap_last_stage(const struct cpu *c, bool in_real)
@@ -130,7 +131,7 @@ bool ap_entered(const struct cpu *c, bool alone)
 					__ATOMIC_ACQUIRE) != c->real_entries;
 }
 
-INLINE bool all_entered(const struct wake_set *s)
+FORCE_INLINE bool all_entered(const struct wake_set *s)
 {
 	for (uint32_t i = 0; i < s->n; i++)
 		if (!ap_entered(s->cpus[i], s->alone))
@@ -151,7 +152,7 @@ const char *ap_stage_name(uint32_t stage)
 
 /* Wait us after a STARTUP IPI. poll (sipi_count=auto): stop as soon as
  * every AP of s has entered the trampoline; true if they have. */
-INLINE bool sipi_wait(const struct wake_set *s, uint64_t us, bool poll)
+FORCE_INLINE bool sipi_wait(const struct wake_set *s, uint64_t us, bool poll)
 {
 	if (!poll) {
 		udelay(us);
@@ -171,7 +172,7 @@ INLINE bool sipi_wait(const struct wake_set *s, uint64_t us, bool poll)
  * are 300 and 200 us where Linux keeps the 10 ms INIT delay (init_udelay
  * != 0; here init_delay_us != 0). sipi_delay=fixed: one wait of
  * sipi_delay_us after the ICR has gone idle. */
-INLINE void sipi_delays(const struct wake_config *w, uint32_t us[2])
+FORCE_INLINE void sipi_delays(const struct wake_config *w, uint32_t us[2])
 {
 	bool modern = w->init_delay_us == 0;
 
@@ -204,7 +205,7 @@ static bool report_sipi(struct cpu *c, bool sent, uint32_t esr, uint32_t k)
 	return !sent || esr;
 }
 
-INLINE uint64_t *sipi_mark(struct cpu *c, uint32_t k)
+FORCE_INLINE uint64_t *sipi_mark(struct cpu *c, uint32_t k)
 {
 	return k == 0 ? &c->marks.sipi1 : &c->marks.sipi2;
 }
@@ -214,7 +215,7 @@ INLINE uint64_t *sipi_mark(struct cpu *c, uint32_t k)
  * last) around the ICR going idle, as Linux; then the ESR. An AP whose IPI
  * failed gets no more (Linux stops after an error). True: every AP of s
  * has entered (poll). */
-INLINE bool send_startup(const struct wake_set *s, struct cpu *c, uint32_t icr,
+FORCE_INLINE bool send_startup(const struct wake_set *s, struct cpu *c, uint32_t icr,
 			 uint32_t k, bool waits, bool poll, const struct wake_config *w)
 {
 	bool in = false, sent;
@@ -253,7 +254,7 @@ INLINE bool send_startup(const struct wake_set *s, struct cpu *c, uint32_t icr,
  * failed one, and with sipi_count=auto not once it is in (one that runs
  * ignores it anyway: SDM Vol. 3A §9.4.4.1, a STARTUP IPI is taken only
  * in wait-for-SIPI). */
-INLINE bool wants_sipi(const struct wake_set *s, uint32_t i, uint32_t k, bool poll,
+FORCE_INLINE bool wants_sipi(const struct wake_set *s, uint32_t i, uint32_t k, bool poll,
 		       const struct cpu *lost)
 {
 	const struct cpu *c = s->cpus[i];
@@ -263,7 +264,7 @@ INLINE bool wants_sipi(const struct wake_set *s, uint32_t i, uint32_t k, bool po
 /* STARTUP number k+1 to every AP of s that wants it, the round's waits
  * with the last IPI (so that one AP gets Linux's sequence exactly).
  * True: every AP has entered (poll). */
-INLINE bool startup_round(const struct wake_set *s, const struct wake_config *w,
+FORCE_INLINE bool startup_round(const struct wake_set *s, const struct wake_config *w,
 			  uint32_t icr, uint32_t k, bool poll, const struct cpu *lost)
 {
 	uint32_t last = s->n;
@@ -282,7 +283,7 @@ INLINE bool startup_round(const struct wake_set *s, const struct wake_config *w,
 	return in;
 }
 
-INLINE void startups(const struct wake_set *s, const struct wake_config *w,
+FORCE_INLINE void startups(const struct wake_set *s, const struct wake_config *w,
 		     uint8_t vector, const struct cpu *lost)
 {
 	bool poll = w->sipi_count == SIPI_COUNT_AUTO;
@@ -295,16 +296,17 @@ INLINE void startups(const struct wake_set *s, const struct wake_config *w,
 			break;
 }
 
-void sipi_send_startups(const struct wake_set *s, const struct wake_config *w,
+void ap_send_startups_many(const struct wake_set *s, const struct wake_config *w,
 			uint8_t vector, const struct cpu *lost)
 {
 	startups(s, w, vector, lost);
 }
 
-void ap_send_startup_ipis(struct cpu *c, const struct wake_config *w, uint8_t vector,
+void ap_send_startups(struct cpu *c, const struct wake_config *w, uint8_t vector,
 			  bool lost)
 {
-	startups(&(struct wake_set){ &c, 1, false, true }, w, vector, lost ? c : NULL);
+	startups(&(struct wake_set){ .cpus = &c, .n = 1, .broadcast = false, .alone = true },
+		 w, vector, lost ? c : NULL);
 }
 
 /* STARTING -> FAILED by compare-and-exchange, as the AP goes STARTING ->
@@ -343,7 +345,7 @@ static void wake_again(struct cpu *c, const struct wake_config *w, uint32_t atte
 	reset_slot(c);
 	c->marks.sipi1 = c->marks.sipi2 = c->marks.seen = 0;
 	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
-	ap_send_startup_ipis(c, w, sipi_vector(), false);
+	ap_send_startups(c, w, sipi_vector(), false);
 }
 
 bool ap_give_up(struct cpu *c, const struct wake_config *w, bool in_real)

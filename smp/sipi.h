@@ -34,7 +34,7 @@ uint8_t sipi_vector(void);
 void ap_prepare(struct cpu *c);
 /* INIT assert to every AP of s, init_delay_us, INIT de-assert; each AP's
  * marks.init_assert and init_deassert are the BSP's TSC after each. */
-void sipi_send_init(const struct wake_set *s, const struct wake_config *w);
+void ap_send_init_many(const struct wake_set *s, const struct wake_config *w);
 /* INIT only, to one AP: into wait-for-SIPI (firmware may leave APs
  * spinning, OVMF does; a parked AP after park=init; a failed one). */
 void ap_send_init(struct cpu *c, const struct wake_config *w);
@@ -44,11 +44,11 @@ void ap_send_init(struct cpu *c, const struct wake_config *w);
  * per IPI; an AP whose IPI failed gets no more. marks.sipi1/sipi2 are
  * the BSP's TSC just before each. lost: an AP left out (selftest=
  * lost-sipi), or NULL. */
-void sipi_send_startups(const struct wake_set *s, const struct wake_config *w,
-			uint8_t vector, const struct cpu *lost);
+void ap_send_startups_many(const struct wake_set *s, const struct wake_config *w,
+			   uint8_t vector, const struct cpu *lost);
 /* The same to one AP, alone; lost: none at all (selftest=lost-sipi). */
-void ap_send_startup_ipis(struct cpu *c, const struct wake_config *w, uint8_t vector,
-			  bool lost);
+void ap_send_startups(struct cpu *c, const struct wake_config *w, uint8_t vector,
+		     bool lost);
 
 /* Has c entered the trampoline? (its slot, or, alone, the header's count
  * of real-mode entries) */

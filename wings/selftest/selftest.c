@@ -12,8 +12,8 @@
 #include "smp/sipi.h"
 #include "smp/smp.h"
 #include "smp/wake.h"
-#include "kernel/confound.h"
 #include "kernel/abort.h"
+#include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/tsc.h"
@@ -182,7 +182,7 @@ static void double_start(struct cpu *c, const struct wake_config *w, uint8_t vec
 	uint64_t start = c->marks.start;
 	ap_prepare(c);
 	c->marks.start = start;
-	ap_send_startup_ipis(c, w, vector, false);
+	ap_send_startups(c, w, vector, false);
 	kprintf("selftest: APIC ID %u stopped with INIT at stage %u (%s) and "
 		"started again\n", c->apic_id, seen, ap_stage_name(seen));
 }
