@@ -70,7 +70,16 @@ $(error PAD_REAL/PROT/LONG/PARK must be numbers of instructions)
 endif
 PAD_SUFFIX := $(if $(filter-out 0,$(PAD_REAL)),-padreal$(PAD_REAL))$(if $(filter-out 0,$(PAD_PROT)),-padprot$(PAD_PROT))$(if $(filter-out 0,$(PAD_LONG)),-padlong$(PAD_LONG))$(if $(filter-out 0,$(PAD_PARK)),-padpark$(PAD_PARK))
 
-VARIANT := $(if $(filter i386,$(ARCH)),i386-)wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(PAD_SUFFIX)$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))
+# The kernel's wings (docs/layout.md): all by default; WINGS= links the
+# core alone, the minimal kernel (serial records only).
+ALL_WINGS := screen nvram experiments selftest
+WINGS ?= $(ALL_WINGS)
+override WINGS := $(strip $(WINGS))
+ifneq ($(filter-out $(ALL_WINGS),$(WINGS)),)
+$(error WINGS names no wing: $(filter-out $(ALL_WINGS),$(WINGS)) (the wings: $(ALL_WINGS)))
+endif
+WINGS_SUFFIX := $(if $(filter-out $(ALL_WINGS),$(ALL_WINGS) $(WINGS))$(filter-out $(WINGS),$(ALL_WINGS)),$(if $(WINGS),-wings-$(subst $(eval) ,+,$(WINGS)),-core))
+VARIANT := $(if $(filter i386,$(ARCH)),i386-)wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(PAD_SUFFIX)$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))$(WINGS_SUFFIX)
 OUT := build/$(VARIANT)
 SLOW_SPIN := $(if $(filter-out 0,$(SLOW_TRAMP_NS)),1,0)
 
@@ -108,13 +117,12 @@ KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pi
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack \
 	-m $(LD_EMULATION) -T linker.ld
 
-KERNEL_WINGS := screen nvram experiments selftest
 KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
-	$(foreach w,$(KERNEL_WINGS),$(wildcard wings/$(w)/*.c)))
+	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c)))
 KERNEL_ASM := boot/multiboot_header.asm boot/start.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
-	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
+	$(OUT)/realmode/blob.o $(if $(filter screen,$(WINGS)),$(OUT)/gen/font8x16.o)
 
 .PHONY: all kernel test clean deps deps-check unit-tests trampoline-check qemu-tests timing-tests tscskew-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
@@ -139,7 +147,7 @@ variant: $(OUT)/apstart.elf
 	@:
 BUILD_VARIANT = $(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 MAX_CPUS=512 \
 	SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 PAD_INSNS=0 PAD_AT= PAD_REAL=0 PAD_PROT=0 \
-	PAD_LONG=0 PAD_PARK=0 $(1) variant
+	PAD_LONG=0 PAD_PARK=0 WINGS='$(ALL_WINGS)' $(1) variant
 
 $(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld
 	@echo "  LD      $@"
@@ -260,6 +268,7 @@ qemu-tests: $(APLOG)
 	@$(call BUILD_VARIANT,WBINVD=0)
 	@$(call BUILD_VARIANT,WBINVD=1)
 	@$(call BUILD_VARIANT,WBINVD=0 MAX_CPUS=4)
+	@$(call BUILD_VARIANT,WBINVD=0 WINGS=)
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
 	@APLOG=$(APLOG) tests/qemu/matrix.sh

@@ -2,6 +2,8 @@
 /* The boot's printing (app/boot_report.h). */
 #include "app/boot_report.h"
 
+#include "app/wing.h"
+
 #include "smp/lapic.h"
 #include "smp/park.h"
 #include "smp/smp.h"
@@ -106,14 +108,14 @@ static void print_environment(const struct boot_info *boot, const struct acpi_in
 	kprintf("@env vendor=%s family=0x%x model=0x%x stepping=%u brand=%s "
 		"llc_kib=%u hypervisor=%d invariant_tsc=%d x2apic_handover=%d "
 		"x2apic_supported=%d firmware=%s protocol=mb%d tramp=0x%llx "
-		"acpi_oem=%s screen=%s loader=%s microcode=%s\n",
+		"acpi_oem=%s screen=%s loader=%s microcode=%s wings=%s\n",
 		vendor, cpu_family(), cpu_model(), cpu_stepping(),
 		brand_rec[0] ? brand_rec : "none", cpu_llc_kib(),
 		cpu_has_hypervisor(), tsc_info()->invariant, ls->firmware_x2apic,
 		ls->x2apic_supported,
 		boot->firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot->protocol,
 		(unsigned long long)tramp, oem[0] ? oem : "none",
-		console_screen_kind(), loader[0] ? loader : "none", ucode);
+		console_screen_kind(), loader[0] ? loader : "none", ucode, wings_linked());
 }
 
 void boot_report_run(const struct boot_choices *c)

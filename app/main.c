@@ -233,6 +233,18 @@ static bool choose_exit(void)
 	return qemu;
 }
 
+/* An option that only a wing carries out, in a kernel built without it
+ * (make WINGS=): a clean stop, before anything is measured. */
+static void refuse_options_without_wing(void)
+{
+	bool can_measure = false;
+	for_each_wing(w)
+		can_measure |= w->measure != NULL;
+	if (opt.probe != PROBE_NONE && !can_measure)
+		panic("probe= needs the experiments wing, which this kernel was built "
+		      "without (make WINGS=...)");
+}
+
 /* ... and QEMU's ACPI tables without a hypervisor bit (TCG) say QEMU too. */
 static void confirm_exit(bool qemu)
 {
@@ -327,9 +339,6 @@ static bool wing_measures(bool *complete)
 	for_each_wing(w)
 		if (w->measure && w->measure(&opt, complete))
 			return true;
-	if (opt.probe != PROBE_NONE)
-		panic("probe= needs the experiments wing, which this kernel was built "
-		      "without (make WINGS=...)");
 	return false;
 }
 
@@ -376,6 +385,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	quiet_legacy_interrupts();
 	read_command_line();
 	bool qemu = choose_exit();
+	refuse_options_without_wing();
 	find_acpi(boot.firmware == FIRMWARE_BIOS ? bios_ebda() : 0);
 	confirm_exit(qemu);
 	map_runtime_services();

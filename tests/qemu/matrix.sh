@@ -64,6 +64,13 @@ for w in 0 1; do
 			verify --wbinvd $w --cpus $smp --cycles $cycles --
 	done
 done
+# The core alone (make WINGS=): the minimal kernel runs and reports as
+# the whole one does, on serial, and says that no wing is linked.
+run_case "core-only-kernel" build/wbinvd0-core/apstart.elf 4 pass \
+	verify --wbinvd 0 --cpus 4 --cycles $cycles \
+	expect '^@env .* screen=none .*wings=none' -- cycles=$cycles
+run_case "core-only-kernel-refuses-probe" build/wbinvd0-core/apstart.elf 2 fail \
+	expect 'probe= needs the experiments wing' -- probe=flush
 run_case "wbinvd0-smp4-maxcpus8" build/wbinvd0/apstart.elf 4,maxcpus=8 pass \
 	verify --wbinvd 0 --cpus 4 --cycles $cycles --
 run_case "maxcpus8-reports-absent-cpus" build/wbinvd0/apstart.elf 4,maxcpus=8 pass \
