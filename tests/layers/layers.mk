@@ -7,3 +7,8 @@
 layers-check:
 	@$(call BUILD_VARIANT,WBINVD=0)
 	@tests/layers/check.sh build/wbinvd0 $(patsubst $(OUT)/%,build/wbinvd0/%,$(KERNEL_OBJS))
+
+# make lines: each part's size (docs/layout.md's "Sizes" block).
+.PHONY: lines
+lines:
+	@tests/layers/lines.sh
