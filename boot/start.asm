@@ -63,7 +63,7 @@ _start32:
 	bt edx, 26
 	setc [x86_lfence]
 
-	; Identity map 0-4 GiB with 32-bit paging, no PAE (SDM Vol. 3A §5.3):
+	; Identity map 0-4 GiB with 32-bit paging, no PAE (SDM Vol. 3A §4.3):
 	; 1024 PDEs of 4 MiB pages, except the first 4 MiB, mapped with a
 	; 4 KiB page table so that no large page spans the fixed-MTRR ranges
 	; of the first megabyte (SDM Vol. 3A §12.11.9). Write-back here;

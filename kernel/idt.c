@@ -7,7 +7,7 @@
 
 #include "kernel/gdt.h"
 
-/* Interrupt gates, SDM Vol. 3A §7.11 (32-bit, 8 bytes) and §7.14.1
+/* Interrupt gates, SDM Vol. 3A §6.11 (32-bit, 8 bytes) and §6.14.1
  * (64-bit, 16 bytes); type 0x8E: present, DPL 0, 32-bit or 64-bit
  * interrupt gate by the mode. */
 #if defined(__i386__)

@@ -35,7 +35,7 @@ bits 32
 bits 64
 %endif
 
-; Vectors with an error code: SDM Vol. 3A §7.15 (Table 7-1).
+; Vectors with an error code: SDM Vol. 3A §6.15 (Table 6-1).
 ISR_NOERR 0
 ISR_NOERR 1
 ISR_NOERR 2

@@ -13,8 +13,8 @@ struct phys_range {
 };
 
 /* Lowest address of real-mode-reachable memory a SIPI can start at:
- * vector VV starts the AP at 0xVV000 (SDM Vol. 3A §9.4.4.1 / §8.4.4.1
- * in older editions), so the page must lie below 1 MiB. */
+ * vector VV starts the AP at 0xVV000 (SDM Vol. 3A §9.4.4.1), so
+ * the page must lie below 1 MiB. */
 #define LOW_MEMORY_LIMIT 0x100000ull
 /* Legacy video RAM and option/system ROMs: never RAM to us. */
 #define LEGACY_HOLE_START 0xA0000ull

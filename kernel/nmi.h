@@ -16,7 +16,7 @@
  * real mode before its LIDT it would vector through whatever sits at
  * address 0 (the BIOS IVT, or nothing under UEFI); after it, the
  * zero-limit IDT makes vector 2 a #GP, the #GP a #DF, the #DF a shutdown
- * (SDM Vol. 3A §7.15, interrupt 8), which a PC chipset or QEMU turns into
+ * (SDM Vol. 3A §6.15, interrupt 8), which a PC chipset or QEMU turns into
  * a reset of the whole machine. Linux is in the same position: its
  * trampoline loads a zero IDT too (tr_idt, arch/x86/realmode/rm/
  * trampoline_64.S) and its APs keep LINT1 masked by default
@@ -47,7 +47,7 @@
 
 /* Once, on the BSP, with the IDT: NMIs are counted (and attributed) from
  * here on. Its handler runs from trap_dispatch() for vector 2, with NMIs
- * blocked until its IRET (SDM Vol. 3A §7.7, "Nonmaskable Interrupt"). */
+ * blocked until its IRET (SDM Vol. 3A §6.7, "Nonmaskable Interrupt"). */
 void nmi_init(void);
 
 /* hook(reason): the port B value this NMI was attributed to. Runs in NMI

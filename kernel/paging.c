@@ -34,15 +34,15 @@
 
 
 /* We never reprogram the PAT, so its power-up entries hold on every CPU
- * (SDM Vol. 3A §13.12.2, IA32_PAT 0007040600070406H; INIT leaves it):
+ * (SDM Vol. 3A §12.12.2, IA32_PAT 0007040600070406H; INIT leaves it):
  * PCD=1 PWT=1 selects entry 3, UC; PCD=1 PWT=0 entry 2, UC-.
  * A framebuffer is mapped UC-, not WB: with PAT WB the MTRR type decides
  * alone, and a BAR that firmware's MTRRs cover as WB would keep screen
  * writes in the cache (the screen stays stale, and a halted machine
  * never shows its results). UC- combined with an MTRR WC range gives WC,
- * with anything else UC (SDM Vol. 3A §13.5.2.2, Table 13-7), so a
+ * with anything else UC (SDM Vol. 3A §12.5.2.2, Table 12-7), so a
  * framebuffer firmware set up as WC stays fast. WC through a PAT entry of
- * our own would need the same PAT programmed on every CPU (§13.12.4);
+ * our own would need the same PAT programmed on every CPU (§12.12.4);
  * UC- needs nothing, and fbcon's shadow buffer keeps writes few. */
 static uint64_t cache_bits(enum map_type type)
 {
@@ -54,8 +54,8 @@ static uint64_t cache_bits(enum map_type type)
 }
 
 #if defined(__i386__)
-/* The same PWT/PCD bits in 32-bit PDEs and PTEs (SDM Vol. 3A §5.3,
- * Tables 5-3 to 5-6); the PAT bit is never set. */
+/* The same PWT/PCD bits in 32-bit PDEs and PTEs (SDM Vol. 3A §4.3,
+ * Tables 4-3 to 4-6); the PAT bit is never set. */
 static bool map_large(uint64_t addr, enum map_type type)
 {
 	uint32_t *pd = (uint32_t *)(uintptr_t)(read_cr3() & PDE32_ADDR);

@@ -23,7 +23,7 @@ struct trap_frame {
 };
 #endif
 
-/* The NMI's vector (SDM Vol. 3A §7.3, Table 7-1) and the interrupt
+/* The NMI's vector (SDM Vol. 3A §6.3, Table 6-1) and the interrupt
  * vectors in use besides the exceptions; every other vector from 32 up
  * is a stray (isr.asm has a stub for all 256). 0xFF for spurious: SDM
  * Vol. 3A §11.9 recommends the low nibble all ones for older APICs. */

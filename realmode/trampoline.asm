@@ -25,9 +25,9 @@
 
 ; CR0 is written whole: PE | MP | ET | NE, CD and NW clear (caches on).
 ; INIT leaves CD and NW as they were and keeps the caches (SDM Vol. 3A
-; §10.1, Table 10-1 note 2; Table 9-1 before the 2024 editions), so after
-; the INIT of a running system they are already clear; only an AP still in
-; its power-up state (CR0 = 60000010H) has them set, and this clears them.
+; §10.1, Table 10-1 note 2), so after the INIT of a running system they
+; are already clear; only an AP still in its power-up state
+; (CR0 = 60000010H) has them set, and this clears them.
 %define CR0_REAL_TO_PROT 0x00000033
 %define CR0_LONG         0x80010033     ; + WP | PG
 %define CR4_PAE          (1 << 5)       ; SDM Vol. 3A §2.5, control registers

@@ -102,7 +102,7 @@ protected_mode_entry:
 	mov cr3, eax
 	mov eax, CR0_PAGED
 	mov cr0, eax
-	; A jump right after paging goes on (SDM Vol. 3A §9.9.1); identity
+	; A jump right after paging goes on (SDM Vol. 3A §10.9.1); identity
 	; mapped, so the next address is the same.
 	jmp code_paged_start            ; relative: position independent
 

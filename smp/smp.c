@@ -43,11 +43,11 @@ uint32_t smp_count_state(enum cpu_state s)
 	return n;
 }
 
-/* SDM Vol. 3A §9.4.4.1 (§8.4.4.1 in editions before 2024) gives 10 ms
- * between INIT and the first SIPI for the original MP protocol. Processors
- * from P6 (Intel family 6) and AMD K8 (family 0xF) on do not need it; the
- * test is "family at least", so later families (Intel 15, 18, 19...) keep
- * the fast path. Unknown vendors get the legacy delay. */
+/* SDM Vol. 3A §9.4.4.1 gives 10 ms between INIT and the first SIPI for
+ * the original MP protocol. Processors from P6 (Intel family 6) and AMD
+ * K8 (family 0xF) on do not need it; the test is "family at least", so
+ * later families (Intel 15, 18, 19...) keep the fast path. Unknown
+ * vendors get the legacy delay. */
 uint32_t smp_default_init_delay_us(void)
 {
 	uint32_t family = cpu_family();
