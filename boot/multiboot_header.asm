@@ -10,7 +10,7 @@ extern __load_start, __load_end, __bss_end
 section .multiboot
 align 8
 mb2_header:
-	dd 0xE85250D6                   ; Multiboot2 magic (spec §3.1.1)
+	dd 0xE85250D6                   ; Multiboot2 magic (Multiboot2 §3.1.1)
 	dd 0                            ; architecture: i386 protected mode
 	dd mb2_header_end - mb2_header
 	dd -(0xE85250D6 + 0 + (mb2_header_end - mb2_header))

@@ -38,7 +38,7 @@ bool cpu_microcode(uint32_t *rev)
 	uint64_t v;
 	*rev = 0;
 	if (cpu_is_intel()) {
-		/* SDM Vol. 3A, 10.11.7.1: clear IA32_BIOS_SIGN_ID, execute
+		/* SDM Vol. 3A §10.11.7.1: clear IA32_BIOS_SIGN_ID, execute
 		 * CPUID(1), read the signature from bits 63:32. */
 		if (!msr_write_safe(MSR_IA32_BIOS_SIGN_ID, 0))
 			return false;

@@ -9,7 +9,7 @@
 
 #include <stdarg.h>
 
-/* Multiboot2 tag types (Multiboot2 spec §3.6). */
+/* Multiboot2 tag types (Multiboot2 §3.6). */
 enum {
 	TAG_END = 0,
 	TAG_CMDLINE = 1,

@@ -26,8 +26,8 @@
 #define SVR_ENABLE (1u << 8)
 #define LVT_MASKED (1u << 16)
 #define LVT_PERIODIC (1u << 17)
-#define LVT_DM_NMI (4u << 8) /* delivery mode NMI (SDM Figure 11-8) */
-#define TIMER_DIV_1 0xB /* divide configuration: by 1 (SDM Figure 11-10) */
+#define LVT_DM_NMI (4u << 8) /* delivery mode NMI (SDM Vol. 3A Figure 11-8) */
+#define TIMER_DIV_1 0xB /* divide configuration: by 1 (SDM Vol. 3A Figure 11-10) */
 #define X2APIC_MSR(reg) (0x800u + ((reg) >> 4))
 
 #define ICR_IDLE_TIMEOUT_US 100000 /* Linux's safe_apic_wait_icr_idle bound */

@@ -2,7 +2,7 @@
 ; The last code apstart.efi runs, after ExitBootServices: leave long mode
 ; for 32-bit protected mode with paging off, copy the kernel's segments to
 ; their load addresses, enter it as a Multiboot2 i386 kernel (Multiboot2
-; spec §3.3: EAX magic, EBX info, flat 32-bit CS/DS/ES/SS, paging off,
+; §3.3: EAX magic, EBX info, flat 32-bit CS/DS/ES/SS, paging off,
 ; interrupts off). wings/efi/handoff.c copies handoff_start..handoff_end to
 ; a page below 4 GiB (identity mapped, as UEFI maps all memory) and fills
 ; the fields at the end of that copy; the code finds them relative to its

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* What a Multiboot2 loader must check before it loads a kernel
- * (Multiboot2 spec 2.0 §3.1), for the one format apstart uses: an ELF64
+ * (Multiboot2 §3.1), for the one format apstart uses: an ELF64
  * executable whose header asks for the i386 (32-bit) entry. Every read
  * is bounded by the file size; fields are read byte-wise. */
 #include "wings/efi/kernel.h"

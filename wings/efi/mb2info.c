@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Multiboot2 boot information (Multiboot2 spec 2.0 §3.6): total_size u32,
+/* Multiboot2 boot information (Multiboot2 §3.6): total_size u32,
  * reserved u32, then tags, each 8-byte aligned: type u32, size u32,
  * payload. What GRUB 2.06 gives a Multiboot2 kernel on UEFI, less the
  * modules and the basic meminfo tag (the kernel uses the memory map). */

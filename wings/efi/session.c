@@ -34,7 +34,7 @@
 #define GUESS_MS_PER_CPU_CYCLE 250u
 #define RUN_FILE_MAX (APSTART_RESULTS_PARTS * APSTART_RESULTS_MAX * 4)
 
-/* EFI_MP_SERVICES_PROTOCOL (UEFI PI 1.7 vol. 2, §13.4): only its first
+/* EFI_MP_SERVICES_PROTOCOL (PI 1.7 Vol. 2 §13.4): only its first
  * function, to count the CPUs for the estimates. */
 #define MP_SERVICES_GUID \
 	{ 0x3fdda605, 0xa76e, 0x4f46, { 0xad, 0x29, 0x12, 0xf4, 0x53, 0x1b, 0x3d, 0x08 } }
