@@ -102,7 +102,7 @@ _start32:
 	lgdt [gdt64_ptr]                ; 32-bit lgdt: limit and low 4 bytes
 	jmp SEL_CODE32:protected_entry
 %else
-	; Long mode present? CPUID 0x80000001 EDX bit 29 (SDM Vol. 2A, CPUID).
+	; Long mode present? CPUID 0x80000001 EDX bit 29 (CPUID, as above).
 	mov eax, 0x80000000
 	cpuid
 	cmp eax, 0x80000001
@@ -115,7 +115,7 @@ _start32:
 	; Identity map 0-4 GiB: PML4[0] -> PDPT, PDPT[0..3] -> four page
 	; directories of 2 MiB pages, except the first 2 MiB, mapped with 4 KiB
 	; pages so that one large page never spans the fixed-MTRR ranges of the
-	; first megabyte (SDM Vol. 3A §12.11.9, large pages and MTRRs).
+	; first megabyte (the MTRR rule cited for the i386 map above).
 	mov eax, boot_pdpt
 	or eax, PTE_P | PTE_W
 	mov [boot_pml4], eax

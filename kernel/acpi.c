@@ -147,8 +147,8 @@ static void sig_text(char out[5], const uint8_t *p)
 
 /* Does a table's structure hold, checksum aside? What apstart reads of it
  * must be there: the MADT's entries exactly fill it, each of a sane length
- * (the sizes of §5.2.12.2, .8, .12 for the types read); a root table is
- * whole entries; HPET and FADT reach the fields read (56, 116 bytes).
+ * (the sizes of the types read, cited where each is parsed); a root table
+ * is whole entries; HPET and FADT reach the fields read (56, 116 bytes).
  * Other tables are not read: their header is all there is to hold. */
 static bool structure_holds(const uint8_t *t, uint32_t len)
 {
@@ -381,8 +381,8 @@ static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len,
 			else if (k == ENTRY_PLACEHOLDER)
 				placeholders++;
 			else if (k == ENTRY_CPU && listed_before(t, off, c.apic_id))
-				/* ACPI 6.5 §5.2.12.12: a CPU is listed once,
-				 * as type 0 below ID 255, as type 9 above. */
+				/* The x2APIC structure's section: a CPU is listed
+				 * once, as type 0 below ID 255, as type 9 above. */
 				report(w, ACPI_WARN_MADT_DUPLICATE,
 				       "acpi: MADT entry type %u at offset %zu lists APIC ID %u again, "
 				       "taken as the same CPU", type, off, c.apic_id);
@@ -572,8 +572,8 @@ int acpi_parse(const void *rsdp, size_t rsdp_len, uint64_t rsdp_phys,
 					 ? (char)p[9 + n] : '?';
 	out->oem_id[n] = '\0';
 
-	/* §5.2.5.3: ACPI 2.0+ systems should use the XSDT; the RSDT is
-	 * the fallback if the XSDT is absent or fails validation. */
+	/* The RSDP's section: ACPI 2.0+ systems should use the XSDT; the
+	 * RSDT is the fallback if the XSDT is absent or fails validation. */
 	const uint8_t *root = NULL;
 	uint32_t root_len = 0;
 	if (out->revision >= 2 && rd64(p + 24)) {

@@ -7,7 +7,7 @@
 ; (RCX, RDX, R8, R9, then the stack; 32 bytes of shadow space; RSP 16-byte
 ; aligned at the CALL), as UEFI 2.10 §2.3.4.2 requires. The firmware runs
 ; on a stack of its own with interrupts off, and with the x87/SSE state
-; §2.3.4.2 describes: the kernel is built without SSE and may have left
+; that section describes: the kernel is built without SSE and may have left
 ; CR4.OSFXSR clear, while firmware compiled for x64 may use SSE
 ; (CR0.EM = 0, CR0.TS = 0, CR0.MP = 1, CR4.OSFXSR = CR4.OSXMMEXCPT = 1;
 ; x87 control word 0x037F, MXCSR 0x1F80). CR0, CR4 and RFLAGS are put

@@ -83,7 +83,7 @@ static volatile bool in_call;
 static uint32_t caller_apic;
 static const char *current;         /* the service being called */
 
-/* CRC-32 as UEFI uses it (§4.2: IEEE 802.3, reflected 0xEDB88320),
+/* CRC-32 as UEFI uses it (the same section: IEEE 802.3, reflected 0xEDB88320),
  * over the header with its CRC field taken as zero. */
 static uint32_t header_crc(const uint8_t *hdr, uint32_t size)
 {

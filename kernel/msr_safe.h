@@ -13,7 +13,7 @@
 #define MSR_SMI_COUNT 0x34
 #define MSR_IA32_MPERF 0xE7
 #define MSR_IA32_APERF 0xE8
-/* SDM Vol. 4, Table 2-2: IA32_BIOS_SIGN_ID (0x8B), the microcode update
+/* The same table: IA32_BIOS_SIGN_ID (0x8B), the microcode update
  * signature in bits 63:32; AMD's PatchLevel MSR has the same number
  * (bits 31:0, read only). */
 #define MSR_IA32_BIOS_SIGN_ID 0x8B

@@ -386,8 +386,8 @@ static const char *mb1_string(struct mb *m, phys_map_fn map, void *map_ctx,
 	return "";
 }
 
-/* MB1 memory map (§3.3): entries of size u32 (not counting itself), then
- * base_addr u64, length u64, type u32. */
+/* MB1 memory map (the info structure's section, above): entries of size
+ * u32 (not counting itself), then base_addr u64, length u64, type u32. */
 static bool mb1_mmap(struct mb *m, phys_map_fn map, void *map_ctx,
 		     uint32_t addr, uint32_t len)
 {
@@ -426,10 +426,10 @@ static bool mb1_mmap(struct mb *m, phys_map_fn map, void *map_ctx,
 	return true;
 }
 
-/* Multiboot 0.6.96 §3.3 offsets: flags @0, mem_lower @4, mem_upper @8,
- * cmdline @16, mmap_length @44, mmap_addr @48, boot_loader_name @64,
- * framebuffer_addr u64 @88, pitch @96, width @100, height @104, bpp @108,
- * type @109, color info @110. */
+/* The MB1 info structure's offsets (above): flags @0, mem_lower @4,
+ * mem_upper @8, cmdline @16, mmap_length @44, mmap_addr @48,
+ * boot_loader_name @64, framebuffer_addr u64 @88, pitch @96, width @100,
+ * height @104, bpp @108, type @109, color info @110. */
 static int parse_mb1(struct mb *m, const uint8_t *info, size_t max_len,
 		     uint64_t info_phys, phys_map_fn map, void *map_ctx)
 {

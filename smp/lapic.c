@@ -130,7 +130,7 @@ void lapic_init_ap(void)
 	uint64_t base = rdmsr(MSR_IA32_APIC_BASE);
 
 	/* Disabled -> xAPIC -> x2APIC, one step at a time: going straight
-	 * from disabled to x2APIC faults (SDM Vol. 3A §11.12.5). */
+	 * from disabled to x2APIC faults (the state transitions cited above). */
 	if (!(base & APIC_BASE_EN)) {
 		base |= APIC_BASE_EN;
 		wrmsr(MSR_IA32_APIC_BASE, base);

@@ -49,7 +49,7 @@ bool lapic_reachable(uint32_t dest);
 bool lapic_set_xapic_id(uint32_t id);
 void lapic_eoi(void);
 
-/* ICR low-dword fields (SDM Vol. 3A §11.6.1, Figure 11-12). */
+/* ICR low-dword fields (SDM Vol. 3A Figure 11-12). */
 #define ICR_FIXED        (0u << 8)
 #define ICR_INIT         (5u << 8)
 #define ICR_NMI          (4u << 8)
@@ -72,9 +72,9 @@ bool lapic_send_ipi_then(uint32_t dest, uint32_t icr_low, void (*after_write)(vo
 bool lapic_write_icr(uint32_t dest, uint32_t icr_low, void (*after_write)(void));
 bool lapic_wait_icr_idle(void);
 /* The same IPI to every APIC but this one, by the all-excluding-self
- * destination shorthand (SDM Vol. 3A §11.6.1; in x2APIC mode the ICR MSR
- * keeps the field, §11.12.9). Only for INIT and STARTUP at bring-up:
- * smp/many_aps.c and smp/smp.c say when it may be used. */
+ * destination shorthand (the ICR's, above; in x2APIC mode the ICR MSR
+ * keeps the field, SDM Vol. 3A §11.12.9). Only for INIT and STARTUP at
+ * bring-up: smp/many_aps.c and smp/smp.c say when it may be used. */
 bool lapic_send_ipi_all_but_self(uint32_t icr_low);
 /* Clear, then read the Error Status Register: the write arms it (SDM Vol.
  * 3A §11.5.3: "write before read"). */

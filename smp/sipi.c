@@ -252,8 +252,8 @@ FORCE_INLINE bool send_startup(const struct wake_set *s, struct cpu *c, uint32_t
 
 /* Does cpus[i] get STARTUP number k+1? Not one left out, not after a
  * failed one, and with sipi_count=auto not once it is in (one that runs
- * ignores it anyway: SDM Vol. 3A §9.4.4.1, a STARTUP IPI is taken only
- * in wait-for-SIPI). */
+ * ignores it anyway: in the sequence cited at the top, a STARTUP IPI is
+ * taken only in wait-for-SIPI). */
 FORCE_INLINE bool wants_sipi(const struct wake_set *s, uint32_t i, uint32_t k, bool poll,
 		       const struct cpu *lost)
 {

@@ -97,8 +97,8 @@ static struct cpu *add_cpu(uint32_t apic_id, uint32_t madt_flags, bool bsp)
 static const char *broadcast_refusal;
 
 /* bringup=broadcast sends INIT and STARTUP to every APIC but the BSP's
- * at once (the SDM's own sequence, Vol. 3A §9.4.4.1, with the
- * all-excluding-self shorthand of §11.6.1). That wakes every processor
+ * at once (the SDM's own sequence, cited above, with the SDM Vol. 3A
+ * §11.6.1 all-excluding-self shorthand). That wakes every processor
  * there is, not only those in cpus[], so it is used only when the MADT
  * is whole and each CPU it lists is one we start:
  * - no CPU skipped: not enabled (online-capable ones would be woken
@@ -109,7 +109,7 @@ static const char *broadcast_refusal;
  *   MAX_CPUS): an unlisted CPU would run the trampoline without a slot;
  * - the BSP listed in the MADT (else the table is known incomplete).
  * Both APIC modes allow the shorthand for INIT and STARTUP (xAPIC:
- * §11.6.1 Table 11-3 "All Excluding Self" valid for INIT and Start-Up;
+ * its Table 11-3 "All Excluding Self" valid for INIT and Start-Up;
  * x2APIC keeps the ICR's shorthand field, §11.12.9). */
 static const char *broadcast_check(const struct acpi_info *acpi, bool bsp_listed)
 {
