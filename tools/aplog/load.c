@@ -150,7 +150,7 @@ int load_file(struct set *set, const char *path, bool allow_trunc)
 			ln = 0;
 			overlong = false;
 			if (ld.m.errors >= MAX_ERRORS_PER_FILE) {
-				fprintf(stderr, "%s:%zu: too many errors, giving up on "
+				fprintf(stderr, "aplog: %s:%zu: too many errors, giving up on "
 					"this file\n", ld.m.file, line);
 				stop = true;
 			}
@@ -174,7 +174,7 @@ int load_file(struct set *set, const char *path, bool allow_trunc)
 	if (ld.cur >= 0 && !stop)
 		close_run(&ld, line, "before the end of the file");
 	if (set->n == first && !ld.m.errors) {
-		fprintf(stderr, "%s: no apstart run in this file (no @boot record)\n",
+		fprintf(stderr, "aplog: %s: no apstart run in this file (no @boot record)\n",
 			ld.m.file);
 		ld.m.errors++;
 	}
