@@ -873,7 +873,15 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run stats "$tmp/missing.log";    expect_rc 1; errhas "No such file"
 	run stats - <smp4.log;           expect_rc 0; line "Online: 0.01 s"
 
-	run stats "$tmp/a-directory";    expect_rc 1; errhas "a-directory"
+	# a directory given as a log: refused, named, whatever the command
+	for c in stats verify medians baseline csv trace cpuhp flush fit victims exact-baseline \
+		"check --baseline smp4.baseline" "compare smp4.log --" "exact smp4.log --"; do
+		# shellcheck disable=SC2086
+		run $c "$tmp/a-directory"
+		expect_rc 1
+		errline "aplog: $tmp/a-directory: a directory, not a log (name the logs in it, e.g. $tmp/a-directory/*.log)"
+	done
+
 	# usage errors: status 2, one line that says what is wrong, then where
 	# the usage is (not the whole usage)
 	usage_err() { # WHAT-IS-SAID CMD ARGS...: exit 2, "aplog: WHAT...", "see aplog CMD --help"

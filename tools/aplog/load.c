@@ -115,11 +115,9 @@ static void on_complete_line(struct loader *ld, char *p, size_t n, bool overlong
 int load_file(struct set *set, const char *path, bool allow_trunc)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
-	FILE *f = is_stdin ? stdin : fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "aplog: %s: %s\n", path, strerror(errno));
+	FILE *f = open_input(path);
+	if (!f)
 		return 1;
-	}
 	struct loader ld = { .m = { .file = is_stdin ? "<stdin>" : path },
 			     .set = set, .allow_trunc = allow_trunc, .cur = -1 };
 	char *chunk = xcalloc(CHUNK_BYTES, 1), *lb = xcalloc(LINE_MAX_BYTES, 1);
