@@ -1,8 +1,14 @@
 # SPDX-License-Identifier: MIT
 # make docs-tests: the README front page and docs/ cannot drift
-# (tests/docs/run.sh: links, contents, package lines, and the front
-# page's commands run as printed). Included from the top-level Makefile.
+# (tests/docs/run.sh: links, contents, every example of output made by its
+# command, the lists of options, commands and lanes complete, and the
+# front page's commands run as printed). make docs: rewrite the examples
+# of output from their commands (tests/docs/blocks.sh --update), after a
+# change to a program's output. Included from the top-level Makefile.
 
-.PHONY: docs-tests
+.PHONY: docs-tests docs
 docs-tests: aplog
 	@timeout 900 tests/docs/run.sh
+
+docs: aplog
+	@tests/docs/blocks.sh --update

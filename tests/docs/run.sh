@@ -3,9 +3,11 @@
 # The documentation cannot drift: the README front page stays short and
 # leads to both quick starts within a screen, links every docs/*.md, every
 # relative link in README.md and docs/*.md resolves (file and #anchor),
-# every docs/*.md has its contents list, the package lines are what
-# tools/packages.list says, and the front page's commands run here (those
-# that can; the others are named as skipped, with the reason).
+# every docs/*.md has its contents list, every example of program output
+# is what its command prints now from a committed fixture (blocks.sh; the
+# package lines from tools/packages.list among them), and the front
+# page's commands run here (those that can; the others are named as
+# skipped, with the reason).
 #   tests/docs/run.sh            (make docs-tests)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -61,13 +63,61 @@ for f in README.md docs/*.md tools/README-aplog.md; do
 done
 [ $broken = 0 ] && ok "every relative link in README.md, docs/*.md, tools/README-aplog.md resolves (files and anchors)"
 
-# ---- the package lines: generated from tools/packages.list
-while IFS= read -r needs; do
-	want="sudo apt-get update && sudo apt-get install -y $(tools/deps.sh --list $needs | tr '\n' ' ' | sed 's/ $//')"
-	got=$(awk -v m="<!-- packages: $needs (" 'index($0, m) == 1 { on = 1; next } on && /^<!-- end -->/ { exit } on { sub(/^ +/, ""); print }' README.md)
-	if [ "$got" = "$want" ]; then ok "README's package line for '$needs' = tools/packages.list"
-	else fail "README's package line for '$needs' = tools/packages.list" "it reads '$got'" "want: $want"; fi
-done < <(sed -n 's/^<!-- packages: \([a-z ]*\) (.*/\1/p' README.md)
+# ---- the examples of output: each block is what its command prints now
+# (tests/docs/blocks.sh; the package lines are such blocks too).
+blocks() { # blocks.sh's lines, counted as this lane's checks
+	local l
+	while IFS= read -r l; do
+		case $l in
+		"ok   "*) t_passed=$((t_passed + 1)) ;;
+		"FAIL "*) t_failed=$((t_failed + 1)) ;;
+		esac
+		printf '%s\n' "$l"
+	done
+}
+blocks < <(tests/docs/blocks.sh)
+n=$(cat README.md docs/*.md tools/README-aplog.md | grep -c '^ *<!-- output:')
+if [ "$n" -ge 6 ]; then ok "the docs show $n examples of output made by their commands"
+else fail "the docs show their examples of output made by their commands" "only $n <!-- output: ... --> blocks"; fi
+
+# A changed output format fails those checks, and `make docs` (blocks.sh
+# --update) rewrites the blocks: shown on a copy of the docs, with an
+# aplog whose every " -> " reads " => ".
+fake=$tmp/fake
+mkdir -p "$fake/build/host" "$fake/tools"
+for e in "$root"/*; do
+	case ${e##*/} in build|docs|tools|README.md) ;; *) ln -s "$e" "$fake/" ;; esac
+done
+for e in "$root"/tools/*; do [ "${e##*/}" = README-aplog.md ] || ln -s "$e" "$fake/tools/"; done
+for e in "$root"/build/host/*; do [ "${e##*/}" = aplog ] || ln -s "$e" "$fake/build/host/"; done
+cp -r "$root/docs" "$fake/docs"
+cp "$root/README.md" "$fake/"
+cp "$root/tools/README-aplog.md" "$fake/tools/"
+printf '#!/usr/bin/env bash\nset -o pipefail\n"%s" "$@" | sed "s/ -> / => /g"\n' "$root/build/host/aplog" >"$fake/build/host/aplog"
+chmod +x "$fake/build/host/aplog"
+tests/docs/blocks.sh --root "$fake" >"$tmp/changed" 2>&1
+st=$?
+nfail=$(grep -c '^FAIL ' "$tmp/changed")
+want=$(grep -c '^ *<!-- output: .*aplog' "$fake/docs/verdicts.md")
+if [ $st = 1 ] && [ "$nfail" -ge 3 ] && grep -q '^FAIL docs/verdicts.md:[0-9]*: the block is not what its command prints now: aplog compare' "$tmp/changed" &&
+	grep -q '^     | +.* => ' "$tmp/changed"; then
+	ok "a changed output format (aplog printing ' => ' for ' -> ') fails $nfail blocks, each named, e.g. $(grep -m1 '^FAIL docs/verdicts.md' "$tmp/changed" | cut -d: -f1-2 | cut -c6-)"
+else
+	fail "a changed output format fails the blocks" "exit $st, $nfail blocks failed (docs/verdicts.md has $want made by aplog)" "$(head -n 8 "$tmp/changed")"
+fi
+if tests/docs/blocks.sh --update --root "$fake" >"$tmp/updated" 2>&1 && tests/docs/blocks.sh --root "$fake" >"$tmp/after" 2>&1 &&
+	grep -q '^    Online:   65.77 s => 11.19 s' "$fake/docs/verdicts.md"; then
+	ok "make docs (blocks.sh --update) rewrites them: $(grep -c '^updated ' "$tmp/updated") blocks, then the check passes"
+else
+	fail "make docs (blocks.sh --update) rewrites the blocks" "the check still fails after it" "$(grep -v '^ok ' "$tmp/after" | head -n 6)"
+fi
+sed -i 's/^    Online:   65.77 s => 11.19 s/    Online:   65.78 s => 11.19 s/' "$fake/docs/verdicts.md"
+if ! tests/docs/blocks.sh --root "$fake" "$fake/docs/verdicts.md" >"$tmp/edited" 2>&1 &&
+	grep -q '^     | -    Online:   65.78 s' "$tmp/edited"; then
+	ok "a block edited by hand (65.77 -> 65.78 s) fails, with the line that differs"
+else
+	fail "a block edited by hand fails" "it passed" "$(head -n 6 "$tmp/edited")"
+fi
 
 # ---- the front page's commands: run what can run here
 # Code lines of the README (indented by 4 or more); bare-metal commands
