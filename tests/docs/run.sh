@@ -63,6 +63,80 @@ for f in README.md docs/*.md tools/README-aplog.md; do
 done
 [ $broken = 0 ] && ok "every relative link in README.md, docs/*.md, tools/README-aplog.md resolves (files and anchors)"
 
+# ---- complete where they say they are: every kernel option in
+# docs/running.md, every aplog command and option in tools/README-aplog.md,
+# every lane of make test in docs/tests.md; each check names what is missing.
+mapfile -t kopts < <(awk -f tests/docs/kernel-options.awk smp/modes.c app/options.c)
+missing=() nopt=0
+for l in "${kopts[@]}"; do
+	read -r kind a b <<<"$l"
+	case $kind in
+	bad) missing+=("(a row of app/options.c's opt_table this check cannot read:$a $b)") ;;
+	opt)
+		nopt=$((nopt + 1))
+		# the option's row: | `NAME=WORD\|WORD` | ...
+		cell=$(grep -m1 -o "^| \`$a=[^\`]*\`" docs/running.md | sed "s/^| \`$a=//; s/\`\$//; s/\\\\|/|/g")
+		if ! grep -q "^| \`$a=" docs/running.md; then missing+=("$a="); continue; fi
+		[ "$b" = - ] && continue
+		IFS='|' read -ra words <<<"$b"
+		for w in "${words[@]}"; do
+			[[ "|$cell|" == *"|$w|"* ]] || missing+=("$a=$w")
+		done ;;
+	alias) grep -q "\`$b=" docs/running.md || missing+=("$b= (Linux's $a=)") ;;
+	word) grep -q "\`$a\`" docs/running.md || missing+=("$a (Linux's word)") ;;
+	esac
+done
+if [ "$nopt" -lt 20 ]; then
+	fail "docs/running.md lists every kernel option" "only $nopt options read from app/options.c (tests/docs/kernel-options.awk out of step with the table?)"
+elif [ ${#missing[@]} = 0 ]; then
+	ok "docs/running.md lists every kernel option ($nopt, from app/options.c's opt_table) and each of its words"
+else
+	fail "docs/running.md lists every kernel option" "missing from its table: ${missing[*]}"
+fi
+
+# aplog: its commands from aplog --help, each command's options from
+# aplog COMMAND --help; README-aplog's "## Commands" synopsis of the
+# command must name each.
+cmds=$(build/host/aplog --help | awk '/^usage:/ { next } /^  [a-z]/ { print $1; next } /^   / { next } { exit }' | uniq)
+syn=$(awk '/^## Commands/ { on = 1; next } on && /^## / { exit } on' tools/README-aplog.md)
+missing=() nc=0 no=0
+for c in $cmds; do
+	nc=$((nc + 1))
+	text=$(awk -v c="$c" '$1 == "aplog" { on = ($2 == c) } $1 != "aplog" && !/^ {8,}/ { on = 0 } on' <<<"$syn")
+	if [ -z "$text" ]; then missing+=("aplog $c"); continue; fi
+	for o in $(build/host/aplog "$c" --help | sed -n '/^options:/,$p' | grep -oE '^  --[a-z-]+'); do
+		[ "$o" = --help ] && continue
+		no=$((no + 1))
+		grep -qE -- "$o([^a-z-]|\$)" <<<"$text" || missing+=("aplog $c $o")
+	done
+done
+if [ "$nc" -lt 10 ]; then
+	fail "tools/README-aplog.md lists every aplog command and option" "aplog --help listed only $nc commands"
+elif [ ${#missing[@]} = 0 ]; then
+	ok "tools/README-aplog.md lists every aplog command ($nc) and each of its options ($no, from aplog COMMAND --help)"
+else
+	fail "tools/README-aplog.md lists every aplog command and option" "missing from its Commands section: ${missing[*]}"
+fi
+
+# make test's lanes (tests/run-all.sh) and docs/tests.md's table: a row for
+# each lane, and no row for a target that is not one (unless it says it is
+# "not a test").
+lanes=$(sed -n 's/^[[:space:]]*"&\{0,1\}[^|]*|make --no-print-directory \([a-z0-9-]*\)"$/\1/p' tests/run-all.sh)
+rows=$(sed -n 's/^| `make \([a-z0-9-]*\)` | \(.*\)/\1 \2/p' docs/tests.md)
+missing=() extra=()
+for t in $lanes; do grep -q "^$t " <<<"$rows" || missing+=("$t"); done
+while read -r t what; do
+	grep -qx -- "$t" <<<"$lanes" || [[ $what == "not a test"* ]] || extra+=("$t")
+done <<<"$rows"
+if [ "$(wc -w <<<"$lanes")" -lt 10 ]; then
+	fail "docs/tests.md's table has every lane of make test" "only $(wc -w <<<"$lanes") lanes read from tests/run-all.sh"
+elif [ ${#missing[@]} = 0 ] && [ ${#extra[@]} = 0 ]; then
+	ok "docs/tests.md's table has every lane of make test ($(wc -w <<<"$lanes"), from tests/run-all.sh) and no other"
+else
+	fail "docs/tests.md's table has every lane of make test, and no other" \
+		"${missing[*]:+missing: ${missing[*]}}${missing[*]:+${extra[*]:+; }}${extra[*]:+not lanes of tests/run-all.sh: ${extra[*]}}"
+fi
+
 # ---- the examples of output: each block is what its command prints now
 # (tests/docs/blocks.sh; the package lines are such blocks too).
 blocks() { # blocks.sh's lines, counted as this lane's checks
