@@ -4,11 +4,13 @@
 # command, the lists of options, commands and lanes complete, and the
 # front page's commands run as printed). make docs: rewrite the examples
 # of output from their commands (tests/docs/blocks.sh --update), after a
-# change to a program's output. Included from the top-level Makefile.
+# change to a program's output. Both need aplog and screentext (the text
+# of the committed screenshots, tools/iso.mk). Included from the top-level
+# Makefile.
 
 .PHONY: docs-tests docs
-docs-tests: aplog
+docs-tests: aplog build/host/screentext
 	@timeout 900 tests/docs/run.sh
 
-docs: aplog
+docs: aplog build/host/screentext
 	@tests/docs/blocks.sh --update
