@@ -151,8 +151,23 @@ blocks() { # blocks.sh's lines, counted as this lane's checks
 }
 blocks < <(tests/docs/blocks.sh)
 n=$(cat README.md docs/*.md tools/README-aplog.md | grep -c '^ *<!-- output:')
-if [ "$n" -ge 20 ]; then ok "the docs show $n examples of output made by their commands"
+if [ "$n" -ge 30 ]; then ok "the docs show $n examples of output made by their commands"
 else fail "the docs show their examples of output made by their commands" "only $n <!-- output: ... --> blocks"; fi
+
+# docs/session.md's table.txt was written by apstart.efi (a fixture from
+# the session lane): its rows must be the ones aplog compare prints for
+# that folder now, as the session lane checks for a fresh session (one
+# lib/verdict.c for both).
+sd=tests/docs/fixtures/session/session-0001
+want=$(grep -E '^(Offline|Online|Total): ' "$sd/table.txt")
+got=$(build/host/aplog compare "$sd" 2>/dev/null | grep -E '^(Offline|Online|Total): ')
+if [ -n "$want" ] && [ "$want" = "$got" ]; then
+	ok "docs/session.md's table.txt ($sd) has the rows aplog compare prints for its folder"
+else
+	fail "docs/session.md's table.txt has the rows aplog compare prints for its folder" \
+		"they differ: refresh the fixture (tests/docs/fixtures/make.sh session), then make docs" \
+		"$(diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | head -n 8)"
+fi
 
 # A changed output format fails those checks, and `make docs` (blocks.sh
 # --update) rewrites the blocks: shown on a copy of the docs, with an
