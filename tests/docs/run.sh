@@ -5,8 +5,11 @@
 # relative link in README.md and docs/*.md resolves (file and #anchor),
 # every docs/*.md has its contents list, every example of program output
 # is what its command prints now from a committed fixture (blocks.sh; the
-# package lines from tools/packages.list among them), and the front
-# page's commands run here (those that can; the others are named as
+# package lines from tools/packages.list among them; a changed format
+# is shown to fail), the lists that say they are complete are (kernel
+# options in docs/running.md, aplog's commands and options in
+# tools/README-aplog.md, make test's lanes in docs/tests.md), and the
+# front page's commands run here (those that can; the others are named as
 # skipped, with the reason).
 #   tests/docs/run.sh            (make docs-tests)
 set -uo pipefail
