@@ -39,6 +39,11 @@ bad() { # WHAT WHY: with the command's output below
 
 # run ARGS...: runs the binary under test, keeps stdout/stderr/status, and
 # fails the case at once on a sanitizer report or a signal.
+# Every line aplog writes to stderr starts with "aplog: " (a usage error's
+# second line, "see aplog COMMAND --help", belongs to its first): each
+# run's are checked, the first few that do not are kept for one check per
+# build (unprefixed_report).
+prefixed='^(aplog: |see aplog ([a-z-]+ )?--help$)'
 run() {
 	last_cmd=("$@")
 	local path=$PATH
@@ -46,6 +51,20 @@ run() {
 	if PATH=$path "$bin" "$@" >"$tmp/out" 2>"$tmp/err"; then rc=0; else rc=$?; fi
 	if [ "$rc" -ge 86 ] || grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/err"; then
 		bad "no crash, no sanitizer report" "status $rc"
+	fi
+	runs=$((runs + 1))
+	if grep -qvE "$prefixed" "$tmp/err"; then
+		unprefixed=$((unprefixed + 1))
+		[ "$unprefixed" -le 5 ] && unprefixed_seen+=("$(named "") $(grep -m1 -vE "$prefixed" "$tmp/err" | cut -c1-160)")
+	fi
+	return 0
+}
+unprefixed_report() {
+	if [ "$unprefixed" = 0 ]; then
+		ok "[$label] every stderr line of $runs runs starts with 'aplog: '"
+	else
+		fail "[$label] every stderr line starts with 'aplog: '" "$unprefixed of $runs runs wrote other lines, e.g." \
+			"$(printf '%s\n' "${unprefixed_seen[@]}")"
 	fi
 }
 expect_rc() { if [ "$rc" -eq "$1" ]; then pass "exit $1"; else bad "exit $1" "exit status $rc"; fi; }
@@ -186,6 +205,7 @@ nfuzz=$((nfuzz + 20))
 # ---- the cases, once per build ---------------------------------------------
 for bin in "$APLOG" "$APLOG_ASAN"; do
 	label=$(basename "$bin")
+	runs=0 unprefixed=0 unprefixed_seen=()
 
 	# compare: the reference's rows from totals computed by hand (A runs
 	# 65.80+65.86 / 40.38+40.42, B runs 11.10+11.18 / 40.44+40.48); two
@@ -310,7 +330,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	line "Online: 0.01 s"
 	run stats summary-mismatch.log
 	expect_rc 0
-	errline "summary-mismatch.log:4: warning: @summary op=online total_ns=123 but the run's 1 online samples sum to 900000 (lost serial lines?)"
+	errline "aplog: summary-mismatch.log:4: warning: @summary op=online total_ns=123 but the run's 1 online samples sum to 900000 (lost serial lines?)"
 
 	# check --baseline
 	run check --baseline smp4.baseline smp4.log
@@ -799,22 +819,22 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	has "OK: 0 AP/op medians"
 
 	# malformed input: FILE:LINE: message, exit 1
-	run stats bad/bad-ns.log;           expect_rc 1; errline "bad/bad-ns.log:4: @sample: ns=12x4 is not a decimal number"
-	run stats bad/missing-key.log;      expect_rc 1; errline "bad/missing-key.log:3: @sample: missing key(s): ticks"
-	run stats bad/dup-key.log;          expect_rc 1; errline "bad/dup-key.log:3: @sample: duplicate key 'ns'"
-	run stats bad/bad-op.log;           expect_rc 1; errline "bad/bad-op.log:3: @sample: op=sideways must be online|offline"
-	run stats bad/sample-before-boot.log; expect_rc 1; errline "bad/sample-before-boot.log:2: @sample before @boot"
-	run stats bad/sample-after-end.log; expect_rc 1; errline "bad/sample-after-end.log:5: @sample after @end (line 4) and before the next @boot"
-	run stats bad/double-boot.log;      expect_rc 1; errline "bad/double-boot.log:1: run truncated: this @boot has no @end before the next @boot at line 3 (--allow-truncated uses it anyway)"
-	run stats bad/overflow.log;         expect_rc 1; errline "bad/overflow.log:3: @sample: ns=99999999999999999999999 out of range (0..1000000000000000)"
-	run stats bad/negative.log;         expect_rc 1; errline "bad/negative.log:3: @sample: ns=-900000 is not a decimal number"
-	run stats bad/dup-sample.log;       expect_rc 1; errline "bad/dup-sample.log:4: duplicate @sample cpu=1 op=online cycle=1 (also at line 3)"
-	run stats bad/bad-wbinvd.log;       expect_rc 1; errline "bad/bad-wbinvd.log:1: @boot: wbinvd=2 out of range (0..1)"
-	run stats bad/boot-missing-key.log; expect_rc 1; errline "bad/boot-missing-key.log:1: @boot: missing key(s): tramp"
-	run stats bad/apic-clash.log;       expect_rc 1; errline "bad/apic-clash.log:4: apic=1 belongs to cpu=2 here but to cpu=1 at line 3"
-	run stats bad/bare-token.log;       expect_rc 1; errline "bad/bare-token.log:5: @sample: malformed field 'junk' (expected key=value)"
-	run stats bad/empty.log;            expect_rc 1; errline "bad/empty.log: no apstart run in this file (no @boot record)"
-	run stats bad/no-records.log;       expect_rc 1; errline "bad/no-records.log: no apstart run in this file (no @boot record)"
+	run stats bad/bad-ns.log;           expect_rc 1; errline "aplog: bad/bad-ns.log:4: @sample: ns=12x4 is not a decimal number"
+	run stats bad/missing-key.log;      expect_rc 1; errline "aplog: bad/missing-key.log:3: @sample: missing key(s): ticks"
+	run stats bad/dup-key.log;          expect_rc 1; errline "aplog: bad/dup-key.log:3: @sample: duplicate key 'ns'"
+	run stats bad/bad-op.log;           expect_rc 1; errline "aplog: bad/bad-op.log:3: @sample: op=sideways must be online|offline"
+	run stats bad/sample-before-boot.log; expect_rc 1; errline "aplog: bad/sample-before-boot.log:2: @sample before @boot"
+	run stats bad/sample-after-end.log; expect_rc 1; errline "aplog: bad/sample-after-end.log:5: @sample after @end (line 4) and before the next @boot"
+	run stats bad/double-boot.log;      expect_rc 1; errline "aplog: bad/double-boot.log:1: run truncated: this @boot has no @end before the next @boot at line 3 (--allow-truncated uses it anyway)"
+	run stats bad/overflow.log;         expect_rc 1; errline "aplog: bad/overflow.log:3: @sample: ns=99999999999999999999999 out of range (0..1000000000000000)"
+	run stats bad/negative.log;         expect_rc 1; errline "aplog: bad/negative.log:3: @sample: ns=-900000 is not a decimal number"
+	run stats bad/dup-sample.log;       expect_rc 1; errline "aplog: bad/dup-sample.log:4: duplicate @sample cpu=1 op=online cycle=1 (also at line 3)"
+	run stats bad/bad-wbinvd.log;       expect_rc 1; errline "aplog: bad/bad-wbinvd.log:1: @boot: wbinvd=2 out of range (0..1)"
+	run stats bad/boot-missing-key.log; expect_rc 1; errline "aplog: bad/boot-missing-key.log:1: @boot: missing key(s): tramp"
+	run stats bad/apic-clash.log;       expect_rc 1; errline "aplog: bad/apic-clash.log:4: apic=1 belongs to cpu=2 here but to cpu=1 at line 3"
+	run stats bad/bare-token.log;       expect_rc 1; errline "aplog: bad/bare-token.log:5: @sample: malformed field 'junk' (expected key=value)"
+	run stats bad/empty.log;            expect_rc 1; errline "aplog: bad/empty.log: no apstart run in this file (no @boot record)"
+	run stats bad/no-records.log;       expect_rc 1; errline "aplog: bad/no-records.log: no apstart run in this file (no @boot record)"
 	# the double @boot file still fails in compare, and passes with --allow-truncated
 	run compare bad/double-boot.log -- smp4.log; expect_rc 1
 	run stats --allow-truncated bad/double-boot.log; expect_rc 0
@@ -822,7 +842,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	# truncated runs
 	run stats truncated.log
 	expect_rc 1
-	errline "truncated.log:1: run truncated: this @boot has no @end before the end of the file at line 8 (--allow-truncated uses it anyway)"
+	errline "aplog: truncated.log:1: run truncated: this @boot has no @end before the end of the file at line 8 (--allow-truncated uses it anyway)"
 	run stats --allow-truncated truncated.log
 	expect_rc 0
 	errhas "truncated.log:1: warning: run 1 truncated"
@@ -850,20 +870,72 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run stats "$tmp/long-val.log";   errhas "long-val.log:2: a record longer than 65536 bytes"
 	run stats "$tmp/many-fields.log"; errhas "more than 128 fields"
 	run stats "$tmp/nul.log";        errhas 'op=on\x00line must be online|offline'
-	run stats "$tmp/a-directory";    expect_rc 1; errhas "a-directory"
 	run stats "$tmp/missing.log";    expect_rc 1; errhas "No such file"
 	run stats - <smp4.log;           expect_rc 0; line "Online: 0.01 s"
 
-	# usage errors: status 2
-	run compare wbinvd1.log;                expect_rc 2
-	run stats --frobnicate smp4.log;        expect_rc 2
-	run check smp4.log;                     expect_rc 2
-	run check --baseline smp4.baseline --max-ratio 2 smp4.log; expect_rc 2
-	run compare --min-runs 2 a -- b;        expect_rc 2
-	run compare --resamples 5 a -- b;       expect_rc 2
-	run baseline --config "$(printf 'a\nb')" smp4.log; expect_rc 2
-	run nonsense;                           expect_rc 2
+	# a directory given as a log: refused, named, whatever the command
+	for c in stats verify medians baseline csv trace cpuhp flush fit victims exact-baseline \
+		"check --baseline smp4.baseline" "compare smp4.log --" "exact smp4.log --"; do
+		# shellcheck disable=SC2086
+		run $c "$tmp/a-directory"
+		expect_rc 1
+		errline "aplog: $tmp/a-directory: a directory, not a log (name the logs in it, e.g. $tmp/a-directory/*.log)"
+	done
+
+	# usage errors: status 2, one line that says what is wrong, then where
+	# the usage is (not the whole usage)
+	usage_err() { # WHAT-IS-SAID CMD ARGS...: exit 2, "aplog: WHAT...", "see aplog CMD --help"
+		local said=$1 cmd=$2
+		shift 2
+		run ${cmd:+"$cmd"} "$@"
+		expect_rc 2
+		local want="see aplog${cmd:+ $cmd} --help"
+		if [ "$(wc -l <"$tmp/err")" = 2 ] && grep -Fxq -- "aplog: $said" <(head -1 "$tmp/err") &&
+			[ "$(sed -n 2p "$tmp/err")" = "$want" ]; then
+			pass "usage error: 'aplog: $said' and '$want', nothing more"
+		else
+			bad "usage error: 'aplog: $said' and '$want', nothing more" "stderr has $(wc -l <"$tmp/err") lines"
+		fi
+		if [ -s "$tmp/out" ]; then bad "nothing on stdout" "it has $(wc -l <"$tmp/out") lines"; else pass "nothing on stdout"; fi
+	}
+	usage_err "'compare' needs A.log... -- B.log..." compare wbinvd1.log smp4.log
+	usage_err "unknown option --frobnicate" stats --frobnicate smp4.log
+	usage_err "check needs exactly one of --baseline FILE, --slower-than and --identical" check smp4.log
+	usage_err "check --baseline takes LOG... and --tolerance, --allow-faster, --allow-truncated" check --baseline smp4.baseline --max-ratio 2 smp4.log
+	usage_err "--min-runs 2: expected an integer in 3..1000" compare --min-runs 2 a -- b
+	usage_err "unknown option --resamples" compare --resamples 5 a -- b
+	usage_err "--config: no newlines please" baseline --config "$(printf 'a\nb')" smp4.log
+	usage_err "option --allow-truncated does not apply to 'flush'" flush --allow-truncated smp4.log
+	usage_err "option --allow-truncated does not apply to 'victims'" victims --allow-truncated smp4.log
+	usage_err "option --tolerance does not apply to 'fit'" fit --tolerance 5 smp4.log
+	usage_err "--ops sweep: expected a list of wbinvd, wbnoinvd, clflushopt, clwb" flush --ops sweep smp4.log
+	usage_err "victims needs at least one LOG" victims --csv
+	usage_err "option --out needs a value" plot smp4.log --out
+	usage_err "unknown command 'nonsense'" "" nonsense
+	usage_err "no command given" ""
 	run help;                               expect_rc 0; has "aplog COMMAND"
+
+	# aplog COMMAND --help: the command's usage on stdout, exit 0; every
+	# option it takes is named in its synopsis, the one aplog --help lists.
+	run --help
+	cp "$tmp/out" "$tmp/overview"
+	cmds=$(awk '/^usage:/ { next } /^  [a-z]/ { print $1 } /^[A-Z]/ { exit }' "$tmp/overview" | uniq)
+	ncmds=$(wc -w <<<"$cmds")
+	if [ "$ncmds" -ge 18 ]; then pass "aplog --help lists $ncmds commands"; else bad "aplog --help lists every command" "only $ncmds: $cmds"; fi
+	for c in $cmds; do
+		run "$c" --help
+		expect_rc 0
+		if head -1 "$tmp/out" | grep -q "^usage: aplog $c "; then pass "its usage first"; else bad "its usage first" "$(head -1 "$tmp/out")"; fi
+		# the synopsis: the command's lines in aplog --help
+		syn=$(awk -v c="$c" '/^  [a-z]/ { on = ($1 == c) } /^[A-Z]/ { on = 0 } on' "$tmp/overview")
+		missing=
+		for o in $(sed -n '/^options:/,$p' "$tmp/out" | grep -oE '^  --[a-z-]+' | grep -vx '  --help'); do
+			grep -q -- "$o\b" <<<"$syn" || missing+=" $o"
+		done
+		if [ -z "$missing" ]; then pass "every option of its --help is in its synopsis in aplog --help"
+		else bad "every option of its --help is in its synopsis in aplog --help" "missing:$missing"; fi
+		run "$c" -h; expect_rc 0
+	done
 
 	# trace: Chrome trace-event JSON of an apstart serial run, a parallel
 	# run and a traced Linux run (linux-hotplug --trace in the VM), read
@@ -955,7 +1027,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	done
 	if [ $fuzz_bad -eq 0 ]; then ok "[$label] $nfuzz mutated logs x 7 commands: exit 0 or 1, no crash"; fi
 
-	# A session folder as apstart.efi leaves it (boot/efi/session.c): its
+	# A session folder as apstart.efi leaves it (wings/efi/session.c): its
 	# A and B run files are the two sets, in run order; an interrupted run
 	# is counted, plan.txt and table.txt are not logs.
 	sd=$tmp/session-0001
@@ -988,6 +1060,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	matches '^Online: .* no verdict: 1 run per side'
 
 	if [ "$bin" = "$APLOG" ]; then capture_cases 200; else capture_cases 20; fi
+	unprefixed_report
 done
 
 # The checker itself catches a duration that does not match its record

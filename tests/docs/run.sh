@@ -3,9 +3,14 @@
 # The documentation cannot drift: the README front page stays short and
 # leads to both quick starts within a screen, links every docs/*.md, every
 # relative link in README.md and docs/*.md resolves (file and #anchor),
-# every docs/*.md has its contents list, the package lines are what
-# tools/packages.list says, and the front page's commands run here (those
-# that can; the others are named as skipped, with the reason).
+# every docs/*.md has its contents list, every example of program output
+# is what its command prints now from a committed fixture (blocks.sh; the
+# package lines from tools/packages.list among them; a changed format
+# is shown to fail), the lists that say they are complete are (kernel
+# options in docs/running.md, aplog's commands and options in
+# tools/README-aplog.md, make test's lanes in docs/tests.md), and the
+# front page's commands run here (those that can; the others are named as
+# skipped, with the reason).
 #   tests/docs/run.sh            (make docs-tests)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -61,13 +66,150 @@ for f in README.md docs/*.md tools/README-aplog.md; do
 done
 [ $broken = 0 ] && ok "every relative link in README.md, docs/*.md, tools/README-aplog.md resolves (files and anchors)"
 
-# ---- the package lines: generated from tools/packages.list
-while IFS= read -r needs; do
-	want="sudo apt-get update && sudo apt-get install -y $(tools/deps.sh --list $needs | tr '\n' ' ' | sed 's/ $//')"
-	got=$(awk -v m="<!-- packages: $needs (" 'index($0, m) == 1 { on = 1; next } on && /^<!-- end -->/ { exit } on { sub(/^ +/, ""); print }' README.md)
-	if [ "$got" = "$want" ]; then ok "README's package line for '$needs' = tools/packages.list"
-	else fail "README's package line for '$needs' = tools/packages.list" "it reads '$got'" "want: $want"; fi
-done < <(sed -n 's/^<!-- packages: \([a-z ]*\) (.*/\1/p' README.md)
+# ---- complete where they say they are: every kernel option in
+# docs/running.md, every aplog command and option in tools/README-aplog.md,
+# every lane of make test in docs/tests.md; each check names what is missing.
+mapfile -t kopts < <(awk -f tests/docs/kernel-options.awk smp/modes.c app/options.c)
+missing=() nopt=0
+for l in "${kopts[@]}"; do
+	read -r kind a b <<<"$l"
+	case $kind in
+	bad) missing+=("(a row of app/options.c's opt_table this check cannot read:$a $b)") ;;
+	opt)
+		nopt=$((nopt + 1))
+		# the option's row: | `NAME=WORD\|WORD` | ...
+		cell=$(grep -m1 -o "^| \`$a=[^\`]*\`" docs/running.md | sed "s/^| \`$a=//; s/\`\$//; s/\\\\|/|/g")
+		if ! grep -q "^| \`$a=" docs/running.md; then missing+=("$a="); continue; fi
+		[ "$b" = - ] && continue
+		IFS='|' read -ra words <<<"$b"
+		for w in "${words[@]}"; do
+			[[ "|$cell|" == *"|$w|"* ]] || missing+=("$a=$w")
+		done ;;
+	alias) grep -q "\`$b=" docs/running.md || missing+=("$b= (Linux's $a=)") ;;
+	word) grep -q "\`$a\`" docs/running.md || missing+=("$a (Linux's word)") ;;
+	esac
+done
+if [ "$nopt" -lt 20 ]; then
+	fail "docs/running.md lists every kernel option" "only $nopt options read from app/options.c (tests/docs/kernel-options.awk out of step with the table?)"
+elif [ ${#missing[@]} = 0 ]; then
+	ok "docs/running.md lists every kernel option ($nopt, from app/options.c's opt_table) and each of its words"
+else
+	fail "docs/running.md lists every kernel option" "missing from its table: ${missing[*]}"
+fi
+
+# aplog: its commands from aplog --help, each command's options from
+# aplog COMMAND --help; README-aplog's "## Commands" synopsis of the
+# command must name each.
+cmds=$(build/host/aplog --help | awk '/^usage:/ { next } /^  [a-z]/ { print $1; next } /^   / { next } { exit }' | uniq)
+syn=$(awk '/^## Commands/ { on = 1; next } on && /^## / { exit } on' tools/README-aplog.md)
+missing=() nc=0 no=0
+for c in $cmds; do
+	nc=$((nc + 1))
+	text=$(awk -v c="$c" '$1 == "aplog" { on = ($2 == c) } $1 != "aplog" && !/^ {8,}/ { on = 0 } on' <<<"$syn")
+	if [ -z "$text" ]; then missing+=("aplog $c"); continue; fi
+	for o in $(build/host/aplog "$c" --help | sed -n '/^options:/,$p' | grep -oE '^  --[a-z-]+'); do
+		[ "$o" = --help ] && continue
+		no=$((no + 1))
+		grep -qE -- "$o([^a-z-]|\$)" <<<"$text" || missing+=("aplog $c $o")
+	done
+done
+if [ "$nc" -lt 10 ]; then
+	fail "tools/README-aplog.md lists every aplog command and option" "aplog --help listed only $nc commands"
+elif [ ${#missing[@]} = 0 ]; then
+	ok "tools/README-aplog.md lists every aplog command ($nc) and each of its options ($no, from aplog COMMAND --help)"
+else
+	fail "tools/README-aplog.md lists every aplog command and option" "missing from its Commands section: ${missing[*]}"
+fi
+
+# make test's lanes (tests/run-all.sh) and docs/tests.md's table: a row for
+# each lane, and no row for a target that is not one (unless it says it is
+# "not a test").
+lanes=$(sed -n 's/^[[:space:]]*"&\{0,1\}[^|]*|make --no-print-directory \([a-z0-9-]*\)"$/\1/p' tests/run-all.sh)
+rows=$(sed -n 's/^| `make \([a-z0-9-]*\)` | \(.*\)/\1 \2/p' docs/tests.md)
+missing=() extra=()
+for t in $lanes; do grep -q "^$t " <<<"$rows" || missing+=("$t"); done
+while read -r t what; do
+	grep -qx -- "$t" <<<"$lanes" || [[ $what == "not a test"* ]] || extra+=("$t")
+done <<<"$rows"
+if [ "$(wc -w <<<"$lanes")" -lt 10 ]; then
+	fail "docs/tests.md's table has every lane of make test" "only $(wc -w <<<"$lanes") lanes read from tests/run-all.sh"
+elif [ ${#missing[@]} = 0 ] && [ ${#extra[@]} = 0 ]; then
+	ok "docs/tests.md's table has every lane of make test ($(wc -w <<<"$lanes"), from tests/run-all.sh) and no other"
+else
+	fail "docs/tests.md's table has every lane of make test, and no other" \
+		"${missing[*]:+missing: ${missing[*]}}${missing[*]:+${extra[*]:+; }}${extra[*]:+not lanes of tests/run-all.sh: ${extra[*]}}"
+fi
+
+# ---- the examples of output: each block is what its command prints now
+# (tests/docs/blocks.sh; the package lines are such blocks too).
+blocks() { # blocks.sh's lines, counted as this lane's checks
+	local l
+	while IFS= read -r l; do
+		case $l in
+		"ok   "*) t_passed=$((t_passed + 1)) ;;
+		"FAIL "*) t_failed=$((t_failed + 1)) ;;
+		esac
+		printf '%s\n' "$l"
+	done
+}
+blocks < <(tests/docs/blocks.sh)
+n=$(cat README.md docs/*.md tools/README-aplog.md | grep -c '^ *<!-- output:')
+if [ "$n" -ge 30 ]; then ok "the docs show $n examples of output made by their commands"
+else fail "the docs show their examples of output made by their commands" "only $n <!-- output: ... --> blocks"; fi
+
+# docs/session.md's table.txt was written by apstart.efi (a fixture from
+# the session lane): its rows must be the ones aplog compare prints for
+# that folder now, as the session lane checks for a fresh session (one
+# lib/verdict.c for both).
+sd=tests/docs/fixtures/session/session-0001
+want=$(grep -E '^(Offline|Online|Total): ' "$sd/table.txt")
+got=$(build/host/aplog compare "$sd" 2>/dev/null | grep -E '^(Offline|Online|Total): ')
+if [ -n "$want" ] && [ "$want" = "$got" ]; then
+	ok "docs/session.md's table.txt ($sd) has the rows aplog compare prints for its folder"
+else
+	fail "docs/session.md's table.txt has the rows aplog compare prints for its folder" \
+		"they differ: refresh the fixture (tests/docs/fixtures/make.sh session), then make docs" \
+		"$(diff <(printf '%s\n' "$want") <(printf '%s\n' "$got") | head -n 8)"
+fi
+
+# A changed output format fails those checks, and `make docs` (blocks.sh
+# --update) rewrites the blocks: shown on a copy of the docs, with an
+# aplog whose every " -> " reads " => ".
+fake=$tmp/fake
+mkdir -p "$fake/build/host" "$fake/tools"
+for e in "$root"/*; do
+	case ${e##*/} in build|docs|tools|README.md) ;; *) ln -s "$e" "$fake/" ;; esac
+done
+for e in "$root"/tools/*; do [ "${e##*/}" = README-aplog.md ] || ln -s "$e" "$fake/tools/"; done
+for e in "$root"/build/host/*; do [ "${e##*/}" = aplog ] || ln -s "$e" "$fake/build/host/"; done
+cp -r "$root/docs" "$fake/docs"
+cp "$root/README.md" "$fake/"
+cp "$root/tools/README-aplog.md" "$fake/tools/"
+printf '#!/usr/bin/env bash\nset -o pipefail\n"%s" "$@" | sed "s/ -> / => /g"\n' "$root/build/host/aplog" >"$fake/build/host/aplog"
+chmod +x "$fake/build/host/aplog"
+tests/docs/blocks.sh --root "$fake" >"$tmp/changed" 2>&1
+st=$?
+nfail=$(grep -c '^FAIL ' "$tmp/changed")
+want=$(grep -c '^ *<!-- output: .*aplog' "$fake/docs/verdicts.md")
+if [ $st = 1 ] && [ "$nfail" -ge 3 ] && grep -q '^FAIL docs/verdicts.md:[0-9]*: the block is not what its command prints now: aplog compare' "$tmp/changed" &&
+	grep -q '^     | +.* => ' "$tmp/changed"; then
+	ok "a changed output format (aplog printing ' => ' for ' -> ') fails $nfail blocks, each named, e.g. $(grep -m1 '^FAIL docs/verdicts.md' "$tmp/changed" | cut -d: -f1-2 | cut -c6-)"
+else
+	fail "a changed output format fails the blocks" "exit $st, $nfail blocks failed (docs/verdicts.md has $want made by aplog)" "$(head -n 8 "$tmp/changed")"
+fi
+if tests/docs/blocks.sh --update --root "$fake" >"$tmp/updated" 2>&1 && tests/docs/blocks.sh --root "$fake" >"$tmp/after" 2>&1 &&
+	grep -q '^    Online:   65.77 s => 11.19 s' "$fake/docs/verdicts.md"; then
+	ok "make docs (blocks.sh --update) rewrites them: $(grep -c '^updated ' "$tmp/updated") blocks, then the check passes"
+else
+	fail "make docs (blocks.sh --update) rewrites the blocks" "the check still fails after it" "$(grep -v '^ok ' "$tmp/after" | head -n 6)"
+fi
+sed -i 's/^    Online:   65.77 s => 11.19 s/    Online:   65.78 s => 11.19 s/' "$fake/docs/verdicts.md"
+if ! tests/docs/blocks.sh --root "$fake" "$fake/docs/verdicts.md" >"$tmp/edited" 2>&1 &&
+	grep -q '^     | -    Online:   65.78 s' "$tmp/edited"; then
+	ok "a block edited by hand (65.77 -> 65.78 s) fails, with the line that differs"
+else
+	fail "a block edited by hand fails" "it passed" "$(head -n 6 "$tmp/edited")"
+fi
 
 # ---- the front page's commands: run what can run here
 # Code lines of the README (indented by 4 or more); bare-metal commands

@@ -313,4 +313,9 @@ refused() {
 }
 check "6 shipped image as a CD with a session's mark, NVRAM full: GRUB -> apstart.efi, both said, nothing started" refused
 
+# SESSION_KEEP=DIR: the session's folder as it lay on the stick, kept
+# (tests/docs/fixtures/make.sh: docs/session.md's table comes from it).
+if [ -n "${SESSION_KEEP:-}" ] && [ -d "$work/session-0001" ]; then
+	rm -rf "$SESSION_KEEP" && mkdir -p "$SESSION_KEEP" && cp -r "$work/session-0001" "$SESSION_KEEP"/
+fi
 finish

@@ -34,7 +34,7 @@ int cmd_csv(void)
 	for (size_t i = 0; i < set.n; i++) {
 		const struct run *r = &set.runs[i];
 		if (run_use(r) == USE_NONE)
-			fprintf(stderr, "%s:%zu: warning: run %u ended with "
+			fprintf(stderr, "aplog: %s:%zu: warning: run %u ended with "
 				"status=fail; its samples are in the CSV\n", r->file,
 				r->boot_line, r->index);
 		for (size_t j = 0; j < r->ns; j++) {

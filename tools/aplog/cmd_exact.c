@@ -112,12 +112,12 @@ static int ptable_from_log(struct ptable *t, const char *path, const char *buf,
 	struct set s = { 0 };
 	int errors = load_file(&s, path, false);
 	if (!errors && s.n != 1) {
-		fprintf(stderr, "%s: %zu runs: exact comparisons take one run per "
+		fprintf(stderr, "aplog: %s: %zu runs: exact comparisons take one run per "
 			"log\n", path, s.n);
 		errors = 1;
 	}
 	if (!errors && run_use(&s.runs[0]) != USE_FULL) {
-		fprintf(stderr, "%s: the run did not pass (see aplog verify)\n", path);
+		fprintf(stderr, "aplog: %s: the run did not pass (see aplog verify)\n", path);
 		errors = 1;
 	}
 	set_free(&s);
@@ -176,7 +176,7 @@ static int ptable_from_log(struct ptable *t, const char *path, const char *buf,
 		}
 	}
 	if (!m.errors && !t->n) {
-		fprintf(stderr, "%s: no samples\n", path);
+		fprintf(stderr, "aplog: %s: no samples\n", path);
 		m.errors++;
 	}
 	return m.errors ? 1 : 0;
@@ -287,7 +287,7 @@ static int ptable_from_baseline(struct ptable *t, const char *path,
 		free(cyc);
 	}
 	if (!m.errors && !t->n) {
-		fprintf(stderr, "%s: no phases\n", path);
+		fprintf(stderr, "aplog: %s: no phases\n", path);
 		m.errors++;
 	}
 	return m.errors ? 1 : 0;

@@ -19,6 +19,7 @@
 #include "flush_log.h"
 #include "flush_predict.h"
 #include "gnuplot.h"
+#include "options.h"
 #include "output.h"
 #include "util.h"
 #include "../flushmodel/model.h"
@@ -27,84 +28,53 @@
 #define SPEC_ITEMS_MAX 32
 
 struct flush_args {
-	const char *logs[256];
-	int nlogs;
+	const char *const *logs;
+	size_t nlogs;
 	const char *against, *csv_out, *plot, *out;
 	bool csv, smi_counted;
 	bool ops[FOP_COUNT];    /* --ops: the points shown and compared */
 	double tolerance_pct;
 };
 
-static int usage_flush(const char *cmd, const char *why)
-{
-	fprintf(stderr, "aplog %s: %s\n"
-		"usage: aplog flush LOG... [--csv] [--plot FILE.png] [--smi-counted] [--ops LIST]\n"
-		"                 [--against SPEC|log:FILE [--tolerance PCT]]\n"
-		"       aplog fit LOG... [--out PRESET] [--smi-counted]\n"
-		"  SPEC: flushmodel arguments joined by commas (llc_mb=4,walk_gbs=2,...,\n"
-		"  file:PRESET for a preset file); --tolerance: the largest |error| per\n"
-		"  point, percent (default 10); exit 1 when a point is outside it.\n"
-		"  --ops: wbinvd,wbnoinvd,clflushopt,clwb (default all).\n",
-		cmd, why);
-	return 2;
-}
-
-static int parse_args(const char *cmd, int argc, char **argv, struct flush_args *a)
+/* The command line (options.c has read it): flush and fit. */
+static void args_from_cli(const char *cmd, struct flush_args *a)
 {
 	memset(a, 0, sizeof *a);
-	a->tolerance_pct = 10;
+	a->logs = cli.files[0];
+	a->nlogs = cli.nfiles[0];
+	a->csv = cli.given & O_CSV;
+	a->smi_counted = cli.given & O_SMICOUNTED;
+	a->plot = cli.plot;
+	a->against = cli.against;
+	a->out = cli.out;
+	a->tolerance_pct = cli.given & O_TOL ? cli.tolerance : 10;
+	if (!(a->tolerance_pct > 0))
+		usage_error("--tolerance %g: a percentage above 0", cli.tolerance);
 	for (int k = 0; k < FOP_COUNT; k++)
-		a->ops[k] = true;
-	for (int i = 0; i < argc; i++) {
-		const char *s = argv[i];
-		bool more = i + 1 < argc;
-		if (!strcmp(s, "--csv")) {
-			a->csv = true;
-		} else if (!strcmp(s, "--smi-counted")) {
-			a->smi_counted = true;
-		} else if (!strcmp(s, "--plot") && more && !strcmp(cmd, "flush")) {
-			a->plot = argv[++i];
-		} else if (!strcmp(s, "--against") && more && !strcmp(cmd, "flush")) {
-			a->against = argv[++i];
-		} else if (!strcmp(s, "--out") && more && !strcmp(cmd, "fit")) {
-			a->out = argv[++i];
-		} else if (!strcmp(s, "--ops") && more) {
-			char list[128];
-			snprintf(list, sizeof list, "%s", argv[++i]);
-			memset(a->ops, 0, sizeof a->ops);
-			char *save = NULL;
-			for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-				int k = FOP_COUNT;
-				for (int j = 0; j < FOP_COUNT; j++)
-					if (!strcmp(t, flush_op_names[j]))
-						k = j;
-				if (k == FOP_COUNT)
-					return usage_flush(cmd, "--ops: wbinvd, wbnoinvd, clflushopt, clwb");
-				a->ops[k] = true;
-			}
-		} else if (!strcmp(s, "--tolerance") && more) {
-			char *end;
-			errno = 0;
-			a->tolerance_pct = strtod(argv[++i], &end);
-			if (errno || *end || !(a->tolerance_pct > 0 && a->tolerance_pct < 1000))
-				return usage_flush(cmd, "--tolerance takes a percentage above 0");
-		} else if (s[0] == '-' && s[1]) {
-			return usage_flush(cmd, "unknown option or missing value");
-		} else if (a->nlogs < 256) {
-			a->logs[a->nlogs++] = s;
-		} else {
-			return usage_flush(cmd, "more than 256 logs");
+		a->ops[k] = !cli.ops;
+	if (cli.ops) {
+		char list[128];
+		snprintf(list, sizeof list, "%s", cli.ops);
+		char *save = NULL;
+		for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+			int k = FOP_COUNT;
+			for (int j = 0; j < FOP_COUNT; j++)
+				if (!strcmp(t, flush_op_names[j]))
+					k = j;
+			if (k == FOP_COUNT)
+				usage_error("--ops %s: expected a list of wbinvd, wbnoinvd, "
+					    "clflushopt, clwb", cli.ops);
+			a->ops[k] = true;
 		}
 	}
 	if (!a->nlogs)
-		return usage_flush(cmd, "no LOG given");
-	return 0;
+		usage_error("%s needs at least one LOG", cmd);
 }
 
-static int load(struct flush_log *l, const char *const *logs, int n, bool smi_counted)
+static int load(struct flush_log *l, const char *const *logs, size_t n, bool smi_counted)
 {
 	memset(l, 0, sizeof *l);
-	for (int i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++)
 		if (flush_log_load(l, logs[i]))
 			return 1;
 	if (!l->n) {
@@ -242,12 +212,10 @@ static int write_plot(const struct flush_log *l, const char *png)
 	return gnuplot_script_run(s, &script, &slen, png);
 }
 
-int cmd_flush(int argc, char **argv)
+int cmd_flush(void)
 {
 	struct flush_args a;
-	int rc = parse_args("flush", argc, argv, &a);
-	if (rc)
-		return rc;
+	args_from_cli("flush", &a);
 	struct flush_log l, ref;
 	if (load(&l, a.logs, a.nlogs, a.smi_counted))
 		return 1;
@@ -337,7 +305,7 @@ int cmd_flush(int argc, char **argv)
 			printf("  (%zu rounds left out: not started at once)", p->skewed_left_out);
 		printf("\n");
 	}
-	rc = 0;
+	int rc = 0;
 	if (vs && !a.csv) {
 		if (!compared) {
 			printf("nothing to compare\n");
@@ -435,12 +403,11 @@ static struct fitted fit_curve(const double *x, const double *y, size_t n, doubl
 	return best;
 }
 
-int cmd_fit(int argc, char **argv)
+int cmd_fit(void)
 {
 	struct flush_args a;
-	int rc = parse_args("fit", argc, argv, &a);
-	if (rc)
-		return rc;
+	args_from_cli("fit", &a);
+	int rc;
 	struct flush_log l;
 	if (load(&l, a.logs, a.nlogs, a.smi_counted))
 		return 1;
@@ -454,7 +421,7 @@ int cmd_fit(int argc, char **argv)
 		}
 	}
 	if (n < 3) {
-		fprintf(stderr, "aplog fit: %zu WBINVD points with windows (1 at once); need 3\n", n);
+		fprintf(stderr, "aplog: fit: %zu WBINVD points with windows (1 at once); need 3\n", n);
 		flush_log_free(&l);
 		return 1;
 	}
@@ -512,7 +479,7 @@ int cmd_fit(int argc, char **argv)
 	if (a.out) {
 		FILE *o = fopen(a.out, "w");
 		if (!o) {
-			fprintf(stderr, "aplog fit: %s: %s\n", a.out, strerror(errno));
+			fprintf(stderr, "aplog: fit: %s: %s\n", a.out, strerror(errno));
 			flush_log_free(&l);
 			return 1;
 		}
@@ -529,7 +496,7 @@ int cmd_fit(int argc, char **argv)
 		if (l.cpus > l.socket_cpus && l.socket_cpus)
 			fprintf(o, "per_socket=%u\n", l.socket_cpus);
 		if (fclose(o)) {
-			fprintf(stderr, "aplog fit: %s: write error\n", a.out);
+			fprintf(stderr, "aplog: fit: %s: write error\n", a.out);
 			rc = 1;
 		} else {
 			printf("preset: %s (make run FLUSH=file:%s)\n", a.out, a.out);

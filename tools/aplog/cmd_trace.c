@@ -565,7 +565,7 @@ int cmd_trace(void)
 	for (size_t i = 0; !rc && i < L.set.n; i++) {
 		const struct run *r = &L.set.runs[i];
 		if (run_use(r) == USE_NONE)
-			fprintf(stderr, "%s:%zu: warning: run %u ended with status=fail; it is in "
+			fprintf(stderr, "aplog: %s:%zu: warning: run %u ended with status=fail; it is in "
 				"the trace\n", r->file, r->boot_line, r->index);
 		pid_of[i] = (uint32_t)(i + 1);
 		if (L.run[i].nw)

@@ -14,6 +14,7 @@
 #include "commands.h"
 #include "flush_predict.h"
 #include "gnuplot.h"
+#include "options.h"
 #include "lib/stats.h"
 #include "util.h"
 
@@ -174,32 +175,17 @@ static int plot(const struct vlog *l, const char *png)
 	return gnuplot_script_run(s, &script, &slen, png);
 }
 
-int cmd_victims(int argc, char **argv)
+int cmd_victims(void)
 {
-	bool csv = false;
-	const char *png = NULL, *logs[256], *against = NULL;
-	int nlogs = 0;
-	for (int i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--csv"))
-			csv = true;
-		else if (!strcmp(argv[i], "--plot") && i + 1 < argc)
-			png = argv[++i];
-		else if (!strcmp(argv[i], "--against") && i + 1 < argc)
-			against = argv[++i];
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "aplog victims: unknown option %s\n"
-				"usage: aplog victims LOG... [--csv] [--plot FILE.png] [--against SPEC]\n", argv[i]);
-			return 2;
-		} else if (nlogs < 256)
-			logs[nlogs++] = argv[i];
-	}
-	if (!nlogs) {
-		fprintf(stderr, "usage: aplog victims LOG... [--csv] [--plot FILE.png]\n");
-		return 2;
-	}
+	bool csv = cli.given & O_CSV;
+	const char *png = cli.plot, *against = cli.against;
+	const char *const *logs = cli.files[0];
+	size_t nlogs = cli.nfiles[0];
+	if (!nlogs)
+		usage_error("victims needs at least one LOG");
 	struct vlog l;
 	memset(&l, 0, sizeof l);
-	for (int i = 0; i < nlogs; i++)
+	for (size_t i = 0; i < nlogs; i++)
 		if (load(&l, logs[i])) {
 			free(l.r);
 			return 1;

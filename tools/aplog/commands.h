@@ -21,10 +21,8 @@ int cmd_plot(void);             /* plot.c */
 int cmd_fleet(void);            /* cmd_fleet.c */
 int cmd_cpuhp(void);            /* cmd_cpuhp.c */
 int cmd_trace(void);            /* cmd_trace.c */
-/* cmd_flush.c: the flush probe's curve and model fit; they read their
- * own arguments (argv after the command's name). */
-int cmd_flush(int argc, char **argv);
-int cmd_fit(int argc, char **argv);
-int cmd_victims(int argc, char **argv); /* cmd_victims.c */
+int cmd_flush(void);            /* cmd_flush.c */
+int cmd_fit(void);
+int cmd_victims(void);          /* cmd_victims.c */
 
 #endif

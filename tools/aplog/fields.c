@@ -27,7 +27,7 @@ const char *next_line(const char *buf, size_t len, size_t *pos, size_t *n)
 static void lmsg(struct msgs *m, size_t line, bool warning, const char *fmt,
 		 va_list ap)
 {
-	fprintf(stderr, "%s:%zu: %s", m->file, line, warning ? "warning: " : "");
+	fprintf(stderr, "aplog: %s:%zu: %s", m->file, line, warning ? "warning: " : "");
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }

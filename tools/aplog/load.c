@@ -115,11 +115,9 @@ static void on_complete_line(struct loader *ld, char *p, size_t n, bool overlong
 int load_file(struct set *set, const char *path, bool allow_trunc)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
-	FILE *f = is_stdin ? stdin : fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "aplog: %s: %s\n", path, strerror(errno));
+	FILE *f = open_input(path);
+	if (!f)
 		return 1;
-	}
 	struct loader ld = { .m = { .file = is_stdin ? "<stdin>" : path },
 			     .set = set, .allow_trunc = allow_trunc, .cur = -1 };
 	char *chunk = xcalloc(CHUNK_BYTES, 1), *lb = xcalloc(LINE_MAX_BYTES, 1);
@@ -150,7 +148,7 @@ int load_file(struct set *set, const char *path, bool allow_trunc)
 			ln = 0;
 			overlong = false;
 			if (ld.m.errors >= MAX_ERRORS_PER_FILE) {
-				fprintf(stderr, "%s:%zu: too many errors, giving up on "
+				fprintf(stderr, "aplog: %s:%zu: too many errors, giving up on "
 					"this file\n", ld.m.file, line);
 				stop = true;
 			}
@@ -174,7 +172,7 @@ int load_file(struct set *set, const char *path, bool allow_trunc)
 	if (ld.cur >= 0 && !stop)
 		close_run(&ld, line, "before the end of the file");
 	if (set->n == first && !ld.m.errors) {
-		fprintf(stderr, "%s: no apstart run in this file (no @boot record)\n",
+		fprintf(stderr, "aplog: %s: no apstart run in this file (no @boot record)\n",
 			ld.m.file);
 		ld.m.errors++;
 	}

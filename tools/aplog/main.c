@@ -6,7 +6,8 @@
  * One file per concern: records.h (the log model; its parser is fields.c,
  * handlers.c, runcheck.c, load.c), statistics.c (with
  * the kernel's stats.c), sets.c (logs as the commands see them),
- * options.c, and one cmd_*.c (or plot.c) per command.
+ * options.c (every option once, and the help), and one cmd_*.c (or
+ * plot.c) per command; main.c has the table of the commands.
  *
  * Exit status: 0 ok, 1 bad input or failed check, 2 usage error. */
 #include <stdbool.h>
@@ -38,30 +39,88 @@ static int cmd_check(void)
 	return sl ? cmd_check_slower() : cmd_check_identical();
 }
 
-static const struct command {
-	const char *name;
-	int (*run)(void);
-	unsigned opts;
-	bool two_sets;
-} commands[] = {
-	{ "stats", cmd_stats, O_TRUNC | O_NMI, false },
-	{ "compare", cmd_compare, O_TRUNC | O_LABELS | O_MINRUNS | O_FORCE | O_NMI,
-		true },
-	{ "check", cmd_check, O_TRUNC | O_LABELS | O_MINRUNS | O_FORCE | O_PAIRED | O_BASELINE | O_TOL |
-		O_SLOWER | O_MAXRATIO | O_OP | O_FASTER | O_IDENT | O_NMI, true },
-	{ "verify", cmd_verify, O_TRUNC | O_VERIFY, false },
-	{ "medians", cmd_medians, O_TRUNC | O_OP | O_NMI, false },
-	{ "baseline", cmd_baseline, O_TRUNC | O_TOL | O_MODE | O_CONFIG | O_NMI, false },
-	{ "diff-baseline", cmd_diff_baseline, 0, false },
-	{ "exact-baseline", cmd_exact_baseline, O_CONFIG, false },
-	{ "exact", cmd_exact, 0, true },
-	{ "exact-diff", cmd_exact_diff, 0, true },
-	{ "csv", cmd_csv, O_TRUNC | O_PHASES, false },
-	{ "plot", cmd_plot, O_TRUNC | O_LABELS | O_OUT | O_NMI, true },
-	{ "fleet", cmd_fleet, O_TRUNC | O_MINRUNS | O_NMI | O_CSV, false },
-	{ "cpuhp", cmd_cpuhp, O_TRUNC | O_LABELS, true },
-	{ "trace", cmd_trace, O_TRUNC | O_OUT, false },
+/* The commands, in the order aplog --help lists them. */
+static const struct command commands[] = {
+	{ "stats", cmd_stats, O_TRUNC | O_NMI, false, false,
+	  "stats [--allow-truncated] [--with-nmi] [--with-smi] LOG...",
+	  "Per-CPU statistics of one set of runs (n, mean, median, min, max, p95),\n"
+	  "the phases, each run's totals and their mean." },
+	{ "compare", cmd_compare, O_TRUNC | O_LABELS | O_MINRUNS | O_FORCE | O_NMI, true, true,
+	  "compare [--label-a X] [--label-b Y] [--min-runs N] [--force]\n"
+	  "        [--allow-truncated] [--with-nmi] [--with-smi] A.log... -- B.log...\n"
+	  "compare SESSION-FOLDER   (apstart.efi's session-NNNN: its A and B runs)",
+	  "Two sets of runs: Offline, Online and Total per run, Welch's 95% interval\n"
+	  "of the change in their mean and a verdict (docs/verdicts.md), then each\n"
+	  "run's median sample, the per-CPU medians and the phases." },
+	{ "check", cmd_check, O_TRUNC | O_LABELS | O_MINRUNS | O_FORCE | O_PAIRED | O_BASELINE |
+	  O_TOL | O_SLOWER | O_MAXRATIO | O_OP | O_FASTER | O_IDENT | O_NMI, true, true,
+	  "check --baseline FILE [--tolerance PCT] [--allow-faster] LOG...\n"
+	  "check --slower-than A.log... -- B.log... [--max-ratio R] [--op online|offline]\n"
+	  "      [--min-runs N] [--paired] [--force] [--label-a X] [--label-b Y]\n"
+	  "check --identical A.log -- B.log\n"
+	  "      (each: [--allow-truncated] [--with-nmi] [--with-smi])",
+	  "A regression check: the per-APIC medians against a baseline, B's runs\n"
+	  "slower than A's, or two runs identical record for record. Exit 1 on a\n"
+	  "failed check." },
+	{ "verify", cmd_verify, O_TRUNC | O_VERIFY, false, false,
+	  "verify [--status pass|fail] [--cpus N] [--cycles C] [--wbinvd 0|1]\n"
+	  "       [--online N] [--failed N] [--warnings N] [--boot KEY=VALUE]...\n"
+	  "       [--allow-truncated] LOG",
+	  "One run that ended as expected: its @end, counts and figures (the tests'\n"
+	  "check of a boot)." },
+	{ "medians", cmd_medians, O_TRUNC | O_OP | O_NMI, false, false,
+	  "medians [--op online|offline] [--allow-truncated] [--with-nmi] [--with-smi] LOG...",
+	  "Each run's median sample of the op, then the lowest of them." },
+	{ "baseline", cmd_baseline, O_TRUNC | O_TOL | O_MODE | O_CONFIG | O_NMI, false, false,
+	  "baseline [--tolerance PCT] [--mode M] [--config TEXT] [--allow-truncated]\n"
+	  "         [--with-nmi] [--with-smi] LOG... > FILE",
+	  "A baseline file: the median per APIC ID and op over the logs." },
+	{ "diff-baseline", cmd_diff_baseline, 0, false, false,
+	  "diff-baseline OLD NEW",
+	  "What changed between two baseline files." },
+	{ "exact-baseline", cmd_exact_baseline, O_CONFIG, false, false,
+	  "exact-baseline [--config TEXT] LOG > FILE   (instruction counting)",
+	  "Every figure of one run, per AP, op, phase and cycle (QEMU -icount)." },
+	{ "exact", cmd_exact, 0, true, false,
+	  "exact A -- B          (each a log or an exact-baseline FILE)",
+	  "Two runs under instruction counting, phase by phase: exit 1 on any\n"
+	  "difference, each named." },
+	{ "exact-diff", cmd_exact_diff, 0, true, false,
+	  "exact-diff OLD -- NEW",
+	  "The whole per-phase table of two exact-baseline files, old -> new." },
+	{ "csv", cmd_csv, O_TRUNC | O_PHASES, false, false,
+	  "csv [--phases] [--allow-truncated] LOG... > out.csv",
+	  "One row per sample (or per @phase record)." },
+	{ "plot", cmd_plot, O_TRUNC | O_LABELS | O_OUT | O_NMI, true, true,
+	  "plot --out FILE.png [--label-a X] [--label-b Y] [--allow-truncated]\n"
+	  "     [--with-nmi] [--with-smi] A.log... [-- B.log...]",
+	  "Per CPU, the spread of its samples, both sets on one scale (gnuplot)." },
+	{ "fleet", cmd_fleet, O_TRUNC | O_MINRUNS | O_NMI | O_CSV, false, false,
+	  "fleet [--csv] [--min-runs N] [--allow-truncated] [--with-nmi] [--with-smi]\n"
+	  "      LOG...|DIR...",
+	  "One row per machine (@env), WBINVD=1 against WBINVD=0, runs as\n"
+	  "observations (docs/lab.md)." },
+	{ "cpuhp", cmd_cpuhp, O_TRUNC | O_LABELS, true, false,
+	  "cpuhp [--label-a X] [--label-b Y] [--allow-truncated] A.log... [-- B.log...]",
+	  "Linux's time per cpuhp state (linux-hotplug --trace), and the split of a\n"
+	  "difference (docs/linux-trace.md)." },
+	{ "trace", cmd_trace, O_TRUNC | O_OUT, false, false,
+	  "trace [--out FILE.json] [--allow-truncated] LOG...",
+	  "One timeline as Chrome trace-event JSON (Perfetto, chrome://tracing)." },
+	{ "flush", cmd_flush, O_CSV | O_PLOT | O_OPS | O_SMICOUNTED | O_AGAINST | O_TOL, false, false,
+	  "flush [--csv] [--plot FILE.png] [--ops LIST] [--smi-counted]\n"
+	  "      [--against SPEC|log:FILE [--tolerance PCT]] LOG...",
+	  "The flush probe's curve (probe=flush), against a flush model or another\n"
+	  "run (docs/flush-probe.md); exit 1 when a point is outside the tolerance." },
+	{ "fit", cmd_fit, O_OUT | O_SMICOUNTED, false, false,
+	  "fit [--out PRESET] [--smi-counted] LOG...",
+	  "The flush model fitted to a probe run, written as a preset for\n"
+	  "FLUSH=file:PRESET." },
+	{ "victims", cmd_victims, O_CSV | O_PLOT | O_AGAINST, false, false,
+	  "victims [--csv] [--plot FILE.png] [--against SPEC] LOG...",
+	  "The victims' stalls per window (victims=K)." },
 };
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 int main(int argc, char **argv)
 {
@@ -69,26 +128,18 @@ int main(int argc, char **argv)
 		usage_error("no command given");
 	if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") ||
 	    !strcmp(argv[1], "-h")) {
-		usage(stdout);
-		return 0;
-	}
-	if (!strcmp(argv[1], "flush") || !strcmp(argv[1], "fit") || !strcmp(argv[1], "victims")) {
-		int rc = argv[1][0] == 'v'   ? cmd_victims(argc - 2, argv + 2)
-			 : argv[1][1] == 'l' ? cmd_flush(argc - 2, argv + 2)
-					     : cmd_fit(argc - 2, argv + 2);
-		if (fflush(stdout) != 0 || ferror(stdout))
-			rc = 1;
-		return rc;
+		usage(stdout, commands, NCOMMANDS);
+		return fflush(stdout) || ferror(stdout) ? 1 : 0;
 	}
 	const struct command *c = NULL;
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < NCOMMANDS; i++)
 		if (!strcmp(argv[1], commands[i].name))
 			c = &commands[i];
 	if (!c)
 		usage_error("unknown command '%s'", argv[1]);
 	cli.cmd = c->name;
-	parse_cli(argc, argv, c->opts | (c->opts & O_NMI ? O_SMI : 0), c->two_sets);
-	if (c->two_sets)
+	parse_cli(argc, argv, c);
+	if (c->session && !(cli.given & (O_BASELINE | O_IDENT)))
 		session_dir_expand();
 	nmi_samples_counted = cli.given & O_NMI;
 	smi_samples_counted = cli.given & O_SMI;

@@ -17,45 +17,44 @@
 
 struct cli cli;
 
-void usage(FILE *f)
-{
-	fputs(
-"usage: aplog COMMAND [options] LOG...   (LOG '-' reads standard input)\n"
-"  stats [--allow-truncated] LOG...\n"
-"  compare [--label-a X] [--label-b Y] [--min-runs N] [--force]\n"
-"          A.log... -- B.log...   (each log: one run or more; a run is one\n"
-"          observation: docs/verdicts.md)\n"
-"          or SESSION-FOLDER   (apstart.efi's session-NNNN: its A and B runs)\n"
-"  check --baseline FILE [--tolerance PCT] [--allow-faster] LOG...\n"
-"  check --slower-than A.log... -- B.log... [--max-ratio R]\n"
-"        [--op online|offline] [--min-runs N] [--paired] [--force]\n"
-"  check --identical A.log -- B.log\n"
-"  verify [--status pass|fail] [--cpus N] [--cycles C] [--wbinvd 0|1]\n"
-"         [--online N] [--failed N] [--warnings N] [--boot KEY=VALUE]... LOG\n"
-"  medians [--op online|offline] LOG...\n"
-"  baseline [--tolerance PCT] [--mode M] [--config TEXT] LOG... > FILE\n"
-"  diff-baseline OLD NEW\n"
-"  exact-baseline [--config TEXT] LOG > FILE   (instruction counting)\n"
-"  exact A -- B          (each a log or an exact-baseline FILE)\n"
-"  exact-diff OLD -- NEW\n"
-"  csv [--phases] LOG... > out.csv\n"
-"  plot --out FILE.png [--label-a X] [--label-b Y] A.log... [-- B.log...]\n"
-"  fleet [--csv] [--min-runs N] LOG...|DIR...   one row per machine (@env),\n"
-"        WBINVD=1 against WBINVD=0, runs as observations\n"
-"  cpuhp [--label-a X] [--label-b Y] A.log... [-- B.log...]  (linux-hotplug --trace)\n"
-"  trace [--out FILE.json] LOG...   (Chrome trace-event JSON: Perfetto, chrome://tracing)\n"
-"  flush [--csv] [--plot FILE.png] [--against SPEC|log:FILE [--tolerance PCT]]\n"
-"        LOG...            (probe=flush: the curve; SPEC: flushmodel arguments)\n"
-"  fit [--out PRESET] LOG...   (the flush model fitted to a probe run)\n"
-"  victims [--csv] [--plot FILE.png] LOG...   (victims=K: stalls per window)\n"
-"Every command that reads logs but the exact ones takes --allow-truncated.\n"
+/* The notes that hold for every command (aplog --help). */
+static const char notes[] =
+"A LOG of '-' reads standard input (once). Options may come anywhere, long\n"
+"options shortened while unambiguous; write a log named -x as ./-x.\n"
 "Samples marked nmi=1 (an NMI hit the BSP or the AP inside their window)\n"
-"are left out of stats, compare, check, medians, baseline and plot, and\n"
-"so are their starts' @phase records (also nmi=1);\n"
-"--with-nmi keeps them. Samples whose window an SMI hit (smi= above 0,\n"
-"MSR_SMI_COUNT moved) are left out the same way; --with-smi keeps them.\n"
+"and samples an SMI hit (smi= above 0) are left out of every statistic,\n"
+"total, comparison and baseline, with a line saying how many;\n"
+"--with-nmi and --with-smi keep them.\n"
 "Exit status: 0 ok, 1 bad input or failed check, 2 usage error or (check\n"
-"--slower-than) too few runs for a verdict.\n", f);
+"--slower-than) too few runs for a verdict.\n";
+
+/* Prints SYN after PREFIX; a line of it that starts with a blank continues
+ * the one before (indented by PREFIX's width more), any other is another
+ * form of the command, after ALT. */
+static void print_synopsis(FILE *f, const char *prefix, const char *alt,
+			   const char *syn)
+{
+	int w = (int)strlen(prefix);
+	fputs(prefix, f);
+	for (const char *p = syn; *p; p++) {
+		fputc(*p, f);
+		if (*p != '\n' || !p[1])
+			continue;
+		if (p[1] == ' ')
+			fprintf(f, "%*s", w, "");
+		else
+			fputs(alt, f);
+	}
+	fputc('\n', f);
+}
+
+void usage(FILE *f, const struct command *cmds, size_t n)
+{
+	fputs("usage: aplog COMMAND [options] LOG...   (aplog COMMAND --help: "
+	      "its options)\n", f);
+	for (size_t i = 0; i < n; i++)
+		print_synopsis(f, "  ", "  ", cmds[i].synopsis);
+	fputs(notes, f);
 }
 
 void usage_error(const char *fmt, ...)
@@ -65,8 +64,10 @@ void usage_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
-	fputs("\n", stderr);
-	usage(stderr);
+	if (cli.cmd)
+		fprintf(stderr, "\nsee aplog %s --help\n", cli.cmd);
+	else
+		fputs("\nsee aplog --help\n", stderr);
 	exit(2);
 }
 
@@ -99,80 +100,95 @@ static const char *opt_text(const char *name, const char *v)
 	return v;
 }
 
+/* Every option, once: what getopt_long reads, the group a command must
+ * take for it, and its line in aplog COMMAND --help. */
 enum opt_id {
 	OPT_TRUNC = 256, OPT_LABEL_A, OPT_LABEL_B, OPT_MIN_RUNS, OPT_FORCE, OPT_PAIRED,
 	OPT_BASELINE, OPT_TOLERANCE, OPT_SLOWER, OPT_MAX_RATIO, OPT_OP,
 	OPT_FASTER, OPT_MODE, OPT_CONFIG, OPT_OUT, OPT_IDENTICAL, OPT_STATUS,
 	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_WARNINGS, OPT_BOOT,
 	OPT_WITH_NMI, OPT_WITH_SMI,
-	OPT_PHASES, OPT_CSV,
+	OPT_PHASES, OPT_CSV, OPT_PLOT, OPT_AGAINST, OPT_OPS, OPT_SMI_COUNTED,
+	OPT_HELP,
 };
 
-static const struct option longopts[] = {
-	{ "allow-truncated", no_argument, NULL, OPT_TRUNC },
-	{ "label-a", required_argument, NULL, OPT_LABEL_A },
-	{ "label-b", required_argument, NULL, OPT_LABEL_B },
-	{ "min-runs", required_argument, NULL, OPT_MIN_RUNS },
-	{ "force", no_argument, NULL, OPT_FORCE },
-	{ "paired", no_argument, NULL, OPT_PAIRED },
-	{ "baseline", required_argument, NULL, OPT_BASELINE },
-	{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
-	{ "slower-than", no_argument, NULL, OPT_SLOWER },
-	{ "max-ratio", required_argument, NULL, OPT_MAX_RATIO },
-	{ "op", required_argument, NULL, OPT_OP },
-	{ "allow-faster", no_argument, NULL, OPT_FASTER },
-	{ "mode", required_argument, NULL, OPT_MODE },
-	{ "config", required_argument, NULL, OPT_CONFIG },
-	{ "out", required_argument, NULL, OPT_OUT },
-	{ "identical", no_argument, NULL, OPT_IDENTICAL },
-	{ "status", required_argument, NULL, OPT_STATUS },
-	{ "cpus", required_argument, NULL, OPT_CPUS },
-	{ "cycles", required_argument, NULL, OPT_CYCLES },
-	{ "wbinvd", required_argument, NULL, OPT_WBINVD },
-	{ "online", required_argument, NULL, OPT_ONLINE },
-	{ "failed", required_argument, NULL, OPT_FAILED },
-	{ "warnings", required_argument, NULL, OPT_WARNINGS },
-	{ "boot", required_argument, NULL, OPT_BOOT },
-	{ "with-nmi", no_argument, NULL, OPT_WITH_NMI },
-	{ "with-smi", no_argument, NULL, OPT_WITH_SMI },
-	{ "phases", no_argument, NULL, OPT_PHASES },
-	{ "csv", no_argument, NULL, OPT_CSV },
-	{ NULL, 0, NULL, 0 },
+static const struct opt_def {
+	const char *name;
+	int id;
+	unsigned group;
+	const char *arg;  /* the value's name; NULL: a flag */
+	const char *help;
+} opts[] = {
+	{ "label-a", OPT_LABEL_A, O_LABELS, "X", "set A's name (its KEY=VALUE words that name a @boot key are checked)" },
+	{ "label-b", OPT_LABEL_B, O_LABELS, "Y", "set B's name, the same way" },
+	{ "baseline", OPT_BASELINE, O_BASELINE, "FILE", "check the per-APIC medians against this baseline" },
+	{ "slower-than", OPT_SLOWER, O_SLOWER, NULL, "fail when B's runs are slower than A's (per-run medians)" },
+	{ "identical", OPT_IDENTICAL, O_IDENT, NULL, "A and B must hold the same samples, record for record" },
+	{ "tolerance", OPT_TOLERANCE, O_TOL, "PCT", "the bound in percent (check: the file's; baseline: 5; flush: 10)" },
+	{ "allow-faster", OPT_FASTER, O_FASTER, NULL, "check only the upper bound" },
+	{ "max-ratio", OPT_MAX_RATIO, O_MAXRATIO, "R", "the ratio B/A the interval must lie above (default 1.0)" },
+	{ "op", OPT_OP, O_OP, "online|offline", "the op judged (default online)" },
+	{ "min-runs", OPT_MIN_RUNS, O_MINRUNS, "N", "runs a side needed for a verdict (default 3)" },
+	{ "paired", OPT_PAIRED, O_PAIRED, NULL, "pair A's i-th run with B's i-th: the sign test's interval" },
+	{ "force", OPT_FORCE, O_FORCE, NULL, "compare although labels or builds disagree with the runs" },
+	{ "status", OPT_STATUS, O_VERIFY, "pass|fail", "the @end verdict expected (default pass)" },
+	{ "cpus", OPT_CPUS, O_VERIFY, "N", "@boot cpus=N, and N CPUs online for a passing run" },
+	{ "cycles", OPT_CYCLES, O_VERIFY, "C", "@boot cycles=C, and C samples per AP and op" },
+	{ "wbinvd", OPT_WBINVD, O_VERIFY, "0|1", "@boot wbinvd=" },
+	{ "online", OPT_ONLINE, O_VERIFY, "N", "@end online=N" },
+	{ "failed", OPT_FAILED, O_VERIFY, "N", "@end failed=N" },
+	{ "warnings", OPT_WARNINGS, O_VERIFY, "N", "@end warnings=N (default 0 for a passing run)" },
+	{ "boot", OPT_BOOT, O_VERIFY, "KEY=VALUE", "any @boot field (repeatable)" },
+	{ "mode", OPT_MODE, O_MODE, "M", "the baseline's mode= header (default unspecified)" },
+	{ "config", OPT_CONFIG, O_CONFIG, "TEXT", "the baseline's config= header" },
+	{ "phases", OPT_PHASES, O_PHASES, NULL, "one row per @phase record instead of per sample" },
+	{ "csv", OPT_CSV, O_CSV, NULL, "CSV on standard output instead of the table" },
+	{ "out", OPT_OUT, O_OUT, "FILE", "write the result to FILE" },
+	{ "plot", OPT_PLOT, O_PLOT, "FILE.png", "also draw it with gnuplot (FILE.dat and FILE.gp beside it)" },
+	{ "against", OPT_AGAINST, O_AGAINST, "SPEC", "a flush model's arguments (flush also log:FILE, another run)" },
+	{ "ops", OPT_OPS, O_OPS, "LIST", "the flush ops shown: wbinvd,wbnoinvd,clflushopt,clwb (default all)" },
+	{ "smi-counted", OPT_SMI_COUNTED, O_SMICOUNTED, NULL, "keep the windows an SMI hit" },
+	{ "allow-truncated", OPT_TRUNC, O_TRUNC, NULL, "use the samples of runs without @end (a cut capture)" },
+	{ "with-nmi", OPT_WITH_NMI, O_NMI, NULL, "keep samples marked nmi=1" },
+	{ "with-smi", OPT_WITH_SMI, O_SMI, NULL, "keep samples an SMI hit (smi= above 0)" },
+	{ "help", OPT_HELP, O_HELP, NULL, "this help" },
 };
+#define NOPTS (sizeof(opts) / sizeof(opts[0]))
 
-/* The option group each option belongs to. */
-static unsigned group_of(int id)
+static const struct opt_def *opt_by_id(int id)
 {
-	switch (id) {
-	case OPT_TRUNC: return O_TRUNC;
-	case OPT_LABEL_A: case OPT_LABEL_B: return O_LABELS;
-	case OPT_MIN_RUNS: return O_MINRUNS;
-	case OPT_FORCE: return O_FORCE;
-	case OPT_PAIRED: return O_PAIRED;
-	case OPT_BASELINE: return O_BASELINE;
-	case OPT_TOLERANCE: return O_TOL;
-	case OPT_SLOWER: return O_SLOWER;
-	case OPT_MAX_RATIO: return O_MAXRATIO;
-	case OPT_OP: return O_OP;
-	case OPT_FASTER: return O_FASTER;
-	case OPT_MODE: return O_MODE;
-	case OPT_CONFIG: return O_CONFIG;
-	case OPT_OUT: return O_OUT;
-	case OPT_IDENTICAL: return O_IDENT;
-	case OPT_WITH_NMI: return O_NMI;
-	case OPT_WITH_SMI: return O_SMI;
-	case OPT_PHASES: return O_PHASES;
-	case OPT_CSV: return O_CSV;
-	default: return O_VERIFY;
-	}
+	for (size_t i = 0; i < NOPTS; i++)
+		if (opts[i].id == id)
+			return &opts[i];
+	return NULL;
 }
 
 static const char *name_of(int id)
 {
-	for (const struct option *o = longopts; o->name; o++)
-		if (o->val == id)
-			return o->name;
-	return "?";
+	const struct opt_def *o = opt_by_id(id);
+	return o ? o->name : "?";
+}
+
+/* The groups a command takes: its own, --with-smi wherever --with-nmi
+ * goes, and --help. */
+static unsigned allowed(const struct command *c)
+{
+	return c->opts | (c->opts & O_NMI ? O_SMI : 0) | O_HELP;
+}
+
+void command_help(FILE *f, const struct command *c)
+{
+	print_synopsis(f, "usage: aplog ", "       aplog ", c->synopsis);
+	fprintf(f, "%s\noptions:\n", c->about);
+	for (size_t i = 0; i < NOPTS; i++) {
+		const struct opt_def *o = &opts[i];
+		if (!(allowed(c) & o->group))
+			continue;
+		char head[64];
+		snprintf(head, sizeof head, "--%s%s%s", o->name, o->arg ? " " : "",
+			 o->arg ? o->arg : "");
+		fprintf(f, "  %-24s %s\n", head, o->help);
+	}
 }
 
 static void take(int id, const char *val)
@@ -199,6 +215,9 @@ static void take(int id, const char *val)
 	case OPT_MODE: cli.mode = opt_text(name, val); break;
 	case OPT_CONFIG: cli.config = opt_text(name, val); break;
 	case OPT_OUT: cli.out = val; break;
+	case OPT_PLOT: cli.plot = val; break;
+	case OPT_AGAINST: cli.against = val; break;
+	case OPT_OPS: cli.ops = val; break;
 	case OPT_STATUS:
 		if (!strcmp(val, "pass"))
 			cli.status = 0;
@@ -236,16 +255,20 @@ static int find_separator(char **args, int n)
 			return i;
 		if (strncmp(a, "--", 2) || strchr(a, '='))
 			continue;
-		for (const struct option *o = longopts; o->name; o++)
-			if (!strcmp(a + 2, o->name) && o->has_arg == required_argument)
+		for (size_t k = 0; k < NOPTS; k++)
+			if (!strcmp(a + 2, opts[k].name) && opts[k].arg)
 				i++;
 	}
 	return n;
 }
 
 /* getopt_long over one set's arguments; its files go to set s. */
-static void parse_part(char **args, int n, unsigned allowed, int s)
+static void parse_part(char **args, int n, const struct command *cmd, int s)
 {
+	static struct option longopts[NOPTS + 1];
+	for (size_t i = 0; i < NOPTS; i++)
+		longopts[i] = (struct option){ opts[i].name,
+			opts[i].arg ? required_argument : no_argument, NULL, opts[i].id };
 	/* "-": files come back in order as option 1, so options may follow
 	 * the files (even with POSIXLY_CORRECT set). */
 	/* static: still reachable (no leak report) when usage_error() exits */
@@ -256,7 +279,7 @@ static void parse_part(char **args, int n, unsigned allowed, int s)
 	optind = 0; /* 0: glibc starts afresh on a new argv */
 	opterr = 0;
 	for (;;) {
-		int c = getopt_long(n + 1, v, "-:", longopts, NULL);
+		int c = getopt_long(n + 1, v, "-:h", longopts, NULL);
 		if (c == -1)
 			break;
 		if (c == 1) {
@@ -272,18 +295,24 @@ static void parse_part(char **args, int n, unsigned allowed, int s)
 					    name_of(optopt));
 			usage_error("unknown option %s", tok);
 		}
-		unsigned g = group_of(c);
-		if (!(allowed & g))
-			usage_error("option --%s does not apply to '%s'", name_of(c),
+		if (c == 'h')
+			c = OPT_HELP;
+		const struct opt_def *o = opt_by_id(c);
+		if (!(allowed(cmd) & o->group))
+			usage_error("option --%s does not apply to '%s'", o->name,
 				    cli.cmd);
-		cli.given |= g;
+		if (c == OPT_HELP) {
+			command_help(stdout, cmd);
+			exit(fflush(stdout) || ferror(stdout) ? 1 : 0);
+		}
+		cli.given |= o->group;
 		take(c, optarg);
 	}
 	free(v);
 	v = NULL;
 }
 
-void parse_cli(int argc, char **argv, unsigned allowed, bool two_sets)
+void parse_cli(int argc, char **argv, const struct command *c)
 {
 	for (int s = 0; s < 2; s++)
 		cli.files[s] = xcalloc((size_t)argc, sizeof(char *));
@@ -297,15 +326,15 @@ void parse_cli(int argc, char **argv, unsigned allowed, bool two_sets)
 	int n = argc - 2;
 	int sep = find_separator(args, n);
 	if (sep < n) {
-		if (!two_sets)
+		if (!c->two_sets)
 			usage_error("'%s' takes no '--' (one set of logs)", cli.cmd);
 		if (find_separator(args + sep + 1, n - sep - 1) < n - sep - 1)
 			usage_error("more than one '--'");
 		cli.sep = true;
 	}
-	parse_part(args, sep, allowed, 0);
+	parse_part(args, sep, c, 0);
 	if (cli.sep)
-		parse_part(args + sep + 1, n - sep - 1, allowed, 1);
+		parse_part(args + sep + 1, n - sep - 1, c, 1);
 	/* "-" is standard input: it can be read once. */
 	int dashes = 0;
 	for (int s = 0; s < 2; s++)

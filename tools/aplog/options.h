@@ -20,6 +20,22 @@ enum {
 	O_PAIRED = 1u << 18,
 	O_CSV = 1u << 19,
 	O_SMI = 1u << 20, /* --with-smi: wherever --with-nmi goes */
+	O_PLOT = 1u << 21, O_AGAINST = 1u << 22, O_OPS = 1u << 23,
+	O_SMICOUNTED = 1u << 24,
+	O_HELP = 1u << 25, /* --help: every command */
+};
+
+/* One command: the table of contents is main.c's commands[]. */
+struct command {
+	const char *name;
+	int (*run)(void);
+	unsigned opts;           /* the O_* groups it takes */
+	bool two_sets;           /* A.log... -- B.log... */
+	bool session;            /* or a session folder (session_dir.h) */
+	/* After "aplog ": the operands and every option it takes (the aplog
+	 * lane checks that); continuation lines start with blanks. */
+	const char *synopsis;
+	const char *about;       /* what it does, a line or two */
 };
 
 #define MAX_BOOT_EXPECT 16
@@ -31,6 +47,7 @@ struct cli {
 	bool sep;                /* '--' given */
 	unsigned given;          /* O_* groups used */
 	const char *label[2], *baseline, *out, *mode, *config;
+	const char *plot, *against, *ops; /* flush, fit, victims */
 	double tolerance, max_ratio;
 	size_t min_runs;         /* per side for a verdict (lib/verdict.h) */
 	int op;
@@ -44,12 +61,16 @@ struct cli {
 
 extern struct cli cli;
 
-void usage(FILE *f);
+/* aplog --help: every command's synopsis. */
+void usage(FILE *f, const struct command *cmds, size_t n);
+/* aplog COMMAND --help: its synopsis, what it does, each option. */
+void command_help(FILE *f, const struct command *c);
+/* A usage error: "aplog: WHY" and "see aplog COMMAND --help", exit 2. */
 void usage_error(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2), noreturn));
-/* Fills cli from argv[2..]; allowed: the command's O_* groups; two_sets:
- * the command takes A.log... -- B.log.... Exits 2 on bad usage. */
-void parse_cli(int argc, char **argv, unsigned allowed, bool two_sets);
+/* Fills cli from argv[2..] for command c (its O_* groups, its sets);
+ * --help prints command_help() and exits 0. Exits 2 on bad usage. */
+void parse_cli(int argc, char **argv, const struct command *c);
 void cli_free(void);
 
 #endif

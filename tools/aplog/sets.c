@@ -84,7 +84,7 @@ int side_load(struct side *sd, const char *const *files, size_t n,
 		const struct run *r = &sd->set.runs[i];
 		enum use u = run_use(r);
 		if (u == USE_NONE) {
-			fprintf(stderr, "%s:%zu: warning: run %u ended with status=fail "
+			fprintf(stderr, "aplog: %s:%zu: warning: run %u ended with status=fail "
 				"(online=%" PRIu32 " failed=%" PRIu32 "): excluded from "
 				"%s\n", r->file, r->boot_line, r->index, r->end_online,
 				r->end_failed, purpose);

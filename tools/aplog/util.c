@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 void oom(void)
 {
@@ -116,16 +117,33 @@ enum numres parse_hex(const char *s, size_t n, uint64_t *out)
 	return NUM_OK;
 }
 
+FILE *open_input(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return stdin;
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "aplog: %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "aplog: %s: a directory, not a log (name the logs "
+			"in it, e.g. %s/*.log)\n", path, path);
+		fclose(f);
+		return NULL;
+	}
+	return f;
+}
+
 /* Records are found by line; reading the whole file makes lines of any
  * length and embedded NUL bytes harmless. */
 int read_all(const char *path, char **out, size_t *outlen)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
-	FILE *f = is_stdin ? stdin : fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "aplog: %s: %s\n", path, strerror(errno));
+	FILE *f = open_input(path);
+	if (!f)
 		return -1;
-	}
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	for (;;) {

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Out of memory: message and exit 1. */
 void oom(void) __attribute__((noreturn));
@@ -29,6 +30,9 @@ enum numres parse_hex(const char *s, size_t n, uint64_t *out);
 /* qsort() comparison of two uint64_t, ascending. */
 int cmp_u64(const void *a, const void *b);
 
+/* A log opened for reading ("-": standard input); NULL after a message,
+ * a directory among them. */
+FILE *open_input(const char *path);
 /* Whole file ("-": standard input) into *out; 0, or -1 after a message. */
 int read_all(const char *path, char **out, size_t *outlen);
 

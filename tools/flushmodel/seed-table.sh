@@ -6,6 +6,8 @@
 #
 #   seed-table.sh [--smp N] [--flush SPEC] [--cycles C] [--rounds R]
 #                 [--timeout S] -- [kernel args...]
+#   seed-table.sh --logs DIR     the table again from a session's logs
+#                                (DIR/wbinvd{1,0}-rN.log), no runs
 #
 # Defaults: -smp 8, xeon6985p, 1 cycle (each AP offlined and onlined once,
 # as in the reference), 3 rounds, and bsp_wait=hlt: the BSP sleeps while
@@ -20,7 +22,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
-smp=8 flush=xeon6985p cycles=1 rounds=3 timeout_s=120
+smp=8 flush=xeon6985p cycles=1 rounds=3 timeout_s=120 logs=
 die() { echo "seed-table: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -29,42 +31,56 @@ while [ $# -gt 0 ]; do
 	--cycles) cycles=${2-}; shift 2 ;;
 	--rounds) rounds=${2-}; shift 2 ;;
 	--timeout) timeout_s=${2-}; shift 2 ;;
+	--logs) logs=${2-}; shift 2 ;;
 	--) shift; break ;;
 	*) die "unknown option '$1'" ;;
 	esac
 done
 extra="$*"
-[[ $smp =~ ^[1-9][0-9]*$ ]] || die "--smp must be a CPU count, not '$smp'"
-[ "$smp" -ge 2 ] || die "--smp must be at least 2 (no AP to bring up with 1)"
-[[ $cycles =~ ^[1-9][0-9]*$ ]] || die "--cycles must be a positive number"
-[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive number"
-[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive number of seconds"
-for f in build/wbinvd0/apstart.elf build/wbinvd1/apstart.elf build/host/aplog; do
-	[ -e "$f" ] || die "no $f (run: make seed-table)"
-done
-
-out=build/seed-table/smp$smp
-rm -rf "$out"
-mkdir -p "$out"
-# A run charges (1 + cycles) flushes per AP with WBINVD=1, up to ~115 ms
-# each with xeon6985p: give it that on top of the usual timeout.
-run_timeout=$((timeout_s + smp * (cycles + 1) / 4 + 1))
-args="cycles=$cycles bsp_wait=hlt${extra:+ $extra}"
-
-echo "seed-table: -smp $smp, FLUSH=$flush, kernel args '$args', $rounds rounds of (WBINVD=1, WBINVD=0), interleaved"
-t0=$SECONDS
-for r in $(seq 1 "$rounds"); do
-	for w in 1 0; do
-		log=$out/wbinvd$w-r$r.log
-		if ! tools/qemu-run.sh --kernel build/wbinvd$w/apstart.elf --smp "$smp" \
-			--timeout "$run_timeout" --flush "$flush" -- "$args" >"$log" 2>&1; then
-			echo "seed-table: WBINVD=$w round $r did not pass; its log: $log" >&2
-			grep -E '^(qemu-run|flushmodel: [a-z]|@end)' "$log" | tail -n 5 >&2
-			exit 1
-		fi
+if [ -n "$logs" ]; then
+	# the table from logs kept: their @boot says -smp and cycles
+	[ -e "$logs/wbinvd1-r1.log" ] || die "--logs $logs: no wbinvd1-r1.log there"
+	out=$logs
+	rounds=$(find "$out" -maxdepth 1 -name 'wbinvd1-r*.log' | wc -l)
+	boot=$(tr -d '\r' <"$out/wbinvd1-r1.log" | grep -m1 '^@boot ')
+	smp=$(grep -o ' cpus=[0-9]*' <<<"$boot" | cut -d= -f2)
+	cycles=$(grep -o ' cycles=[0-9]*' <<<"$boot" | cut -d= -f2)
+	res=$(mktemp -d)
+	trap 'rm -rf "$res"' EXIT
+else
+	[[ $smp =~ ^[1-9][0-9]*$ ]] || die "--smp must be a CPU count, not '$smp'"
+	[ "$smp" -ge 2 ] || die "--smp must be at least 2 (no AP to bring up with 1)"
+	[[ $cycles =~ ^[1-9][0-9]*$ ]] || die "--cycles must be a positive number"
+	[[ $rounds =~ ^[1-9][0-9]*$ ]] || die "--rounds must be a positive number"
+	[[ $timeout_s =~ ^[1-9][0-9]*$ ]] || die "--timeout must be a positive number of seconds"
+	for f in build/wbinvd0/apstart.elf build/wbinvd1/apstart.elf build/host/aplog; do
+		[ -e "$f" ] || die "no $f (run: make seed-table)"
 	done
-	echo "seed-table: round $r/$rounds done ($((SECONDS - t0))s)"
-done
+
+	out=build/seed-table/smp$smp
+	rm -rf "$out"
+	mkdir -p "$out"
+	# A run charges (1 + cycles) flushes per AP with WBINVD=1, up to ~115 ms
+	# each with xeon6985p: give it that on top of the usual timeout.
+	run_timeout=$((timeout_s + smp * (cycles + 1) / 4 + 1))
+	args="cycles=$cycles bsp_wait=hlt${extra:+ $extra}"
+
+	echo "seed-table: -smp $smp, FLUSH=$flush, kernel args '$args', $rounds rounds of (WBINVD=1, WBINVD=0), interleaved"
+	t0=$SECONDS
+	for r in $(seq 1 "$rounds"); do
+		for w in 1 0; do
+			log=$out/wbinvd$w-r$r.log
+			if ! tools/qemu-run.sh --kernel build/wbinvd$w/apstart.elf --smp "$smp" \
+				--timeout "$run_timeout" --flush "$flush" -- "$args" >"$log" 2>&1; then
+				echo "seed-table: WBINVD=$w round $r did not pass; its log: $log" >&2
+				grep -E '^(qemu-run|flushmodel: [a-z]|@end)' "$log" | tail -n 5 >&2
+				exit 1
+			fi
+		done
+		echo "seed-table: round $r/$rounds done ($((SECONDS - t0))s)"
+	done
+	res=$out
+fi
 
 # What the plugin charged, per run on average: AP flushes (vCPU 0 is the
 # BSP; its flushes are the firmware's, before the kernel), their time,
@@ -91,8 +107,8 @@ park=$(printf '%s\n' "$boot" | grep -o ' park=[^ ]*' | cut -d= -f2)
 
 echo
 build/host/aplog compare --label-a WBINVD=1 --label-b WBINVD=0 "$out"/wbinvd1-r*.log -- "$out"/wbinvd0-r*.log \
-	>"$out/compare.txt" 2>"$out/compare.err" || { cat "$out/compare.err" >&2; exit 1; }
-sed -n '1,/^Total:/p' "$out/compare.txt"
+	>"$res/compare.txt" 2>"$res/compare.err" || { cat "$res/compare.err" >&2; exit 1; }
+sed -n '1,/^Total:/p' "$res/compare.txt"
 per_ap() { # w op -> median of that op's samples, in ms (offline: settled_ns
 	# where the kernel records it, the figure aplog's Offline row uses)
 	cat "$out"/wbinvd$1-r*.log | tr -d '\r' | awk -v op="$2" '/^@sample / && $0 ~ (" op=" op " ") {
@@ -113,4 +129,4 @@ fi
 cat <<EOF | fold -s -w 100
 Modelled: the time of each cache flush the guest executed: $what. The plugin held the flushing vCPU that long: $n1 AP flushes per WBINVD=1 run ($s1 s) and $n0 per WBINVD=0 run ($s0 s), counting bring-up at boot, which the table leaves out. Measured: everything else, by apstart's own clock: its INIT-SIPI-SIPI bring-up and park path for $naps APs x $cycles cycle$([ "$cycles" = 1 ] || echo s) per run, under QEMU TCG on this host, mean of $rounds runs per column. $parkline Linux's hotplug work around the trampoline (cpuhp states, notifiers, scheduler domains) is not in apstart, so the Online drop is larger than the reference's -83.1%.
 EOF
-echo "(logs: $out/; all of aplog's output: $out/compare.txt)"
+[ -n "$logs" ] || echo "(logs: $out/; all of aplog's output: $out/compare.txt)"
