@@ -92,11 +92,13 @@ void pstore_report_end(void)
 	const struct pstore_status *st = pstore_status();
 	uint64_t capacity = size - PRAM_HEADER;
 
-	if (!st->on || pstore_written() <= capacity)
+	uint64_t printed = pstore_written(); /* up to here: both lines say the same */
+
+	if (!st->on || printed <= capacity)
 		return;
 	kprintf("pstore: this run printed %llu bytes, the zone keeps the last %llu: its "
 		"start is only on serial (give pstore= a larger SIZE)\n",
-		(unsigned long long)pstore_written(), (unsigned long long)capacity);
-	warn_record("what=pstore_wrapped printed=%llu kept=%llu",
-		    (unsigned long long)pstore_written(), (unsigned long long)capacity);
+		(unsigned long long)printed, (unsigned long long)capacity);
+	warn_record("what=pstore_wrapped printed=%llu kept=%llu", (unsigned long long)printed,
+		    (unsigned long long)capacity);
 }
