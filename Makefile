@@ -72,7 +72,7 @@ PAD_SUFFIX := $(if $(filter-out 0,$(PAD_REAL)),-padreal$(PAD_REAL))$(if $(filter
 
 # The kernel's wings (docs/layout.md): all by default; WINGS= links the
 # core alone, the minimal kernel (serial records only).
-ALL_WINGS := screen nvram experiments selftest
+ALL_WINGS := screen nvram experiments selftest pstore
 WINGS ?= $(ALL_WINGS)
 override WINGS := $(strip $(WINGS))
 ifneq ($(filter-out $(ALL_WINGS),$(WINGS)),)
@@ -229,6 +229,7 @@ include tools/run.mk
 -include tests/fuzz/fuzz.mk
 -include tests/tools/tools-tests.mk
 -include tests/fleet/fleet.mk
+-include tests/kexec/kexec.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include wings/efi/efi.mk
 include tools/iso.mk

@@ -38,6 +38,8 @@ static void leave(bool pass, bool finished)
 		qemu_debug_exit(pass);
 	if (exit_mode == EXIT_RESET)
 		machine_reset();
+	if (exit_mode == EXIT_REBOOT)
+		machine_reboot_warm();
 	if (finished)
 		for_each_wing(w)
 			if (w->halted)
@@ -49,6 +51,7 @@ static void leave(bool pass, bool finished)
 static void end_aborted(const char *why)
 {
 	kprintf("run aborted: %s\n", why);
+	wings_before_end();
 	kprintf("@end status=fail online=%u failed=%u warnings=%u\n",
 		smp_count_state(CPU_ONLINE) + smp_count_state(CPU_PARKED),
 		smp_count_state(CPU_FAILED), warn_count());
@@ -79,6 +82,7 @@ bool run_verdict(uint32_t cycles, bool complete)
 		retries += cpus[i].retries;
 	}
 	bool pass = failed == 0 && complete;
+	wings_before_end();
 	kprintf("@end status=%s online=%u failed=%u warnings=%u nmis=%u strays=%u "
 		"retries=%u smi_windows=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
 		events_nmi_total(), events_stray_total(), retries, confound_smi_windows());

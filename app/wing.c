@@ -20,3 +20,27 @@ const char *wings_linked(void)
 	names[n] = '\0';
 	return n ? names : "none";
 }
+
+uint32_t wings_reserved(struct phys_range *out, uint32_t max)
+{
+	uint32_t n = 0;
+	for_each_wing(w)
+		if (w->reserved && n < max && w->reserved(&out[n]))
+			n++;
+	return n;
+}
+
+void wings_before_end(void)
+{
+	for_each_wing(w)
+		if (w->before_end)
+			w->before_end();
+}
+
+bool wing_linked(const char *name)
+{
+	for_each_wing(w)
+		if (strlen(w->name) == strlen(name) && memcmp(w->name, name, strlen(name)) == 0)
+			return true;
+	return false;
+}

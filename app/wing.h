@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "app/options.h"
+#include "kernel/memmap.h"
 #include "kernel/multiboot.h"
 
 /* What the run is, for whoever shows it (the screen's header, the
@@ -38,6 +39,15 @@ struct run_facts {
  * Every member may be NULL. */
 struct wing {
 	const char *name;
+	/* Before anything is placed in memory, after a silent first pass over
+	 * the command line (as Linux's early_param()): a wing may claim RAM
+	 * the loader handed over (pstore=), clear of busy[], what the kernel
+	 * and its boot information occupy. */
+	void (*claim_memory)(const struct boot_info *bi, const struct options *o,
+			     const struct busy_range *busy, uint32_t n);
+	/* RAM the wing holds: kept out of the allocator and the trampoline's
+	 * page. True and *out set if it holds any. */
+	bool (*reserved)(struct phys_range *out);
 	/* The loader's facts are read (a screen can start: what is printed
 	 * from here on shows on it); facts has the firmware and loader. */
 	void (*boot_info)(const struct boot_info *bi, const struct run_facts *facts);
@@ -57,6 +67,9 @@ struct wing {
 	/* The measurement is over; the APs are about to be parked for the
 	 * end of the run. */
 	void (*measured)(void);
+	/* Just before the @end record (finished or aborted): a wing's last
+	 * lines about the run. */
+	void (*before_end)(void);
 	/* The run is ending (pass or not, finished or aborted), before the
 	 * machine is left: the last chance to keep the results. */
 	void (*run_ends)(bool pass);
@@ -78,7 +91,15 @@ struct wing {
 extern const struct wing __wings_start[], __wings_end[];
 #define for_each_wing(w) for (const struct wing *w = __wings_start; w < __wings_end; w++)
 
-/* "screen nvram ..." or "none", for the records. */
+/* "screen,nvram,..." or "none", for the records. */
 const char *wings_linked(void);
+/* Is the wing of this name linked in? */
+bool wing_linked(const char *name);
+/* The RAM the wings hold (their reserved steps), at most max ranges into
+ * out; returns how many. */
+#define WINGS_RESERVED_MAX 4
+uint32_t wings_reserved(struct phys_range *out, uint32_t max);
+/* Every wing's before_end step, in link order. */
+void wings_before_end(void);
 
 #endif

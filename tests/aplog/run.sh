@@ -824,6 +824,12 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run stats bad/dup-key.log;          expect_rc 1; errline "aplog: bad/dup-key.log:3: @sample: duplicate key 'ns'"
 	run stats bad/bad-op.log;           expect_rc 1; errline "aplog: bad/bad-op.log:3: @sample: op=sideways must be online|offline"
 	run stats bad/sample-before-boot.log; expect_rc 1; errline "aplog: bad/sample-before-boot.log:2: @sample before @boot"
+	# The end of a run kept by a full pstore zone: said once, not per record.
+	run verify bad/pstore-wrapped.log; expect_rc 1
+	errline "aplog: bad/pstore-wrapped.log:2: @phase before @boot"
+	errhas "the text begins in the middle of a run"
+	[ "$(grep -c 'before @boot' "$tmp/err")" = 1 ] && pass "one 'before @boot' line for a headless text" ||
+		bad "one 'before @boot' line for a headless text" "$(grep -c 'before @boot' "$tmp/err") lines"
 	run stats bad/sample-after-end.log; expect_rc 1; errline "aplog: bad/sample-after-end.log:5: @sample after @end (line 4) and before the next @boot"
 	run stats bad/double-boot.log;      expect_rc 1; errline "aplog: bad/double-boot.log:1: run truncated: this @boot has no @end before the next @boot at line 3 (--allow-truncated uses it anyway)"
 	run stats bad/overflow.log;         expect_rc 1; errline "aplog: bad/overflow.log:3: @sample: ns=99999999999999999999999 out of range (0..1000000000000000)"

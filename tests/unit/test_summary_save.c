@@ -138,7 +138,8 @@ static void start_as(bool save, bool uefi, bool usable, uint64_t max_var, efi_st
 	said[0] = 0;
 	kept_lines_begin();
 	struct options o = { .save = save ? SAVE_ON : SAVE_OFF };
-	struct boot_info bi = { .firmware = uefi ? FIRMWARE_UEFI : FIRMWARE_BIOS };
+	struct boot_info bi = { .firmware = uefi ? FIRMWARE_UEFI : FIRMWARE_BIOS,
+				.efi_system_table = uefi ? 0x7f000000 : 0 };
 	nvram_save_options(&o, &bi);
 }
 

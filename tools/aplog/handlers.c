@@ -23,7 +23,7 @@ static const char *const cpusum_keys[] = { "cpu", "apic", "cycles", "online_medi
 static const char *const phase_keys[] = { "cpu", "apic", "cycle", "phase", "ns", NULL };
 static const char *const round_keys[] = { "cycle", "op", "aps", "ns", NULL };
 static const char *const bringup_keys[] = { "mode", "total_ns", NULL };
-static const char *const firmware_names[] = { "bios", "uefi", NULL };
+static const char *const firmware_names[] = { "bios", "uefi", "unknown", NULL };
 static const char *const status_choices[] = { "pass", "fail", NULL };
 
 /* Every @boot opens a run, even a malformed one: later lines belong to it
@@ -90,8 +90,16 @@ static bool in_run(struct loader *ld, size_t line, const char *word)
 	if (ld->last_end)
 		lerr(&ld->m, line, "%s after @end (line %zu) and before the next "
 		     "@boot", word, ld->last_end);
-	else
+	else if (!ld->headless) {
+		/* Said once: a text that starts in the middle of a run has
+		 * hundreds of these. */
 		lerr(&ld->m, line, "%s before @boot", word);
+		lwarn(&ld->m, line, "the text begins in the middle of a run (a capture "
+		      "started late, or a pstore zone that kept only the run's end: "
+		      "@warn what=pstore_wrapped); its records before the first "
+		      "@boot are not read");
+		ld->headless = true;
+	}
 	return false;
 }
 

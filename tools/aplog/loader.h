@@ -12,6 +12,7 @@ struct loader {
 	bool allow_trunc;
 	long cur;           /* index of the open run, -1 if none */
 	size_t last_end;    /* line of the last @end, 0 if none */
+	bool headless;      /* records came before the first @boot (said once) */
 	unsigned runs_in_file;
 	char host_flush[HOST_STR_MAX]; /* @host flush_model= for the next run */
 };

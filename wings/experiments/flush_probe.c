@@ -12,7 +12,7 @@
 #include "smp/smp.h"
 #include "wings/experiments/victims.h"
 #include "kernel/bootmem.h"
-#include "wings/experiments/cache_ops.h"
+#include "kernel/cache_ops.h"
 #include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"

@@ -35,7 +35,9 @@ void nvram_save_options(const struct options *o, const struct boot_info *bi)
 {
 	saved = false;
 	save_on = o->save == SAVE_ON;
-	uefi_boot = bi->firmware == FIRMWARE_UEFI;
+	/* Where the firmware's runtime services were handed over (GRUB or
+	 * apstart.efi on UEFI; not after kexec). */
+	uefi_boot = bi->efi_system_table != 0;
 	if (save_on && uefi_boot && out == out_small) {
 		char *b = bootmem_try_alloc(APSTART_RESULTS_TOTAL_MAX, 64, "the saved summary");
 		if (b) {

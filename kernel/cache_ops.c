@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "wings/experiments/cache_ops.h"
+#include "kernel/cache_ops.h"
 
 #include "kernel/x86.h"
 
