@@ -109,7 +109,7 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z 
 	-m $(LD_EMULATION) -T linker.ld
 
 KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c))
-KERNEL_ASM := boot/multiboot_header.asm boot/start.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
+KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
