@@ -260,7 +260,8 @@ qemu-tests: $(APLOG)
 	@$(call BUILD_VARIANT,WBINVD=0 MAX_CPUS=4)
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
-	@st=0; APLOG=$(APLOG) tests/qemu/matrix.sh || st=1; tests/qemu/cpu-models.sh || st=1; exit $$st
+	@st=0; APLOG=$(APLOG) tests/qemu/matrix.sh || st=1; tests/floor/instructions.sh || st=1; \
+		tests/qemu/cpu-models.sh || st=1; exit $$st
 
 # Long, not in make test: the CPU floor under every CPU model QEMU lists,
 # for both kernels (make qemu-tests boots a representative set).
