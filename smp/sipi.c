@@ -12,6 +12,7 @@
 
 #include "smp/ap_wait.h"
 #include "smp/lapic.h"
+#include "smp/phases.h"
 #include "smp/smp.h"
 #include "smp/test_hooks.h"
 #include "smp/trampoline.h"
@@ -75,8 +76,8 @@ INLINE void init_round(const struct wake_set *s, uint32_t icr, const char *what,
 	if (s->broadcast) {
 		if (!lapic_send_ipi_all_but_self(icr))
 			kprintf("smp: ICR stayed busy broadcasting %s\n", what);
-		uint64_t t = rdtsc();
-		for (uint32_t i = 0; i < s->n; i++)
+		uint64_t t = APSTART_MARKS ? rdtsc() : 0;
+		for (uint32_t i = 0; APSTART_MARKS && i < s->n; i++)
 			*(assert ? &s->cpus[i]->marks.init_assert
 				 : &s->cpus[i]->marks.init_deassert) = t;
 		return;
@@ -84,7 +85,8 @@ INLINE void init_round(const struct wake_set *s, uint32_t icr, const char *what,
 	for (uint32_t i = 0; i < s->n; i++) {
 		struct cpu *c = s->cpus[i];
 		ap_send_ipi(c, icr, what, NULL);
-		*(assert ? &c->marks.init_assert : &c->marks.init_deassert) = rdtsc();
+		if (APSTART_MARKS)
+			*(assert ? &c->marks.init_assert : &c->marks.init_deassert) = rdtsc();
 	}
 }
 
@@ -222,13 +224,14 @@ INLINE bool send_startup(const struct wake_set *s, struct cpu *c, uint32_t icr,
 	lapic_clear_esr();
 	/* Before the write: the AP may run (and, under -icount, its whole
 	 * trampoline) before the BSP's next instruction. */
-	uint64_t t = rdtsc();
+	uint64_t t = APSTART_MARKS ? rdtsc() : 0;
 	if (c) {
-		*sipi_mark(c, k) = t;
+		if (APSTART_MARKS)
+			*sipi_mark(c, k) = t;
 		sent = lapic_write_icr(c->apic_id, icr,
 				       waits ? icount_fence_after_sipi(w, k) : NULL);
 	} else {
-		for (uint32_t i = 0; i < s->n; i++)
+		for (uint32_t i = 0; APSTART_MARKS && i < s->n; i++)
 			*sipi_mark(s->cpus[i], k) = t;
 		sent = lapic_send_ipi_all_but_self(icr); /* waits for idle itself */
 		if (icount_fence_after_sipi(w, k))
