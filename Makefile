@@ -20,6 +20,10 @@ SLOW_PARK_NS ?= 0
 PAD_INSNS ?= 0
 PAD_AT ?=
 MAX_CPUS ?= 512
+# Measurement-only (make marks-cost): MARKS=0 leaves out the per-phase
+# timestamps of the online path, keeping each measured window's start and
+# end (docs/timing.md, "What the marks cost").
+MARKS ?= 1
 SMP ?= 8
 ACCEL ?= auto
 MACHINE ?= pc
@@ -50,6 +54,9 @@ endif
 ifeq ($(shell echo '$(SLOW_PARK_NS)' | grep -Ex '[0-9]+'),)
 $(error SLOW_PARK_NS must be a number of nanoseconds, not '$(SLOW_PARK_NS)')
 endif
+ifneq ($(filter-out 0 1,$(MARKS)),)
+$(error MARKS must be 0 or 1, not '$(MARKS)')
+endif
 ifneq ($(filter-out real prot long park,$(PAD_AT)),)
 $(error PAD_AT must be real, prot, long or park, not '$(PAD_AT)')
 endif
@@ -79,7 +86,7 @@ ifneq ($(filter-out $(ALL_WINGS),$(WINGS)),)
 $(error WINGS names no wing: $(filter-out $(ALL_WINGS),$(WINGS)) (the wings: $(ALL_WINGS)))
 endif
 WINGS_SUFFIX := $(if $(filter-out $(ALL_WINGS),$(ALL_WINGS) $(WINGS))$(filter-out $(WINGS),$(ALL_WINGS)),$(if $(WINGS),-wings-$(subst $(eval) ,+,$(WINGS)),-core))
-VARIANT := $(if $(filter i386,$(ARCH)),i386-)wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(PAD_SUFFIX)$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))$(WINGS_SUFFIX)
+VARIANT := $(if $(filter i386,$(ARCH)),i386-)wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(PAD_SUFFIX)$(if $(filter 0,$(MARKS)),-nomarks)$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))$(WINGS_SUFFIX)
 OUT := build/$(VARIANT)
 SLOW_SPIN := $(if $(filter-out 0,$(SLOW_TRAMP_NS)),1,0)
 
@@ -113,13 +120,13 @@ KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pi
 	-I. -MMD -MP \
 	-DAPSTART_WBINVD=$(WBINVD) -DAPSTART_SLOW_TRAMP_NS=$(SLOW_TRAMP_NS) \
 	-DAPSTART_SLOW_PARK_NS=$(SLOW_PARK_NS) -DAPSTART_PAD_PARK=$(PAD_PARK) \
-	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_VERSION='"$(VERSION)"'
+	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_MARKS=$(MARKS) -DAPSTART_VERSION='"$(VERSION)"'
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack \
 	-m $(LD_EMULATION) -T linker.ld
 
 KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
 	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c)))
-KERNEL_ASM := boot/multiboot_header.asm boot/start.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
+KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(if $(filter screen,$(WINGS)),$(OUT)/gen/font8x16.o)
@@ -145,7 +152,7 @@ kernel: $(OUT)/apstart.elf
 .PHONY: variant
 variant: $(OUT)/apstart.elf
 	@:
-BUILD_VARIANT = $(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 MAX_CPUS=512 \
+BUILD_VARIANT = $(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 MAX_CPUS=512 MARKS=1 \
 	SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 PAD_INSNS=0 PAD_AT= PAD_REAL=0 PAD_PROT=0 \
 	PAD_LONG=0 PAD_PARK=0 WINGS='$(ALL_WINGS)' $(1) variant
 
@@ -190,7 +197,7 @@ $(OUT)/%.o: %.asm Makefile | $(ASM_DEFS)
 $(OUT)/trampoline.bin: $(TRAMP_SRC_MAIN) Makefile | $(ASM_DEFS)
 	@mkdir -p $(dir $@)
 	$(Q)$(NASM) $(NASMFLAGS) -M -MF $(OUT)/trampoline.d -MT $@ -MP $<
-	$(NASM) -f bin $(NASMFLAGS) -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
+	$(NASM) -f bin $(NASMFLAGS) -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) -DMARKS=$(MARKS) \
 		-DPAD_REAL=$(PAD_REAL) -DPAD_PROT=$(PAD_PROT) -DPAD_LONG=$(PAD_LONG) \
 		-l $(OUT)/trampoline.lst -o $@ $<
 	@size=$$(stat -c %s $@); if [ $$size -gt 4096 ]; then \
@@ -272,7 +279,16 @@ qemu-tests: $(APLOG)
 	@$(call BUILD_VARIANT,WBINVD=0 WINGS=)
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
-	@APLOG=$(APLOG) tests/qemu/matrix.sh
+	@st=0; APLOG=$(APLOG) tests/qemu/matrix.sh || st=1; tests/floor/instructions.sh || st=1; \
+		tests/qemu/cpu-models.sh || st=1; exit $$st
+
+# Long, not in make test: the CPU floor under every CPU model QEMU lists,
+# for both kernels (make qemu-tests boots a representative set).
+.PHONY: cpu-models
+cpu-models:
+	@$(call BUILD_VARIANT,WBINVD=0)
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
+	@tests/qemu/cpu-models.sh --all
 
 timing-tests: deps
 	@tests/timing/run.sh
@@ -298,6 +314,16 @@ bench-scale: deps $(APLOG)
 	@$(call BUILD_VARIANT,WBINVD=0)
 	@BENCH_CYCLES='$(BENCH_CYCLES)' BENCH_TIMEOUT='$(BENCH_TIMEOUT)' BENCH_TCG='$(BENCH_TCG)' \
 		tools/bench-scale.sh $(BENCH_NS)
+
+# Not in make test: what the per-phase marks cost the paths they measure,
+# in instructions under -icount, with and without them (docs/timing.md).
+.PHONY: marks-cost
+marks-cost: deps $(APLOG)
+	@$(call BUILD_VARIANT,WBINVD=0)
+	@$(call BUILD_VARIANT,WBINVD=0 MARKS=0)
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0 MARKS=0)
+	@tools/marks-cost.sh
 
 # Rewrite tests/baselines/ from fresh runs and show what changed.
 baseline: deps

@@ -6,6 +6,7 @@
 
 #include "smp/lapic.h"
 #include "smp/park.h"
+#include "smp/phases.h"
 #include "smp/smp.h"
 #include "kernel/config.h"
 #include "kernel/console.h"
@@ -22,10 +23,11 @@
 
 void boot_report_banner(void)
 {
-	kprintf("\napstart %s: %s, trampoline %s WBINVD%s%s\n", APSTART_VERSION, APSTART_ARCH,
+	kprintf("\napstart %s: %s, trampoline %s WBINVD%s%s%s\n", APSTART_VERSION, APSTART_ARCH,
 		APSTART_WBINVD ? "WITH" : "without",
 		APSTART_SLOW_TRAMP_NS ? " + test-only slow spin" : "",
-		APSTART_SLOW_PARK_NS ? ", park flush + test-only slow spin" : "");
+		APSTART_SLOW_PARK_NS ? ", park flush + test-only slow spin" : "",
+		APSTART_MARKS ? "" : ", measurement-only: no per-phase marks (MARKS=0)");
 }
 
 void boot_report_loader(const struct boot_info *boot, const char *firmware_why)
@@ -180,7 +182,7 @@ void boot_report_run(const struct boot_choices *c)
 		"protocol=mb%d cycles=%u slow_tramp_ns=%u park=%s park_via=%s "
 		"park_flush=%d slow_park_ns=%u sipi_delay=%s sipi_delay_us=%u sipi_count=%s "
 		"park_why=%s sipi_retry=%u extnmi=%s bringup=%s cycles_mode=%s arch=%s "
-		"bringup_used=%s\n",
+		"bringup_used=%s marks=%d\n",
 		APSTART_VERSION, APSTART_WBINVD, aps + 1,
 		lapic_status()->x2apic ? 1 : 0,
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
@@ -194,7 +196,7 @@ void boot_report_run(const struct boot_choices *c)
 		keyword_word(extnmi_words, opt->extnmi),
 		keyword_word(bringup_words, wake->bringup),
 		keyword_word(cycles_mode_words, wake->cycles_mode), APSTART_ARCH,
-		keyword_word(bringup_words, wake->bringup_used));
+		keyword_word(bringup_words, wake->bringup_used), APSTART_MARKS);
 
 	print_environment(boot, acpi, tramp);
 }

@@ -17,10 +17,10 @@
 %define PTE_PS   (1 << 7)           ; 2 MiB (i386: 4 MiB) page in a PDE
 
 %define BOOT_STACK_SIZE 16384
-%define COM1 0x3F8
 
 %include "kernel/gdt.inc"               ; SEL_*, LOAD_DATA_SEGMENTS
 
+extern cpu_floor_check                  ; boot/cpu_floor.asm
 extern kmain
 extern gdt64_ptr                        ; kernel/gdt.asm
 extern __bss_start, __bss_end
@@ -32,6 +32,8 @@ global _start32
 
 section .text
 bits 32
+; Until the CPU floor is checked, nothing newer than the 80386.
+cpu 386
 _start32:
 	cli
 	cld
@@ -49,17 +51,14 @@ _start32:
 	mov edi, ebx
 
 	mov esp, boot_stack + BOOT_STACK_SIZE
+	call cpu_floor_check            ; returns only on a CPU that has it all
+cpu default
 
 %ifdef ARCH_i386
-	; 32-bit paging with 4 MiB pages needs PSE, the clock needs the TSC:
-	; CPUID 1 EDX bits 3 and 4 (SDM Vol. 2A, CPUID). SSE2 (bit 26)
-	; decides whether RDTSC is fenced with LFENCE (kernel/x86.h).
+	; SSE2 (CPUID 1 EDX bit 26, SDM Vol. 2A, CPUID) decides whether RDTSC
+	; is fenced with LFENCE (kernel/x86.h).
 	mov eax, 1
 	cpuid
-	mov eax, edx
-	and eax, (1 << 3) | (1 << 4)
-	cmp eax, (1 << 3) | (1 << 4)
-	jne cpu_unsupported
 	bt edx, 26
 	setc [x86_lfence]
 
@@ -102,16 +101,6 @@ _start32:
 	lgdt [gdt64_ptr]                ; 32-bit lgdt: limit and low 4 bytes
 	jmp SEL_CODE32:protected_entry
 %else
-	; Long mode present? CPUID 0x80000001 EDX bit 29 (CPUID, as above).
-	mov eax, 0x80000000
-	cpuid
-	cmp eax, 0x80000001
-	jb cpu_unsupported
-	mov eax, 0x80000001
-	cpuid
-	test edx, 1 << 29
-	jz cpu_unsupported
-
 	; Identity map 0-4 GiB: PML4[0] -> PDPT, PDPT[0..3] -> four page
 	; directories of 2 MiB pages, except the first 2 MiB, mapped with 4 KiB
 	; pages so that one large page never spans the fixed-MTRR ranges of the
@@ -174,45 +163,6 @@ _start32:
 	jmp SEL_CODE64:long_entry
 %endif
 
-cpu_unsupported:
-	mov esi, msg_cpu_unsupported
-.next:
-	lodsb
-	test al, al
-	jz .printed
-	mov ah, al
-	mov dx, COM1 + 5                ; line status: wait for THR empty
-.wait:
-	in al, dx
-	test al, 0x20
-	jz .wait
-	mov al, ah
-	mov dx, COM1
-	out dx, al
-	jmp .next
-	; Under QEMU (fw_cfg signature "QEMU" at selector 0, QEMU docs
-	; specs/fw_cfg) leave through isa-debug-exit with the failure status
-	; instead of hanging; on anything else, halt.
-.printed:
-	mov dx, 0x510                   ; fw_cfg selector: FW_CFG_SIGNATURE
-	xor ax, ax
-	out dx, ax
-	mov dx, 0x511                   ; fw_cfg data, one byte per read
-	mov esi, fw_cfg_signature
-	mov ecx, 4
-.sig:
-	in al, dx
-	cmp al, [esi]
-	jne .halt
-	inc esi
-	loop .sig
-	mov dx, 0xF4                    ; isa-debug-exit: status (1 << 1) | 1
-	mov eax, 1
-	out dx, eax
-.halt:
-	hlt
-	jmp .halt
-
 %ifdef ARCH_i386
 protected_entry:
 	LOAD_DATA_SEGMENTS
@@ -239,14 +189,6 @@ long_entry:
 	cli
 	hlt
 	jmp .halt
-%endif
-
-section .rodata
-fw_cfg_signature: db "QEMU"
-%ifdef ARCH_i386
-msg_cpu_unsupported: db "apstart: this CPU has no PSE or no TSC (i386 kernel: Pentium or later); stopping", 13, 10, 0
-%else
-msg_cpu_unsupported: db "apstart: this CPU has no long mode (x86_64); stopping", 13, 10, 0
 %endif
 
 section .bss

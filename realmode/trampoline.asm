@@ -61,9 +61,11 @@ real_mode_entry:
 	; The first phase's timestamp, kept in edi:ebp until protected mode,
 	; where the APIC ID (an MMIO read above 1 MiB in xAPIC mode) tells
 	; which slot is ours. Until then the AP is only counted.
+%if MARKS
 	rdtsc
 	mov ebp, eax
 	mov edi, edx
+%endif
 	mov ax, cs
 	mov ds, ax
 	lock inc dword [TRAMP_HDR + HDR_REAL_ENTRIES]
@@ -102,7 +104,9 @@ protected_mode_entry:
 [bits 64]
 code64_start:
 long_mode_entry:
+%if MARKS
 	rdtsc
+%endif
 	; The upper halves of the registers are undefined after the switch
 	; from 32-bit code (SDM Vol. 1 §3.4.1.1): zero-extend what we keep.
 	mov ebx, ebx

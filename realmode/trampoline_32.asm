@@ -70,9 +70,11 @@ cs_reloaded:
 	; 1 MiB in xAPIC mode) tells which slot is ours. Until then the AP
 	; is only counted.
 	PAD_POINT REAL                  ; before the first timestamp: to_real
+%if MARKS
 	rdtsc
 	mov ebp, eax
 	mov edi, edx
+%endif
 	lock inc dword [TRAMP_HDR + HDR_REAL_ENTRIES]
 
 	; A zero-limit IDT until the kernel's is loaded: an interrupt or
@@ -107,7 +109,9 @@ protected_mode_entry:
 	jmp code_paged_start            ; relative: position independent
 
 code_paged_start:
+%if MARKS
 	rdtsc
+%endif
 	STAMP_LONG ebx, esp
 	push dword [ebx + TRAMP_CPU_INDEX]      ; ap_entry(apic_id, index), cdecl
 	push edi

@@ -5,6 +5,7 @@
 
 #include "smp/lapic.h"
 #include "smp/park.h"
+#include "smp/phases.h"
 #include "smp/selftest_points.h"
 #include "smp/smp.h"
 #include "smp/tsc_sync.h"
@@ -14,11 +15,15 @@
 #include "kernel/trap.h"
 #include "kernel/x86.h"
 
-/* Phase p reached: its timestamp, then the stage the BSP reads. */
-static inline void ap_reached(struct tramp_cpu *slot, enum ap_mark p,
-			      uint32_t stage)
+/* Phase p reached: its timestamp (MARKS=0 builds: the online mark's
+ * only, smp/phases.h), then the stage the BSP reads. Always inline: on
+ * the measured path, where a call costs more than the mark (make
+ * marks-cost). */
+static inline __attribute__((always_inline)) void ap_reached(struct tramp_cpu *slot,
+							     enum ap_mark p, uint32_t stage)
 {
-	slot->tsc[p] = rdtsc();
+	if (APSTART_MARKS || p == AP_MARK_ONLINE)
+		slot->tsc[p] = rdtsc();
 	__atomic_store_n(&slot->stage, stage, __ATOMIC_RELEASE);
 }
 

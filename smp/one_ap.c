@@ -54,6 +54,8 @@ void ap_start_figures(const struct cpu *c, struct start_times *ph)
 	ph->to_real = tsc_cross_cpu(c, ap[AP_MARK_REAL], t0);
 	ph->to_long = tsc_same_cpu(ap[AP_MARK_LONG], ap[AP_MARK_REAL]);
 	ph->to_online = tsc_same_cpu(ap[AP_MARK_ONLINE], ap[AP_MARK_LONG]);
+	if (!APSTART_MARKS) /* no such marks taken (smp/phases.h) */
+		ph->to_real = ph->to_long = ph->to_online = TICKS_NA;
 }
 
 void ap_request_park(struct cpu *c, uint32_t req)

@@ -56,6 +56,10 @@ void phases_compute(const struct cpu *c, int64_t out[PHASES])
 			       ? tsc_cross_cpu(c, m->seen, ap[AP_MARK_ONLINE])
 			       : TICKS_NA;
 	out[PH_SIPI2] = m->sipi2 ? tsc_same_cpu(m->sipi2, m->sipi1) : TICKS_NA;
+	/* MARKS=0 builds: only the last phase has both its ends. */
+	for (int p = 0; !APSTART_MARKS && p < PHASES; p++)
+		if (p != PH_SEEN)
+			out[p] = TICKS_NA;
 }
 
 /* Per phase, over every AP and cycle recorded: sums for the mean. */

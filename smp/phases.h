@@ -45,6 +45,16 @@ int64_t tsc_cross_cpu(const struct cpu *c, uint64_t ap_tsc, uint64_t bsp_tsc);
 /* later minus earlier, both read on one CPU; TICKS_NA if negative. */
 int64_t tsc_same_cpu(uint64_t later, uint64_t earlier);
 
+/* Whether the per-phase marks are taken: the BSP's init_assert,
+ * init_deassert, sipi1, sipi2 below and the AP's marks before its online
+ * mark (enum ap_mark; the trampoline's under nasm -DMARKS). Always 1 but
+ * in make MARKS=0 builds, which exist only for make marks-cost to measure
+ * what the marks cost: there only each window's own start and end are
+ * read (start, seen, the AP's online mark; offline has no other). */
+#ifndef APSTART_MARKS
+#define APSTART_MARKS 1
+#endif
+
 
 /* The phases of c's last start (c->marks, c->slot), in ticks: signed,
  * TICKS_NA when meaningless (cross-CPU with an unsynchronised TSC, a

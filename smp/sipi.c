@@ -13,6 +13,7 @@
 #include "smp/ap_wait.h"
 #include "smp/icount_fence.h"
 #include "smp/lapic.h"
+#include "smp/phases.h"
 #include "smp/selftest_points.h"
 #include "smp/smp.h"
 #include "smp/trampoline.h"
@@ -76,8 +77,8 @@ FORCE_INLINE void init_round(const struct wake_set *s, uint32_t icr, const char 
 	if (s->broadcast) {
 		if (!lapic_send_ipi_all_but_self(icr))
 			kprintf("smp: ICR stayed busy broadcasting %s\n", what);
-		uint64_t t = rdtsc();
-		for (uint32_t i = 0; i < s->n; i++)
+		uint64_t t = APSTART_MARKS ? rdtsc() : 0;
+		for (uint32_t i = 0; APSTART_MARKS && i < s->n; i++)
 			*(assert ? &s->cpus[i]->marks.init_assert
 				 : &s->cpus[i]->marks.init_deassert) = t;
 		return;
@@ -85,7 +86,8 @@ FORCE_INLINE void init_round(const struct wake_set *s, uint32_t icr, const char 
 	for (uint32_t i = 0; i < s->n; i++) {
 		struct cpu *c = s->cpus[i];
 		ap_send_ipi(c, icr, what, NULL);
-		*(assert ? &c->marks.init_assert : &c->marks.init_deassert) = rdtsc();
+		if (APSTART_MARKS)
+			*(assert ? &c->marks.init_assert : &c->marks.init_deassert) = rdtsc();
 	}
 }
 
@@ -224,13 +226,14 @@ FORCE_INLINE bool send_startup(const struct wake_set *s, struct cpu *c, uint32_t
 	lapic_clear_esr();
 	/* Before the write: the AP may run (and, under -icount, its whole
 	 * trampoline) before the BSP's next instruction. */
-	uint64_t t = rdtsc();
+	uint64_t t = APSTART_MARKS ? rdtsc() : 0;
 	if (c) {
-		*sipi_mark(c, k) = t;
+		if (APSTART_MARKS)
+			*sipi_mark(c, k) = t;
 		sent = lapic_write_icr(c->apic_id, icr,
 				       waits ? icount_fence_after_sipi(w, k) : NULL);
 	} else {
-		for (uint32_t i = 0; i < s->n; i++)
+		for (uint32_t i = 0; APSTART_MARKS && i < s->n; i++)
 			*sipi_mark(s->cpus[i], k) = t;
 		sent = lapic_send_ipi_all_but_self(icr); /* waits for idle itself */
 		if (icount_fence_after_sipi(w, k))

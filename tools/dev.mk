@@ -36,7 +36,7 @@ DEBUG_TRAMP_INSTALL ?= trampoline_install
 # flat blob's bytes, or its symbols would lie: checked on every build.
 TRAMP_SRC ?= $(TRAMP_SRC_MAIN)
 TRAMP_ELF := $(OUT)/trampoline.elf
-TRAMP_ELF_NASMFLAGS = $(NASMFLAGS) -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN)
+TRAMP_ELF_NASMFLAGS = $(NASMFLAGS) -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) -DMARKS=$(MARKS)
 
 trampoline-elf: $(TRAMP_ELF)
 

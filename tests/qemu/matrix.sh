@@ -391,10 +391,8 @@ run_case "no-ram-for-samples" build/wbinvd0/apstart.elf 4 fail \
 	expect "PANIC: no free memory for the online samples \\(2343 KiB\\)" \
 	"run aborted: out of memory" "@end status=fail" -- cycles=100000
 
-extra=(--accel tcg --cpu pentium3)
-run_case "cpu-without-long-mode" build/wbinvd0/apstart.elf 2 fail \
-	expect "this CPU has no long mode" -- cycles=1
-extra=()
+# CPUs below each kernel's floor (no long mode, no CMOV, no TSC...):
+# tests/qemu/cpu-models.sh, which make qemu-tests runs after this.
 
 # ARCH=i386 (make ARCH=i386): each variant on a 32-bit CPU (qemu-system-i386,
 # Pentium III: no long mode, no LFENCE), once under the x86_64 emulator, and
@@ -408,10 +406,6 @@ run_case "i386-exception-on-ap" build/i386-wbinvd0/apstart.elf 2 fail \
 	verify \
 	expect "^EXCEPTION on CPU apic=1: vector 6 \(#UD" "eip=0x[0-9a-f]+ cr2=0x" \
 	"@fail what=exception apic=1 vector=6" -- selftest=ap-fault
-# A 486 (no PSE, no TSC): the i386 kernel stops with a message.
-extra=(--accel tcg --emulator i386 --cpu 486)
-run_case "i386-cpu-without-pse-tsc" build/i386-wbinvd0/apstart.elf 1 fail \
-	expect "this CPU has no PSE or no TSC" -- cycles=1
 extra=(--accel tcg)
 run_case "i386-on-x86_64-emulator" build/i386-wbinvd0/apstart.elf 4 pass \
 	verify --wbinvd 0 --cpus 4 --cycles 3 --boot arch=i386 -- cycles=3
