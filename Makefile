@@ -293,6 +293,20 @@ cpu-models:
 timing-tests: deps
 	@tests/timing/run.sh
 
+# The exact icount gate alone (make check): each variant once against its
+# baseline (tests/timing/exact.sh).
+.PHONY: exact-tests check
+exact-tests: $(APLOG)
+	@$(call BUILD_VARIANT,WBINVD=0)
+	@$(call BUILD_VARIANT,WBINVD=1)
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
+	@APLOG=$(APLOG) tests/timing/exact.sh
+
+# The inner loop: the lanes the working tree's change (or FILES=...) needs.
+check: deps-check
+	@tests/check.sh $(FILES)
+
 # A TSC-skewed AP prints na (Bochs and KVM honour WRMSR IA32_TSC; TCG not).
 tscskew-tests: deps $(APLOG)
 	@APLOG=$(APLOG) tests/tscskew/run.sh
