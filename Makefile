@@ -129,7 +129,7 @@ KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildca
 KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
-	$(OUT)/realmode/blob.o $(if $(filter screen,$(WINGS)),$(OUT)/gen/font8x16.o)
+	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
 
 .PHONY: all kernel test clean deps deps-check unit-tests trampoline-check qemu-tests timing-tests tscskew-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
