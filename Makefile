@@ -207,6 +207,7 @@ verdict-calibration: deps
 
 # tools.mk first: it names the kernel files host programs share (KSTATS_SRC).
 include tools/tools.mk
+include tools/exit-status.mk
 include tools/run.mk
 -include tests/unit/unit.mk
 -include tests/unit-fbcon/fbcon.mk
@@ -235,14 +236,19 @@ include tests/efi/efi-tests.mk
 RUNS ?= 10
 AB_A ?= WBINVD=1
 AB_B ?= WBINVD=0
+AB_OUT ?= build/ab
 AB_ARCH = $(if $(filter i386,$(ARCH)),ARCH=i386)
 # Under TCG one host thread for all vCPUs: far less run-to-run spread.
 TCG_THREAD ?= single
+# Its exit status (0 a verdict, 1 a failed run, 2 no verdict) reaches the
+# shell as make run's does (tools/exit-status.mk).
 .PHONY: ab
-ab: deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel)
-	@tools/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARCH) $(AB_B)' --tcg-thread '$(TCG_THREAD)' \
-		--smp '$(SMP)' --accel $(ACCEL) --machine $(MACHINE) --timeout $(TIMEOUT) \
-		$(FLUSH_OPT) $(QEMU_ARCH_OPTS) -- '$(subst ','\'',$(ARGS))'
+AB_PREREQS := deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel)
+AB_CMD = tools/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARCH) $(AB_B)' --tcg-thread '$(TCG_THREAD)' \
+	--out '$(AB_OUT)' \
+	--smp '$(SMP)' --accel $(ACCEL) --machine $(MACHINE) --timeout $(TIMEOUT) \
+	$(FLUSH_OPT) $(QEMU_ARCH_OPTS) -- '$(subst ','\'',$(ARGS))'
+$(eval $(call EXIT_STATUS_GOAL,ab,AB_PREREQS,AB_CMD))
 
 trampoline-check:
 	@$(call BUILD_VARIANT,WBINVD=0)
