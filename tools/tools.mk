@@ -19,6 +19,7 @@ KSTATS_SRC := lib/stats.c
 KSTATS_HDR := $(KSTATS_SRC:.c=.h)
 
 APLOG_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/aplog
+include $(APLOG_DIR)/../build-vars.mk
 # The run-level verdict (lib/verdict.c, with the kernel's fmt_duration):
 # one source for aplog, the kernel and apstart.efi.
 VERDICT_SRC := lib/verdict.c lib/format.c
@@ -43,17 +44,19 @@ APLOG_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror $(APLOG_INC) \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 APLOG_LDLIBS := -lm
+# The compiler and flags aplog is built with (tools/build-vars.mk).
+VARS.$(APLOG_OUT)/aplog = $(APLOG_CC) $(APLOG_CFLAGS) $(APLOG_LDLIBS) | $(APLOG_ASAN_CFLAGS)
 
 .PHONY: aplog aplog-asan aplog-tests
 
 aplog: $(APLOG)
 aplog-asan: $(APLOG_ASAN)
 
-$(APLOG): $(APLOG_DEPS)
+$(APLOG): $(APLOG_DEPS) $(APLOG_OUT)/aplog.vars
 	@mkdir -p $(dir $@)
 	$(APLOG_CC) $(APLOG_CFLAGS) -o $@ $(APLOG_SRCS) $(APLOG_LDLIBS)
 
-$(APLOG_ASAN): $(APLOG_DEPS)
+$(APLOG_ASAN): $(APLOG_DEPS) $(APLOG_OUT)/aplog.vars
 	@mkdir -p $(dir $@)
 	$(APLOG_CC) $(APLOG_ASAN_CFLAGS) -o $@ $(APLOG_SRCS) $(APLOG_LDLIBS)
 

@@ -22,24 +22,28 @@ LH_CC ?= gcc
 LH_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
 LH_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The compiler and flags all of them are built with (tools/build-vars.mk).
+include tools/build-vars.mk
+LH_VARS := build/host/linux-hotplug.vars
+VARS.build/host/linux-hotplug = $(LH_CC) $(LH_CFLAGS) | $(LH_ASAN_CFLAGS)
 
 .PHONY: linux-hotplug linux-hotplug-tests
 
 linux-hotplug: $(LH)
 
-$(LH): $(LH_SRC) $(LH_HDR) $(LH_DIR)/linux-hotplug.mk
+$(LH): $(LH_SRC) $(LH_HDR) $(LH_DIR)/linux-hotplug.mk $(LH_VARS)
 	@mkdir -p $(dir $@)
 	$(LH_CC) $(LH_CFLAGS) -static -o $@ $(LH_SRC)
 
-$(LH_ASAN): $(LH_SRC) $(LH_HDR) $(LH_DIR)/linux-hotplug.mk
+$(LH_ASAN): $(LH_SRC) $(LH_HDR) $(LH_DIR)/linux-hotplug.mk $(LH_VARS)
 	@mkdir -p $(dir $@)
 	$(LH_CC) $(LH_ASAN_CFLAGS) -o $@ $(LH_SRC)
 
-$(LH_SHIM): tests/linux-hotplug/failwrite.c $(LH_DIR)/linux-hotplug.mk
+$(LH_SHIM): tests/linux-hotplug/failwrite.c $(LH_DIR)/linux-hotplug.mk $(LH_VARS)
 	@mkdir -p $(dir $@)
 	$(LH_CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 
-$(LH_TRACESHIM): tests/linux-hotplug/faketrace.c $(LH_DIR)/linux-hotplug.mk
+$(LH_TRACESHIM): tests/linux-hotplug/faketrace.c $(LH_DIR)/linux-hotplug.mk $(LH_VARS)
 	@mkdir -p $(dir $@)
 	$(LH_CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 
