@@ -26,11 +26,13 @@ VERDICT_SRC := lib/verdict.c lib/format.c
 VERDICT_HDR := lib/verdict.h lib/format.h
 # The names of a start's phases, the kernel's list (lib/phase_names.h).
 PHASE_NAMES_SRC := lib/phase_names.c
+# Which @warn records are events a run survives, the kernel's list.
+WARN_EVENTS_SRC := lib/warn_events.c
 # The flush model's own cost code, for aplog flush --against and aplog fit.
 APLOG_MODEL_SRCS := tools/flushmodel/model.c tools/flushmodel/preset_file.c
-APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) $(PHASE_NAMES_SRC) \
+APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) $(PHASE_NAMES_SRC) $(WARN_EVENTS_SRC) \
 	$(APLOG_MODEL_SRCS)
-APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) $(VERDICT_HDR) $(PHASE_NAMES_SRC:.c=.h) \
+APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) $(VERDICT_HDR) $(PHASE_NAMES_SRC:.c=.h) $(WARN_EVENTS_SRC:.c=.h) \
 	$(APLOG_DIR)/../tools.mk
 APLOG_OUT := build/host
 APLOG := $(APLOG_OUT)/aplog
