@@ -46,11 +46,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
-# why TEXT: the reason for an exit 2, for make to print last (or here).
-why() {
-	if [ -n "${EXIT_WHY:-}" ]; then printf '%s\n' "$*" >"$EXIT_WHY"; else printf '%s\n' "$*" >&2; fi
-}
-die() { why "ab: $*"; exit 2; }
+# shellcheck source=tools/exit-why.sh
+. tools/exit-why.sh
+die() { exit_why "ab: $*"; exit 2; }
 
 runs=10 va='WBINVD=1' vb='WBINVD=0' out=build/ab seed= qemu_opts=() tcg_thread=single
 while [ $# -gt 0 ]; do
@@ -87,21 +85,12 @@ args="$*"
 aplog=build/host/aplog
 
 mkdir -p "$out" || die "cannot make $out"
-# An earlier session's logs are kept: moved aside, named by their plan's
-# time (a second session in the same second gets -2, -3...).
-if compgen -G "$out/run-*.log" >/dev/null || [ -e "$out/plan.txt" ]; then
-	from=$(date -r "$out/plan.txt" +%Y%m%d-%H%M%S 2>/dev/null || date +%Y%m%d-%H%M%S)
-	earlier=$out/earlier-$from n=1
-	while ! mkdir "$earlier" 2>/dev/null; do
-		n=$((n + 1))
-		[ $n -le 999 ] || die "cannot make a folder for the earlier session's logs in $out"
-		earlier=$out/earlier-$from-$n
-	done
-	for f in "$out"/run-*.log "$out/plan.txt" "$out/compare.txt"; do
-		[ ! -e "$f" ] || mv "$f" "$earlier/" || die "cannot move $f into $earlier"
-	done
-	echo "ab: the earlier session's logs are in $earlier/"
-fi
+# An earlier session's logs are kept: moved aside (tools/logs-aside.sh).
+# shellcheck source=tools/logs-aside.sh
+. tools/logs-aside.sh
+earlier=$(logs_aside "$out" 'run-*.log' plan.txt compare.txt) ||
+	die "cannot move the earlier session's logs aside in $out"
+[ -z "$earlier" ] || echo "ab: the earlier session's logs are in $out/$earlier/"
 # One build per side, in a folder of its own (OUT=...).
 for side in a b; do
 	vars=$va
@@ -184,5 +173,5 @@ if [ ${#failed[@]} -gt 0 ]; then
 fi
 [ "$cmp" = 0 ] || exit 1
 verdict=$(grep -E '^Verdict: (none|not measurable)' "$out/compare.txt")
-[ -z "$verdict" ] || { why "ab: no verdict (exit 2): ${verdict#Verdict: }"; exit 2; }
+[ -z "$verdict" ] || { exit_why "ab: no verdict (exit 2): ${verdict#Verdict: }"; exit 2; }
 exit 0

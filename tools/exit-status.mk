@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # A tool's exit status through make, for the goals whose statuses are
-# documented (make run, make ab: 0 pass or a verdict, 1 fail, 2 no
-# verdict). GNU make exits 2 whenever a recipe fails, and 1 only in
+# documented (make run, make ab, make bench-linux, make lava: 0 pass or a
+# verdict, 1 fail, 2 no verdict). GNU make exits 2 whenever a recipe fails, and 1 only in
 # question mode (-q) with a goal out of date. So when GOAL is make's only
 # goal (and no -n), the tool runs as the remaking of an included makefile,
 # build/GOAL-status.mk, which records its status; make then starts again
@@ -9,7 +9,8 @@
 # of date: make exits 1, printing nothing more); after any other failure
 # it stops with an error (exit 2) whose text is the tool's last word, so
 # that the last line printed says why (QEMU's own message, the runner's
-# refusal). The tool writes that word to the file $EXIT_WHY names.
+# refusal). The tool writes that word to the file $EXIT_WHY names
+# (tools/exit-why.sh).
 #
 #   $(eval $(call EXIT_STATUS_GOAL,GOAL,PREREQUISITES-VARIABLE,COMMAND-VARIABLE))
 #

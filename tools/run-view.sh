@@ -31,6 +31,8 @@
 # set (tools/exit-status.mk), the reason for a 2 goes to that file.
 set -uo pipefail
 
+# shellcheck source=tools/exit-why.sh
+. "$(dirname "${BASH_SOURCE[0]}")/exit-why.sh"
 die() { echo "run-view: $*" >&2; exit 2; }
 log= new=0 link= verbose=0
 while [ $# -gt 0 ]; do
@@ -156,13 +158,6 @@ echo "make run: $verdict; the whole record stream ($(plural "$lines" line)) is i
 if [ "$verbose" = 0 ] && grep -aq '^@' "$log"; then
 	echo "make run: V=1 shows it here too; aplog reads it: make aplog && build/host/aplog stats $log"
 fi
-if [ -n "$reason" ]; then
-	# The reason is the last line: make prints it (tools/exit-status.mk)
-	# when it is the one to stop, else it is printed here.
-	if [ -n "${EXIT_WHY:-}" ]; then
-		printf '%s\n' "$reason" >"$EXIT_WHY"
-	else
-		printf '%s\n' "$reason" >&2
-	fi
-fi
+# The reason is the last line printed.
+[ -z "$reason" ] || exit_why "$reason"
 exit "$status"

@@ -62,13 +62,16 @@ linux-hotplug-tests: $(LH) $(LH_ASAN) $(LH_SHIM) $(LH_TRACESHIM) aplog
 # vCPUs, far less spread on a busy host; multi: one thread each.
 # CYCLES defaults to 10 (2 with FLUSH) for this target only: make
 # seed-table reads the same variable and defaults to 1.
+# Its exit status (0, 1 a boot or table failed, 2 no verdict) reaches
+# the shell as make run's does (tools/exit-status.mk).
 LINUX_TIMEOUT ?= 900
 .PHONY: bench-linux
-bench-linux: CYCLES ?= $(if $(strip $(FLUSH)),2,10)
-bench-linux: deps $(LH) aplog $(if $(strip $(FLUSH)),flushmodel)
-	@$(if $(strip $(FLUSH)),true,$(call BUILD_VARIANT,WBINVD=1))
-	@tools/linux-vm/bench.sh --smp '$(SMP)' --cycles '$(CYCLES)' --accel '$(ACCEL)' \
-		--machine '$(MACHINE)' --timeout '$(LINUX_TIMEOUT)' --wbinvd 1 --tcg-thread '$(TCG_THREAD)' \
-		$(if $(ROUNDS),--rounds '$(ROUNDS)') $(if $(strip $(FLUSH)),--flush '$(subst ','\'',$(strip $(FLUSH)))')
+BENCH_LINUX_PREREQS := deps $(LH) aplog $(if $(strip $(FLUSH)),flushmodel)
+BENCH_LINUX_CMD = $(if $(strip $(FLUSH)),true,$(call BUILD_VARIANT,WBINVD=1)) && \
+	tools/linux-vm/bench.sh --smp '$(SMP)' --cycles '$(or $(CYCLES),$(if $(strip $(FLUSH)),2,10))' \
+	--accel '$(ACCEL)' --machine '$(MACHINE)' --timeout '$(LINUX_TIMEOUT)' --wbinvd 1 \
+	--tcg-thread '$(TCG_THREAD)' $(if $(ROUNDS),--rounds '$(ROUNDS)') \
+	$(if $(strip $(FLUSH)),--flush '$(subst ','\'',$(strip $(FLUSH)))')
+$(eval $(call EXIT_STATUS_GOAL,bench-linux,BENCH_LINUX_PREREQS,BENCH_LINUX_CMD))
 
 .DEFAULT_GOAL := $(LH_SAVED_GOAL)
