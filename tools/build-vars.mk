@@ -14,12 +14,15 @@
 ifndef BUILD_VARS_MK_INCLUDED
 BUILD_VARS_MK_INCLUDED := 1
 
-# The words go to NAME.vars.new through $(file) (as they are: no shell
-# quoting), which replaces NAME.vars only when it differs.
+# The words go to NAME.vars.new-PID through $(file) (as they are: no
+# shell quoting; PID: this make's, so that two makes at once never share
+# it), which replaces NAME.vars only when it differs.
+BUILD_VARS_PID := $(shell echo $$PPID)
 %.vars: FORCE
-	@$(shell mkdir -p $(@D))$(file >$@.new,$(VARS.$*))if cmp -s $@.new $@; then rm -f $@.new; else \
+	@$(shell mkdir -p $(@D))$(file >$@.new-$(BUILD_VARS_PID),$(VARS.$*))t=$@.new-$(BUILD_VARS_PID); \
+	if cmp -s $$t $@; then rm -f $$t; else \
 		[ ! -e $@ ] || echo "  VARS    $@: built with other variables before: rebuilding"; \
-		mv -f $@.new $@; fi
+		mv -f $$t $@; fi
 
 # Always out of date (not .PHONY, which make help would list).
 FORCE:
