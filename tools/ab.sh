@@ -112,14 +112,14 @@ for ((i = 1; i <= runs; i++)); do
 	if ((RANDOM % 2)); then order+=(a b); else order+=(b a); fi
 done
 {
-	echo "# make ab: $runs runs per variant in randomised pairs, seed $seed"
+	echo "# make ab: $runs run$([ "$runs" = 1 ] || echo s) per variant in randomised pairs, seed $seed"
 	echo "a: $va"
 	echo "b: $vb"
 	echo "qemu-run.sh options: ${qemu_opts[*]:-(defaults)}"
 	echo "kernel args: ${args:-(none)}"
 	echo "order: ${order[*]}"
 } >"$out/plan.txt"
-echo "ab: A = $va, B = $vb: $runs runs each, in randomised pairs (seed $seed: $out/plan.txt)"
+echo "ab: A = $va, B = $vb: $runs run$([ "$runs" = 1 ] || echo s) each, in randomised pairs (seed $seed: $out/plan.txt)"
 
 tty=0
 [ -t 2 ] && tty=1

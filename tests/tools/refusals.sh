@@ -141,9 +141,11 @@ fi
 timeout 300 "${mab[@]}" SMP=2 >"$tmp/ab2" 2>&1 </dev/null
 st=$?
 if [ $st = 2 ] && grep -q '^A: WBINVD=1: 1 run, 1 AP, 1 online + 1 offline sample ' "$tmp/ab2" &&
+	grep -q '^ab: A = WBINVD=1, B = WBINVD=0: 1 run each, ' "$tmp/ab2" &&
 	tail -n 1 "$tmp/ab2" | grep -q 'ab: no verdict (exit 2): ' && ! grep -q 'about 0 s left' "$tmp/ab2"; then
-	ok "make ab RUNS=1: exit 2, '1 run, 1 AP, 1 ... sample', the reason last"
+	ok "make ab RUNS=1: exit 2, '1 run each', '1 run, 1 AP, 1 ... sample', the reason last"
 else
-	fail "make ab RUNS=1: exit 2, '1 run, 1 AP, 1 ... sample', the reason last" "exit $st: $(grep '^A: ' "$tmp/ab2")" \
+	fail "make ab RUNS=1: exit 2, '1 run each', '1 run, 1 AP, 1 ... sample', the reason last" \
+		"exit $st: $(grep -E '^(A|ab): ' "$tmp/ab2" | head -n 3 | paste -sd' ')" \
 		"$(tail -n 1 "$tmp/ab2")"
 fi
