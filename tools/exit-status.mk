@@ -40,7 +40,8 @@ $$($(1)_STATUS_MK): $$($(2)) FORCE
 	@EXIT_WHY=$$($(1)_WHY); export EXIT_WHY; $$($(3)); echo "EXIT_STATUS_$(1) := $$$$?" >$$@
 else
 -include $$($(1)_STATUS_MK)
-$(1)_WHY_TEXT := $$(file <$$($(1)_WHY))
+# (strip: make 4.3's file function keeps the last newline of a longer file)
+$(1)_WHY_TEXT := $$(strip $$(file <$$($(1)_WHY)))
 $$(shell rm -f $$($(1)_STATUS_MK) $$($(1)_WHY))
 ifeq ($$(EXIT_STATUS_$(1)),1)
 MAKEFLAGS += -q
