@@ -10,7 +10,7 @@
 #                               FORCE=1, YES=1 as there)
 #   make iso-test-images        build/iso-test/*.iso: same menu plus a default
 #                               entry with test arguments, no menu delay
-#   make iso-tests              tests/iso/run.sh (contents, checker, 12 QEMU boots)
+#   make iso-tests              tests/iso/run.sh (contents, checker, 13 QEMU boots)
 #   make run FIRMWARE=bios|uefi [MEDIA=cdrom|usb] ...   tools/iso-run.sh
 #
 # Variables: ISO_TIMEOUT (menu seconds, default 5), ISO_TEST_ARGS,

@@ -17,7 +17,7 @@
 # Three more SeaBIOS boots check the result page of a machine whose APs do
 # not fit a row each (-smp 16 in 2 sockets), of a run that passed with
 # warnings and of a failed run.
-# ISO_TESTS_QUICK=1: 8 boots, exit from the USB stick, shot from the CD.
+# ISO_TESTS_QUICK=1: 9 boots, exit from the USB stick, shot from the CD.
 #
 # The BIOS and UEFI boots run as two parallel lanes (OVMF under TCG takes
 # ~5 s to start). Logs and screenshots: build/test-logs/iso-*.
@@ -341,8 +341,8 @@ for r in "$work"/*.result; do
 	if [ "$res" = ok ]; then ok "$what"; else not_ok "$what" "$why" "$log"; fi
 done
 n=$(ls "$work"/*.result 2>/dev/null | wc -l)
-want=12
-[ "${ISO_TESTS_QUICK:-0}" = 1 ] && want=8
+want=13
+[ "${ISO_TESTS_QUICK:-0}" = 1 ] && want=9
 [ "$n" = $want ] || not_ok "boots" "$n of $want boots reported a result"
 echo "iso: boots took $((SECONDS - t0))s"
 
