@@ -16,10 +16,12 @@ BUILD_VARS_MK_INCLUDED := 1
 
 # The words go to NAME.vars.new-PID through $(file) (as they are: no
 # shell quoting; PID: this make's, so that two makes at once never share
-# it), which replaces NAME.vars only when it differs.
+# it), which replaces NAME.vars only when it differs. Not under -n: make
+# expands a recipe it only prints, and the file would be left behind.
 BUILD_VARS_PID := $(shell echo $$PPID)
+BUILD_VARS_DRY := $(findstring n,$(firstword -$(MAKEFLAGS)))
 %.vars: FORCE
-	@$(shell mkdir -p $(@D))$(file >$@.new-$(BUILD_VARS_PID),$(VARS.$*))t=$@.new-$(BUILD_VARS_PID); \
+	@$(if $(BUILD_VARS_DRY),,$(shell mkdir -p $(@D))$(file >$@.new-$(BUILD_VARS_PID),$(VARS.$*)))t=$@.new-$(BUILD_VARS_PID); \
 	if cmp -s $$t $@; then rm -f $$t; else \
 		[ ! -e $@ ] || echo "  VARS    $@: built with other variables before: rebuilding"; \
 		mv -f $$t $@; fi
