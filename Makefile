@@ -123,6 +123,9 @@ KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pi
 	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_MARKS=$(MARKS) -DAPSTART_VERSION='"$(VERSION)"'
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack \
 	-m $(LD_EMULATION) -T linker.ld
+# The trampoline's variant (its own defines: it is not compiled by gcc).
+TRAMP_DEFS := -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
+	-DPAD_REAL=$(PAD_REAL) -DPAD_PROT=$(PAD_PROT) -DPAD_LONG=$(PAD_LONG) -DMARKS=$(MARKS)
 
 KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
 	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c)))
@@ -135,7 +138,14 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 # make builds only: a missing build tool is named (deps-check), never installed.
 all: deps-check kernel
 
+include tools/build-vars.mk
 include tools/font.mk
+
+# Everything a kernel build in $(OUT) is made with: a folder named by
+# another variant's name (OUT=..., make ab's build/ab/build-a) or another
+# compiler rebuilds (tools/build-vars.mk).
+KBUILD_VARS := $(OUT)/build.vars
+VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS)
 
 # build/apstart.elf is always the variant just asked for, so it is copied
 # every time (a timestamp rule would keep the other variant's newer copy).
@@ -156,16 +166,16 @@ BUILD_VARIANT = $(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 MAX_CPUS=512 M
 	SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 PAD_INSNS=0 PAD_AT= PAD_REAL=0 PAD_PROT=0 \
 	PAD_LONG=0 PAD_PARK=0 WINGS='$(ALL_WINGS)' $(1) variant
 
-$(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld
+$(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld $(KBUILD_VARS)
 	@echo "  LD      $@"
 	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS)
 
-$(OUT)/%.o: %.c Makefile
+$(OUT)/%.o: %.c Makefile $(KBUILD_VARS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(KCFLAGS) -c -o $@ $<
 
-$(OUT)/gen/font8x16.o: $(FONT_GEN)
+$(OUT)/gen/font8x16.o: $(FONT_GEN) $(KBUILD_VARS)
 	@mkdir -p $(dir $@)
 	$(CC) $(KCFLAGS) -c -o $@ $<
 
@@ -175,7 +185,7 @@ $(OUT)/gen/font8x16.o: $(FONT_GEN)
 ASM_DEFS := $(OUT)/gen/kernel/asm_defs.inc $(OUT)/gen/realmode/asm_defs.inc
 NASMFLAGS := -I./ -I$(OUT)/gen/ -DARCH_$(ARCH)
 
-$(OUT)/gen/%/asm_defs.inc: %/asm_defs.c Makefile
+$(OUT)/gen/%/asm_defs.inc: %/asm_defs.c Makefile $(KBUILD_VARS)
 	@mkdir -p $(dir $@)
 	@echo "  GEN     $@"
 	$(Q)$(CC) $(KCFLAGS) -MT $@ -MF $(@:.inc=.d) -S -o $(@:.inc=.s) $<
@@ -185,7 +195,7 @@ $(OUT)/gen/%/asm_defs.inc: %/asm_defs.c Makefile
 	$(Q)grep -q '^%define' $@.tmp || { echo "$<: no constants found in $(@:.inc=.s)"; exit 1; }
 	$(Q)mv $@.tmp $@
 
-$(OUT)/%.o: %.asm Makefile | $(ASM_DEFS)
+$(OUT)/%.o: %.asm Makefile $(KBUILD_VARS) | $(ASM_DEFS)
 	@mkdir -p $(dir $@)
 	@echo "  NASM    $@"
 	$(Q)$(NASM) $(NASMFLAGS) -M -MF $(@:.o=.d) -MT $@ -MP $<
@@ -194,16 +204,14 @@ $(OUT)/%.o: %.asm Makefile | $(ASM_DEFS)
 # The trampoline: a flat binary, one per variant, embedded with incbin.
 # (NASM 2.16's -MD leaves out the included files: dependencies come from
 # a separate -M pass.)
-$(OUT)/trampoline.bin: $(TRAMP_SRC_MAIN) Makefile | $(ASM_DEFS)
+$(OUT)/trampoline.bin: $(TRAMP_SRC_MAIN) Makefile $(KBUILD_VARS) | $(ASM_DEFS)
 	@mkdir -p $(dir $@)
 	$(Q)$(NASM) $(NASMFLAGS) -M -MF $(OUT)/trampoline.d -MT $@ -MP $<
-	$(NASM) -f bin $(NASMFLAGS) -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) -DMARKS=$(MARKS) \
-		-DPAD_REAL=$(PAD_REAL) -DPAD_PROT=$(PAD_PROT) -DPAD_LONG=$(PAD_LONG) \
-		-l $(OUT)/trampoline.lst -o $@ $<
+	$(NASM) -f bin $(NASMFLAGS) $(TRAMP_DEFS) -l $(OUT)/trampoline.lst -o $@ $<
 	@size=$$(stat -c %s $@); if [ $$size -gt 4096 ]; then \
 		echo "trampoline is $$size bytes: must fit in one 4 KiB page"; rm -f $@; exit 1; fi
 
-$(OUT)/realmode/blob.o: realmode/blob.asm $(OUT)/trampoline.bin
+$(OUT)/realmode/blob.o: realmode/blob.asm $(OUT)/trampoline.bin $(KBUILD_VARS)
 	@mkdir -p $(dir $@)
 	$(NASM) -f $(NASM_FORMAT) -DTRAMPOLINE_BIN='"$(OUT)/trampoline.bin"' -o $@ $<
 
@@ -224,6 +232,7 @@ verdict-calibration: deps
 
 # tools.mk first: it names the kernel files host programs share (KSTATS_SRC).
 include tools/tools.mk
+include tools/exit-status.mk
 include tools/run.mk
 -include tests/unit/unit.mk
 -include tests/unit-fbcon/fbcon.mk
@@ -253,14 +262,19 @@ include tests/efi/efi-tests.mk
 RUNS ?= 10
 AB_A ?= WBINVD=1
 AB_B ?= WBINVD=0
+AB_OUT ?= build/ab
 AB_ARCH = $(if $(filter i386,$(ARCH)),ARCH=i386)
 # Under TCG one host thread for all vCPUs: far less run-to-run spread.
 TCG_THREAD ?= single
+# Its exit status (0 a verdict, 1 a failed run, 2 no verdict) reaches the
+# shell as make run's does (tools/exit-status.mk).
 .PHONY: ab
-ab: deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel)
-	@tools/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARCH) $(AB_B)' --tcg-thread '$(TCG_THREAD)' \
-		--smp '$(SMP)' --accel $(ACCEL) --machine $(MACHINE) --timeout $(TIMEOUT) \
-		$(FLUSH_OPT) $(QEMU_ARCH_OPTS) -- '$(subst ','\'',$(ARGS))'
+AB_PREREQS := deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel)
+AB_CMD = tools/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARCH) $(AB_B)' --tcg-thread '$(TCG_THREAD)' \
+	--out '$(AB_OUT)' \
+	--smp '$(SMP)' --accel $(ACCEL) --machine $(MACHINE) --timeout $(TIMEOUT) \
+	$(FLUSH_OPT) $(QEMU_ARCH_OPTS) -- '$(subst ','\'',$(ARGS))'
+$(eval $(call EXIT_STATUS_GOAL,ab,AB_PREREQS,AB_CMD))
 
 trampoline-check:
 	@$(call BUILD_VARIANT,WBINVD=0)

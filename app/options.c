@@ -458,17 +458,21 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 
 	uint32_t max = d->max_is_cpus ? p->max_cpus : d->max;
 	enum num_result r = parse_u32(val, val_len, &v);
-	if (r == NUM_BAD) {
+	/* A negative number is a number, below every range here: say so,
+	 * not "not a number". */
+	bool negative = r == NUM_BAD && val_len > 1 && val[0] == '-' &&
+			parse_u32(val + 1, val_len - 1, &v) != NUM_BAD;
+	char range[32];
+	fmt_snprintf(range, sizeof(range), " min=%u max=%u", d->min, max);
+	if (r == NUM_BAD && !negative) {
 		fmt_snprintf(msg, sizeof(msg),
-			     "cmdline: %s is not a number, keeping %s", shown,
-			     cur);
-		report(p, msg, "not_a_number", d, value, "", cur);
-	} else if (r == NUM_TOO_BIG || v < d->min || v > max) {
-		char range[32];
-		fmt_snprintf(msg, sizeof(msg),
-			     "cmdline: %s out of range %u..%u, keeping %s",
+			     "cmdline: %s is not a number (%u..%u), keeping %s",
 			     shown, d->min, max, cur);
-		fmt_snprintf(range, sizeof(range), " min=%u max=%u", d->min, max);
+		report(p, msg, "not_a_number", d, value, "", cur);
+	} else if (negative || r == NUM_TOO_BIG || v < d->min || v > max) {
+		fmt_snprintf(msg, sizeof(msg),
+			     "cmdline: %s is out of range %u..%u, keeping %s",
+			     shown, d->min, max, cur);
 		report(p, msg, "out_of_range", d, value, range, cur);
 	} else {
 		*f = v;

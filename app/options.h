@@ -86,7 +86,8 @@ void options_set_defaults(struct options *o);
  * Each problem goes to diag as a line for people and to warn (NULL for
  * none) as the words of a "@warn what=option problem=..." record:
  * unknown (token=), no_value, invalid, not_a_number, out_of_range (with
- * min= max=), each with option=, value= and the value kept=.
+ * min= max=; a negative number is out of range, not "not a number"), each
+ * with option=, value= and the value kept=.
  * Returns the number of problems reported. */
 int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,
 		  diag_fn diag, diag_fn warn, void *ctx);

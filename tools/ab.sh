@@ -15,8 +15,9 @@
 #               side is built in its own folder, so '--a WBINVD=0 --b
 #               WBINVD=0' compares two separate builds of one variant (A/A).
 # --out DIR     where the builds and logs go (default build/ab); the logs
-#               of an earlier session there are removed, the builds kept
-#               (make rebuilds what changed)
+#               of an earlier session there are moved into
+#               DIR/earlier-DATE-TIME/ (never written over), the builds
+#               kept (make rebuilds what changed, variables included)
 # --seed N      the order of each pair (default: from the clock; printed)
 # --tcg-thread single|multi
 #               under TCG, one host thread for every vCPU (default) or one
@@ -36,13 +37,18 @@
 # by the first boot, a periodic job) into an effect.
 #
 # Exit status: 0 a verdict (faster, slower, no difference); 1 a run or a
-# build failed (the failed runs' logs are kept and named); 2 no verdict
-# (too few runs, or not measurable here) or bad usage.
+# build failed (the failed runs' logs are kept and named with their last
+# line; a run without the kernel's @end status=pass, QEMU refusing to
+# start included, is a failed run); 2 no verdict (too few runs, or not
+# measurable here) or bad usage. With EXIT_WHY set (tools/exit-status.mk),
+# the reason for a 2 goes to that file: make prints it last.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
-die() { echo "ab: $*" >&2; exit 2; }
+# shellcheck source=tools/exit-why.sh
+. tools/exit-why.sh
+die() { exit_why "ab: $*"; exit 2; }
 
 runs=10 va='WBINVD=1' vb='WBINVD=0' out=build/ab seed= qemu_opts=() tcg_thread=single
 while [ $# -gt 0 ]; do
@@ -78,8 +84,13 @@ va=$(echo $va) vb=$(echo $vb)
 args="$*"
 aplog=build/host/aplog
 
-mkdir -p "$out"
-rm -f "$out"/run-*.log "$out/plan.txt" "$out/compare.txt"
+mkdir -p "$out" || die "cannot make $out"
+# An earlier session's logs are kept: moved aside (tools/logs-aside.sh).
+# shellcheck source=tools/logs-aside.sh
+. tools/logs-aside.sh
+earlier=$(logs_aside "$out" 'run-*.log' plan.txt compare.txt) ||
+	die "cannot move the earlier session's logs aside in $out"
+[ -z "$earlier" ] || echo "ab: the earlier session's logs are in $out/$earlier/"
 # One build per side, in a folder of its own (OUT=...).
 for side in a b; do
 	vars=$va
@@ -101,48 +112,66 @@ for ((i = 1; i <= runs; i++)); do
 	if ((RANDOM % 2)); then order+=(a b); else order+=(b a); fi
 done
 {
-	echo "# make ab: $runs runs per variant in randomised pairs, seed $seed"
+	echo "# make ab: $runs run$([ "$runs" = 1 ] || echo s) per variant in randomised pairs, seed $seed"
 	echo "a: $va"
 	echo "b: $vb"
 	echo "qemu-run.sh options: ${qemu_opts[*]:-(defaults)}"
 	echo "kernel args: ${args:-(none)}"
 	echo "order: ${order[*]}"
 } >"$out/plan.txt"
-echo "ab: A = $va, B = $vb: $runs runs each, in randomised pairs (seed $seed: $out/plan.txt)"
+echo "ab: A = $va, B = $vb: $runs run$([ "$runs" = 1 ] || echo s) each, in randomised pairs (seed $seed: $out/plan.txt)"
 
 tty=0
 [ -t 2 ] && tty=1
-t0=$SECONDS n=0 failed=() total=${#order[@]}
-declare -A count=([a]=0 [b]=0)
+now_ms() { echo $(($(date +%s%N) / 1000000)); }
+t0=$(now_ms) n=0 failed=() total=${#order[@]}
+declare -A count=([a]=0 [b]=0) logs=([a]= [b]=)
 for side in "${order[@]}"; do
 	n=$((n + 1))
 	count[$side]=$((count[$side] + 1))
 	log=$(printf '%s/run-%03d-%s.log' "$out" "$n" "$side")
-	elapsed=$((SECONDS - t0))
+	# What is left, this run included, at the mean time per run so far,
+	# rounded up: never "0 s" while a run is going.
 	left=
-	[ $n -gt 1 ] && left=", about $((elapsed * (total - n + 1) / (n - 1))) s left"
-	line=$(printf 'ab: run %d/%d (%s, %s run %d)%s' "$n" "$total" "${side^^}" \
-		"$([ $side = a ] && echo "$va" || echo "$vb")" "${count[$side]}" "$left")
+	if [ $n -gt 1 ]; then
+		ms=$((($(now_ms) - t0) * (total - n + 1) / (n - 1)))
+		left="; about $(((ms + 999) / 1000)) s left"
+	fi
+	line=$(printf 'ab: run %d of %d: %s (%s), its run %d of %d%s' "$n" "$total" "${side^^}" \
+		"$([ $side = a ] && echo "$va" || echo "$vb")" "${count[$side]}" "$runs" "$left")
 	if [ $tty = 1 ]; then printf '\r\033[K%s' "$line" >&2; else echo "$line" >&2; fi
 	tools/qemu-run.sh --kernel "$out/build-$side/apstart.elf" "${qemu_opts[@]}" -- "$args" \
 		>"$log" 2>&1
 	st=$?
-	[ $st = 0 ] || failed+=("$log (exit $st)")
+	# A run the kernel finished (pass or fail) goes to aplog compare,
+	# which counts a failed one and leaves it out of the rows; one without
+	# a verdict (QEMU refused, a timeout) has nothing to read.
+	[ $st = 2 ] || logs[$side]+="$log"$'\n'
+	[ $st = 0 ] || failed+=("$log (exit $st): $(tr -d '\r' <"$log" | grep -a . | tail -n 1)")
 done
 [ $tty = 1 ] && printf '\r\033[K' >&2
-echo "ab: $total runs in $((SECONDS - t0)) s; logs in $out/run-NNN-{a,b}.log"
+secs=$((($(now_ms) - t0 + 500) / 1000))
+echo "ab: $total runs in $secs s; logs in $out/run-NNN-{a,b}.log"
 
 label() { # side vars -> the label: the variables, and the side when both match
 	if [ "$va" = "$vb" ]; then echo "$2 (build $1)"; else echo "$2"; fi
 }
-"$aplog" compare --label-a "$(label a "$va")" --label-b "$(label b "$vb")" \
-	"$out"/run-*-a.log -- "$out"/run-*-b.log | tee "$out/compare.txt"
-cmp=${PIPESTATUS[0]}
+cmp=1
+if [ -n "${logs[a]}" ] && [ -n "${logs[b]}" ]; then
+	mapfile -t la <<<"${logs[a]%$'\n'}"
+	mapfile -t lb <<<"${logs[b]%$'\n'}"
+	"$aplog" compare --label-a "$(label a "$va")" --label-b "$(label b "$vb")" \
+		"${la[@]}" -- "${lb[@]}" | tee "$out/compare.txt"
+	cmp=${PIPESTATUS[0]}
+else
+	echo "ab: no rows: a side has no run the kernel finished" | tee "$out/compare.txt"
+fi
 if [ ${#failed[@]} -gt 0 ]; then
-	echo "ab: ${#failed[@]} of $total runs failed (kept, left out of the rows):" >&2
+	echo "ab: ${#failed[@]} of $total runs failed (kept, left out of the rows), each with its last line:" >&2
 	printf '  %s\n' "${failed[@]}" >&2
 	exit 1
 fi
 [ "$cmp" = 0 ] || exit 1
-grep -Eq '^Verdict: (none|not measurable)' "$out/compare.txt" && exit 2
+verdict=$(grep -E '^Verdict: (none|not measurable)' "$out/compare.txt")
+[ -z "$verdict" ] || { exit_why "ab: no verdict (exit 2): ${verdict#Verdict: }"; exit 2; }
 exit 0

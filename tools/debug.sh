@@ -75,3 +75,13 @@ if [ -n "$batch" ]; then
 else
 	"$gdb" -q -x "$script"
 fi
+st=$?
+# A run gdb let finish ends QEMU by itself: qemu-run.sh then passes the
+# last of the serial stream on (through its tee) and exits. Give it that
+# moment before the EXIT trap stops whatever is left (QEMU still held
+# after an early quit).
+for _ in $(seq 50); do
+	kill -0 "$qpid" 2>/dev/null || break
+	sleep 0.1
+done
+exit $st

@@ -8,7 +8,8 @@
 #              [--iso FILE] [--kernels DIR] [--wbinvd 0|1|i386-0|i386-1] [--mem MB]
 #              [--log FILE] [--screendump FILE.ppm] [--flush SPEC]
 #              [--loader grub|gnu-efi] [--vars FILE] [--disk FILE]
-#              [--input FILE] [--screen-script FILE] -- [kernel args...]
+#              [--input FILE] [--screen-script FILE] [--cpu MODEL]
+#              -- [kernel args...]
 #
 # firmware  bios: SeaBIOS, machine pc. uefi: OVMF (OVMF_CODE_4M.fd read-only,
 #           OVMF_VARS_4M.fd with snapshot=on so no run changes it), machine
@@ -47,19 +48,24 @@
 #           writes to NVRAM (default: the pristine file, snapshot=on).
 # disk      boot this image file as the USB stick, writable, in place (no
 #           copy, no per-run image): results apstart.efi writes stay in it.
+# cpu       another CPU model than the accelerator's default (max under
+#           TCG, host under KVM), e.g. Skylake-Client or pentium3.
 # input     what the serial console receives (keys for a menu; a FIFO the
 #           caller writes to); default nothing.
 #
-# Exit status (as tools/qemu-run.sh): 0 = the kernel reported pass,
-# 1 = it reported fail, 2 = no verdict (timeout, QEMU error, bad usage).
-# A machine that resets (exit=reset; QEMU runs with -no-reboot) or powers
-# off takes its verdict from the last @end line.
+# Exit status (as tools/qemu-run.sh): 0 = the kernel reported pass (its
+# "@end status=pass" in the log and its pass byte), 1 = it reported fail,
+# 2 = no verdict (timeout, QEMU refused to start or ended early: "iso-run:
+# no verdict", then QEMU's own last message as the last line) or bad
+# usage (one "iso-run: ..." line). A machine that resets (exit=reset; QEMU
+# runs with -no-reboot) or powers off takes its verdict from the last @end
+# line.
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 iso=$root/build/apstart.iso kernels=$root/build/iso/kernels
 firmware= media=cdrom smp=4 accel=auto machine= timeout_s=120 wbinvd=0 mem=512
-log= shot= flush= loader=grub vars= disk= input=/dev/null script=
+log= shot= flush= loader=grub vars= disk= input=/dev/null script= cpu_model=
 usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "iso-run: $*" >&2; exit 2; }
 # need "$@": the option in $1 must have a value in $2 (a missing one used
@@ -85,6 +91,7 @@ while [ $# -gt 0 ]; do
 	--disk) need "$@"; disk=$2; shift 2 ;;
 	--input) need "$@"; input=$2; shift 2 ;;
 	--screen-script) need "$@"; script=$2; shift 2 ;;
+	--cpu) need "$@"; cpu_model=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage >&2; die "unknown option '$1'" ;;
@@ -155,6 +162,7 @@ if [ "$accel" = kvm ]; then
 else
 	accel_opts=(-accel tcg -cpu max)
 fi
+[ -z "$cpu_model" ] || accel_opts[3]=$cpu_model
 [ -n "$flush" ] && accel_opts+=(-plugin "$flush_arg") && why="the flush model is a TCG plugin"
 
 case "$shot" in *[[:space:]]*) die "--screendump: the QEMU monitor cannot take a file name with blanks" ;; esac
@@ -184,6 +192,7 @@ qpid=
 cleanup() {
 	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
 	[ -n "${catpid:-}" ] && kill "$catpid" 2>/dev/null
+	[ -n "${errtee:-}" ] && kill "$errtee" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -258,13 +267,18 @@ if [ ${#steps[@]} -gt 0 ]; then
 	[ -z "$shot" ] || rm -f "$shot"
 fi
 
-echo "iso-run: accel=$accel ($why) firmware=$firmware machine=$machine media=$media smp=$smp timeout=${timeout_s}s image=${disk:-${image#"$root/"}}${vars:+ vars=$vars}" >&2
+echo "iso-run: accel=$accel ($why) firmware=$firmware machine=$machine${cpu_model:+ cpu=$cpu_model} media=$media smp=$smp timeout=${timeout_s}s image=${disk:-${image#"$root/"}}${vars:+ vars=$vars}" >&2
 
 cmd=(qemu-system-x86_64 -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m "$mem"
 	"${fw_opts[@]}" "${media_opts[@]}" -nic none
 	-display none -no-reboot -chardev "stdio,id=ser,logfile=$(q "$serial_log"),logappend=on" -serial chardev:ser
 	"${mon_opts[@]}" -device isa-debug-exit,iobase=0xf4,iosize=4)
-timeout -k 5 "$timeout_s" "${cmd[@]}" <"$input" &
+# QEMU's stderr to the terminal as it comes and to a file: a run without
+# a verdict ends on QEMU's own message.
+mkfifo "$tmp/stderr" || die "mkfifo failed"
+tee "$tmp/qemu.err" <"$tmp/stderr" >&2 &
+errtee=$!
+timeout -k 5 "$timeout_s" "${cmd[@]}" <"$input" 2>"$tmp/stderr" &
 qpid=$!
 
 # --screendump / --screen-script: each step in turn, then quit. A monitor
@@ -307,10 +321,11 @@ fi
 wait "$qpid"
 status=$?
 qpid=
+wait "$errtee"
+errtee=
 [ -n "$flush" ] && flush_report_show
 
 verdict_from_end() {
-	local end
 	end=$(tr -d '\r' <"$serial_log" | grep -a '^@end ' | tail -n 1)
 	case "$end" in
 	*'status=pass'*) return 0 ;;
@@ -318,35 +333,46 @@ verdict_from_end() {
 	*) return 2 ;;
 	esac
 }
+# no_verdict WHY: says so, then QEMU's own last message as the last line
+# (not an "info:" follow-up, nor "terminating on signal": the timeout's).
+no_verdict() {
+	local said
+	echo "iso-run: no verdict (exit 2): $1" >&2
+	said=$(grep -av -e ': info: ' -e 'terminating on signal' "$tmp/qemu.err" | grep -a . | tail -n 1)
+	[ -z "$said" ] || printf '%s\n' "$said" >&2
+	exit 2
+}
 
 if [ ${#steps[@]} -gt 0 ]; then
 	case "$shot_state" in
 	taken)
 		echo "iso-run: screen steps done${shot:+, screen saved to $shot}" >&2
 		verdict_from_end
-		exit $? ;;
+		st=$?
+		[ $st != 2 ] || no_verdict "the screen steps are done, but the log has no @end from the kernel"
+		exit $st ;;
 	failed:*)
 		echo "iso-run: ${shot_state#failed: } (monitor said: $(tr -d '\r' <"$tmp/monitor.log" | tail -c 300))" >&2
 		case $status in
 		1|3) echo "iso-run: the kernel exited QEMU before the steps were done (boot it with exit=halt)" >&2 ;;
 		esac
-		exit 2 ;;
+		no_verdict "the screen steps were not done" ;;
 	esac
 fi
-# A refused plugin also ends QEMU with status 1.
-if [ -n "$flush" ] && { [ $status = 1 ] || [ $status = 3 ]; }; then
-	verdict_from_end
-	if [ $? = 2 ]; then
-		echo "iso-run: QEMU exited with status $status before the kernel's @end (plugin refused? see above)" >&2
-		exit 2
-	fi
-fi
+# The verdict: the kernel's last @end record and its exit byte through
+# isa-debug-exit (QEMU exits 1 for pass, 3 for fail). QEMU also exits 1
+# when it refuses to start (a bad -smp, CPU model or firmware file) or a
+# plugin refuses: 1 is a pass only with @end status=pass.
+verdict_from_end
+from_end=$?
 case $status in
 0) echo "iso-run: the machine reset or powered off (QEMU ended normally)" >&2
-	verdict_from_end
-	exit $? ;;
-1) exit 0 ;;
+	[ $from_end != 2 ] || no_verdict "QEMU ended normally before the kernel's @end"
+	exit $from_end ;;
+1) [ $from_end = 0 ] && exit 0
+	[ $from_end = 2 ] && no_verdict "QEMU exited with status 1 before the kernel's @end"
+	no_verdict "QEMU exited with status 1 (the pass byte), but the kernel's @end says status=fail" ;;
 3) exit 1 ;;
-124|137) echo "iso-run: TIMEOUT after ${timeout_s}s (no verdict from the kernel)" >&2; exit 2 ;;
-*) echo "iso-run: QEMU exited with status $status (no verdict from the kernel)" >&2; exit 2 ;;
+124|137) no_verdict "TIMEOUT after ${timeout_s}s$([ $from_end = 2 ] || echo "; the kernel's @end came, but it never ended QEMU (exit=halt?)")" ;;
+*) no_verdict "QEMU exited with status $status$([ $from_end = 2 ] && echo " before the kernel's @end")" ;;
 esac

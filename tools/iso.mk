@@ -10,7 +10,7 @@
 #                               FORCE=1, YES=1 as there)
 #   make iso-test-images        build/iso-test/*.iso: same menu plus a default
 #                               entry with test arguments, no menu delay
-#   make iso-tests              tests/iso/run.sh (contents, checker, 12 QEMU boots)
+#   make iso-tests              tests/iso/run.sh (contents, checker, 13 QEMU boots)
 #   make run FIRMWARE=bios|uefi [MEDIA=cdrom|usb] ...   tools/iso-run.sh
 #
 # Variables: ISO_TIMEOUT (menu seconds, default 5), ISO_TEST_ARGS,
@@ -40,6 +40,9 @@ ISO_HOSTCC ?= gcc
 ISO_HOSTCFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
 PPMCHECK := build/host/ppmcheck
 SCREENTEXT := build/host/screentext
+# The compiler and flags both are built with (tools/build-vars.mk).
+include tools/build-vars.mk
+VARS.build/host/iso-tools = $(ISO_HOSTCC) $(ISO_HOSTCFLAGS)
 ISO_TESTS_TIMEOUT ?= 600
 ISO_Q := $(if $(filter 1,$(V)),,@)
 
@@ -116,13 +119,13 @@ $(eval $(call ISO_IMAGE,$(ISO_TEST_EFI),$(ISO_TEST_DIR)/menu-efi,0,efi))
 iso-test-images: $(ISO_TEST_IMAGES)
 
 ppmcheck: $(PPMCHECK)
-$(PPMCHECK): tests/iso/ppmcheck.c tests/iso/ppm.c tests/iso/ppm.h tools/iso.mk
+$(PPMCHECK): tests/iso/ppmcheck.c tests/iso/ppm.c tests/iso/ppm.h tools/iso.mk build/host/iso-tools.vars
 	@mkdir -p $(@D)
 	$(ISO_HOSTCC) $(ISO_HOSTCFLAGS) -I. -o $@ tests/iso/ppmcheck.c tests/iso/ppm.c
 
 # Reads the text off screenshots: the kernel's font for framebuffer ones.
 $(SCREENTEXT): tests/iso/screentext.c tests/iso/ppm.c tests/iso/ppm.h tests/iso/vgafont.c \
-		tests/iso/vgafont.h $(FONT_GEN) tools/iso.mk
+		tests/iso/vgafont.h $(FONT_GEN) tools/iso.mk build/host/iso-tools.vars
 	@mkdir -p $(@D)
 	$(ISO_HOSTCC) $(ISO_HOSTCFLAGS) -I. -o $@ tests/iso/screentext.c tests/iso/ppm.c \
 		tests/iso/vgafont.c $(FONT_GEN)

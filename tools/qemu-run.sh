@@ -39,12 +39,16 @@
 #               missing; needs no tool besides the shell.
 # --dry-run     print the accelerator line and the QEMU command, run nothing.
 #
-# Exit status: 0 = the kernel reported pass, 1 = it reported fail,
-# 2 = no verdict (timeout, QEMU error, crash) or bad usage.
+# Exit status: 0 = the kernel reported pass (its "@end status=pass" in the
+# log and its pass byte through isa-debug-exit), 1 = it reported fail (its
+# fail byte), 2 = no verdict (timeout, QEMU refused to start or ended
+# early, crash: "qemu-run: no verdict", then QEMU's own last message as
+# the last line) or bad usage (one "qemu-run: ..." line).
 set -uo pipefail
 
 usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
-die() { echo "qemu-run: $*" >&2; echo "qemu-run: see tools/qemu-run.sh --help" >&2; exit 2; }
+# The runner's own refusal: one line, the last it prints.
+die() { echo "qemu-run: $* (see tools/qemu-run.sh --help)" >&2; exit 2; }
 # need "$@": the option in $1 must have a value in $2.
 need() { [ $# -ge 2 ] || die "$1 needs a value"; }
 
@@ -146,7 +150,7 @@ if [ -n "$monitor_pipe" ]; then
 		# Drained in the background, or QEMU stalls once the pipe fills.
 		cat "$monitor_pipe.out" >"$monitor_pipe.log" &
 		drain=$!
-		trap 'kill "$drain" 2>/dev/null' EXIT
+		trap 'kill "$drain" 2>/dev/null' EXIT # replaced by the run's, which kills it too
 	fi
 fi
 serial_opts=(-serial stdio)
@@ -169,29 +173,52 @@ if [ "$dry_run" = 1 ]; then
 	exit 0
 fi
 
-if [ -n "$flush" ]; then
+# The serial stream is always kept (in --log, else a temporary file): the
+# verdict is read from it. QEMU's stderr goes to the terminal as it comes
+# and to a file, so that a run without a verdict can end on QEMU's own
+# message.
+work=$(mktemp -d) || die "cannot make a temporary directory"
+trap 'kill "${drain:-}" "${errtee:-}" 2>/dev/null; rm -rf "$work"' EXIT
+serial=${log:-$work/serial.log}
+mkfifo "$work/stderr" || die "cannot make a FIFO in $work"
+tee "$work/qemu.err" <"$work/stderr" >&2 &
+errtee=$!
+{
 	# The record goes first, so even a cut-short log says it was modelled.
-	out=${log:-$(mktemp)}
-	{ echo "@host flush_model=$flush"; timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null; } | tee "$out"
-	status=${PIPESTATUS[0]}
-	flush_report_show
-	seen_end=0
-	tr -d '\r' <"$out" | grep -a '^@end ' >/dev/null && seen_end=1
-	[ -n "$log" ] || rm -f "$out"
-	if { [ "$status" = 1 ] || [ "$status" = 3 ]; } && [ $seen_end = 0 ]; then
-		echo "qemu-run: QEMU exited with status $status before the kernel's @end (plugin refused? see above)" >&2
-		exit 2
-	fi
-elif [ -n "$log" ]; then
-	timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null | tee "$log"
-	status=${PIPESTATUS[0]}
-else
-	timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null
-	status=$?
-fi
-case $status in
-1) exit 0 ;;
-3) exit 1 ;;
-124|137) echo "qemu-run: TIMEOUT after ${timeout_s}s (no verdict from the kernel)" >&2; exit 2 ;;
-*) echo "qemu-run: QEMU exited with status $status (no verdict from the kernel)" >&2; exit 2 ;;
+	[ -z "$flush" ] || echo "@host flush_model=$flush"
+	timeout --foreground -k 5 "$timeout_s" "${cmd[@]}" </dev/null 2>"$work/stderr"
+} | tee "$serial"
+status=${PIPESTATUS[0]}
+wait "$errtee"
+errtee=
+[ -z "$flush" ] || flush_report_show
+
+# The verdict: the kernel's last @end record, and its exit byte through
+# isa-debug-exit (QEMU exits (byte << 1) | 1: 1 pass, 3 fail). QEMU also
+# exits 1 when it refuses to start (a bad -smp, CPU model or firmware
+# file) or a plugin refuses: 1 is a pass only with @end status=pass.
+end=$(cat "$serial" ${com1_file:+"$com1_file"} 2>/dev/null | tr -d '\r' | grep -a '^@end ' | tail -n 1)
+case $status:$end in
+1:'@end status=pass'*) exit 0 ;;
+3:*) exit 1 ;;
 esac
+case $status in
+124|137) why="TIMEOUT after ${timeout_s}s" ;;
+*) why="QEMU exited with status $status" ;;
+esac
+said=${end#@end }
+said=${said%% *}
+if [ -z "$end" ]; then
+	why+=" before the kernel's @end"
+elif [ "$status" = 1 ]; then
+	why+=" (the pass byte), but the kernel's @end says $said"
+else
+	why+="; the kernel's @end says $said, but its exit byte never came (exit=halt or exit=reset?)"
+fi
+case " $args " in *' console=ttyS'[123]*) [ -n "$end" ] || why+=" (console= moved the kernel's output off COM1?)" ;; esac
+echo "qemu-run: no verdict (exit 2): $why" >&2
+# QEMU's own last message is the last line (not an "info:" follow-up, nor
+# "terminating on signal", which is the timeout's doing).
+said=$(grep -av -e ': info: ' -e 'terminating on signal' "$work/qemu.err" | grep -a . | tail -n 1)
+[ -z "$said" ] || printf '%s\n' "$said" >&2
+exit 2

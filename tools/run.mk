@@ -5,14 +5,19 @@
 # stream goes to RUN_LOG (build/run.log points at the last one; V=1: the
 # terminal too). It checks only the packages this run needs.
 #
-# Exit status, as every runner's: 0 pass, 1 fail, 2 no verdict.
+# Exit status: 0 a clean pass (the kernel's @end status=pass, no warnings
+# but the events a run survives: aplog verify's rule), 1 fail or a pass
+# with warnings, 2 no verdict (tools/exit-status.mk brings it to the shell).
 # Included from the top-level Makefile (paths relative to the repo root).
 
+# The default name never overwrites a log: run-view.sh takes the next free
+# one (-2, -3...) when two runs start in the same second. A RUN_LOG given
+# is written as asked.
 RUN_LOG ?= build/runs/run-$(shell date +%Y%m%d-%H%M%S)-$(VARIANT).log
-RUN_LOG := $(RUN_LOG)
+RUN_LOG_OPT := $(if $(filter file,$(origin RUN_LOG)),--new-log,--log) '$(RUN_LOG)'
 RUN_NEEDS := build run $(if $(strip $(FIRMWARE)),iso) $(if $(filter uefi,$(FIRMWARE)),uefi)
 RUN_PREREQS := run-deps kernel $(if $(strip $(FLUSH)),flushmodel)
-RUN_VIEW = tools/run-view.sh --log '$(RUN_LOG)' $(if $(filter 1,$(V)),--verbose) --
+RUN_VIEW = tools/run-view.sh $(RUN_LOG_OPT) --link build/run.log $(if $(filter 1,$(V)),--verbose) --
 
 .PHONY: run run-deps
 # Install (root) or name, with the command, what this run needs and lacks.
@@ -28,39 +33,9 @@ RUN_CMD = $(MAKE) --no-print-directory iso && $(RUN_VIEW) tools/iso-run.sh --fir
 	--media '$(or $(MEDIA),cdrom)' --smp '$(SMP)' --accel '$(ACCEL)' \
 	$(if $(filter-out file default,$(origin MACHINE)),--machine '$(MACHINE)') \
 	--loader '$(or $(LOADER),grub)' --timeout $(TIMEOUT) \
+	$(if $(filter-out file default undefined,$(origin QEMU_CPU)),--cpu '$(strip $(QEMU_CPU))') \
 	--wbinvd $(if $(filter i386,$(ARCH)),i386-)$(WBINVD) $(FLUSH_OPT) -- '$(subst ','\'',$(ARGS))'
 endif
-RUN_LINK = mkdir -p build && ln -sfn '$(patsubst build/%,%,$(RUN_LOG))' build/run.log
 
-# GNU make exits 2 whenever a recipe fails, and 1 only in question mode
-# (-q) with a goal out of date. So when run is the only goal (and no -n),
-# the run is the remaking of an included makefile, RUN_STATUS_MK, which
-# records the runner's status. make then starts again and reads it: after
-# a failed run it turns question mode on (the phony run is out of date:
-# make exits 1); without a verdict it stops with an error (exit 2).
-RUN_STATUS_MK := build/run-status.mk
-ifeq ($(MAKECMDGOALS)|$(findstring n,$(firstword -$(MAKEFLAGS))),run|)
-ifeq ($(MAKE_RESTARTS),)
-# It exists before make reads it, so that a failed remake (a package
-# missing) says only what failed, not "No such file".
-$(shell mkdir -p $(dir $(RUN_STATUS_MK)) && : >>$(RUN_STATUS_MK))
-include $(RUN_STATUS_MK)
-$(RUN_STATUS_MK): $(RUN_PREREQS) FORCE
-	@$(RUN_LINK); $(RUN_CMD); echo "RUN_STATUS := $$?" >$@
-else
-include $(RUN_STATUS_MK)
-ifeq ($(RUN_STATUS),1)
-MAKEFLAGS += -q
-else ifneq ($(RUN_STATUS),0)
-$(error make run: no verdict from the kernel (exit 2))
-endif
-endif
-run: ; @:
-else
-run: $(RUN_PREREQS)
-	@$(RUN_LINK); $(RUN_CMD)
-endif
-
-# Always out of date (not .PHONY: a phony prerequisite would do the same,
-# but make help lists the phony targets).
-FORCE:
+# Its exit status reaches the shell (tools/exit-status.mk).
+$(eval $(call EXIT_STATUS_GOAL,run,RUN_PREREQS,RUN_CMD))

@@ -3,29 +3,40 @@
 # A whole A/B session under OVMF, as a stick would run it on a machine
 # left alone (not in make test: make session-k10; docs/session.md):
 #
-#   session-qemu.sh [--k K] [--smp N] [--cycles C] [--timeout S] [--out DIR]
+#   session-qemu.sh [--k K] [--smp N] [--cpu MODEL] [--cycles C] [--timeout S]
+#                   [--out DIR]
 #       one writable copy of build/iso-test/apstart-test-efi.iso with
 #       loader.cfg session=K, one of OVMF_VARS_4M.fd; boots until the
 #       table is made (2K + 1 boots), then prints the per-boot times, the
 #       wall time, the bytes each run kept and table.txt. Logs in DIR
 #       (default build/test-logs/session-k<K>-smp<N>).
-#   session-qemu.sh --bytes N...
+#   session-qemu.sh [--cpu MODEL] --bytes N...
 #       one OVMF boot per CPU count N (cycles=1 exit=reset, as a session's
 #       run): the bytes the kernel kept in NVRAM and in how many variables.
+# --smp takes QEMU's -smp syntax (4, 4,maxcpus=8); --cpu another CPU model
+# (tools/iso-run.sh --cpu). OVMF_CODE and OVMF_VARS name other firmware
+# files (tools/iso-run.sh).
 #
 # Exit status 0 when the session ran to its table (or every boot kept its
-# summary), 1 otherwise.
+# summary); 1 otherwise; 2 no verdict: a boot that ended without the
+# kernel's @end where one was due (QEMU refused to start, a firmware file
+# it cannot use, a timeout) stops the session, with iso-run's last line
+# (QEMU's own message) as the last line; or bad usage.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 iso=build/iso-test/apstart-test-efi.iso
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
-k=10 smp=8 cycles=1 timeout_s=600 out= bytes=()
+k=10 smp=8 cycles=1 timeout_s=600 out= bytes=() cpu=()
 die() { echo "session-qemu: $*" >&2; exit 2; }
 while [ $# -gt 0 ]; do
 	case $1 in
+	--k|--smp|--cpu|--cycles|--timeout|--out) [ $# -ge 2 ] || die "$1 needs a value" ;;
+	esac
+	case $1 in
 	--k) k=$2; shift 2 ;;
 	--smp) smp=$2; shift 2 ;;
+	--cpu) cpu=(--cpu "$2"); shift 2 ;;
 	--cycles) cycles=$2; shift 2 ;;
 	--timeout) timeout_s=$2; shift 2 ;;
 	--out) out=$2; shift 2 ;;
@@ -33,12 +44,20 @@ while [ $# -gt 0 ]; do
 	*) die "unknown option '$1' (see the comment at the top)" ;;
 	esac
 done
-for n in "$k" "$smp" "$cycles" "$timeout_s" "${bytes[@]}"; do
+for n in "$k" "$cycles" "$timeout_s" "${bytes[@]}"; do
 	[[ $n =~ ^[1-9][0-9]*$ ]] || die "'$n' is not a positive number"
 done
+[[ $smp =~ ^[1-9][0-9]*(,.*)?$ ]] || die "--smp must be a CPU count (QEMU -smp syntax), not '$smp'"
 [ -f "$iso" ] || die "no $iso (make $iso)"
 export MTOOLS_SKIP_CHECK=1
 ansi() { tr -d '\r' | sed 's/\x1b\[[0-9;=?]*[A-Za-z]//g'; }
+# no_verdict RUN-FILE WHAT: a boot iso-run had no verdict for (exit 2)
+# stops here; iso-run's last line (QEMU's own message) is the last line.
+no_verdict() {
+	echo "session-qemu: no verdict (exit 2): $2; iso-run said (all of it: $1):" >&2
+	grep -a . "$1" | tail -n 2 >&2
+	exit 2
+}
 
 if [ ${#bytes[@]} -gt 0 ]; then
 	out=${out:-build/test-logs/session-bytes}
@@ -48,8 +67,9 @@ if [ ${#bytes[@]} -gt 0 ]; then
 	for n in "${bytes[@]}"; do
 		cp "$OVMF_VARS" "$out/vars-$n.fd"
 		tools/iso-run.sh --firmware uefi --media usb --loader gnu-efi --iso build/apstart.iso \
-			--smp "$n" --vars "$out/vars-$n.fd" --timeout "$timeout_s" --log "$out/smp$n.log" \
+			--smp "$n" "${cpu[@]}" --vars "$out/vars-$n.fd" --timeout "$timeout_s" --log "$out/smp$n.log" \
 			-- cycles=1 exit=reset >"$out/smp$n.run" 2>&1
+		[ $? != 2 ] || no_verdict "$out/smp$n.run" "the boot at -smp $n"
 		line=$(ansi <"$out/smp$n.log" | grep -a '^save: summary kept in NVRAM' | tail -n 1)
 		if [[ $line =~ kept\ in\ NVRAM,\ ([0-9]+)\ bytes ]]; then
 			b=${BASH_REMATCH[1]} parts=1
@@ -80,7 +100,7 @@ for ((b = 1; b <= 2 * k + 1; b++)); do
 	tb=$(date +%s.%N)
 	script=()
 	[ $b = $((2 * k + 1)) ] && script=(--screen-script "$out/last.script")
-	tools/iso-run.sh --firmware uefi --media usb --disk "$img" --vars "$vars" --smp "$smp" \
+	tools/iso-run.sh --firmware uefi --media usb --disk "$img" --vars "$vars" --smp "$smp" "${cpu[@]}" \
 		--timeout "$timeout_s" --log "$out/boot$b.log" "${script[@]}" >"$out/boot$b.run" 2>&1
 	st=$?
 	printf 'session-qemu: boot %2d: %6.1f s (iso-run status %s)\n' "$b" \
@@ -89,6 +109,8 @@ for ((b = 1; b <= 2 * k + 1; b++)); do
 		rc=0
 		break
 	fi
+	# Every boot but the table's runs a kernel to its @end (then a reset).
+	[ $st != 2 ] || no_verdict "$out/boot$b.run" "boot $b ended without the kernel's @end"
 done
 wall=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')
 printf 'session-qemu: wall time %.0f s for %d boots\n' "$wall" "$b"

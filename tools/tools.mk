@@ -19,17 +19,20 @@ KSTATS_SRC := lib/stats.c
 KSTATS_HDR := $(KSTATS_SRC:.c=.h)
 
 APLOG_DIR := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))/aplog
+include $(APLOG_DIR)/../build-vars.mk
 # The run-level verdict (lib/verdict.c, with the kernel's fmt_duration):
 # one source for aplog, the kernel and apstart.efi.
 VERDICT_SRC := lib/verdict.c lib/format.c
 VERDICT_HDR := lib/verdict.h lib/format.h
 # The names of a start's phases, the kernel's list (lib/phase_names.h).
 PHASE_NAMES_SRC := lib/phase_names.c
+# Which @warn records are events a run survives, the kernel's list.
+WARN_EVENTS_SRC := lib/warn_events.c
 # The flush model's own cost code, for aplog flush --against and aplog fit.
 APLOG_MODEL_SRCS := tools/flushmodel/model.c tools/flushmodel/preset_file.c
-APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) $(PHASE_NAMES_SRC) \
+APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) $(PHASE_NAMES_SRC) $(WARN_EVENTS_SRC) \
 	$(APLOG_MODEL_SRCS)
-APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) $(VERDICT_HDR) $(PHASE_NAMES_SRC:.c=.h) \
+APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) $(VERDICT_HDR) $(PHASE_NAMES_SRC:.c=.h) $(WARN_EVENTS_SRC:.c=.h) \
 	$(APLOG_DIR)/../tools.mk
 APLOG_OUT := build/host
 APLOG := $(APLOG_OUT)/aplog
@@ -43,17 +46,19 @@ APLOG_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror $(APLOG_INC) \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 APLOG_LDLIBS := -lm
+# The compiler and flags aplog is built with (tools/build-vars.mk).
+VARS.$(APLOG_OUT)/aplog = $(APLOG_CC) $(APLOG_CFLAGS) $(APLOG_LDLIBS) | $(APLOG_ASAN_CFLAGS)
 
 .PHONY: aplog aplog-asan aplog-tests
 
 aplog: $(APLOG)
 aplog-asan: $(APLOG_ASAN)
 
-$(APLOG): $(APLOG_DEPS)
+$(APLOG): $(APLOG_DEPS) $(APLOG_OUT)/aplog.vars
 	@mkdir -p $(dir $@)
 	$(APLOG_CC) $(APLOG_CFLAGS) -o $@ $(APLOG_SRCS) $(APLOG_LDLIBS)
 
-$(APLOG_ASAN): $(APLOG_DEPS)
+$(APLOG_ASAN): $(APLOG_DEPS) $(APLOG_OUT)/aplog.vars
 	@mkdir -p $(dir $@)
 	$(APLOG_CC) $(APLOG_ASAN_CFLAGS) -o $@ $(APLOG_SRCS) $(APLOG_LDLIBS)
 

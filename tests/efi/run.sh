@@ -25,6 +25,9 @@
 #     apstart.efi itself (no GRUB).
 #   7 the menu from the serial console (OVMF's console splitter): a key
 #     stops the countdown, Down marks entry 2, 'e' edits its command line.
+#   8 make run FIRMWARE=uefi and tools/session-qemu.sh when QEMU refuses
+#     to start or the firmware file is unusable or missing: exit 2 with
+#     QEMU's (or the runner's) word last, never a pass.
 # Logs: build/test-logs/efi-*.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -284,5 +287,48 @@ keys() {
 	"$APLOG" verify --cpus 1 --cycles 10 --wbinvd 1 "$out/efi-7-keys.log.txt"
 }
 check "7 menu from the serial console: Down, e, typed options -> entry 2 as edited" keys
+
+# ---------------------------------------------------------------- 8
+# The UEFI runners when QEMU refuses to start (a bad topology, too many
+# CPUs, a bogus CPU model) or the firmware file is unusable or missing:
+# no verdict (exit 2), QEMU's own message (or the runner's refusal) the
+# last line, never a pass. make run FIRMWARE=uefi and the session runner
+# (tools/session-qemu.sh, which stops at the first such boot).
+: >"$work/empty.fd"
+# last_is OUT WANT-STATUS REGEX CMD...: CMD exits WANT-STATUS, says no
+# pass, and its last line matches REGEX.
+last_is() {
+	local out=$1 want=$2 re=$3 st last
+	shift 3
+	timeout 600 "$@" >"$out" 2>&1 </dev/null
+	st=$?
+	last=$(grep -a . "$out" | tail -n 1)
+	[ $st = "$want" ] || { echo "exit status $st, want $want; last line: $last"; return 1; }
+	! grep -Eaq 'make run: pass|^@end status=pass' "$out" || { echo "it says pass"; return 1; }
+	grep -Eq -- "$re" <<<"$last" || { echo "last line: $last"; return 1; }
+}
+qemu_re='(^|: )qemu(-system-[a-z0-9_]+)?: '
+for r in "a bad CPU topology|--smp|4,maxcpus=2|SMP=4,maxcpus=2" "more CPUs than the machine has|--smp|1000|SMP=1000" \
+	"a CPU model QEMU does not know|--cpu|bogus|QEMU_CPU=bogus"; do
+	IFS='|' read -r what opt val var <<<"$r"
+	check "8 make run FIRMWARE=uefi $var: QEMU refuses ($what): exit 2, its message last" \
+		last_is "$work/r8.txt" 2 "$qemu_re" make --no-print-directory run FIRMWARE=uefi ACCEL=tcg TIMEOUT=60 \
+		ARGS=cycles=1 RUN_LOG="$work/r8.log" "$var"
+	check "8 session-qemu.sh $opt $val: QEMU refuses ($what): stops at boot 1, exit 2, its message last" \
+		last_is "$work/s8.txt" 2 "$qemu_re" tools/session-qemu.sh --k 1 --timeout 60 --out "$work/s8" "$opt" "$val"
+done
+check "8 make run FIRMWARE=uefi, an empty OVMF_CODE: QEMU refuses, exit 2, its message last" \
+	last_is "$work/r8.txt" 2 "$qemu_re" env OVMF_CODE="$work/empty.fd" make --no-print-directory run \
+	FIRMWARE=uefi ACCEL=tcg SMP=2 TIMEOUT=60 ARGS=cycles=1 RUN_LOG="$work/r8.log"
+check "8 make run FIRMWARE=uefi, no OVMF_CODE: the runner's refusal last, not the kernel's" \
+	last_is "$work/r8.txt" 2 "make run: not run \(exit 2\): iso-run: OVMF not found" env OVMF_CODE="$work/none.fd" \
+	make --no-print-directory run FIRMWARE=uefi ACCEL=tcg SMP=2 TIMEOUT=60 ARGS=cycles=1 RUN_LOG="$work/r8.log"
+session_fw() {
+	last_is "$work/s8.txt" 2 "$qemu_re" env OVMF_CODE="$work/empty.fd" tools/session-qemu.sh --k 1 --smp 2 \
+		--timeout 60 --out "$work/s8" || return 1
+	last_is "$work/s8.txt" 2 '^session-qemu: cannot copy' env OVMF_VARS="$work/none.fd" tools/session-qemu.sh \
+		--k 1 --smp 2 --timeout 60 --out "$work/s8"
+}
+check "8 session-qemu.sh, an empty OVMF_CODE, no OVMF_VARS: exit 2, QEMU's message, its own refusal last" session_fw
 
 finish

@@ -21,13 +21,16 @@ fuzz_srcs_mb1 := kernel/multiboot.c lib/format.c
 fuzz_srcs_mb2 := kernel/multiboot.c lib/format.c
 fuzz_srcs_cmdline := app/options.c smp/modes.c lib/keyword.c lib/format.c
 FUZZ_BINS := $(patsubst %,$(FUZZ_OUT)/fuzz_%,$(FUZZ_TARGETS))
+# The compiler and flags they are built with (tools/build-vars.mk).
+include tools/build-vars.mk
+VARS.$(FUZZ_OUT)/fuzz = $(FUZZ_CC) $(FUZZ_CFLAGS)
 
 .PHONY: fuzz fuzz-smoke fuzz-build
 fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_map.h tests/fuzz/fuzz.mk \
 		$(wildcard kernel/*.h lib/*.h app/*.h smp/*.h wings/*/*.h) kernel/acpi.c kernel/multiboot.c \
-		app/options.c smp/modes.c lib/keyword.c lib/format.c
+		app/options.c smp/modes.c lib/keyword.c lib/format.c $(FUZZ_OUT)/fuzz.vars
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_srcs_$*)
 

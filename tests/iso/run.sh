@@ -14,9 +14,10 @@
 #         a key, on the QR code page; tests/iso/screens.sh reads them: the
 #         status line, the result page's figures against serial's, the QR
 #         code decoded (zbarimg) against serial's records.
-# Two more SeaBIOS boots check the result page of a machine whose APs do
-# not fit a row each (-smp 16 in 2 sockets) and of a failed run.
-# ISO_TESTS_QUICK=1: 8 boots, exit from the USB stick, shot from the CD.
+# Three more SeaBIOS boots check the result page of a machine whose APs do
+# not fit a row each (-smp 16 in 2 sockets), of a run that passed with
+# warnings and of a failed run.
+# ISO_TESTS_QUICK=1: 9 boots, exit from the USB stick, shot from the CD.
 #
 # The BIOS and UEFI boots run as two parallel lanes (OVMF under TCG takes
 # ~5 s to start). Logs and screenshots: build/test-logs/iso-*.
@@ -256,13 +257,15 @@ boot_result() {
 		echo "FAIL|$name ($how, $((SECONDS - t0))s)|$*|$log"
 	fi >"$work/$name.result"
 }
-# Two more SeaBIOS boots (CD, exit=halt) for the end screens' other
+# Three more SeaBIOS boots (CD, exit=halt) for the end screens' other
 # forms, checked by tests/iso/screens.sh:
 #  many  -smp 16 in 2 sockets x 4 cores x 2 threads, too many APs for a
 #        row each on 80x25: the result page must summarise them per
 #        socket and SMT thread (package shift 3, one SMT bit in QEMU's
 #        APIC IDs) with the slowest APs; the QR code holds the slowest
 #        APs' @cpusum; bringup=broadcast: the header must say so.
+#  warn  a run that passes with two bad options (cyclez=3, cycles=-1):
+#        the verdict says PASS and its 2 warnings, the block both.
 #  fail  the first AP never answers (selftest=ap-hang): the verdict
 #        FAIL, and the @fail record in the warnings block. -smp 5 with
 #        maxcpus=4 leaves a CPU out, so bringup=broadcast is refused: the
@@ -293,6 +296,9 @@ many_checks() { # LOG DIR
 		{ echo "aplog verify --cpus 16: $("$APLOG" verify --cpus 16 --cycles 2 "$1" 2>&1 | grep -v '^FAIL' | head -n 2 | paste -sd';')"; return 1; }
 	screen_checks_many "$1" "$2" 16 2 3 1 broadcast
 }
+warn_checks() { # LOG DIR
+	screen_checks_warn "$1" "$2" 4 2 2
+}
 fail_checks() { # LOG DIR
 	grep -q '^bringup: broadcast refused ' "$1" || { echo "serial log: broadcast was not refused"; return 1; }
 	screen_checks_fail "$1" "$2" 4 2 parallel
@@ -316,6 +322,8 @@ lane() { # FIRMWARE: that firmware's boots, one after the other
 		# The BIOS lane has time to spare while OVMF boots.
 		end_boot many "$MANY_SMP" 0 "result page per socket and SMT thread + slowest APs, QR code" \
 			many_checks -- cycles=2 bringup=broadcast
+		end_boot warn "$SMP" 0 "PASS with its 2 warnings on the verdict line, both in the block" \
+			warn_checks -- cycles=2 cyclez=3 cycles=-1
 		end_boot fail $((SMP + 1)) 1 "FAIL verdict, the @fail record in the warnings block" \
 			fail_checks -- selftest=ap-hang ap_timeout_ms=200 cycles=2 maxcpus=$SMP bringup=broadcast park=sleep
 	fi
@@ -333,8 +341,8 @@ for r in "$work"/*.result; do
 	if [ "$res" = ok ]; then ok "$what"; else not_ok "$what" "$why" "$log"; fi
 done
 n=$(ls "$work"/*.result 2>/dev/null | wc -l)
-want=12
-[ "${ISO_TESTS_QUICK:-0}" = 1 ] && want=8
+want=13
+[ "${ISO_TESTS_QUICK:-0}" = 1 ] && want=9
 [ "$n" = $want ] || not_ok "boots" "$n of $want boots reported a result"
 echo "iso: boots took $((SECONDS - t0))s"
 

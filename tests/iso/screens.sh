@@ -236,6 +236,35 @@ screen_checks_many() { # LOG DIR CPUS CYCLES PACKAGE_SHIFT SMT_BITS BRINGUP
 	return $bad
 }
 
+# block_has FILE RECORDS: the warnings block shows each @warn/@fail record
+# word for word, without the '@'.
+block_has() {
+	local t=$1 r kind line bad=0
+	while IFS= read -r r; do
+		kind=FAIL
+		[ "${r:1:4}" = warn ] && kind=warn
+		line="   $kind ${r#@* }"
+		line=${line:0:80} # cut at the 80x25 screen's edge, trailing blanks not read
+		line=${line%"${line##*[! ]}"}
+		grep -Fxq -- "$line" "$t" || { echo "result: no line '$line' for serial's $r"; bad=1; }
+	done <<<"$2"
+	return $bad
+}
+
+# A run that passed with warnings (bad options): the verdict line says
+# PASS and how many warnings, and the block shows each @warn record.
+screen_checks_warn() { # LOG DIR CPUS CYCLES WARNINGS
+	local log=$1 dir=$2 cpus=$3 cycles=$4 n=$5 bad=0 t=$2/result.txt recs
+	"$SCREENTEXT" "$dir/result.ppm" >"$t" 2>&1 || { echo "screentext result.ppm: $(tail -n 1 "$t")"; return 1; }
+	recs=$(grep -E '^@warn ' "$log")
+	[ "$(grep -c . <<<"$recs")" = "$n" ] || { echo "serial log has not $n @warn records: $recs"; return 1; }
+	has "$t" "^ PASS  $((cpus - 1)) APs x $cycles cycles, every cycle completed; $n warnings \(below\)\$" \
+		"PASS verdict with its $n warnings"
+	has "$t" "^ Warnings and failures: $n records\$" "warnings block title ($n records)"
+	block_has "$t" "$recs" || bad=1
+	return $bad
+}
+
 # A failed run (the first AP never answers): the verdict says FAIL, the
 # APs that did come online have their rows, and the warnings block shows
 # serial's @fail and @warn records word for word, without the '@'.
@@ -251,15 +280,7 @@ screen_checks_fail() { # LOG DIR CPUS CYCLES BRINGUP
 	grep -q '^@warn what=option ' <<<"$recs" || { echo "serial log has no @warn what=option record"; return 1; }
 	has "$t" "^ Warnings and failures: $n records?\$" "warnings block title ($n records)"
 	has "$t" "^   1 AP did not complete $cycles cycles\$" "incomplete APs line"
-	local r kind line
-	while IFS= read -r r; do
-		kind=FAIL
-		[ "${r:1:4}" = warn ] && kind=warn
-		line="   $kind ${r#@* }"
-		line=${line:0:80} # cut at the 80x25 screen's edge, trailing blanks not read
-		line=${line%"${line##*[! ]}"}
-		grep -Fxq -- "$line" "$t" || { echo "result: no line '$line' for serial's $r"; bad=1; }
-	done <<<"$recs"
+	block_has "$t" "$recs" || bad=1
 	local apic
 	for apic in 2 3; do
 		has "$t" "^ +$apic +$apic +[0-9.]+ (ns|us|ms|s) " "table row for apic $apic"

@@ -122,11 +122,12 @@ fi
 lava_missing=
 command -v lava-run >/dev/null || lava_missing="lava-run is not installed (optional package lava-dispatcher)"
 [ -z "$lava_missing" ] && [ "$(id -u)" != 0 ] && lava_missing="lava-run needs root"
-# run_job NAME WANT-STATUS DIR ARGS...: the job, WANT-STATUS its exit status.
+# run_job NAME WANT-STATUS DIR ARGS...: the job, WANT-STATUS its exit status
+# (SMP: its -smp, default 4).
 run_job() {
 	local name=$1 want=$2 dir=$out/job-$3 st
 	shift 3
-	tools/lava/run-job.sh --kernel build/wbinvd0/apstart.elf --out "$dir" --smp 4 \
+	tools/lava/run-job.sh --kernel build/wbinvd0/apstart.elf --out "$dir" --smp "${SMP:-4}" \
 		--variant WBINVD=0 -- "$@" >"$out/$(basename "$dir").out" 2>&1
 	st=$?
 	sed -n 's/^lava: lava-run exit .* in \([0-9]*\) ms.*/lava: '"$name"': lava-run took \1 ms/p' \
@@ -139,7 +140,19 @@ run_job() {
 if [ -n "$lava_missing" ]; then
 	skip "lava-run: the qemu job, a passing kernel" "$lava_missing"
 	skip "lava-run: the qemu job, a failing kernel (lost SIPI)" "$lava_missing"
+	skip "lava-run: QEMU refuses -smp 1000: no verdict, QEMU's message last" "$lava_missing"
 else
+	# QEMU refuses to start (over pc's 255 CPUs): no verdict, never a pass,
+	# and QEMU's own message, as LAVA logged it, the last line.
+	n="lava-run: QEMU refuses -smp 1000: no verdict, QEMU's message last"
+	if SMP=1000 run_job "$n" 2 refused cycles=2; then
+		last=$(grep -a . "$out/job-refused.out" | tail -n 1)
+		if grep -Eq "(^|: )qemu-system-x86_64: Invalid SMP CPUs 1000" <<<"$last"; then
+			ok "$n"
+		else
+			fail "$n" "the last line: $last"
+		fi
+	fi
 	n="lava-run: the qemu job, a passing kernel"
 	if run_job "$n" 0 pass cycles=2; then
 		r=$out/job-pass/results.txt

@@ -4,9 +4,10 @@
 # this machine's CPUs: every case runs against a fake sysfs/procfs tree in
 # a temporary directory (--sysfs-root/--proc-root), and write errors come
 # from an LD_PRELOAD shim over write()/pwrite() (failwrite.c) loaded into
-# the ASan/UBSan build (the shipped binary is static: no LD_PRELOAD). The
-# last check boots Debian's kernel under QEMU and runs the tool there
-# (tests/linux-hotplug/vm.sh).
+# the ASan/UBSan build (the shipped binary is static: no LD_PRELOAD). Then
+# a check boots Debian's kernel under QEMU and runs the tool there
+# (tests/linux-hotplug/vm.sh), and the last one asks make bench-linux for
+# more CPUs than QEMU's machine has (no verdict, QEMU's message last).
 #   LH=build/host/linux-hotplug LH_ASAN=build/host/linux-hotplug_asan \
 #   LH_SHIM=build/host/failwrite.so APLOG=build/host/aplog bash tests/linux-hotplug/run.sh
 set -uo pipefail
@@ -481,6 +482,27 @@ else
 	FAIL=$((FAIL + 1))
 	grep -q '^FAIL' "$tmp/vm.out" || echo "FAIL VM run: vm.sh exited $vm_rc without a verdict"
 	tail -30 "$tmp/vm.out" | sed 's/^/     | /'
+fi
+
+# 16. make bench-linux when QEMU refuses to start (-smp 1000, over pc's
+# 255 CPUs): no verdict, exit 2 through make, QEMU's own message the last
+# line (before: the bench went on to apstart and ended "a run failed").
+name="make bench-linux SMP=1000: QEMU refuses: exit 2, its message last"
+if ! (cd "$root" && tools/linux-vm/fetch.sh) >"$tmp/fetch16.out" 2>&1; then
+	echo "skip $name: Debian's kernel/busybox-static not available: $(tail -n 1 "$tmp/fetch16.out")"
+	SKIP=$((SKIP + 1))
+else
+	(cd "$root" && timeout 600 make --no-print-directory bench-linux SMP=1000 ROUNDS=1) \
+		>"$tmp/bench16.out" 2>&1 </dev/null
+	st=$?
+	last=$(grep -a . "$tmp/bench16.out" | tail -n 1)
+	if [ $st = 2 ] && grep -Eq '(^|: )qemu-system-x86_64: Invalid SMP CPUs 1000' <<<"$last"; then
+		echo "ok   $name"
+		PASS=$((PASS + 1))
+	else
+		echo "FAIL $name: exit $st, last line: $last"
+		FAIL=$((FAIL + 1))
+	fi
 fi
 
 echo "linux-hotplug: $PASS passed, $FAIL failed, $SKIP skipped"

@@ -81,16 +81,18 @@ run_case "maxcpus8-reports-absent-cpus" build/wbinvd0/apstart.elf 4,maxcpus=8 pa
 # Each bad one is also a result: a @warn what=option record, counted in
 # @end warnings=; the command line's echo shows a control byte escaped.
 run_case "bad-cmdline-keeps-defaults" build/wbinvd0/apstart.elf 2 pass \
-	verify --cpus 2 --cycles 10 --warnings 5 \
-	expect "unknown option 'frobnicate=1'" "cycles=0 out of range" \
-	"x2apic=maybe invalid" "maxcpus=9999 out of range" \
+	verify --cpus 2 --cycles 10 --warnings 6 \
+	expect "unknown option 'frobnicate=1'" "cycles=0 is out of range" \
+	"x2apic=maybe invalid" "maxcpus=9999 is out of range" \
+	"cycles=-1 is out of range 1..100000, keeping 10" \
+	"^@warn what=option problem=out_of_range option=cycles value=-1 min=1 max=100000 kept=10\$" \
 	"^@warn what=option problem=unknown token=frobnicate=1\$" \
 	"^@warn what=option problem=out_of_range option=cycles value=0 min=1 max=100000 kept=10\$" \
 	"^@warn what=option problem=invalid option=x2apic value=maybe kept=auto\$" \
 	"^@warn what=option problem=out_of_range option=maxcpus value=9999 min=1 max=512 kept=all\$" \
 	"^@warn what=option problem=not_a_number option=cycles value=\?\[2J kept=10\$" \
-	'^cmdline: ".* cycles=\\x1b\[2J"$' "^@end status=pass .* warnings=5 " -- \
-	frobnicate=1 cycles=0 x2apic=maybe maxcpus=9999 $'cycles=\e[2J'
+	'^cmdline: ".* cycles=\\x1b\[2J"$' "^@end status=pass .* warnings=6 " -- \
+	frobnicate=1 cycles=0 x2apic=maybe maxcpus=9999 cycles=-1 $'cycles=\e[2J'
 # The kexec options (docs/from-linux.md) on a machine where they are
 # wrong: a zone over the kernel (refused, run without it), an RSDP
 # address with none there (the BIOS areas' scan finds the real one),

@@ -254,5 +254,9 @@ fi
 # ---- exit codes of make run and the runners; what make run shows
 # shellcheck source=tests/tools/exit-codes.sh
 . tests/tools/exit-codes.sh
+# ---- no pass without a run, no log lost, statuses through make, builds
+# that follow their variables
+# shellcheck source=tests/tools/refusals.sh
+. tests/tools/refusals.sh
 
 summary tools

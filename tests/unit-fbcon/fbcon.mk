@@ -13,7 +13,9 @@ FBT_BIN := build/host/test_fbcon
 FBT_SRCS := tests/unit-fbcon/test_fbcon.c wings/screen/fbcon.c $(FONT_GEN)
 FBT_TIMEOUT ?= 300
 
-$(FBT_BIN): $(FBT_SRCS) wings/screen/fbcon.h kernel/multiboot.h tests/unit-fbcon/fbcon.mk
+# The compiler and flags it is built with (tools/build-vars.mk).
+VARS.$(FBT_BIN) = $(FBT_CC) $(FBT_CFLAGS)
+$(FBT_BIN): $(FBT_SRCS) wings/screen/fbcon.h kernel/multiboot.h tests/unit-fbcon/fbcon.mk $(FBT_BIN).vars
 	@mkdir -p $(dir $@)
 	$(FBT_CC) $(FBT_CFLAGS) -I. -o $@ $(FBT_SRCS)
 

@@ -157,9 +157,9 @@ static void test_all_valid(void)
 	CHECK_EQ(o.victims, 0);
 	CHECK_EQ(o.flush_at_once, AT_ONCE_SOCKET);
 	CHECK_STREQ(dlog.msg[0], "cmdline: probe=invd invalid, expected none|flush, keeping none");
-	CHECK_STREQ(dlog.msg[1], "cmdline: flush_reps=0 out of range 1..50, keeping 3");
-	CHECK_STREQ(dlog.msg[2], "cmdline: flush_max_kib=32 out of range 64..16777216, keeping auto");
-	CHECK_STREQ(dlog.msg[3], "cmdline: victims=9 out of range 0..8, keeping 0");
+	CHECK_STREQ(dlog.msg[1], "cmdline: flush_reps=0 is out of range 1..50, keeping 3");
+	CHECK_STREQ(dlog.msg[2], "cmdline: flush_max_kib=32 is out of range 64..16777216, keeping auto");
+	CHECK_STREQ(dlog.msg[3], "cmdline: victims=9 is out of range 0..8, keeping 0");
 	CHECK_STREQ(dlog.msg[4], "cmdline: flush_at_once=every invalid, expected none|socket|all, "
 				 "keeping socket");
 	CHECK_EQ(parse(&o, "probe=none flush_at_once=none", 8), 0);
@@ -212,7 +212,7 @@ static void test_bad_values(void)
 	CHECK_EQ(o.cycles, 10);
 	CHECK_EQ(dlog.count, 1);
 	CHECK_STREQ(dlog.msg[0],
-		    "cmdline: cycles=0 out of range 1..100000, keeping 10");
+		    "cmdline: cycles=0 is out of range 1..100000, keeping 10");
 
 	CHECK_EQ(parse(&o, "cycles=", 8), 1);
 	CHECK_EQ(o.cycles, 10);
@@ -221,7 +221,7 @@ static void test_bad_values(void)
 	CHECK_EQ(parse(&o, "cycles=abc", 8), 1);
 	CHECK_EQ(o.cycles, 10);
 	CHECK_STREQ(dlog.msg[0],
-		    "cmdline: cycles=abc is not a number, keeping 10");
+		    "cmdline: cycles=abc is not a number (1..100000), keeping 10");
 
 	CHECK_EQ(parse(&o, "cycles=99999999999999999999", 8), 1);
 	CHECK_EQ(o.cycles, 10);
@@ -259,24 +259,61 @@ static void test_bad_values(void)
 		}
 	}
 
+	/* A negative number is out of range, for every numeric option (not
+	 * "not a number"): the message and the record say the range. */
+	static const struct { const char *opt, *msg, *rec; } neg[] = {
+		{ "cycles=-1", "cmdline: cycles=-1 is out of range 1..100000, keeping 10",
+		  "problem=out_of_range option=cycles value=-1 min=1 max=100000 kept=10" },
+		{ "maxcpus=-2", "cmdline: maxcpus=-2 is out of range 1..8, keeping all",
+		  "problem=out_of_range option=maxcpus value=-2 min=1 max=8 kept=all" },
+		{ "init_delay_us=-1", "cmdline: init_delay_us=-1 is out of range 0..10000000, keeping auto",
+		  "problem=out_of_range option=init_delay_us value=-1 min=0 max=10000000 kept=auto" },
+		{ "sipi_delay_us=-1", "cmdline: sipi_delay_us=-1 is out of range 0..10000000, keeping 10",
+		  "problem=out_of_range option=sipi_delay_us value=-1 min=0 max=10000000 kept=10" },
+		{ "ap_timeout_ms=-1", "cmdline: ap_timeout_ms=-1 is out of range 1..600000, keeping 1000",
+		  "problem=out_of_range option=ap_timeout_ms value=-1 min=1 max=600000 kept=1000" },
+		{ "sipi_retry=-1", "cmdline: sipi_retry=-1 is out of range 0..10, keeping 1",
+		  "problem=out_of_range option=sipi_retry value=-1 min=0 max=10 kept=1" },
+		{ "progress_ms=-1", "cmdline: progress_ms=-1 is out of range 0..60000, keeping 250",
+		  "problem=out_of_range option=progress_ms value=-1 min=0 max=60000 kept=250" },
+		{ "flush_reps=-1", "cmdline: flush_reps=-1 is out of range 1..50, keeping 3",
+		  "problem=out_of_range option=flush_reps value=-1 min=1 max=50 kept=3" },
+		{ "flush_max_kib=-64", "cmdline: flush_max_kib=-64 is out of range 64..16777216, keeping auto",
+		  "problem=out_of_range option=flush_max_kib value=-64 min=64 max=16777216 kept=auto" },
+		{ "flush_cpus=-1", "cmdline: flush_cpus=-1 is out of range 1..8, keeping all",
+		  "problem=out_of_range option=flush_cpus value=-1 min=1 max=8 kept=all" },
+		{ "victims=-1", "cmdline: victims=-1 is out of range 0..8, keeping 0",
+		  "problem=out_of_range option=victims value=-1 min=0 max=8 kept=0" },
+		{ "cycles=-99999999999", "cmdline: cycles=-99999999999 is out of range 1..100000, keeping 10",
+		  "problem=out_of_range option=cycles value=-99999999999 min=1 max=100000 kept=10" },
+	};
+	for (size_t i = 0; i < sizeof neg / sizeof neg[0]; i++) {
+		CHECK_EQ(parse(&o, neg[i].opt, 8), 1);
+		CHECK_STREQ(dlog.msg[0], neg[i].msg);
+		CHECK_EQ(diag_count_with(&wlog, neg[i].rec), 1);
+	}
+	/* A minus sign before junk is junk. */
+	CHECK_EQ(parse(&o, "cycles=-x", 8), 1);
+	CHECK_STREQ(dlog.msg[0], "cmdline: cycles=-x is not a number (1..100000), keeping 10");
+
 	/* Out of range keeps the previous valid value, and says so. */
 	CHECK_EQ(parse(&o, "cycles=7 cycles=200000", 8), 1);
 	CHECK_EQ(o.cycles, 7);
 	CHECK_STREQ(dlog.msg[0],
-		    "cmdline: cycles=200000 out of range 1..100000, keeping 7");
+		    "cmdline: cycles=200000 is out of range 1..100000, keeping 7");
 
 	CHECK_EQ(parse(&o, "ap_timeout_ms=0 init_delay_us=10000001", 8), 2);
 	CHECK_EQ(o.wake.ap_timeout_ms, 1000);
 	CHECK_EQ(o.wake.init_delay_us, INIT_DELAY_AUTO);
 	CHECK_STREQ(dlog.msg[1],
-		    "cmdline: init_delay_us=10000001 out of range 0..10000000, "
+		    "cmdline: init_delay_us=10000001 is out of range 0..10000000, "
 		    "keeping auto");
 
 	/* maxcpus is bounded by the max_cpus argument. */
 	CHECK_EQ(parse(&o, "maxcpus=9", 8), 1);
 	CHECK_EQ(o.maxcpus, 0);
 	CHECK_STREQ(dlog.msg[0],
-		    "cmdline: maxcpus=9 out of range 1..8, keeping all");
+		    "cmdline: maxcpus=9 is out of range 1..8, keeping all");
 	/* maxcpus=0 is Linux's "no APs": the BSP only. */
 	CHECK_EQ(parse(&o, "maxcpus=0", 8), 0);
 	CHECK_EQ(o.maxcpus, 1);
@@ -498,7 +535,7 @@ static void test_linux_spellings(void)
 	CHECK_EQ(o.maxcpus, 3);
 	CHECK_STREQ(dlog.msg[0], "cmdline: unknown option 'nosmpx' ignored");
 	CHECK_EQ(parse(&o, "cpu_init_udelay=x", 8), 1);
-	CHECK_STREQ(dlog.msg[0], "cmdline: cpu_init_udelay=x is not a number, "
+	CHECK_STREQ(dlog.msg[0], "cmdline: cpu_init_udelay=x is not a number (0..10000000), "
 				 "keeping auto");
 
 	/* console=ttyS<n>[,<baud>[n8]]: COM1-COM4. */

@@ -92,8 +92,9 @@ static void side_describe(const struct side *s, char letter)
 	       s->usable == 1 ? "" : "s");
 	if (s->complete != s->usable)
 		printf(" (%zu complete)", s->complete);
-	printf(", %zu APs, %zu online + %zu offline samples (offline: %s)\n",
-	       s->t.nrows, s->t.npool[OP_ONLINE], s->t.npool[OP_OFFLINE],
+	printf(", %zu AP%s, %zu online + %zu offline sample%s (offline: %s)\n",
+	       s->t.nrows, s->t.nrows == 1 ? "" : "s", s->t.npool[OP_ONLINE],
+	       s->t.npool[OP_OFFLINE], s->t.npool[OP_OFFLINE] == 1 ? "" : "s",
 	       s->offline_figure);
 	print_flush_note(s, "   ");
 	print_nmi_note(s, "   ");

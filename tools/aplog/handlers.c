@@ -10,6 +10,7 @@
 
 #include "loader.h"
 #include "util.h"
+#include "lib/warn_events.h"
 
 static const char *const boot_keys[] = { "kernel", "version", "wbinvd", "cpus",
 	"x2apic", "tsc_khz", "tsc_source", "tramp", "firmware", "cycles", NULL };
@@ -349,19 +350,11 @@ void on_fail(struct loader *ld, size_t line, const char *p, size_t n)
 	}
 }
 
-/* @warn records of the events a passing run may have (NMIs, stray
- * interrupts, a wake-up sent again: smp/events.c, smp/sipi.c). */
+/* @warn records of the events a passing run may have (lib/warn_events.h). */
 void on_warn(struct loader *ld, const char *p, size_t n)
 {
-	static const char *const events[] = { "@warn what=nmi ",
-		"@warn what=stray_irq ", "@warn what=sipi_retry " };
-	if (ld->cur < 0)
-		return;
-	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
-		size_t l = strlen(events[i]);
-		if (n >= l && memcmp(p, events[i], l) == 0)
-			ld->set->runs[ld->cur].warn_events++;
-	}
+	if (ld->cur >= 0 && warn_is_event(p, n))
+		ld->set->runs[ld->cur].warn_events++;
 }
 
 /* @env: the machine (vendor, brand, hypervisor=, acpi_oem=...), kept as

@@ -17,6 +17,7 @@ FLUSHMODEL_TEST := build/host/flushmodel_test
 FLUSHMODEL_TEST_ASAN := build/host/flushmodel_test_asan
 # Host compiler: not $(CC), which may be set for the kernel.
 FLUSHMODEL_CC ?= gcc
+include tools/build-vars.mk
 FLUSHMODEL_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
 FLUSHMODEL_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -34,6 +35,9 @@ FLUSHMODEL_PROBE_SRCS := $(FLUSHMODEL_DIR)/test_probe_model.c $(FLUSHMODEL_DIR)/
 	$(FLUSHMODEL_DIR)/dirty_track.c $(FLUSHMODEL_DIR)/preset_file.c
 FLUSHMODEL_PROBE_TEST := build/host/flushmodel_probe_test
 FLUSHMODEL_PROBE_TEST_ASAN := build/host/flushmodel_probe_test_asan
+# The compiler and flags all of them are built with (tools/build-vars.mk).
+FLUSHMODEL_VARS := build/host/flushmodel.vars
+VARS.build/host/flushmodel = $(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) | $(FLUSHMODEL_ASAN_CFLAGS)
 
 .PHONY: flushmodel flushmodel-tests seed-table flushprobe-tests flushprobe-long
 
@@ -41,36 +45,36 @@ flushmodel: $(FLUSHMODEL_SO) $(FLUSHMODEL_ARGS)
 
 # A shared object QEMU dlopen()s: the qemu_plugin_* functions it calls are
 # left undefined here and resolved from the QEMU binary at load time.
-$(FLUSHMODEL_SO): $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/plugin-api.h $(FLUSHMODEL_DEPS) $(FLUSHMODEL_WHERE)
+$(FLUSHMODEL_SO): $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/plugin-api.h $(FLUSHMODEL_DEPS) $(FLUSHMODEL_WHERE) $(FLUSHMODEL_VARS)
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -fPIC -fvisibility=hidden -pthread -shared \
 		-o $@ $(FLUSHMODEL_DIR)/flushmodel.c $(FLUSHMODEL_DIR)/model.c $(FLUSHMODEL_DIR)/where.c \
 		$(FLUSHMODEL_DIR)/dirty_track.c $(FLUSHMODEL_DIR)/preset_file.c \
 		$(FLUSHMODEL_DIR)/disturb.c -lm
 
-$(FLUSHMODEL_ARGS): $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DEPS) $(FLUSHMODEL_WHERE)
+$(FLUSHMODEL_ARGS): $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DEPS) $(FLUSHMODEL_WHERE) $(FLUSHMODEL_VARS)
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/args.c $(FLUSHMODEL_DIR)/model.c $(FLUSHMODEL_DIR)/where.c \
 		$(FLUSHMODEL_DIR)/preset_file.c -lm
 
 $(FLUSHMODEL_WHERE_TEST): $(FLUSHMODEL_DIR)/test_where.c $(FLUSHMODEL_WHERE) $(FLUSHMODEL_DIR)/test_check.h \
-		$(FLUSHMODEL_DIR)/flushmodel.mk
+		$(FLUSHMODEL_DIR)/flushmodel.mk $(FLUSHMODEL_VARS)
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_ASAN_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/test_where.c $(FLUSHMODEL_DIR)/where.c
 
-$(FLUSHMODEL_TEST): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_TEST_DEPS)
+$(FLUSHMODEL_TEST): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_TEST_DEPS) $(FLUSHMODEL_VARS)
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DIR)/model.c -lm
 
-$(FLUSHMODEL_TEST_ASAN): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_TEST_DEPS)
+$(FLUSHMODEL_TEST_ASAN): $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_TEST_DEPS) $(FLUSHMODEL_VARS)
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_ASAN_CFLAGS) -o $@ $(FLUSHMODEL_DIR)/test_model.c $(FLUSHMODEL_DIR)/model.c -lm
 
-$(FLUSHMODEL_PROBE_TEST): $(FLUSHMODEL_PROBE_SRCS) $(FLUSHMODEL_TEST_DEPS)
+$(FLUSHMODEL_PROBE_TEST): $(FLUSHMODEL_PROBE_SRCS) $(FLUSHMODEL_TEST_DEPS) $(FLUSHMODEL_VARS)
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) -o $@ $(FLUSHMODEL_PROBE_SRCS) -lm
 
-$(FLUSHMODEL_PROBE_TEST_ASAN): $(FLUSHMODEL_PROBE_SRCS) $(FLUSHMODEL_TEST_DEPS)
+$(FLUSHMODEL_PROBE_TEST_ASAN): $(FLUSHMODEL_PROBE_SRCS) $(FLUSHMODEL_TEST_DEPS) $(FLUSHMODEL_VARS)
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_ASAN_CFLAGS) -o $@ $(FLUSHMODEL_PROBE_SRCS) -lm
 

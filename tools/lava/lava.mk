@@ -19,10 +19,13 @@ LAVA_DIR ?= build/lava/job
 LAVA_TESTS_TIMEOUT ?= 300
 
 .PHONY: lava lava-tests
-lava: deps
-	@$(call BUILD_VARIANT,WBINVD=$(LAVA_WBINVD))
-	@tools/lava/run-job.sh --kernel build/wbinvd$(LAVA_WBINVD)/apstart.elf --out $(LAVA_DIR) \
-		--smp '$(LAVA_SMP)' --variant WBINVD=$(LAVA_WBINVD) -- $(LAVA_ARGS)
+# Its exit status (0 pass, 1 fail, 2 no verdict) reaches the shell as make
+# run's does (tools/exit-status.mk).
+LAVA_PREREQS := deps
+LAVA_CMD = $(call BUILD_VARIANT,WBINVD=$(LAVA_WBINVD)) && \
+	tools/lava/run-job.sh --kernel build/wbinvd$(LAVA_WBINVD)/apstart.elf --out $(LAVA_DIR) \
+	--smp '$(LAVA_SMP)' --variant WBINVD=$(LAVA_WBINVD) -- $(LAVA_ARGS)
+$(eval $(call EXIT_STATUS_GOAL,lava,LAVA_PREREQS,LAVA_CMD))
 
 lava-tests: deps $(APLOG)
 	@$(call BUILD_VARIANT,WBINVD=0)

@@ -3,6 +3,9 @@
 """Turn a LAVA job log into an apstart results file.
 
   results.py LAVA.log > results.txt
+  results.py --qemu-said LAVA.log     QEMU's own last message on the
+                                      device's console (e.g. "qemu-system-
+                                      x86_64: Invalid SMP CPUs 1000...")
 
 LAVA.log: what lava-run prints (one {"dt": ..., "lvl": ..., "msg": ...}
 line per event), or the job log lava-server offers for download (the same
@@ -48,9 +51,29 @@ def value(v):
     return s[:-2] if re.match(r'^-?\d+\.0$', s) else s
 
 
+def qemu_said(evs):
+    """QEMU's last message of its own (not its "info:" follow-up) among
+    what LAVA saw on the console: why a job that never booted failed."""
+    said = ''
+    for ev in evs:
+        msg = ev.get('msg')
+        if ev['lvl'] in ('target', 'feedback') and isinstance(msg, str) and \
+                re.match(r'qemu(-system-[a-z0-9_]+)?: ', msg) and ': info: ' not in msg:
+            said = msg.rstrip('\r')
+    return said
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == '--qemu-said':
+        try:
+            print(qemu_said(list(events(argv[2]))))
+        except OSError as e:
+            print('results: cannot read %s: %s' % (argv[2], e.strerror), file=sys.stderr)
+            return 2
+        return 0
     if len(argv) != 2:
-        print('usage: results.py LAVA.log > results.txt', file=sys.stderr)
+        print('usage: results.py LAVA.log > results.txt | results.py --qemu-said LAVA.log',
+              file=sys.stderr)
         return 2
     try:
         evs = list(events(argv[1]))

@@ -10,7 +10,8 @@
 # DIR gets job.yaml, lava.log (lava-run's log), output/ (its output
 # directory: the job's verdict only) and results.txt.
 # Exit status: 0 apstart's @end said pass, 1 fail, 2 no verdict (LAVA not
-# installed, the job did not finish, bad usage).
+# installed, the job did not finish, QEMU refused to start: then QEMU's own
+# message, as LAVA saw it, is the last line; bad usage).
 set -uo pipefail
 
 die() { echo "lava: $*" >&2; exit 2; }
@@ -50,5 +51,12 @@ ms=$((($(date +%s%N) - t0) / 1000000))
 verdict=$?
 echo "lava: lava-run exit $st in $ms ms; results: $out/results.txt"
 grep -E '^@lava(run)? ' "$out/results.txt" | sed 's/^/  /'
-[ $st = 0 ] || { echo "lava: lava-run failed (exit $st): $out/lava.log" >&2; exit 2; }
+if [ $st != 0 ] || [ $verdict = 2 ]; then
+	echo "lava: no verdict (exit 2): lava-run exit $st, apstart's @end case: $(sed -n 's/^@lavarun .*verdict=\([a-z]*\).*/\1/p' "$out/results.txt"); $out/lava.log" >&2
+	said=$("$py" "$here/results.py" --qemu-said "$out/lava.log")
+	# shellcheck source=tools/exit-why.sh
+	. "$here/../exit-why.sh"
+	exit_why "lava: no verdict (exit 2)${said:+: $said}"
+	exit 2
+fi
 exit $verdict

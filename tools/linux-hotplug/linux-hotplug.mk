@@ -22,24 +22,28 @@ LH_CC ?= gcc
 LH_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
 LH_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The compiler and flags all of them are built with (tools/build-vars.mk).
+include tools/build-vars.mk
+LH_VARS := build/host/linux-hotplug.vars
+VARS.build/host/linux-hotplug = $(LH_CC) $(LH_CFLAGS) | $(LH_ASAN_CFLAGS)
 
 .PHONY: linux-hotplug linux-hotplug-tests
 
 linux-hotplug: $(LH)
 
-$(LH): $(LH_SRC) $(LH_HDR) $(LH_DIR)/linux-hotplug.mk
+$(LH): $(LH_SRC) $(LH_HDR) $(LH_DIR)/linux-hotplug.mk $(LH_VARS)
 	@mkdir -p $(dir $@)
 	$(LH_CC) $(LH_CFLAGS) -static -o $@ $(LH_SRC)
 
-$(LH_ASAN): $(LH_SRC) $(LH_HDR) $(LH_DIR)/linux-hotplug.mk
+$(LH_ASAN): $(LH_SRC) $(LH_HDR) $(LH_DIR)/linux-hotplug.mk $(LH_VARS)
 	@mkdir -p $(dir $@)
 	$(LH_CC) $(LH_ASAN_CFLAGS) -o $@ $(LH_SRC)
 
-$(LH_SHIM): tests/linux-hotplug/failwrite.c $(LH_DIR)/linux-hotplug.mk
+$(LH_SHIM): tests/linux-hotplug/failwrite.c $(LH_DIR)/linux-hotplug.mk $(LH_VARS)
 	@mkdir -p $(dir $@)
 	$(LH_CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 
-$(LH_TRACESHIM): tests/linux-hotplug/faketrace.c $(LH_DIR)/linux-hotplug.mk
+$(LH_TRACESHIM): tests/linux-hotplug/faketrace.c $(LH_DIR)/linux-hotplug.mk $(LH_VARS)
 	@mkdir -p $(dir $@)
 	$(LH_CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 
@@ -58,13 +62,16 @@ linux-hotplug-tests: $(LH) $(LH_ASAN) $(LH_SHIM) $(LH_TRACESHIM) aplog
 # vCPUs, far less spread on a busy host; multi: one thread each.
 # CYCLES defaults to 10 (2 with FLUSH) for this target only: make
 # seed-table reads the same variable and defaults to 1.
+# Its exit status (0, 1 a boot or table failed, 2 no verdict) reaches
+# the shell as make run's does (tools/exit-status.mk).
 LINUX_TIMEOUT ?= 900
 .PHONY: bench-linux
-bench-linux: CYCLES ?= $(if $(strip $(FLUSH)),2,10)
-bench-linux: deps $(LH) aplog $(if $(strip $(FLUSH)),flushmodel)
-	@$(if $(strip $(FLUSH)),true,$(call BUILD_VARIANT,WBINVD=1))
-	@tools/linux-vm/bench.sh --smp '$(SMP)' --cycles '$(CYCLES)' --accel '$(ACCEL)' \
-		--machine '$(MACHINE)' --timeout '$(LINUX_TIMEOUT)' --wbinvd 1 --tcg-thread '$(TCG_THREAD)' \
-		$(if $(ROUNDS),--rounds '$(ROUNDS)') $(if $(strip $(FLUSH)),--flush '$(subst ','\'',$(strip $(FLUSH)))')
+BENCH_LINUX_PREREQS := deps $(LH) aplog $(if $(strip $(FLUSH)),flushmodel)
+BENCH_LINUX_CMD = $(if $(strip $(FLUSH)),true,$(call BUILD_VARIANT,WBINVD=1)) && \
+	tools/linux-vm/bench.sh --smp '$(SMP)' --cycles '$(or $(CYCLES),$(if $(strip $(FLUSH)),2,10))' \
+	--accel '$(ACCEL)' --machine '$(MACHINE)' --timeout '$(LINUX_TIMEOUT)' --wbinvd 1 \
+	--tcg-thread '$(TCG_THREAD)' $(if $(ROUNDS),--rounds '$(ROUNDS)') \
+	$(if $(strip $(FLUSH)),--flush '$(subst ','\'',$(strip $(FLUSH)))')
+$(eval $(call EXIT_STATUS_GOAL,bench-linux,BENCH_LINUX_PREREQS,BENCH_LINUX_CMD))
 
 .DEFAULT_GOAL := $(LH_SAVED_GOAL)

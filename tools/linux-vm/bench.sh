@@ -10,7 +10,11 @@
 #      2 x ROUNDS times in the one boot, rcu_expedited 0 and 1 alternating;
 #      each of those runs is one observation.
 #   2. apstart (WBINVD=1: Debian's trampoline_64.S has the WBINVD too)
-#      boots with cycles=CYCLES on the same -machine/-cpu/-smp/-m.
+#      boots ROUNDS times with cycles=CYCLES on the same -machine/-cpu/
+#      -smp/-m: as many runs as Linux has with rcu_expedited=0, so that
+#      Linux against apstart is a comparison of two sets that can carry a
+#      verdict (each boot one observation; one boot used to give "no
+#      verdict: 3 and 1 runs").
 #   3. Linux's boot-time bring-up from its own log; Linux's time state by
 #      state (aplog cpuhp) beside apstart's per-phase table (aplog stats);
 #      rcu_expedited 0 -> 1 (aplog compare, aplog cpuhp A -- B); Linux
@@ -29,7 +33,12 @@
 # hold then stops the whole guest, so hlt_play_dead()'s flush, which the AP
 # runs after reporting dead, lands in the offline write (the control CPU's
 # last callbacks wait for it), in both variants alike.
-# Logs: build/bench-linux/ (flush runs: build/bench-linux/flush/).
+# Logs: build/bench-linux/ (flush runs: build/bench-linux/flush/); an
+# earlier bench's are moved to build/bench-linux/earlier-DATE-TIME/.
+# Exit status: 0 every boot passed and the tables were made; 1 a boot or
+# a table failed; 2 no verdict: QEMU refused to start or a boot ended
+# without its guest's verdict (the run that says so stops here, with
+# qemu-run's last lines, QEMU's own message last), or bad usage.
 #   bench.sh --smp N --cycles K [--rounds R] [--flush SPEC] [--accel A]
 #            [--machine M] [--timeout S] [--wbinvd 0|1] [--tcg-thread single|multi]
 set -uo pipefail
@@ -69,10 +78,27 @@ for f in "${need[@]}"; do
 done
 out=build/bench-linux
 mkdir -p "$out"
+# An earlier bench's logs are kept: moved aside (tools/logs-aside.sh).
+# shellcheck source=tools/logs-aside.sh
+. tools/logs-aside.sh
+earlier=$(logs_aside "$out" '*.log' '*.txt' '*.err' flush) ||
+	{ echo "bench-linux: cannot move the earlier logs aside in $out" >&2; exit 2; }
+[ -z "$earlier" ] || echo "bench-linux: the earlier logs are in $out/$earlier/"
 
 dir=$(tools/linux-vm/fetch.sh) || { echo "bench-linux: cannot get Debian's kernel (see above)" >&2; exit 2; }
 tools/linux-vm/mkinitramfs.sh "$dir/busybox" "$LH" "$out/initramfs.cpio" || exit 2
 versions=$(tr '\n' ';' <"$dir/versions" | sed 's/;$//; s/;/, /')
+
+# shellcheck source=tools/exit-why.sh
+. tools/exit-why.sh
+# no_verdict LOG WHAT: a boot qemu-run had no verdict for (exit 2) ends the
+# bench, with qemu-run's last two lines (QEMU's own message last).
+no_verdict() {
+	echo "bench-linux: no verdict (exit 2): $2; its log: $1" >&2
+	grep -a . "$1" | tail -n 2 | head -n 1 >&2
+	exit_why "bench-linux: no verdict (exit 2): $(grep -a . "$1" | tail -n 1)"
+	exit 2
+}
 
 # boot_linux LOG EXTRA-CMDLINE [qemu-run options...]: one boot of Linux.
 # no_timer_check: under TCG on a loaded host Linux's boot-time check of the
@@ -106,7 +132,15 @@ if [ -n "$flush" ]; then
 			spec=$flush
 			[ $v = free ] && spec="$flush,free=low1m"
 			log=$fo/$v-r$r.log
-			if ! boot_linux "$log" "" --flush "$spec"; then
+			boot_linux "$log" "" --flush "$spec"
+			st=$?
+			# QEMU never ran the guest (it refused, or the plugin did):
+			# every other boot would do the same. The log then holds
+			# only the runner's, QEMU's and the plugin's lines.
+			if [ $st = 2 ] && ! grep -Eavq '^(qemu-run: |qemu(-system-[a-z0-9_]+)?: |@host |flushmodel: |$)' "$log"; then
+				no_verdict "$log" "round $r ($v): Linux never started"
+			fi
+			if [ $st != 0 ]; then
 				# Kept apart (.failed): the tables read the boots that passed.
 				echo "bench-linux: round $r ($v) did not pass; its log: $log.failed" >&2
 				grep -E '^(qemu-run|@fail|@end|linux-vm:|linux-hotplug:|\[ *[0-9.]+\] Kernel panic)' "$log" | tail -8 >&2
@@ -164,17 +198,26 @@ boot_linux "$out/linux.log" "lh_runs=$((2 * rounds)) lh_rcu=alt" \
 linux_rc=$?
 grep -E '^qemu-run:' "$out/linux.log"
 echo "    $((SECONDS - t0)) s, exit $linux_rc"
+[ $linux_rc != 2 ] || no_verdict "$out/linux.log" "the Linux boot"
 # Each run to the file of its variant: the lines from "linux-vm: run N
 # rcu_expedited=E" to the next such line.
 rm -f "$out/linux-rcu0.log" "$out/linux-rcu1.log"
 awk -v o="$out" '/^linux-vm: run [0-9]+ rcu_expedited=/ { split($4, a, "="); f = o "/linux-rcu" a[2] ".log" }
 	f { print > f }' "$out/linux.log"
-echo "--- apstart WBINVD=$wbinvd: cycles=$cycles (serial log: $out/apstart.log)"
+echo "--- apstart WBINVD=$wbinvd: $rounds boots, cycles=$cycles, each one run (serial logs: $out/apstart-rN.log)"
 t0=$SECONDS
-tools/qemu-run.sh --kernel "$KERNEL" --smp "$smp" --accel "$accel" --machine "$machine" \
-	--timeout "$timeout_s" "${tcg_opt[@]}" -- "cycles=$cycles" 2>&1 | tr -d '\r' >"$out/apstart.log"
-ap_rc=${PIPESTATUS[0]}
-grep -E '^qemu-run:' "$out/apstart.log"
+rm -f "$out"/apstart*.log
+ap_rc=0 aps=()
+for r in $(seq 1 "$rounds"); do
+	log=$out/apstart-r$r.log
+	tools/qemu-run.sh --kernel "$KERNEL" --smp "$smp" --accel "$accel" --machine "$machine" \
+		--timeout "$timeout_s" "${tcg_opt[@]}" -- "cycles=$cycles" 2>&1 | tr -d '\r' >"$log"
+	st=${PIPESTATUS[0]}
+	[ $r = 1 ] && grep -E '^qemu-run:' "$log"
+	[ $st != 2 ] || no_verdict "$log" "apstart's boot $r"
+	[ $st = 0 ] || { ap_rc=$st; echo "    boot $r: exit $st" >&2; }
+	aps+=("$log")
+done
 echo "    $((SECONDS - t0)) s, exit $ap_rc"
 
 echo
@@ -189,7 +232,7 @@ else
 fi
 awk '/^@cpu .*boot_ns=/ { sub(/.*boot_ns=/, ""); s += $1; n++ }
 	END { if (n) printf "apstart:      %.3f ms: sum of the %d APs'"'"' first bring-up (@cpu boot_ns)\n", s / 1e6, n;
-	      else print "apstart:      no @cpu records" }' "$out/apstart.log"
+	      else print "apstart:      no @cpu records" }' "${aps[0]}"
 lin=$out/linux-rcu0.log
 [ -s "$lin" ] || lin=$out/linux.log
 echo
@@ -197,8 +240,8 @@ echo "=== Linux: where the time goes, state by state (aplog cpuhp; the rcu_exped
 "$APLOG" cpuhp "$lin"
 cpuhp_rc=$?
 echo
-echo "=== apstart: where its online time goes, phase by phase (aplog stats)"
-"$APLOG" stats "$out/apstart.log"
+echo "=== apstart: where its online time goes, phase by phase (aplog stats, $rounds boots)"
+"$APLOG" stats "${aps[@]}"
 echo
 echo "=== aplog stats: Linux (sysfs writes, rcu_expedited=0 runs)"
 "$APLOG" stats "$lin"
@@ -209,8 +252,8 @@ if [ -s "$out/linux-rcu1.log" ]; then
 	"$APLOG" cpuhp --label-a expedited=0 --label-b expedited=1 "$out/linux-rcu0.log" -- "$out/linux-rcu1.log"
 fi
 echo
-echo "=== aplog compare --label-a linux --label-b apstart (rcu_expedited=0 runs) -- apstart.log"
-"$APLOG" compare --label-a linux --label-b apstart "$lin" -- "$out/apstart.log"
+echo "=== aplog compare --label-a linux --label-b apstart (rcu_expedited=0 runs) -- apstart-r*.log ($rounds boots)"
+"$APLOG" compare --label-a linux --label-b apstart "$lin" -- "${aps[@]}"
 cmp_rc=$?
 echo "(timeline: build/host/aplog trace --out $out/linux.json $lin; open it in ui.perfetto.dev)"
 if [ "$linux_rc" != 0 ] || [ "$ap_rc" != 0 ] || [ "$cmp_rc" != 0 ] || [ "$cpuhp_rc" != 0 ]; then

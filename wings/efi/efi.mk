@@ -24,21 +24,26 @@ EFI_LDFLAGS := -nostdlib -znocombreloc -z noexecstack -z defs -shared -Bsymbolic
 EFI_C := $(wildcard wings/efi/*.c) lib/format.c kernel/serial.c lib/qr.c lib/verdict.c \
 	$(FONT_GEN)
 EFI_OBJS := $(patsubst %.c,$(EFI_OUT)/%.o,$(EFI_C)) $(EFI_OUT)/wings/efi/handoff_stub.o
+# What it is built with (tools/build-vars.mk): a changed compiler, flag or
+# gnu-efi rebuilds it.
+include tools/build-vars.mk
+VARS.$(EFI_OUT)/efi = $(CC) $(EFI_CFLAGS) | $(NASM) | $(LD) $(EFI_LDFLAGS) $(GNUEFI_LIB)
 
 .PHONY: efi
 efi: $(APSTART_EFI)
 
-$(EFI_OUT)/%.o: %.c wings/efi/efi.mk
+$(EFI_OUT)/%.o: %.c wings/efi/efi.mk $(EFI_OUT)/efi.vars
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(EFI_CFLAGS) -c -o $@ $<
 
-$(EFI_OUT)/wings/efi/handoff_stub.o: wings/efi/handoff_stub.asm wings/efi/efi.mk $(OUT)/gen/kernel/asm_defs.inc
+$(EFI_OUT)/wings/efi/handoff_stub.o: wings/efi/handoff_stub.asm wings/efi/efi.mk $(OUT)/gen/kernel/asm_defs.inc \
+		$(EFI_OUT)/efi.vars
 	@mkdir -p $(dir $@)
 	@echo "  NASM    $@"
 	$(Q)$(NASM) -f elf64 -I./ -I$(OUT)/gen/ -o $@ $<
 
-$(EFI_OUT)/apstart.so: $(EFI_OBJS)
+$(EFI_OUT)/apstart.so: $(EFI_OBJS) $(EFI_OUT)/efi.vars
 	@echo "  LD      $@"
 	$(Q)$(LD) $(EFI_LDFLAGS) -o $@ $(GNUEFI_LIB)/crt0-efi-x86_64.o $(EFI_OBJS) -lefi -lgnuefi
 

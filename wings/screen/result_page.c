@@ -30,6 +30,7 @@
 #include "wings/screen/screen.h"
 #include "lib/format.h"
 #include "lib/kstring.h"
+#include "lib/warn_events.h"
 
 #define WARN_LINES_MAX 6
 #define SLOWEST_MAX 5
@@ -48,14 +49,29 @@ static void line(struct page *p, enum screen_style st, const char *text)
 	p->row++;
 }
 
+/* A pass with warnings (a bad option, a CPU it could not reach) did not
+ * measure what was asked: the verdict line says how many, in the warning
+ * colour, as make run and aplog verify count them (lib/warn_events.h). */
+static void count_warning(void *ctx, const char *l, size_t len)
+{
+	uint32_t *n = ctx;
+	if (len > 6 && memcmp(l, "@warn ", 6) == 0 && !warn_is_event(l, len))
+		(*n)++;
+}
+
 static void verdict(struct page *p, bool pass, const struct run_result *r)
 {
-	char t[120];
-	fmt_snprintf(t, sizeof t, "%s  %u AP%s x %u cycle%s, %s", pass ? "PASS" : "FAIL", r->aps,
+	char t[120], warned[40] = "";
+	uint32_t warnings = 0;
+	kept_lines_for_each(count_warning, &warnings);
+	if (pass && warnings)
+		fmt_snprintf(warned, sizeof warned, "; %u warning%s (below)", warnings,
+			     warnings == 1 ? "" : "s");
+	fmt_snprintf(t, sizeof t, "%s  %u AP%s x %u cycle%s, %s%s", pass ? "PASS" : "FAIL", r->aps,
 		     r->aps == 1 ? "" : "s", r->cycles, r->cycles == 1 ? "" : "s",
 		     r->complete == r->aps ? "every cycle completed"
-					   : "some APs did not complete their cycles");
-	line(p, pass ? SCREEN_GOOD : SCREEN_BAD, t);
+					   : "some APs did not complete their cycles", warned);
+	line(p, !pass ? SCREEN_BAD : warnings ? SCREEN_WARN : SCREEN_GOOD, t);
 }
 
 /* Under an emulator or hypervisor WBINVD costs nothing (QEMU TCG runs it
