@@ -44,6 +44,13 @@ enum firmware firmware_identify(const struct firmware_facts *f, const char **why
 		*why = "QEMU's multiboot option ROM runs on BIOS only";
 		return FIRMWARE_BIOS;
 	}
+	/* iPXE builds its MultiBoot loader into its BIOS platform only
+	 * (src/config/general.h: "Image types supported only on BIOS
+	 * platforms"); it names itself "iPXE <version>". */
+	if (f->protocol == 1 && starts_with(f->loader, "iPXE")) {
+		*why = "iPXE loads MultiBoot images on BIOS only";
+		return FIRMWARE_BIOS;
+	}
 	*why = "no EFI tags, no firmware= and no RSDP outside the BIOS areas";
 	return FIRMWARE_UNKNOWN;
 }

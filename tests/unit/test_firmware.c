@@ -58,6 +58,10 @@ static void test_loaders(void)
 	CHECK_EQ(identify(f, "option ROM"), FIRMWARE_BIOS);
 	f.loader = "qemu-system";
 	CHECK_EQ(identify(f, "no EFI tags"), FIRMWARE_UNKNOWN);
+	f.loader = "iPXE 1.21.1+git20220113.fbbdc3926-0ubuntu1";
+	CHECK_EQ(identify(f, "BIOS only"), FIRMWARE_BIOS);
+	f.loader = "iPX";
+	CHECK_EQ(identify(f, "no EFI tags"), FIRMWARE_UNKNOWN);
 	f.protocol = 2;
 	f.loader = "";
 	CHECK_EQ(identify(f, "no EFI tags"), FIRMWARE_UNKNOWN);
