@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* gnuplot for the commands that draw (plot.c runs it). */
+/* gnuplot for the commands that draw (gnuplot.c: the one file that runs
+ * it). */
 #ifndef APLOG_GNUPLOT_H
 #define APLOG_GNUPLOT_H
 
@@ -10,8 +11,7 @@
  * is not on PATH, -1 on other errors. */
 int gnuplot_run(const char *script, size_t len);
 
-/* gnuplot_out.c: FILE.png -> FILE.EXT (else EXT appended; free it),
- * ext ".dat" or ".gp". */
+/* FILE.png -> FILE.EXT (else EXT appended; free it), ext ".dat" or ".gp". */
 char *gnuplot_file_name(const char *png, const char *ext);
 /* FILE.png -> FILE.dat. */
 char *gnuplot_data_name(const char *png);
@@ -19,6 +19,9 @@ char *gnuplot_data_name(const char *png);
 FILE *gnuplot_data_open(const char *dat);
 /* Closes it and says where the data is; 1 after a message. */
 int gnuplot_data_close(FILE *f, const char *dat);
+/* The script as gnuplot gets it, into gp beside the data (to redraw or
+ * restyle), and says so; 1 after a message. */
+int gnuplot_script_save(const char *gp, const char *script, size_t len);
 /* "MODELLED: flush_model=M" as the plot's title where model names one. */
 void gnuplot_title_modelled(FILE *s, const char *model);
 /* A gnuplot single-quoted string: only the quote is special (doubled). */

@@ -8,17 +8,12 @@
  * the data. The data file is always written, the PNG when gnuplot can be
  * started. */
 #define _POSIX_C_SOURCE 200809L
-#include <errno.h>
 #include <inttypes.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "commands.h"
 #include "gnuplot.h"
@@ -26,8 +21,6 @@
 #include "phases.h"
 #include "sets.h"
 #include "util.h"
-
-extern char **environ;
 
 /* A growing string, for the gnuplot script. */
 struct sbuf {
@@ -61,78 +54,6 @@ static void sb_gpquote(struct sbuf *b, const char *s)
 	for (; *s; s++)
 		sb_printf(b, *s == '\'' ? "''" : "%c", *s);
 	sb_printf(b, "'");
-}
-
-/* Feed the script to gnuplot's stdin; no shell is involved, so file names
- * reach gnuplot only inside its own quoted strings. Returns gnuplot's exit
- * status, 127 when none runs from PATH, -1 on other errors. */
-static int run_gnuplot(const struct sbuf *script)
-{
-	int fd[2];
-	if (pipe(fd) != 0) {
-		perror("aplog: pipe");
-		return -1;
-	}
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, fd[0], STDIN_FILENO);
-	posix_spawn_file_actions_addclose(&fa, fd[0]);
-	posix_spawn_file_actions_addclose(&fa, fd[1]);
-	char *argv[] = { "gnuplot", NULL };
-	pid_t pid;
-	fflush(stdout);
-	fflush(stderr);
-	int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	close(fd[0]);
-	if (err) {
-		close(fd[1]);
-		if (err == ENOENT || err == EACCES)
-			return 127;
-		fprintf(stderr, "aplog: cannot start gnuplot: %s\n", strerror(err));
-		return -1;
-	}
-	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
-	size_t off = 0;
-	while (off < script->len) {
-		ssize_t w = write(fd[1], script->s + off, script->len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	close(fd[1]);
-	signal(SIGPIPE, old);
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-int gnuplot_run(const char *s, size_t len)
-{
-	struct sbuf b = { (char *)(uintptr_t)s, len, len };
-	return run_gnuplot(&b);
-}
-
-/* The script as gnuplot gets it, beside the data: to redraw or restyle. */
-static int write_script(const char *gp, const struct sbuf *sc)
-{
-	FILE *f = fopen(gp, "w");
-	if (!f || fwrite(sc->s, 1, sc->len, f) != sc->len) {
-		fprintf(stderr, "aplog: %s: %s\n", gp, strerror(errno));
-		if (f)
-			fclose(f);
-		return 1;
-	}
-	if (fclose(f) != 0) {
-		fprintf(stderr, "aplog: %s: write error\n", gp);
-		return 1;
-	}
-	printf("script: %s (gnuplot %s redraws it)\n", gp, gp);
-	return 0;
 }
 
 /* The CPUs on the x axis: every APIC ID of either set, in order, each a
@@ -430,10 +351,10 @@ int cmd_plot(void)
 		goto out;
 	}
 	script(&sc, dat, s, nsides, has, panels, &ax);
-	rc = write_script(gp, &sc);
+	rc = gnuplot_script_save(gp, sc.s, sc.len);
 	if (rc)
 		goto out;
-	int st = run_gnuplot(&sc);
+	int st = gnuplot_run(sc.s, sc.len);
 	struct stat pst;
 	if (st == 127) {
 		printf("gnuplot is not on PATH: no plot written (the data file is "

@@ -1,14 +1,69 @@
 /* SPDX-License-Identifier: MIT */
-/* The pieces every drawing command shares (gnuplot.h): where its data
- * goes, gnuplot's quoting, and running the script with the messages. */
+/* gnuplot, for every command that draws (gnuplot.h): running it, where
+ * its data and script go, its quoting, and the script run with the
+ * messages. The one file that starts gnuplot. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "gnuplot.h"
 #include "util.h"
+
+extern char **environ;
+
+/* No shell is involved: file names reach gnuplot only inside its own
+ * quoted strings. */
+int gnuplot_run(const char *script, size_t len)
+{
+	int fd[2];
+	if (pipe(fd) != 0) {
+		perror("aplog: pipe");
+		return -1;
+	}
+	posix_spawn_file_actions_t fa;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fd[0], STDIN_FILENO);
+	posix_spawn_file_actions_addclose(&fa, fd[0]);
+	posix_spawn_file_actions_addclose(&fa, fd[1]);
+	char *argv[] = { "gnuplot", NULL };
+	pid_t pid;
+	fflush(stdout);
+	fflush(stderr);
+	int err = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fd[0]);
+	if (err) {
+		close(fd[1]);
+		if (err == ENOENT || err == EACCES)
+			return 127;
+		fprintf(stderr, "aplog: cannot start gnuplot: %s\n", strerror(err));
+		return -1;
+	}
+	void (*old)(int) = signal(SIGPIPE, SIG_IGN);
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd[1], script + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	close(fd[1]);
+	signal(SIGPIPE, old);
+	int st;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 
 char *gnuplot_file_name(const char *png, const char *ext)
 {
@@ -43,6 +98,24 @@ int gnuplot_data_close(FILE *f, const char *dat)
 	printf("data: %s\n", dat);
 	return 0;
 }
+
+int gnuplot_script_save(const char *gp, const char *script, size_t len)
+{
+	FILE *f = fopen(gp, "w");
+	if (!f || fwrite(script, 1, len, f) != len) {
+		fprintf(stderr, "aplog: %s: %s\n", gp, strerror(errno));
+		if (f)
+			fclose(f);
+		return 1;
+	}
+	if (fclose(f) != 0) {
+		fprintf(stderr, "aplog: %s: write error\n", gp);
+		return 1;
+	}
+	printf("script: %s (gnuplot %s redraws it)\n", gp, gp);
+	return 0;
+}
+
 
 void gnuplot_title_modelled(FILE *s, const char *model)
 {
