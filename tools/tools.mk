@@ -3,7 +3,9 @@
 # Include from the top-level Makefile, or use alone:
 #   make -f tools/tools.mk aplog-tests
 #
-#   build/host/aplog        the tool
+#   build/host/aplog        the tool, linked from its objects in
+#                           build/host/aplog-obj/ (at their sources' paths:
+#                           make layers-check reads them)
 #   build/host/aplog_asan   the same with ASan + UBSan, for the tests
 #   aplog-asan              builds build/host/aplog_asan
 #   aplog-tests             builds both and runs tests/aplog/run.sh
@@ -33,6 +35,8 @@ APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) $(VERDICT
 	$(APLOG_DIR)/../tools.mk
 APLOG_OUT := build/host
 APLOG := $(APLOG_OUT)/aplog
+APLOG_OBJ_DIR := $(APLOG_OUT)/aplog-obj
+APLOG_OBJS := $(patsubst %.c,$(APLOG_OBJ_DIR)/%.o,$(APLOG_SRCS))
 APLOG_ASAN := $(APLOG_OUT)/aplog_asan
 # Host compiler: deliberately not $(CC), which may be set for the kernel.
 APLOG_CC ?= gcc
@@ -49,9 +53,12 @@ APLOG_LDLIBS := -lm
 aplog: $(APLOG)
 aplog-asan: $(APLOG_ASAN)
 
-$(APLOG): $(APLOG_DEPS)
+$(APLOG): $(APLOG_OBJS)
+	$(APLOG_CC) $(APLOG_CFLAGS) -o $@ $(APLOG_OBJS) $(APLOG_LDLIBS)
+
+$(APLOG_OBJS): $(APLOG_OBJ_DIR)/%.o: %.c $(APLOG_DEPS)
 	@mkdir -p $(dir $@)
-	$(APLOG_CC) $(APLOG_CFLAGS) -o $@ $(APLOG_SRCS) $(APLOG_LDLIBS)
+	$(APLOG_CC) $(APLOG_CFLAGS) -c -o $@ $<
 
 $(APLOG_ASAN): $(APLOG_DEPS)
 	@mkdir -p $(dir $@)
