@@ -15,6 +15,7 @@
 #include "lib/verdict.h"
 #include "options.h"
 #include "output.h"
+#include "phase_tables.h"
 #include "phases.h"
 #include "sets.h"
 #include "util.h"

@@ -9,7 +9,7 @@
 #include "commands.h"
 #include "options.h"
 #include "output.h"
-#include "phases.h"
+#include "phase_tables.h"
 #include "records.h"
 
 int cmd_csv(void)

@@ -8,7 +8,7 @@
 #include "commands.h"
 #include "options.h"
 #include "output.h"
-#include "phases.h"
+#include "phase_tables.h"
 #include "sets.h"
 #include "util.h"
 
@@ -20,14 +20,8 @@ static void put_cell_group(const uint64_t *v, size_t n)
 		return;
 	}
 	describe(v, n, &d);
-	printf(" %4zu ", n);
-	put_us((double)d.mean, 11);
-	putchar(' ');
-	put_us((double)d.median, 11);
-	putchar(' ');
-	put_us((double)d.min, 11);
-	putchar(' ');
-	put_us((double)d.max, 11);
+	printf(" %4zu", n);
+	put_us_stats(&d, 11);
 	putchar(' ');
 	put_us((double)d.p95, 11);
 }

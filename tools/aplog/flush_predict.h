@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* What the flush model says a probe point costs (cmd_flush.c), for the
- * commands that hold measurements against it. */
+/* What the flush model says a probe point costs, for the commands that
+ * hold measurements against it (flush, victims). */
 #ifndef APLOG_FLUSH_PREDICT_H
 #define APLOG_FLUSH_PREDICT_H
 

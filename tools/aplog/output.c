@@ -12,6 +12,15 @@ void put_us(double ns, int width)
 	printf("%*.*f", width, dec, us);
 }
 
+void put_us_stats(const struct stats *d, int width)
+{
+	const uint64_t v[] = { d->mean, d->median, d->min, d->max };
+	for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+		putchar(' ');
+		put_us((double)v[i], width);
+	}
+}
+
 void csv_field(const char *s)
 {
 	if (!strpbrk(s, ",\"\r\n")) {

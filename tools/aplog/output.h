@@ -3,8 +3,12 @@
 #ifndef APLOG_OUTPUT_H
 #define APLOG_OUTPUT_H
 
+#include "lib/stats.h"
+
 /* ns as microseconds with 3, 2 or 1 decimals as the value grows. */
 void put_us(double ns, int width);
+/* " mean median min max", each with put_us(). */
+void put_us_stats(const struct stats *d, int width);
 /* One CSV field, quoted when it needs to be. */
 void csv_field(const char *s);
 

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Where a bring-up's time goes: the @phase records of a set of runs
- * (per phase, pooled or per APIC ID) and the @round records of
- * cycles_mode=parallel, as the stats, compare, csv and plot commands
- * show them. */
+/* Where a bring-up's time goes: the @phase records of a set of runs,
+ * per phase, pooled or per APIC ID (phase_tables.h shows them, with the
+ * @round records of cycles_mode=parallel). */
 #ifndef APLOG_PHASES_H
 #define APLOG_PHASES_H
 
@@ -25,13 +24,5 @@ void phase_pool_build(const struct side *sd, long apic, struct phase_pool *p);
 void phase_pool_free(struct phase_pool *p);
 bool side_has_phases(const struct side *sd);
 bool side_has_rounds(const struct side *sd);
-
-/* stats: the per-phase table, then the parallel rounds (if any). */
-void print_phases(const struct side *sd);
-void print_rounds(const struct side *sd);
-/* compare: per-phase medians A -> B, when both sides have phases. */
-void print_phase_compare(const struct side s[2]);
-/* csv --phases: one row per @phase record. */
-void print_phase_csv(const struct set *set);
 
 #endif
