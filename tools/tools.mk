@@ -29,10 +29,12 @@ VERDICT_HDR := lib/verdict.h lib/format.h
 PHASE_NAMES_SRC := lib/phase_names.c
 # The flush model's own cost code, for aplog flush --against and aplog fit.
 APLOG_MODEL_SRCS := tools/flushmodel/model.c tools/flushmodel/preset_file.c
-APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) $(PHASE_NAMES_SRC) \
-	$(APLOG_MODEL_SRCS)
-APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) $(VERDICT_HDR) $(PHASE_NAMES_SRC:.c=.h) \
-	$(APLOG_DIR)/../tools.mk
+# aplog's own files: main.c, options and util at the top, the rest in one
+# folder per purpose (tools/README-aplog.md).
+APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c $(APLOG_DIR)/*/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) \
+	$(PHASE_NAMES_SRC) $(APLOG_MODEL_SRCS)
+APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h $(APLOG_DIR)/*/*.h) $(KSTATS_HDR) $(VERDICT_HDR) \
+	$(PHASE_NAMES_SRC:.c=.h) $(APLOG_MODEL_SRCS:.c=.h) $(APLOG_DIR)/../tools.mk
 APLOG_OUT := build/host
 APLOG := $(APLOG_OUT)/aplog
 APLOG_OBJ_DIR := $(APLOG_OUT)/aplog-obj
@@ -40,8 +42,9 @@ APLOG_OBJS := $(patsubst %.c,$(APLOG_OBJ_DIR)/%.o,$(APLOG_SRCS))
 APLOG_ASAN := $(APLOG_OUT)/aplog_asan
 # Host compiler: deliberately not $(CC), which may be set for the kernel.
 APLOG_CC ?= gcc
-# stats.h by its own name, and the repository root for kernel includes.
-APLOG_INC := -I$(dir $(KSTATS_SRC)) -I.
+# Every include names its file from the repository's top
+# ("tools/aplog/read/records.h", "lib/stats.h").
+APLOG_INC := -I.
 APLOG_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror $(APLOG_INC)
 APLOG_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror $(APLOG_INC) \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \

@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
-#include "commands.h"
-#include "options.h"
-#include "sets.h"
-#include "util.h"
+#include "tools/aplog/baseline.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/sets.h"
+#include "tools/aplog/util.h"
 
 int cmd_baseline(void)
 {

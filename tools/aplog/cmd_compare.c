@@ -10,15 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
 #include "lib/format.h"
 #include "lib/verdict.h"
-#include "options.h"
-#include "output.h"
-#include "phase_tables.h"
-#include "phases.h"
-#include "sets.h"
-#include "util.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/output.h"
+#include "tools/aplog/phase_tables.h"
+#include "tools/aplog/phases.h"
+#include "tools/aplog/sets.h"
+#include "tools/aplog/util.h"
 
 /* One row through lib/verdict.c, printed as every program prints it. */
 static void verdict_line(const char *indent, const char *name,

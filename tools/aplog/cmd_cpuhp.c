@@ -27,11 +27,11 @@
 
 #include "lib/verdict.h"
 
-#include "commands.h"
-#include "cpuhp.h"
-#include "options.h"
-#include "sets.h"
-#include "util.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/cpuhp.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/sets.h"
+#include "tools/aplog/util.h"
 
 /* One value per run (ns), for the verdicts; runs where a state did not
  * run hold 0 (it took no time there). */

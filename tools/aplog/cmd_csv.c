@@ -6,11 +6,11 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "commands.h"
-#include "options.h"
-#include "output.h"
-#include "phase_tables.h"
-#include "records.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/output.h"
+#include "tools/aplog/phase_tables.h"
+#include "tools/aplog/records.h"
 
 int cmd_csv(void)
 {

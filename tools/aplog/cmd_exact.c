@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "options.h"
-#include "records.h"
-#include "sets.h"
-#include "util.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/records.h"
+#include "tools/aplog/sets.h"
+#include "tools/aplog/util.h"
 
 #define EXACT_MAGIC "# aplog exact-baseline"
 #define NA_VALUE UINT64_MAX /* "na" */

@@ -18,14 +18,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "commands.h"
 #include "lib/format.h"
 #include "lib/verdict.h"
-#include "options.h"
-#include "output.h"
-#include "records.h"
-#include "sets.h"
-#include "util.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/output.h"
+#include "tools/aplog/records.h"
+#include "tools/aplog/sets.h"
+#include "tools/aplog/util.h"
 
 /* K_FLUSH: runs under QEMU's flush model (@host flush_model=) are not the
  * same machine as runs without it. */

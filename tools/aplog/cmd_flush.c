@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "flush_log.h"
-#include "flush_predict.h"
-#include "gnuplot.h"
-#include "options.h"
-#include "output.h"
-#include "util.h"
-#include "../flushmodel/model.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/flush_log.h"
+#include "tools/aplog/flush_predict.h"
+#include "tools/aplog/gnuplot.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/output.h"
+#include "tools/aplog/util.h"
+#include "tools/flushmodel/model.h"
 
 struct flush_args {
 	const char *const *logs;

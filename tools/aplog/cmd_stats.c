@@ -5,12 +5,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "commands.h"
-#include "options.h"
-#include "output.h"
-#include "phase_tables.h"
-#include "sets.h"
-#include "util.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/output.h"
+#include "tools/aplog/phase_tables.h"
+#include "tools/aplog/sets.h"
+#include "tools/aplog/util.h"
 
 static void put_cell_group(const uint64_t *v, size_t n)
 {

@@ -28,11 +28,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "cpuhp.h"
-#include "options.h"
-#include "records.h"
-#include "util.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/cpuhp.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/records.h"
+#include "tools/aplog/util.h"
 
 #define WRITES_TRACK 1000000u /* Linux: the sysfs writes' track */
 

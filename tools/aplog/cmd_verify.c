@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "options.h"
-#include "records.h"
-#include "util.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/records.h"
+#include "tools/aplog/util.h"
 
 static size_t problems;
 

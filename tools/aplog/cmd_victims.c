@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "commands.h"
-#include "flush_predict.h"
-#include "gnuplot.h"
-#include "options.h"
 #include "lib/stats.h"
-#include "util.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/flush_predict.h"
+#include "tools/aplog/gnuplot.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/util.h"
 
 struct vrec {
 	char group[48];

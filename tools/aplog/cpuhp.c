@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* @cpuhp / @cpuhp_write records (cpuhp.h). */
-#include "cpuhp.h"
+#include "tools/aplog/cpuhp.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "tools/aplog/util.h"
 
 static const char *const cb_keys[] = { "cpu", "cycle", "op", "state", "name", "fn",
 	"multi", "on", "start_ns", "ns", NULL };

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "loader.h"
-#include "util.h"
+#include "tools/aplog/loader.h"
+#include "tools/aplog/util.h"
 
 const char *next_line(const char *buf, size_t len, size_t *pos, size_t *n)
 {

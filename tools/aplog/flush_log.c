@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* Reads @boot/@probe/@flush/@host/@env lines; everything else is other
  * tools' (records.c reads the cycles' records from the same logs). */
-#include "flush_log.h"
+#include "tools/aplog/flush_log.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/stats.h"
-#include "util.h"
+#include "tools/aplog/util.h"
 
 const char *const flush_op_names[FOP_COUNT] = { "wbinvd", "wbnoinvd", "clflushopt", "clwb" };
 

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flush_predict.h"
-#include "util.h"
-#include "../flushmodel/model.h"
-#include "../flushmodel/preset_file.h"
+#include "tools/aplog/flush_predict.h"
+#include "tools/aplog/util.h"
+#include "tools/flushmodel/model.h"
+#include "tools/flushmodel/preset_file.h"
 
 #define SPEC_ITEMS_MAX 32
 

@@ -6,8 +6,8 @@
 
 #include <stdint.h>
 
-#include "flush_log.h"
-#include "../flushmodel/model.h"
+#include "tools/aplog/flush_log.h"
+#include "tools/flushmodel/model.h"
 
 /* flushmodel arguments joined by commas (a bare word: a preset, file:PATH:
  * a preset file) -> m; 0, or 1 after a message. */

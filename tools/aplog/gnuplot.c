@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "gnuplot.h"
-#include "util.h"
+#include "tools/aplog/gnuplot.h"
+#include "tools/aplog/util.h"
 
 extern char **environ;
 

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader.h"
-#include "util.h"
+#include "tools/aplog/loader.h"
+#include "tools/aplog/util.h"
 
 static const char *const boot_keys[] = { "kernel", "version", "wbinvd", "cpus",
 	"x2apic", "tsc_khz", "tsc_source", "tramp", "firmware", "cycles", NULL };

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "loader.h"
-#include "util.h"
+#include "tools/aplog/loader.h"
+#include "tools/aplog/util.h"
 
 static uint64_t fnv1a(const char *p, size_t n)
 {

@@ -14,10 +14,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "options.h"
-#include "records.h"
-#include "session_dir.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/records.h"
+#include "tools/aplog/session_dir.h"
 
 static int cmd_check(void)
 {

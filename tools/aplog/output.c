@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Formatting shared by the commands (output.h). */
-#include "output.h"
+#include "tools/aplog/output.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The phases and the parallel rounds as tables (phase_tables.h). */
-#include "phase_tables.h"
+#include "tools/aplog/phase_tables.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "output.h"
-#include "phases.h"
-#include "statistics.h"
-#include "util.h"
+#include "tools/aplog/output.h"
+#include "tools/aplog/phases.h"
+#include "tools/aplog/statistics.h"
+#include "tools/aplog/util.h"
 
 void print_phases(const struct side *sd)
 {

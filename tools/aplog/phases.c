@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* The phases of a set's starts, pooled (phases.h). */
-#include "phases.h"
+#include "tools/aplog/phases.h"
 
 #include <stdlib.h>
 
-#include "util.h"
+#include "tools/aplog/util.h"
 
 static bool usable(const struct run *r)
 {

@@ -15,12 +15,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "commands.h"
-#include "gnuplot.h"
-#include "options.h"
-#include "phases.h"
-#include "sets.h"
-#include "util.h"
+#include "tools/aplog/commands.h"
+#include "tools/aplog/gnuplot.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/phases.h"
+#include "tools/aplog/sets.h"
+#include "tools/aplog/util.h"
 
 /* A growing string, for the gnuplot script. */
 struct sbuf {

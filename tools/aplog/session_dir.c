@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "session_dir.h"
+#include "tools/aplog/session_dir.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "options.h"
-#include "util.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/util.h"
 
 static char **paths;
 static size_t npaths;

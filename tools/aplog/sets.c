@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Sets of logs as the commands see them (sets.h). */
-#include "sets.h"
+#include "tools/aplog/sets.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -9,8 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "options.h"
-#include "util.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/util.h"
 
 const char *const row_name[ROW_COUNT] = { "Offline", "Online", "Total" };
 

@@ -7,8 +7,8 @@
 
 #include <stddef.h>
 
-#include "records.h"
-#include "statistics.h"
+#include "tools/aplog/records.h"
+#include "tools/aplog/statistics.h"
 
 /* The reference's three rows, in its order. */
 enum row { ROW_OFFLINE, ROW_ONLINE, ROW_TOTAL, ROW_COUNT };

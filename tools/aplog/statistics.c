@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* Statistics over samples (statistics.h). */
-#include "statistics.h"
+#include "tools/aplog/statistics.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "tools/aplog/util.h"
 
 void describe(const uint64_t *v, size_t n, struct stats *out)
 {

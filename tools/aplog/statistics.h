@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "records.h"
-#include "stats.h"
+#include "lib/stats.h"
+#include "tools/aplog/records.h"
 
 /* stats over n values (copied: v is left as it is). */
 void describe(const uint64_t *v, size_t n, struct stats *out);
