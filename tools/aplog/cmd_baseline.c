@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/aplog/baseline.h"
 #include "tools/aplog/commands.h"
 #include "tools/aplog/options.h"
+#include "tools/aplog/read/baseline.h"
 #include "tools/aplog/sets.h"
 #include "tools/aplog/util.h"
 

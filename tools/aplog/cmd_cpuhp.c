@@ -28,8 +28,8 @@
 #include "lib/verdict.h"
 
 #include "tools/aplog/commands.h"
-#include "tools/aplog/cpuhp.h"
 #include "tools/aplog/options.h"
+#include "tools/aplog/read/cpuhp.h"
 #include "tools/aplog/sets.h"
 #include "tools/aplog/util.h"
 

@@ -10,7 +10,7 @@
 #include "tools/aplog/options.h"
 #include "tools/aplog/output.h"
 #include "tools/aplog/phase_tables.h"
-#include "tools/aplog/records.h"
+#include "tools/aplog/read/records.h"
 
 int cmd_csv(void)
 {

@@ -20,7 +20,7 @@
 
 #include "tools/aplog/commands.h"
 #include "tools/aplog/options.h"
-#include "tools/aplog/records.h"
+#include "tools/aplog/read/records.h"
 #include "tools/aplog/sets.h"
 #include "tools/aplog/util.h"
 

@@ -29,9 +29,9 @@
 #include <string.h>
 
 #include "tools/aplog/commands.h"
-#include "tools/aplog/cpuhp.h"
 #include "tools/aplog/options.h"
-#include "tools/aplog/records.h"
+#include "tools/aplog/read/cpuhp.h"
+#include "tools/aplog/read/records.h"
 #include "tools/aplog/util.h"
 
 #define WRITES_TRACK 1000000u /* Linux: the sysfs writes' track */

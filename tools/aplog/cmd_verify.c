@@ -13,7 +13,7 @@
 
 #include "tools/aplog/commands.h"
 #include "tools/aplog/options.h"
-#include "tools/aplog/records.h"
+#include "tools/aplog/read/records.h"
 #include "tools/aplog/util.h"
 
 static size_t problems;

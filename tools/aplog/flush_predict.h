@@ -6,7 +6,7 @@
 
 #include <stdint.h>
 
-#include "tools/aplog/flush_log.h"
+#include "tools/aplog/read/flush_log.h"
 #include "tools/flushmodel/model.h"
 
 /* flushmodel arguments joined by commas (a bare word: a preset, file:PATH:

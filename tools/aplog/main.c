@@ -16,8 +16,8 @@
 
 #include "tools/aplog/commands.h"
 #include "tools/aplog/options.h"
-#include "tools/aplog/records.h"
-#include "tools/aplog/session_dir.h"
+#include "tools/aplog/read/records.h"
+#include "tools/aplog/read/session_dir.h"
 
 static int cmd_check(void)
 {

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lib/verdict.h"
-#include "tools/aplog/records.h"
+#include "tools/aplog/read/records.h"
 #include "tools/aplog/util.h"
 
 struct cli cli;

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "tools/aplog/records.h"
+#include "tools/aplog/read/records.h"
 #include "tools/aplog/statistics.h"
 
 /* The reference's three rows, in its order. */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "lib/stats.h"
-#include "tools/aplog/records.h"
+#include "tools/aplog/read/records.h"
 
 /* stats over n values (copied: v is left as it is). */
 void describe(const uint64_t *v, size_t n, struct stats *out);

@@ -4,7 +4,7 @@
  * handlers.c (one per record word), runcheck.c (a run as a whole) and
  * load.c (lines of a file). */
 #define _POSIX_C_SOURCE 200809L
-#include "tools/aplog/records.h"
+#include "tools/aplog/read/records.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* @cpuhp / @cpuhp_write records (cpuhp.h). */
-#include "tools/aplog/cpuhp.h"
+#include "tools/aplog/read/cpuhp.h"
 
 #include <stdlib.h>
 #include <string.h>

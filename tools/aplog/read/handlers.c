@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/aplog/loader.h"
+#include "tools/aplog/read/loader.h"
 #include "tools/aplog/util.h"
 
 static const char *const boot_keys[] = { "kernel", "version", "wbinvd", "cpus",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Reads @boot/@probe/@flush/@host/@env lines; everything else is other
  * tools' (records.c reads the cycles' records from the same logs). */
-#include "tools/aplog/flush_log.h"
+#include "tools/aplog/read/flush_log.h"
 
 #include <stdio.h>
 #include <stdlib.h>

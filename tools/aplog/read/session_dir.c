@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "tools/aplog/session_dir.h"
+#include "tools/aplog/read/session_dir.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/aplog/loader.h"
+#include "tools/aplog/read/loader.h"
 #include "tools/aplog/util.h"
 
 static uint64_t fnv1a(const char *p, size_t n)

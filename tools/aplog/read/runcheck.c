@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/aplog/loader.h"
+#include "tools/aplog/read/loader.h"
 #include "tools/aplog/util.h"
 
 static int cmp_by_cpu(const void *a, const void *b)

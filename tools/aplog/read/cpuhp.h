@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tools/aplog/records.h"
+#include "tools/aplog/read/records.h"
 
 #define CPUHP_STATES 1024 /* state numbers 0..1023 */
 #define CPUHP_NAME 48

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Baseline file parser (baseline.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "tools/aplog/baseline.h"
+#include "tools/aplog/read/baseline.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/aplog/records.h"
+#include "tools/aplog/read/records.h"
 #include "tools/aplog/util.h"
 
 void baseline_free(struct baseline *b)

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/aplog/loader.h"
+#include "tools/aplog/read/loader.h"
 #include "tools/aplog/util.h"
 
 const char *next_line(const char *buf, size_t len, size_t *pos, size_t *n)

@@ -4,7 +4,7 @@
 #ifndef APLOG_LOADER_H
 #define APLOG_LOADER_H
 
-#include "tools/aplog/records.h"
+#include "tools/aplog/read/records.h"
 
 struct loader {
 	struct msgs m;
