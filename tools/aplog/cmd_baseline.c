@@ -10,7 +10,7 @@
 #include "tools/aplog/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/read/baseline.h"
-#include "tools/aplog/sets.h"
+#include "tools/aplog/stats/sets.h"
 #include "tools/aplog/util.h"
 
 int cmd_baseline(void)

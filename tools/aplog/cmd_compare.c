@@ -16,8 +16,8 @@
 #include "tools/aplog/options.h"
 #include "tools/aplog/output.h"
 #include "tools/aplog/phase_tables.h"
-#include "tools/aplog/phases.h"
-#include "tools/aplog/sets.h"
+#include "tools/aplog/stats/phases.h"
+#include "tools/aplog/stats/sets.h"
 #include "tools/aplog/util.h"
 
 /* One row through lib/verdict.c, printed as every program prints it. */

@@ -30,7 +30,7 @@
 #include "tools/aplog/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/read/cpuhp.h"
-#include "tools/aplog/sets.h"
+#include "tools/aplog/stats/sets.h"
 #include "tools/aplog/util.h"
 
 /* One value per run (ns), for the verdicts; runs where a state did not

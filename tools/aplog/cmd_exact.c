@@ -21,7 +21,7 @@
 #include "tools/aplog/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/read/records.h"
-#include "tools/aplog/sets.h"
+#include "tools/aplog/stats/sets.h"
 #include "tools/aplog/util.h"
 
 #define EXACT_MAGIC "# aplog exact-baseline"

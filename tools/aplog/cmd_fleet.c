@@ -24,7 +24,7 @@
 #include "tools/aplog/options.h"
 #include "tools/aplog/output.h"
 #include "tools/aplog/read/records.h"
-#include "tools/aplog/sets.h"
+#include "tools/aplog/stats/sets.h"
 #include "tools/aplog/util.h"
 
 /* K_FLUSH: runs under QEMU's flush model (@host flush_model=) are not the

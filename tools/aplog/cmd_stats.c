@@ -9,7 +9,7 @@
 #include "tools/aplog/options.h"
 #include "tools/aplog/output.h"
 #include "tools/aplog/phase_tables.h"
-#include "tools/aplog/sets.h"
+#include "tools/aplog/stats/sets.h"
 #include "tools/aplog/util.h"
 
 static void put_cell_group(const uint64_t *v, size_t n)

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 
 #include "tools/aplog/output.h"
-#include "tools/aplog/phases.h"
-#include "tools/aplog/statistics.h"
+#include "tools/aplog/stats/phases.h"
+#include "tools/aplog/stats/statistics.h"
 #include "tools/aplog/util.h"
 
 void print_phases(const struct side *sd)

@@ -4,7 +4,7 @@
 #ifndef APLOG_PHASE_TABLES_H
 #define APLOG_PHASE_TABLES_H
 
-#include "tools/aplog/sets.h"
+#include "tools/aplog/stats/sets.h"
 
 /* stats: the per-phase table, then the parallel rounds (if any). */
 void print_phases(const struct side *sd);

@@ -18,8 +18,8 @@
 #include "tools/aplog/commands.h"
 #include "tools/aplog/gnuplot.h"
 #include "tools/aplog/options.h"
-#include "tools/aplog/phases.h"
-#include "tools/aplog/sets.h"
+#include "tools/aplog/stats/phases.h"
+#include "tools/aplog/stats/sets.h"
 #include "tools/aplog/util.h"
 
 /* A growing string, for the gnuplot script. */

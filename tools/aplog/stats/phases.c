@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The phases of a set's starts, pooled (phases.h). */
-#include "tools/aplog/phases.h"
+#include "tools/aplog/stats/phases.h"
 
 #include <stdlib.h>
 

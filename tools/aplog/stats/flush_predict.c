@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/aplog/flush_predict.h"
+#include "tools/aplog/stats/flush_predict.h"
 #include "tools/aplog/util.h"
 #include "tools/flushmodel/model.h"
 #include "tools/flushmodel/preset_file.h"

@@ -8,7 +8,7 @@
 #include <stddef.h>
 
 #include "tools/aplog/read/records.h"
-#include "tools/aplog/statistics.h"
+#include "tools/aplog/stats/statistics.h"
 
 /* The reference's three rows, in its order. */
 enum row { ROW_OFFLINE, ROW_ONLINE, ROW_TOTAL, ROW_COUNT };

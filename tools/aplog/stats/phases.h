@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tools/aplog/sets.h"
+#include "tools/aplog/stats/sets.h"
 
 #define ALL_APICS (-1L)
 

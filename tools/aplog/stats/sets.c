@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Sets of logs as the commands see them (sets.h). */
-#include "tools/aplog/sets.h"
+#include "tools/aplog/stats/sets.h"
 
 #include <ctype.h>
 #include <inttypes.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Statistics over samples (statistics.h). */
-#include "tools/aplog/statistics.h"
+#include "tools/aplog/stats/statistics.h"
 
 #include <math.h>
 #include <stdlib.h>
