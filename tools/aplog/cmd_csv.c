@@ -8,8 +8,8 @@
 
 #include "tools/aplog/commands.h"
 #include "tools/aplog/options.h"
-#include "tools/aplog/output.h"
-#include "tools/aplog/phase_tables.h"
+#include "tools/aplog/out/phase_tables.h"
+#include "tools/aplog/out/text.h"
 #include "tools/aplog/read/records.h"
 
 int cmd_csv(void)

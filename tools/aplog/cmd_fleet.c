@@ -22,7 +22,7 @@
 #include "lib/verdict.h"
 #include "tools/aplog/commands.h"
 #include "tools/aplog/options.h"
-#include "tools/aplog/output.h"
+#include "tools/aplog/out/text.h"
 #include "tools/aplog/read/records.h"
 #include "tools/aplog/stats/sets.h"
 #include "tools/aplog/util.h"

@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "tools/aplog/commands.h"
-#include "tools/aplog/gnuplot.h"
 #include "tools/aplog/options.h"
-#include "tools/aplog/output.h"
+#include "tools/aplog/out/gnuplot.h"
+#include "tools/aplog/out/text.h"
 #include "tools/aplog/read/flush_log.h"
 #include "tools/aplog/stats/flush_predict.h"
 #include "tools/aplog/util.h"

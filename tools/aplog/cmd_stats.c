@@ -7,8 +7,8 @@
 
 #include "tools/aplog/commands.h"
 #include "tools/aplog/options.h"
-#include "tools/aplog/output.h"
-#include "tools/aplog/phase_tables.h"
+#include "tools/aplog/out/phase_tables.h"
+#include "tools/aplog/out/text.h"
 #include "tools/aplog/stats/sets.h"
 #include "tools/aplog/util.h"
 

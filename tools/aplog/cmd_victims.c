@@ -13,8 +13,8 @@
 
 #include "lib/stats.h"
 #include "tools/aplog/commands.h"
-#include "tools/aplog/gnuplot.h"
 #include "tools/aplog/options.h"
+#include "tools/aplog/out/gnuplot.h"
 #include "tools/aplog/stats/flush_predict.h"
 #include "tools/aplog/util.h"
 

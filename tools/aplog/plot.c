@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 
 #include "tools/aplog/commands.h"
-#include "tools/aplog/gnuplot.h"
 #include "tools/aplog/options.h"
+#include "tools/aplog/out/gnuplot.h"
 #include "tools/aplog/stats/phases.h"
 #include "tools/aplog/stats/sets.h"
 #include "tools/aplog/util.h"

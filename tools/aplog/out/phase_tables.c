@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* The phases and the parallel rounds as tables (phase_tables.h). */
-#include "tools/aplog/phase_tables.h"
+#include "tools/aplog/out/phase_tables.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tools/aplog/output.h"
+#include "tools/aplog/out/text.h"
 #include "tools/aplog/stats/phases.h"
 #include "tools/aplog/stats/statistics.h"
 #include "tools/aplog/util.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Formatting shared by the commands (output.h). */
-#include "tools/aplog/output.h"
+/* Text output shared by the commands (text.h). */
+#include "tools/aplog/out/text.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Formatting shared by the commands. */
-#ifndef APLOG_OUTPUT_H
-#define APLOG_OUTPUT_H
+/* Text output shared by the commands: times in microseconds, CSV. */
+#ifndef APLOG_TEXT_H
+#define APLOG_TEXT_H
 
 #include "lib/stats.h"
 

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "tools/aplog/gnuplot.h"
+#include "tools/aplog/out/gnuplot.h"
 #include "tools/aplog/util.h"
 
 extern char **environ;
