@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/aplog/commands.h"
+#include "tools/aplog/cmd/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/read/records.h"
 #include "tools/aplog/read/session_dir.h"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "tools/aplog/commands.h"
+#include "tools/aplog/cmd/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/out/phase_tables.h"
 #include "tools/aplog/out/text.h"

@@ -27,7 +27,7 @@
 
 #include "lib/verdict.h"
 
-#include "tools/aplog/commands.h"
+#include "tools/aplog/cmd/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/read/cpuhp.h"
 #include "tools/aplog/stats/sets.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "tools/aplog/commands.h"
+#include "tools/aplog/cmd/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/out/gnuplot.h"
 #include "tools/aplog/stats/phases.h"

@@ -12,7 +12,7 @@
 
 #include "lib/format.h"
 #include "lib/verdict.h"
-#include "tools/aplog/commands.h"
+#include "tools/aplog/cmd/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/out/phase_tables.h"
 #include "tools/aplog/out/text.h"

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
-#include "tools/aplog/commands.h"
+#include "tools/aplog/cmd/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/out/phase_tables.h"
 #include "tools/aplog/out/text.h"

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "lib/stats.h"
-#include "tools/aplog/commands.h"
+#include "tools/aplog/cmd/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/out/gnuplot.h"
 #include "tools/aplog/stats/flush_predict.h"
