@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* cpuhp: where Linux's online and offline time goes, state by state, from
- * the @cpuhp records of linux-hotplug --trace (cpuhp.h).
+ * the @cpuhp records of linux-hotplug --trace (read/cpuhp.h).
  *
  *   aplog cpuhp LOG...               the per-state table of each operation
  *   aplog cpuhp A.log... -- B.log... the split of the difference, A -> B

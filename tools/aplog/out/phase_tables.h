@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The phases of a set's starts (phases.h) and its parallel rounds, as
+/* The phases of a set's starts (stats/phases.h) and its parallel rounds, as
  * the stats, compare and csv commands print them. */
 #ifndef APLOG_PHASE_TABLES_H
 #define APLOG_PHASE_TABLES_H

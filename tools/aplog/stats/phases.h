@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Where a bring-up's time goes: the @phase records of a set of runs,
- * per phase, pooled or per APIC ID (phase_tables.h shows them, with the
+ * per phase, pooled or per APIC ID (out/phase_tables.h shows them, with the
  * @round records of cycles_mode=parallel). */
 #ifndef APLOG_PHASES_H
 #define APLOG_PHASES_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Statistics over samples. Order statistics (mean, median, min, max, p95)
- * come from the kernel's own implementation (stats.h, compiled for the
+ * come from the kernel's own implementation (lib/stats.h, compiled for the
  * host), so aplog's figures are the kernel's @summary figures; verdicts
  * on two sets come from whole runs (lib/verdict.h, through sets.h). */
 #ifndef APLOG_STATISTICS_H
