@@ -33,8 +33,9 @@ APLOG_MODEL_SRCS := tools/flushmodel/model.c tools/flushmodel/preset_file.c
 # folder per purpose (tools/README-aplog.md).
 APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c $(APLOG_DIR)/*/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) \
 	$(PHASE_NAMES_SRC) $(APLOG_MODEL_SRCS)
-APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h $(APLOG_DIR)/*/*.h) $(KSTATS_HDR) $(VERDICT_HDR) \
-	$(PHASE_NAMES_SRC:.c=.h) $(APLOG_MODEL_SRCS:.c=.h) $(APLOG_DIR)/../tools.mk
+APLOG_HDRS := $(wildcard $(APLOG_DIR)/*.h $(APLOG_DIR)/*/*.h) $(KSTATS_HDR) $(VERDICT_HDR) \
+	$(PHASE_NAMES_SRC:.c=.h) $(APLOG_MODEL_SRCS:.c=.h)
+APLOG_DEPS := $(APLOG_SRCS) $(APLOG_HDRS) $(APLOG_DIR)/../tools.mk
 APLOG_OUT := build/host
 APLOG := $(APLOG_OUT)/aplog
 APLOG_OBJ_DIR := $(APLOG_OUT)/aplog-obj
@@ -59,7 +60,8 @@ aplog-asan: $(APLOG_ASAN)
 $(APLOG): $(APLOG_OBJS)
 	$(APLOG_CC) $(APLOG_CFLAGS) -o $@ $(APLOG_OBJS) $(APLOG_LDLIBS)
 
-$(APLOG_OBJS): $(APLOG_OBJ_DIR)/%.o: %.c $(APLOG_DEPS)
+# Each object from its own source; any header or this file rebuilds all.
+$(APLOG_OBJS): $(APLOG_OBJ_DIR)/%.o: %.c $(APLOG_HDRS) $(APLOG_DIR)/../tools.mk
 	@mkdir -p $(dir $@)
 	$(APLOG_CC) $(APLOG_CFLAGS) -c -o $@ $<
 
