@@ -3,7 +3,9 @@
 # Include from the top-level Makefile, or use alone:
 #   make -f tools/tools.mk aplog-tests
 #
-#   build/host/aplog        the tool
+#   build/host/aplog        the tool, linked from its objects in
+#                           build/host/aplog-obj/ (at their sources' paths:
+#                           make layers-check reads them)
 #   build/host/aplog_asan   the same with ASan + UBSan, for the tests
 #   aplog-asan              builds build/host/aplog_asan
 #   aplog-tests             builds both and runs tests/aplog/run.sh
@@ -30,17 +32,23 @@ PHASE_NAMES_SRC := lib/phase_names.c
 WARN_EVENTS_SRC := lib/warn_events.c
 # The flush model's own cost code, for aplog flush --against and aplog fit.
 APLOG_MODEL_SRCS := tools/flushmodel/model.c tools/flushmodel/preset_file.c
-APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) $(PHASE_NAMES_SRC) $(WARN_EVENTS_SRC) \
-	$(APLOG_MODEL_SRCS)
-APLOG_DEPS := $(APLOG_SRCS) $(wildcard $(APLOG_DIR)/*.h) $(KSTATS_HDR) $(VERDICT_HDR) $(PHASE_NAMES_SRC:.c=.h) $(WARN_EVENTS_SRC:.c=.h) \
-	$(APLOG_DIR)/../tools.mk
+# aplog's own files: main.c, options and util at the top, the rest in one
+# folder per purpose (tools/README-aplog.md).
+APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c $(APLOG_DIR)/*/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) \
+	$(PHASE_NAMES_SRC) $(WARN_EVENTS_SRC) $(APLOG_MODEL_SRCS)
+APLOG_HDRS := $(wildcard $(APLOG_DIR)/*.h $(APLOG_DIR)/*/*.h) $(KSTATS_HDR) $(VERDICT_HDR) \
+	$(PHASE_NAMES_SRC:.c=.h) $(WARN_EVENTS_SRC:.c=.h) $(APLOG_MODEL_SRCS:.c=.h)
+APLOG_DEPS := $(APLOG_SRCS) $(APLOG_HDRS) $(APLOG_DIR)/../tools.mk
 APLOG_OUT := build/host
 APLOG := $(APLOG_OUT)/aplog
+APLOG_OBJ_DIR := $(APLOG_OUT)/aplog-obj
+APLOG_OBJS := $(patsubst %.c,$(APLOG_OBJ_DIR)/%.o,$(APLOG_SRCS))
 APLOG_ASAN := $(APLOG_OUT)/aplog_asan
 # Host compiler: deliberately not $(CC), which may be set for the kernel.
 APLOG_CC ?= gcc
-# stats.h by its own name, and the repository root for kernel includes.
-APLOG_INC := -I$(dir $(KSTATS_SRC)) -I.
+# Every include names its file from the repository's top
+# ("tools/aplog/read/records.h", "lib/stats.h").
+APLOG_INC := -I.
 APLOG_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror $(APLOG_INC)
 APLOG_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror $(APLOG_INC) \
 	-fsanitize=address,undefined -fno-sanitize-recover=all \
@@ -54,9 +62,13 @@ VARS.$(APLOG_OUT)/aplog = $(APLOG_CC) $(APLOG_CFLAGS) $(APLOG_LDLIBS) | $(APLOG_
 aplog: $(APLOG)
 aplog-asan: $(APLOG_ASAN)
 
-$(APLOG): $(APLOG_DEPS) $(APLOG_OUT)/aplog.vars
+$(APLOG): $(APLOG_OBJS)
+	$(APLOG_CC) $(APLOG_CFLAGS) -o $@ $(APLOG_OBJS) $(APLOG_LDLIBS)
+
+# Each object from its own source; any header or this file rebuilds all.
+$(APLOG_OBJS): $(APLOG_OBJ_DIR)/%.o: %.c $(APLOG_HDRS) $(APLOG_DIR)/../tools.mk $(APLOG_OUT)/aplog.vars
 	@mkdir -p $(dir $@)
-	$(APLOG_CC) $(APLOG_CFLAGS) -o $@ $(APLOG_SRCS) $(APLOG_LDLIBS)
+	$(APLOG_CC) $(APLOG_CFLAGS) -c -o $@ $<
 
 $(APLOG_ASAN): $(APLOG_DEPS) $(APLOG_OUT)/aplog.vars
 	@mkdir -p $(dir $@)

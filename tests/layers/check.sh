@@ -9,11 +9,13 @@
 # kind, what it may use), so that the map and the check cannot disagree.
 # Every folder that holds C or assembly must be covered by a part.
 #
-#   check.sh [--root DIR] [BUILD_DIR OBJECT...]
+#   check.sh [--root DIR] [BUILD_DIR OBJECT... [-- BUILD_DIR OBJECT...]...]
 #       --root: check another tree (the lane plants faults in a copy).
-#       BUILD_DIR OBJECT...: the objects linked into one kernel; with them,
-#       the symbols each object uses are checked too (a hand-written
-#       extern that skips the headers) and calls count for circles.
+#       BUILD_DIR OBJECT...: the objects linked into one program (the
+#       kernel; aplog), each under BUILD_DIR at its source's path; with
+#       them, the symbols each object uses are checked too (a hand-written
+#       extern that skips the headers) and calls count for circles. A
+#       program's symbols resolve within that program only.
 #
 # Checks:
 #   parts      every C/asm folder is covered by a part of the table
@@ -21,15 +23,25 @@
 #              part or one its rule allows (a core layer: itself and the
 #              layers below it; never a wing)
 #   symbols    each linked object's undefined symbols are defined in its
-#              own part or one it may use
+#              own part or one it may use (within its program)
 #   circles    no loop among modules (x.c + x.h is one module) by
-#              includes, or by calls between the linked objects
+#              includes, or by calls between the objects of a program
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${1:-}" = --root ]; then root=$(cd "$2" && pwd); shift 2; fi
 cd "$root" || exit 2
-build=${1:-}
-objects=("${@:2}")
+# The programs: "BUILD_DIR OBJECT..." groups, "--" between them.
+programs=()
+group=""
+for a in "$@"; do
+	if [ "$a" = -- ]; then
+		[ -z "$group" ] || programs+=("$group")
+		group=""
+	else
+		group+="${group:+ }$a"
+	fi
+done
+[ -z "$group" ] || programs+=("$group")
 pass=0 fail=0 skip=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1: $2"; }
@@ -136,32 +148,45 @@ for p in $(printf '%s\n' "${!kind[@]}" | sort); do
 done
 
 # ---------------------------------------------------------------- symbols
-# symbol -> the object defining it; an object's part from its path under
-# the build folder (generated objects, such as the font, belong to none).
+# Per program: symbol -> the object defining it; an object's part from its
+# path under the program's build folder (generated objects, such as the
+# font, belong to none). Every core and wing part says whether its objects
+# follow the rule, and so does a host part with objects given.
 sym_edges=""
-if [ ${#objects[@]} = 0 ]; then
-	skipped "symbols of the linked objects" "no objects given"
-else
-	declare -A def
-	for obj in "${objects[@]}"; do
+declare -A swhy shown
+for p in "${!kind[@]}"; do
+	[ "${kind[$p]}" = core ] || [ "${kind[$p]}" = wing ] && shown[$p]=1
+done
+check_program() {
+	local build=$1 obj rel op sym d dp
+	shift
+	local -A def
+	for obj in "$@"; do
 		while read -r sym; do def[$sym]=${obj#"$build"/}; done \
 			< <(nm --defined-only -g "$obj" | awk '{ print $3 }')
 	done
-	declare -A swhy
-	for obj in "${objects[@]}"; do
+	for obj in "$@"; do
 		rel=${obj#"$build"/} op=$(part_of "${obj#"$build"/}")
 		[ -n "$op" ] || continue
+		shown[$op]=1
 		while read -r sym; do
 			d=${def[$sym]:-}
-			[ -n "$d" ] || continue # the linker script's symbols
+			[ -n "$d" ] || continue # the linker script's symbols, libc's
 			dp=$(part_of "$d")
 			[ -n "$dp" ] || continue
 			sym_edges+="${rel%.o} ${d%.o}"$'\n'
 			may_use "$op" "$dp" || swhy[$op]+="; $rel uses $sym (defined in $d)"
 		done < <(nm -u "$obj" | awk '{ print $2 }')
 	done
-	for p in $(printf '%s\n' "${!kind[@]}" | sort); do
-		[ "${kind[$p]}" = core ] || [ "${kind[$p]}" = wing ] || continue
+}
+if [ ${#programs[@]} = 0 ]; then
+	skipped "symbols of the linked objects" "no objects given"
+else
+	for g in "${programs[@]}"; do
+		read -r -a words <<<"$g"
+		check_program "${words[@]}"
+	done
+	for p in $(printf '%s\n' "${!shown[@]}" | sort); do
 		if [ -z "${swhy[$p]:-}" ]; then
 			ok "symbols used by $p/ objects follow its rule"
 		else
@@ -200,7 +225,7 @@ loops=$( { awk '{ a = $1; b = $3; sub(/\.(c|h|asm|inc)$/, "", a); sub(/\.(c|h|as
 	{ out[$1, ++nout[$1]] = $2; node[$1]; node[$2]; ea[++ne] = $1; eb[ne] = $2 }
 	END { for (v in node) if (!(v in index_of)) visit(v) }')
 if [ -z "$loops" ]; then
-	ok "no circle among the modules (includes$([ ${#objects[@]} = 0 ] || echo ' and calls'))"
+	ok "no circle among the modules (includes$([ ${#programs[@]} = 0 ] || echo ' and calls'))"
 else
 	bad "no circle among the modules" "$(paste -sd' ' <<<"$loops")"
 fi

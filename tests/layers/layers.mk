@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: MIT
 # make layers-check: the kernel's layers point down only (tests/layers/check.sh),
 # by the includes in the sources and the symbols of the objects linked into
-# the default kernel; and comments cite the specifications in the form
-# CONTRIBUTING.md sets (tests/layers/citations.sh). Included from the
-# top-level Makefile.
+# the default kernel and into aplog (tools/tools.mk); and comments cite the
+# specifications in the form CONTRIBUTING.md sets (tests/layers/citations.sh).
+# Included from the top-level Makefile.
 
 .PHONY: layers-check
-layers-check:
+layers-check: $(APLOG_OBJS)
 	@$(call BUILD_VARIANT,WBINVD=0)
-	@tests/layers/check.sh build/wbinvd0 $(patsubst $(OUT)/%,build/wbinvd0/%,$(KERNEL_OBJS))
+	@tests/layers/check.sh build/wbinvd0 $(patsubst $(OUT)/%,build/wbinvd0/%,$(KERNEL_OBJS)) \
+		-- $(APLOG_OBJ_DIR) $(APLOG_OBJS)
 	@tests/layers/citations.sh
 
 # make lines: each part's size (docs/layout.md's "Sizes" block).

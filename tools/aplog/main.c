@@ -3,21 +3,24 @@
  * mixed with other console text) and report, compare and check per-CPU AP
  * online/offline timings. Host program; usage in tools/README-aplog.md.
  *
- * One file per concern: records.h (the log model; its parser is fields.c,
- * handlers.c, runcheck.c, load.c), statistics.c (with
- * the kernel's stats.c), sets.c (logs as the commands see them),
- * options.c (every option once, and the help), and one cmd_*.c (or
- * plot.c) per command; main.c has the table of the commands.
+ * Here: the table of the commands (commands[], the one place that
+ * dispatches), options.c (every option once, and the help) and util.c.
+ * Below, one folder per purpose; each uses util.h and options.h from
+ * here and only the folders listed before it:
+ *   read/   the logs and files read into the model (read/records.h)
+ *   stats/  statistics and the sets of runs a verdict judges
+ *   out/    text, tables and gnuplot
+ *   cmd/    one file per command (cmd/commands.h)
  *
  * Exit status: 0 ok, 1 bad input or failed check, 2 usage error. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "commands.h"
-#include "options.h"
-#include "records.h"
-#include "session_dir.h"
+#include "tools/aplog/cmd/commands.h"
+#include "tools/aplog/options.h"
+#include "tools/aplog/read/records.h"
+#include "tools/aplog/read/session_dir.h"
 
 static int cmd_check(void)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* aplog's command line (options.h). */
 #define _GNU_SOURCE /* getopt_long */
-#include "options.h"
+#include "tools/aplog/options.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -12,8 +12,8 @@
 #include <string.h>
 
 #include "lib/verdict.h"
-#include "records.h"
-#include "util.h"
+#include "tools/aplog/read/records.h"
+#include "tools/aplog/util.h"
 
 struct cli cli;
 

@@ -31,7 +31,7 @@ struct command {
 	int (*run)(void);
 	unsigned opts;           /* the O_* groups it takes */
 	bool two_sets;           /* A.log... -- B.log... */
-	bool session;            /* or a session folder (session_dir.h) */
+	bool session;            /* or a session folder (read/session_dir.h) */
 	/* After "aplog ": the operands and every option it takes (the aplog
 	 * lane checks that); continuation lines start with blanks. */
 	const char *synopsis;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* aplog's small utilities (util.h). */
 #define _POSIX_C_SOURCE 200809L
-#include "util.h"
+#include "tools/aplog/util.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: MIT */
+/* A log file line by line: each record to its handler (handlers.c). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/aplog/read/loader.h"
+#include "tools/aplog/util.h"
+
+static uint64_t fnv1a(const char *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)p[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static bool has_text(const char *p, size_t n, const char *t)
+{
+	size_t tl = strlen(t);
+	for (size_t i = 0; i + tl <= n; i++)
+		if (memcmp(p + i, t, tl) == 0)
+			return true;
+	return false;
+}
+
+enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_WARN,
+	     W_CPUSUM, W_PHASE, W_ROUND, W_BRINGUP, W_ENV, W_COUNT };
+
+static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
+{
+	static const char *const words[W_COUNT] = { "@boot", "@sample",
+		"@summary", "@fail", "@end", "@host", "@cpu", "@warn", "@cpusum",
+		"@phase", "@round", "@bringup", "@env" };
+	size_t w = 1;
+	while (w < n && p[w] != ' ' && p[w] != '\t')
+		w++;
+	int kind = -1;
+	for (int i = 0; i < W_COUNT; i++)
+		if (strlen(words[i]) == w && memcmp(p, words[i], w) == 0)
+			kind = i;
+	if (kind < 0)
+		return; /* unknown @-words are for other tools */
+	if (kind == W_FAIL) {
+		on_fail(ld, line, p, n);
+		return;
+	}
+	if (kind == W_WARN) {
+		on_warn(ld, p, n);
+		return;
+	}
+	if (kind == W_ENV) {
+		on_env(ld, p + w, n - w);
+		return;
+	}
+	/* @cpu matters only with a warp test result; other @cpu lines (older
+	 * kernels, linux-hotplug) stay as unread as before. */
+	if (kind == W_CPU && !has_text(p, n, " tsc_sync="))
+		return;
+
+	static struct record rec; /* 4 KiB: keep it off the stack */
+	bool fields_ok = split_fields(&ld->m, line, words[kind], p + w, n - w,
+				      &rec);
+	if (kind == W_BOOT) {
+		struct run *r = begin_boot(ld, line, p + w, n - w);
+		if (fields_ok)
+			on_boot(ld, line, &rec, r);
+		else
+			r->bad_boot = true;
+		return;
+	}
+	if (!fields_ok)
+		return;
+	switch (kind) {
+	case W_SAMPLE: on_sample(ld, line, &rec, fnv1a(p + w, n - w)); break;
+	case W_SUMMARY: on_summary(ld, line, &rec); break;
+	case W_END: on_end(ld, line, &rec); break;
+	case W_CPU: on_cpu(ld, line, &rec); break;
+	case W_CPUSUM: on_cpusum(ld, line, &rec); break;
+	case W_PHASE: on_phase(ld, line, &rec); break;
+	case W_ROUND: on_round(ld, line, &rec); break;
+	case W_BRINGUP: on_bringup(ld, line, &rec); break;
+	default: on_host(ld, line, &rec); break;
+	}
+}
+
+/* One input is read as a stream, so memory stays bounded on endless input:
+ * a line longer than LINE_MAX_BYTES is no record (the kernel's are shorter
+ * than 1 KiB: a longer one is an error) and is not kept, and reading stops with an error after
+ * INPUT_MAX_BYTES, far more than any capture of runs holds (/dev/zero, a
+ * capture left running). Memory: one line, plus the records read. */
+#define LINE_MAX_BYTES (64u * 1024)
+#define INPUT_MAX_BYTES (1ull << 30)
+#define CHUNK_BYTES (64u * 1024)
+
+/* A complete line (its newline seen), without the newline. */
+static void on_complete_line(struct loader *ld, char *p, size_t n, bool overlong,
+			     size_t line)
+{
+	if (overlong) {
+		if (n && p[0] == '@')
+			lerr(&ld->m, line, "a record longer than %u bytes "
+			     "(corrupt?): not read", LINE_MAX_BYTES);
+		return;
+	}
+	while (n && p[n - 1] == '\r')
+		n--;
+	if (n && p[0] == '@')
+		on_line(ld, p, n, line);
+}
+
+int load_file(struct set *set, const char *path, bool allow_trunc)
+{
+	bool is_stdin = strcmp(path, "-") == 0;
+	FILE *f = open_input(path);
+	if (!f)
+		return 1;
+	struct loader ld = { .m = { .file = is_stdin ? "<stdin>" : path },
+			     .set = set, .allow_trunc = allow_trunc, .cur = -1 };
+	char *chunk = xcalloc(CHUNK_BYTES, 1), *lb = xcalloc(LINE_MAX_BYTES, 1);
+	size_t first = set->n, line = 0, ln = 0;
+	unsigned long long total = 0;
+	bool overlong = false, stop = false;
+
+	while (!stop) {
+		size_t got = fread(chunk, 1, CHUNK_BYTES, f);
+		if (got == 0)
+			break;
+		total += got;
+		for (size_t i = 0; i < got && !stop;) {
+			char *nl = memchr(chunk + i, '\n', got - i);
+			size_t take = nl ? (size_t)(nl - (chunk + i)) : got - i;
+			/* Keep the start of an overlong line: its first byte
+			 * says whether it was meant as a record. */
+			size_t keep = take < LINE_MAX_BYTES - ln ? take
+								 : LINE_MAX_BYTES - ln;
+			memcpy(lb + ln, chunk + i, keep);
+			ln += keep;
+			overlong |= keep < take;
+			i += take;
+			if (!nl)
+				break;
+			i++;
+			on_complete_line(&ld, lb, ln, overlong, ++line);
+			ln = 0;
+			overlong = false;
+			if (ld.m.errors >= MAX_ERRORS_PER_FILE) {
+				fprintf(stderr, "aplog: %s:%zu: too many errors, giving up on "
+					"this file\n", ld.m.file, line);
+				stop = true;
+			}
+		}
+		if (!stop && total > INPUT_MAX_BYTES) {
+			lerr(&ld.m, line + 1, "more than %llu MiB of input: stopped "
+			     "reading (endless input? an apstart capture is far "
+			     "smaller)", INPUT_MAX_BYTES >> 20);
+			stop = true;
+		}
+	}
+	if (!stop && ferror(f)) {
+		lerr(&ld.m, line + 1, "read error: %s", strerror(errno ? errno : EIO));
+		stop = true;
+	}
+	/* A capture cut at any byte ends in a line without its newline: it is
+	 * dropped, never read as a record (a number cut short is a wrong one). */
+	if (!stop && ln && lb[0] == '@')
+		lwarn(&ld.m, line + 1, "the last line has no newline (a cut "
+		      "capture): dropped, not read");
+	if (ld.cur >= 0 && !stop)
+		close_run(&ld, line, "before the end of the file");
+	if (set->n == first && !ld.m.errors) {
+		fprintf(stderr, "aplog: %s: no apstart run in this file (no @boot record)\n",
+			ld.m.file);
+		ld.m.errors++;
+	}
+	if (!is_stdin)
+		fclose(f);
+	free(chunk);
+	free(lb);
+	return ld.m.errors;
+}
