@@ -37,5 +37,6 @@ void test_acpi(void);
 void test_memmap(void);
 void test_summary_save(void);
 void test_qr_records(void);
+void test_sha256(void);
 
 #endif

@@ -113,6 +113,7 @@ int main(void)
 	run_group("memmap", test_memmap);
 	run_group("summary_save", test_summary_save);
 	run_group("qr_records", test_qr_records);
+	run_group("sha256", test_sha256);
 	printf("%u passed, %u failed, 0 skipped\n", cases_passed, cases_failed);
 	return cases_failed ? 1 : 0;
 }
