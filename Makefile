@@ -223,6 +223,7 @@ include tools/run.mk
 -include tests/fleet/fleet.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include boot/efi/efi.mk
+include tools/esp.mk
 include tools/iso.mk
 include tools/netboot.mk
 include tools/lava/lava.mk
