@@ -225,6 +225,7 @@ include tools/linux-hotplug/linux-hotplug.mk
 include boot/efi/efi.mk
 include tools/esp.mk
 include tools/iso.mk
+include tools/secureboot.mk
 include tools/netboot.mk
 include tools/lava/lava.mk
 -include tests/bochs/bochs.mk

@@ -16,18 +16,22 @@
 #   esp-populate.sh --direct IMAGE        \EFI\BOOT\BOOTX64.EFI becomes
 #       apstart.efi: firmware starts it without shim or GRUB (per-run
 #       images only)
+#   esp-populate.sh --signed EFI DER IMAGE   EFI (apstart.efi signed by
+#       make sign) replaces \EFI\apstart\apstart.efi, DER (its
+#       certificate) becomes \apstart\keys\apstart-mok.der
 #
 # The image is changed in place (mtools, IMAGE@@OFFSET from esp-offset.sh).
 set -euo pipefail
 
 die() { echo "esp-populate: $*" >&2; exit 2; }
-mode=files config=
+mode=files config= signed_efi= der=
 case "${1-}" in
 --config) mode=config config=${2-}; shift 2 ;;
 --direct) mode=direct; shift ;;
+--signed) mode=signed signed_efi=${2-} der=${3-}; shift 3 ;;
 esac
 img=${1-}
-[ -f "$img" ] || die "usage: esp-populate.sh [--config FILE | --direct] IMAGE [ESP-TREE]"
+[ -f "$img" ] || die "usage: esp-populate.sh [--config FILE | --direct | --signed EFI DER] IMAGE [ESP-TREE]"
 read -r off _ < <("$(dirname "$0")/esp-offset.sh" "$img") || die "$img: no EFI system partition"
 fat=$img@@$off
 export MTOOLS_SKIP_CHECK=1
@@ -47,6 +51,13 @@ direct)
 	trap 'rm -f "$tmp"' EXIT
 	mcopy -n -i "$fat" ::/EFI/apstart/apstart.efi "$tmp"
 	mcopy -o -i "$fat" "$tmp" ::/EFI/BOOT/BOOTX64.EFI ;;
+signed)
+	[ -r "$signed_efi" ] || die "cannot read '$signed_efi'"
+	[ -r "$der" ] || die "cannot read '$der'"
+	mdir -i "$fat" ::/EFI/apstart/apstart.efi >/dev/null 2>&1 || die "$img has no \\EFI\\apstart\\apstart.efi"
+	mkdir_p ::/apstart/keys
+	mcopy -o -i "$fat" "$signed_efi" ::/EFI/apstart/apstart.efi
+	mcopy -o -i "$fat" "$der" ::/apstart/keys/apstart-mok.der ;;
 files)
 	tree=${2-}
 	for f in EFI/BOOT/BOOTX64.EFI EFI/apstart/apstart.efi apstart/apstart-wbinvd0.elf apstart/apstart-wbinvd1.elf; do
