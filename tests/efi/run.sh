@@ -37,21 +37,10 @@ APLOG=${APLOG:-build/host/aplog}
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 SMP=2
 BOOT_TIMEOUT=${EFI_BOOT_TIMEOUT:-120}
-out=build/test-logs
-mkdir -p "$out"
-work=$(mktemp -d "$out/efi-tmp.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 export MTOOLS_SKIP_CHECK=1
 . tests/protocol.sh
-
-finish() {
-	summary efi
-	exit
-}
-
-for f in "$ISO" "$TEST_ISO" "$EFI" "$VARSTORE" "$OVMF_VARS" "$APLOG"; do
-	[ -f "$f" ] || { fail "inputs" "missing $f (run: make efi-tests)"; finish; }
-done
+lane_start efi
+need_files efi-tests "$ISO" "$TEST_ISO" "$EFI" "$VARSTORE" "$OVMF_VARS" "$APLOG"
 
 # ---------------------------------------------------------------- static
 pe_app() {
