@@ -232,6 +232,7 @@ include tools/lava/lava.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev.mk
 include tests/efi/efi-tests.mk
+-include tests/secureboot/secureboot.mk
 
 # make ab: both variants, RUNS boots each in randomised pairs, the table
 # and its verdict (tools/ab.sh; docs/verdicts.md). AB_A/AB_B: each
