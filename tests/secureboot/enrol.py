@@ -168,6 +168,23 @@ def fat_order(image, folder):
     return [os.path.basename(line.rstrip("/")) for line in out.splitlines() if line]
 
 
+def request(name, verb, var_name, auth_name, vars_file, image, esl):
+    """What mokutil --import (verb Enroll) or --delete (Delete) leaves in
+    NVRAM, then MokManager, which shim starts by itself, through to
+    Reboot."""
+    setvar(vars_file, var_name, esl)
+    setvar(vars_file, auth_name, hashlib.sha256(esl + PASSWORD.encode("utf-16-le")).digest())
+    b = Boot(name, vars_file, image)
+    ok = (step(b, "MokManager's countdown", r"Press any key to perform MOK management", "spc", settle=1)
+          and step(b, "MokManager's menu", verb + r" MOK", "down", "ret", shot="mokmenu")
+          and step(b, "[%s MOK]" % verb, r"\[%s MOK\]" % verb, "down", "ret")
+          and step(b, "%s the key(s)?" % verb, verb + r" the key\(s\)\?", "down", "ret", shot="confirm")
+          and step(b, "Password", r"Password", *(list(PASSWORD) + ["ret"]), shot="password")
+          and step(b, "Reboot", r"Reboot", "ret"))
+    b.end() if ok else b.stop()
+    return ok and check("%s: mokutil's request (%s), MokManager, the password, Reboot" % (name, var_name), True)
+
+
 def passes(name, vars_file, image):
     b = Boot(name, vars_file, image)
     ok = b.wait(r"@end status=pass ")
@@ -223,35 +240,12 @@ def main():
         # 2: what mokutil --import leaves; shim starts MokManager itself.
         vars2 = os.path.join(WORK, "vars2.fd")
         shutil.copy("%s/OVMF_VARS_4M.ms.fd" % OVMF, vars2)
-        setvar(vars2, "MokNew", esl)
-        setvar(vars2, "MokAuth", hashlib.sha256(esl + PASSWORD.encode("utf-16-le")).digest())
-        b = Boot("2-import", vars2, image)
-        ok = (step(b, "MokManager's countdown", r"Press any key to perform MOK management", "spc", settle=1)
-              and step(b, "MokManager's menu", r"Enroll MOK", "down", "ret", shot="mokmenu")
-              and step(b, "[Enroll MOK]", r"\[Enroll MOK\]", "down", "ret")
-              and step(b, "Enroll the key(s)?", r"Enroll the key\(s\)\?", "down", "ret")
-              and step(b, "Password", r"Password", *(list(PASSWORD) + ["ret"]), shot="password")
-              and step(b, "Reboot", r"Reboot", "ret"))
-        b.end() if ok else b.stop()
-        if ok:
-            check("2-import: mokutil --import's request, MokManager, the password, Reboot", True)
+        if request("2-import", "Enroll", "MokNew", "MokAuth", vars2, image, esl):
             check("2-import: MokList holds the certificate, MokNew is gone",
                   var(vars2, "MokList") == esl and var(vars2, "MokNew") is None)
             passes("2-after", vars2, image)
-
             # 3: what mokutil --delete leaves.
-            setvar(vars2, "MokDel", esl)
-            setvar(vars2, "MokDelAuth", hashlib.sha256(esl + PASSWORD.encode("utf-16-le")).digest())
-            b = Boot("3-delete", vars2, image)
-            ok = (step(b, "MokManager's countdown", r"Press any key to perform MOK management", "spc", settle=1)
-                  and step(b, "MokManager's menu", r"Delete MOK", "down", "ret", shot="mokmenu")
-                  and step(b, "[Delete MOK]", r"\[Delete MOK\]", "down", "ret")
-                  and step(b, "Delete the key(s)?", r"Delete the key\(s\)\?", "down", "ret", shot="confirm")
-                  and step(b, "Password", r"Password", *(list(PASSWORD) + ["ret"]))
-                  and step(b, "Reboot", r"Reboot", "ret"))
-            b.end() if ok else b.stop()
-            if ok:
-                check("3-delete: mokutil --delete's request, MokManager, the password, Reboot", True)
+            if request("3-delete", "Delete", "MokDel", "MokDelAuth", vars2, image, esl):
                 check("3-delete: MokList is gone", var(vars2, "MokList") is None)
                 b = Boot("3-after", vars2, image)
                 said = b.wait(r"Secure Boot is on and apstart's key is not enrolled")
