@@ -127,7 +127,9 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z 
 TRAMP_DEFS := -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
 	-DPAD_REAL=$(PAD_REAL) -DPAD_PROT=$(PAD_PROT) -DPAD_LONG=$(PAD_LONG) -DMARKS=$(MARKS)
 
-KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
+# lib/ files only apstart.efi links: the kernel's bytes stay as they were.
+NOT_KERNEL_C := lib/sha256.c
+KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT) $(NOT_KERNEL_C),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
 	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c)))
 KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
@@ -248,13 +250,16 @@ include tools/run.mk
 -include tests/kexec/kexec.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include wings/efi/efi.mk
+include tools/esp.mk
 include tools/iso.mk
+include tools/secureboot.mk
 include tools/netboot.mk
 include tools/lava/lava.mk
 -include tests/bochs/bochs.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev.mk
 include tests/efi/efi-tests.mk
+-include tests/secureboot/secureboot.mk
 
 # make ab: both variants, RUNS boots each in randomised pairs, the table
 # and its verdict (tools/ab.sh; docs/verdicts.md). AB_A/AB_B: each

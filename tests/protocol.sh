@@ -47,3 +47,27 @@ summary() {
 	echo "$1: $t_passed passed, $t_failed failed, $t_skipped skipped"
 	[ "$t_failed" -eq 0 ]
 }
+
+# lane_start NAME: $out (build/test-logs) and $work, the lane's scratch
+# folder in it, removed at exit; finish prints NAME's summary line and
+# exits.
+lane_start() {
+	lane_name=$1
+	out=build/test-logs
+	mkdir -p "$out"
+	work=$(mktemp -d "$out/$1-tmp.XXXXXX")
+	trap 'rm -rf "$work"' EXIT
+}
+finish() {
+	summary "$lane_name"
+	exit
+}
+# need_files TARGET FILE...: a missing input is one failure naming it and
+# the make target that builds it, and the end of the lane.
+need_files() {
+	local target=$1 f
+	shift
+	for f in "$@"; do
+		[ -f "$f" ] || { fail "inputs" "missing $f (run: make $target)"; finish; }
+	done
+}

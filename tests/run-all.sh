@@ -36,6 +36,7 @@ parts=(
 	"LAVA: monitors replayed, job templates, lava-run jobs|make --no-print-directory lava-tests"
 	"apstart.efi, results kept across a reset (OVMF)|make --no-print-directory efi-tests"
 	"A/B session from one stick, K=2 (OVMF)|make --no-print-directory session-tests"
+	"Secure Boot: shim, signed apstart.efi, refusals (OVMF)|make --no-print-directory secureboot-tests"
 	"crafted MADTs through GRUB's acpi command (SeaBIOS, TCG)|make --no-print-directory madt-tests"
 	"Bochs: BIOS image, Intel + AMD models, SMT|make --no-print-directory bochs-tests"
 )

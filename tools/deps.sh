@@ -8,8 +8,8 @@
 #                                   install it; exit 1 if anything is
 #   deps.sh --list [NEED...]        print the package names
 #
-# NEED: build, run, iso, uefi, test, optional, ci (tools/packages.list says
-# what each is for; test takes run, iso and uefi with it). Default: build
+# NEED: build, run, iso, uefi, sign, test, optional, ci (tools/packages.list
+# says what each is for; test takes run, iso, uefi and sign with it). Default: build
 # test optional. Optional packages are installed with the others but never
 # make a check fail. make run asks only for what that run needs (build run,
 # and iso, uefi with FIRMWARE=); make test for build test.
@@ -28,8 +28,8 @@ needs=("$@")
 [ ${#needs[@]} -gt 0 ] || needs=(build test optional)
 for n in "${needs[@]}"; do
 	case "$n" in
-	build|run|iso|uefi|optional|ci) ;;
-	test) needs+=(run iso uefi) ;; # make test boots all of them
+	build|run|iso|uefi|sign|optional|ci) ;;
+	test) needs+=(run iso uefi sign) ;; # make test boots all of them
 	*) echo "deps: unknown need '$n'" >&2; exit 2 ;;
 	esac
 done

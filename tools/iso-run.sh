@@ -23,7 +23,8 @@
 #           With kernel arguments, or --wbinvd 1, a per-run image is made from
 #           --iso's kernels (--kernels DIR, default build/iso/kernels) whose
 #           default menu entry boots that variant with those arguments
-#           (boot/mkgrubcfg.sh; grub-mkrescue, ~0.4 s) and no menu delay.
+#           (boot/mkgrubcfg.sh; tools/mkimage.sh with build/esp/, ~1 s) and no
+#           menu delay.
 #           Otherwise the image is booted as it is (menu, then its default).
 # screendump
 #           Waits for the kernel's "@end" line, saves the screen as a PPM,
@@ -63,7 +64,7 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-iso=$root/build/apstart.iso kernels=$root/build/iso/kernels
+iso=$root/build/apstart.iso kernels=$root/build/iso/kernels esp_tree=$root/build/esp
 firmware= media=cdrom smp=4 accel=auto machine= timeout_s=120 wbinvd=0 mem=512
 log= shot= flush= loader=grub vars= disk= input=/dev/null script= cpu_model=
 usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
@@ -222,11 +223,8 @@ elif [ ${#args[@]} -gt 0 ] || [ "$wbinvd" != 0 ]; then
 	"$root/boot/mkgrubcfg.sh" "$root/boot/grub.cfg.in" 0 "$wbinvd" "${args[@]}" \
 		>"$tmp/menu/boot/grub/grub.cfg" || exit 2
 	image=$tmp/run.iso
-	if ! grub-mkrescue -o "$image" "$kernels" "$tmp/menu" >"$tmp/mkrescue.log" 2>&1; then
-		cat "$tmp/mkrescue.log" >&2
-		die "grub-mkrescue failed"
-	fi
-	"$root/tools/esp-populate.sh" "$image" "$kernels" || die "cannot put apstart.efi on the image's EFI partition"
+	[ -d "$esp_tree" ] || die "no $esp_tree (run make iso first)"
+	"$root/tools/mkimage.sh" "$image" "$esp_tree" "$kernels" "$tmp/menu" || die "cannot make the per-run image"
 	echo "iso-run: per-run image, default entry: $kfile ${args[*]:-(no arguments)}" >&2
 fi
 

@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Bootable image: both kernel variants (x86_64 and i386) behind a GRUB menu, for BIOS and UEFI,
 # as a CD or a USB stick (grub-mkrescue: El Torito BIOS + UEFI, MBR + GPT),
-# and apstart.efi (wings/efi/) with the kernels on its EFI system partition
-# (tools/esp-populate.sh), where it also keeps results.
+# and on its EFI system partition (tools/esp.mk, tools/mkimage.sh) the
+# Secure Boot chain (shim, Debian's signed GRUB) and apstart.efi
+# (wings/efi/) with the kernels, where it also keeps results.
 # Include from the top-level Makefile (paths relative to the repo root).
 #
 #   make iso                    build/apstart.iso (menu: boot/grub.cfg.in)
@@ -32,7 +33,7 @@ ISO_TEST_DIR := build/iso-test
 ISO_KDIR := build/iso/kernels
 ISO_KERNELS := $(ISO_KDIR)/boot/apstart-wbinvd0.elf $(ISO_KDIR)/boot/apstart-wbinvd1.elf \
 	$(ISO_KDIR)/boot/apstart-i386-wbinvd0.elf $(ISO_KDIR)/boot/apstart-i386-wbinvd1.elf \
-	$(ISO_KDIR)/boot/apstart.efi
+	$(ISO_KDIR)/boot/apstart.efi $(ISO_KDIR)/boot/grub/x86_64-efi/grub.cfg
 ISO_TEMPLATE := boot/grub.cfg.in
 ISO_MKCFG := boot/mkgrubcfg.sh
 GRUB_MKRESCUE ?= grub-mkrescue
@@ -81,6 +82,11 @@ $(ISO_KDIR)/boot/apstart.efi: $(APSTART_EFI)
 	@mkdir -p $(@D)
 	@if ! cmp -s $< $@; then echo "  EFI     $@"; cp $< $@.new && mv -f $@.new $@; fi
 
+# Debian's signed GRUB on a CD reads its configuration from the ISO 9660
+# tree (tools/esp.mk): grub-mkrescue adds its modules beside it.
+$(ISO_KDIR)/boot/grub/x86_64-efi/grub.cfg: $(ESP_GATE)
+	@install -D -m 644 $< $@
+
 # $(call ISO_IMAGE,image,menu dir,timeout[,default wbinvd,default args])
 # Rules for one image: its grub.cfg (regenerated every time, replaced only
 # when the text differs, so changed parameters also rebuild the image) and
@@ -92,12 +98,11 @@ $(2)/boot/grub/grub.cfg: iso-force
 	@if cmp -s $$@.new $$@; then rm -f $$@.new; else \
 		echo "  GRUBCFG $$@"; mv -f $$@.new $$@; fi
 
-$(1): $(ISO_KERNELS) $(2)/boot/grub/grub.cfg tools/iso.mk tools/esp-populate.sh tools/esp-offset.sh
+$(1): $(ISO_KERNELS) $(ESP_FILES) $(2)/boot/grub/grub.cfg tools/iso.mk tools/esp.mk tools/mkimage.sh \
+		tools/esp-populate.sh tools/esp-offset.sh
 	@mkdir -p $$(@D)
 	@echo "  ISO     $$@"
-	$(ISO_Q)if ! $(GRUB_MKRESCUE) -o $$@.new $(ISO_KDIR) $(2) >$$@.log 2>&1; then \
-		cat $$@.log; rm -f $$@.new; echo "grub-mkrescue failed (log above)"; exit 1; fi
-	$(ISO_Q)tools/esp-populate.sh $$@.new $(ISO_KDIR)
+	$(ISO_Q)GRUB_MKRESCUE=$(GRUB_MKRESCUE) ESP_MB=$(ESP_MB) tools/mkimage.sh $$@.new $(ESP_TREE) $(ISO_KDIR) $(2)
 	@mv -f $$@.new $$@
 endef
 

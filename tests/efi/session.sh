@@ -34,20 +34,10 @@ SCREENTEXT=${SCREENTEXT:-build/host/screentext}
 OVMF_VARS=${OVMF_VARS:-/usr/share/OVMF/OVMF_VARS_4M.fd}
 SMP=4
 BOOT_TIMEOUT=${SESSION_BOOT_TIMEOUT:-120}
-out=build/test-logs
-mkdir -p "$out"
-work=$(mktemp -d "$out/session-tmp.XXXXXX")
-trap 'rm -rf "$work"' EXIT
 export MTOOLS_SKIP_CHECK=1
 . tests/protocol.sh
-
-finish() {
-	summary session
-	exit
-}
-for f in "$TEST_ISO" "$ISO" "$APLOG" "$SCREENTEXT" "$OVMF_VARS"; do
-	[ -f "$f" ] || { fail "inputs" "missing $f (run: make session-tests)"; finish; }
-done
+lane_start session
+need_files session-tests "$TEST_ISO" "$ISO" "$APLOG" "$SCREENTEXT" "$OVMF_VARS"
 
 img=$work/stick.img vars=$work/vars.fd
 cp "$TEST_ISO" "$img" && cp "$OVMF_VARS" "$vars" || { fail "inputs" "cannot copy the image or the variable store"; finish; }

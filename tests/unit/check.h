@@ -39,5 +39,6 @@ void test_summary_save(void);
 void test_qr_records(void);
 void test_firmware(void);
 void test_persistent_ram(void);
+void test_sha256(void);
 
 #endif

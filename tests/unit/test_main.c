@@ -115,6 +115,7 @@ int main(void)
 	run_group("qr_records", test_qr_records);
 	run_group("firmware", test_firmware);
 	run_group("persistent_ram", test_persistent_ram);
+	run_group("sha256", test_sha256);
 	printf("%u passed, %u failed, 0 skipped\n", cases_passed, cases_failed);
 	return cases_failed ? 1 : 0;
 }

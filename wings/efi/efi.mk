@@ -5,10 +5,14 @@
 # and kernel/serial.c (its one message after ExitBootServices), and for an
 # A/B session's table lib/verdict.c (the rows, as aplog prints them),
 # lib/qr.c and the kernel's font (the page with its QR code). Its
-# hand-over code takes the GDT layout from kernel/gdt.inc.
+# hand-over code takes the GDT layout from kernel/gdt.inc. It carries the
+# SHA-256 of the two kernels it loads, as they go onto the stick
+# (build/efi/kernels/: debug sections stripped), in a table generated
+# when it is built (wings/efi/mkhashes.sh; checked with lib/sha256.c by
+# wings/efi/kernel_hash.c): building it builds those kernels.
 # Included from the top-level Makefile.
 #
-#   make efi        build/efi/apstart.efi
+#   make efi        build/efi/apstart.efi (and build/efi/kernels/*.elf)
 
 EFI_OUT := build/efi
 APSTART_EFI := $(EFI_OUT)/apstart.efi
@@ -21,16 +25,36 @@ EFI_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-stack-
 	-DAPSTART_VERSION='"$(VERSION)"'
 EFI_LDFLAGS := -nostdlib -znocombreloc -z noexecstack -z defs -shared -Bsymbolic \
 	-T $(GNUEFI_LIB)/elf_x86_64_efi.lds -L$(GNUEFI_LIB)
+# The kernels as apstart.efi loads them from \apstart\ on the stick.
+EFI_KERNELS := $(EFI_OUT)/kernels/apstart-wbinvd0.elf $(EFI_OUT)/kernels/apstart-wbinvd1.elf
+EFI_HASHES := $(EFI_OUT)/gen/kernel_hashes.c
 EFI_C := $(wildcard wings/efi/*.c) lib/format.c kernel/serial.c lib/qr.c lib/verdict.c \
-	$(FONT_GEN)
+	lib/sha256.c $(FONT_GEN) $(EFI_HASHES)
 EFI_OBJS := $(patsubst %.c,$(EFI_OUT)/%.o,$(EFI_C)) $(EFI_OUT)/wings/efi/handoff_stub.o
 # What it is built with (tools/build-vars.mk): a changed compiler, flag or
 # gnu-efi rebuilds it.
 include tools/build-vars.mk
 VARS.$(EFI_OUT)/efi = $(CC) $(EFI_CFLAGS) | $(NASM) | $(LD) $(EFI_LDFLAGS) $(GNUEFI_LIB)
 
-.PHONY: efi
+.PHONY: efi efi-kernels
 efi: $(APSTART_EFI)
+
+# Each variant by its own make (it decides what is stale); the stripped
+# copy changes, and so rebuilds the table, only when the kernel did.
+efi-kernels:
+	$(Q)$(call BUILD_VARIANT,WBINVD=0)
+	$(Q)$(call BUILD_VARIANT,WBINVD=1)
+$(EFI_OUT)/kernels/apstart-wbinvd%.elf: efi-kernels
+	@mkdir -p $(@D)
+	$(Q)objcopy --strip-debug build/wbinvd$*/apstart.elf $@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else echo "  STRIP   $@"; mv -f $@.new $@; fi
+
+$(EFI_HASHES): $(EFI_KERNELS) wings/efi/mkhashes.sh
+	@mkdir -p $(@D)
+	@echo "  GEN     $@"
+	$(Q)wings/efi/mkhashes.sh APSTART_KERNEL0=$(EFI_OUT)/kernels/apstart-wbinvd0.elf \
+		APSTART_KERNEL1=$(EFI_OUT)/kernels/apstart-wbinvd1.elf >$@.new
+	@mv -f $@.new $@
 
 $(EFI_OUT)/%.o: %.c wings/efi/efi.mk $(EFI_OUT)/efi.vars
 	@mkdir -p $(dir $@)
@@ -47,10 +71,13 @@ $(EFI_OUT)/apstart.so: $(EFI_OBJS) $(EFI_OUT)/efi.vars
 	@echo "  LD      $@"
 	$(Q)$(LD) $(EFI_LDFLAGS) -o $@ $(GNUEFI_LIB)/crt0-efi-x86_64.o $(EFI_OBJS) -lefi -lgnuefi
 
-# The PE/COFF image the firmware loads (EFI application, subsystem 10).
+# The PE/COFF image the firmware loads (EFI application, subsystem 10),
+# without a COFF symbol table (apstart.so keeps the symbols): nothing
+# after the last section, which sbsign would warn about and leave out of
+# the signed digest.
 $(APSTART_EFI): $(EFI_OUT)/apstart.so
 	@echo "  EFI     $@"
 	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
-		-j '.rel.*' -j '.rela.*' -j .reloc --target efi-app-x86_64 --subsystem=10 $< $@
+		-j '.rel.*' -j '.rela.*' -j .reloc --strip-all --target efi-app-x86_64 --subsystem=10 $< $@
 
 -include $(EFI_OBJS:.o=.d)

@@ -11,8 +11,10 @@
 #include "wings/efi/config.h"
 #include "wings/efi/handoff.h"
 #include "wings/efi/kernel.h"
+#include "wings/efi/kernel_hash.h"
 #include "wings/efi/menu.h"
 #include "wings/efi/saved.h"
+#include "wings/efi/secureboot.h"
 #include "wings/efi/session.h"
 #include "wings/efi/volume.h"
 #include "lib/format.h"
@@ -26,6 +28,9 @@
 /* gnu-efi's crt0 (_start) relocates the image and calls this with the
  * System V calling convention: not EFIAPI. */
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab);
+
+/* Read once: the firmware's Secure Boot state (wings/efi/secureboot.c). */
+static enum secure_boot secure_boot;
 
 /* Loads and starts the entry's kernel; returns only if that failed
  * while boot services were still there. */
@@ -44,7 +49,9 @@ static void boot_entry(EFI_HANDLE image, struct volume *v, const struct boot_ent
 		Print(L"cannot read %s: %r\n", path, st);
 		return;
 	}
-	st = kernel_parse(file, size, &k);
+	st = kernel_hash_check(path, file, size, secure_boot);
+	if (!EFI_ERROR(st))
+		st = kernel_parse(file, size, &k);
 	if (!EFI_ERROR(st))
 		st = handoff_boot(image, &k, e->cmdline);
 	Print(L"cannot start %s: %r\n", path, st);
@@ -65,6 +72,10 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	Print(L"\napstart.efi %a (gnu-efi): UEFI %d.%d, firmware %s rev 0x%x\n",
 	      APSTART_VERSION, ST->Hdr.Revision >> 16, ST->Hdr.Revision & 0xFFFF,
 	      ST->FirmwareVendor, ST->FirmwareRevision);
+	secure_boot = secure_boot_state();
+	Print(L"apstart.efi: Secure Boot %s; kernels checked against the SHA-256 built into apstart.efi%s\n",
+	      secure_boot_name(secure_boot),
+	      secure_boot == SECURE_BOOT_OFF ? L" (a mismatch is only a warning)" : L"");
 
 	EFI_STATUS st = volume_open(image, &vol);
 	if (EFI_ERROR(st)) {
