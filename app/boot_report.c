@@ -13,10 +13,6 @@
 #include "kernel/x86.h"
 #include "lib/format.h"
 
-#ifndef APSTART_SLOW_TRAMP_NS
-#define APSTART_SLOW_TRAMP_NS 0
-#endif
-
 void boot_report_banner(void)
 {
 	kprintf("\napstart %s: %s, trampoline %s WBINVD%s%s\n", APSTART_VERSION, APSTART_ARCH,
@@ -182,9 +178,8 @@ void boot_report_run(const struct boot_choices *c)
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
 		(unsigned long long)tramp,
 		boot->firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot->protocol,
-		cycles, (unsigned)APSTART_SLOW_TRAMP_NS, keyword_word(park_words, park->mode),
-		park->mwait ? "mwait" : "hlt", park->flush,
-		(unsigned)APSTART_SLOW_PARK_NS,
+		cycles, opt->slow_tramp_ns, keyword_word(park_words, park->mode),
+		park->mwait ? "mwait" : "hlt", park->flush, opt->slow_park_ns,
 		keyword_word(sipi_delay_words, wake->sipi_delay),
 		wake->sipi_delay_us, sipi_count, park->code, wake->sipi_retry,
 		keyword_word(extnmi_words, opt->extnmi),

@@ -40,9 +40,6 @@
 #ifndef APSTART_WBINVD
 #error "build with -DAPSTART_WBINVD=0 or 1"
 #endif
-#ifndef APSTART_SLOW_TRAMP_NS
-#define APSTART_SLOW_TRAMP_NS 0
-#endif
 
 extern uint8_t __kernel_start[], __kernel_end[];
 
@@ -268,6 +265,8 @@ static void find_cpus(void)
 	if (!smp_setup(&acpi, opt.maxcpus))
 		panic("no CPUs in the MADT");
 	test_hooks_setup(opt.selftest);
+	test_hooks_slow_spins(opt.slow_tramp_ns, opt.slow_park_ns);
+	facts.slow_tramp_ns = opt.slow_tramp_ns;
 	events_init();
 	lapic_set_extnmi(opt.extnmi);
 

@@ -66,6 +66,10 @@ struct options {
 	uint32_t flush_cpus;     /* CPUs swept one by one; 0: every one */
 	enum flush_at_once flush_at_once; /* default socket */
 	uint32_t victims;        /* APs that run a memory-bound loop (smp/victims.h) */
+	uint32_t slow_tramp_ns;  /* make SLOW_TRAMP_NS=N builds only: the test-only
+				  * spin in the trampoline, default N */
+	uint32_t slow_park_ns;   /* make SLOW_PARK_NS=N builds only: the test-only
+				  * spin after the park path's WBINVD, default N */
 };
 
 void options_set_defaults(struct options *o);

@@ -2,7 +2,8 @@
 /* Test and experiment hooks, kept in one module so that the bring-up code
  * reads without them: the failure-path self-tests (selftest=), the icount
  * fence that keeps QEMU -icount timing exact (icount=on), the C side of
- * the SLOW_TRAMP_NS build knob and the SLOW_PARK_NS one. Compiled into every build; each is
+ * the SLOW_TRAMP_NS build knob and the SLOW_PARK_NS one (sized per boot by
+ * the options slow_tramp_ns= and slow_park_ns=). Compiled into every build; each is
  * called from one named point and does nothing unless asked for. The
  * checks on the measured path are inline, so that a run without hooks
  * costs what it did when they were written into the code. */
@@ -147,7 +148,26 @@ static inline void (*icount_fence_after_sipi(const struct wake_config *w,
 	return w->icount_fence && sipi == 0 ? icount_fence_stop : NULL;
 }
 
-/* ------------------------------------------------------- SLOW_TRAMP_NS */
+/* ------------------------------------------ SLOW_TRAMP_NS, SLOW_PARK_NS */
+
+#ifndef APSTART_SLOW_TRAMP_NS
+#define APSTART_SLOW_TRAMP_NS 0
+#endif
+#ifndef APSTART_SLOW_PARK_NS
+#define APSTART_SLOW_PARK_NS 0
+#endif
+/* The largest spin the options slow_tramp_ns= and slow_park_ns= take:
+ * 1 ms, far beyond any AP path's cost under QEMU, and within the
+ * trampoline's 32-bit tick count at any TSC rate below 4 THz. */
+#define SLOW_SPIN_MAX_NS 1000000u
+
+/* Before the trampoline is installed: how long the spins of this run
+ * are, in ns (the options slow_tramp_ns= and slow_park_ns=, which only a
+ * build with that spin has; its make value by default). The build knob
+ * puts the spin in the code, so that other builds carry none; its size
+ * is chosen per boot, so that the timing gate can size its proof to the
+ * host it runs on (tests/timing/run.sh). */
+void test_hooks_slow_spins(uint32_t tramp_ns, uint32_t park_ns);
 
 /* TSC ticks the trampoline of a SLOW_TRAMP_NS=N build spins where WBINVD
  * sits (the regression tests' proof that a slower trampoline is caught);
@@ -156,13 +176,9 @@ uint32_t test_hooks_slow_spin_ticks(void);
 
 /* -------------------------------------------------------- SLOW_PARK_NS */
 
-#ifndef APSTART_SLOW_PARK_NS
-#define APSTART_SLOW_PARK_NS 0
-#endif
-
 void test_hooks_slow_park_spin(void);
 /* AP, in the park path right after its WBINVD: a SLOW_PARK_NS=N build
- * spins N ns there, so that the tests can show a costlier flush moves the
+ * spins N ns there (or slow_park_ns=), so that the tests can show a costlier flush moves the
  * offline figure (QEMU's WBINVD costs nothing). Nothing in other builds. */
 static inline void test_hook_park_flushed(void)
 {
