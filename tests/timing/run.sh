@@ -273,6 +273,24 @@ table_rows() { # variant Row-that-moves Row-that-does-not [base-variant]
 		fail "$name" "the rows say otherwise" "$(grep -E '^(Offline|Online|Total):' "$cmp")"
 	fi
 }
+# The wall clock sizes its proof per boot with the kernel options
+# slow_tramp_ns= / slow_park_ns= (tests/timing/wall.sh): given to the
+# same build, three times its own spin must move the op's median by that
+# much against the plain build (at least 90% of it, at most 110% + 200 ns:
+# the loop's own instructions), where the build's own size would not.
+resized_check() { # build op option
+	local b=$1 op=$2 opt=$3 ns=$((3 * DET_SLOW_NS)) log=$OUT/icount-$1-resized.log res
+	run "$b" "$log" --icount -- $DET_ARGS "$opt=$ns"
+	res=$(paste <($APLOG medians --op "$op" "$OUT/icount-wbinvd0-a.log") <($APLOG medians --op "$op" "$log") |
+		sed -n 's/.* median_ns=\([0-9]*\) .* median_ns=\([0-9]*\) .*/\1 \2/p' |
+		awk -v ns=$ns '{ d = $2 - $1; printf "median %d -> %d ns (%+d ns)", $1, $2, d
+			exit !(d >= ns * 0.9 && d <= ns * 1.1 + 200) }')
+	if [ $? = 0 ]; then
+		ok "icount: $opt=$ns resizes the $b build's spin: $op $res"
+	else
+		fail "icount: $opt=$ns resizes the $b build's spin" "$op ${res:-no medians}, want +$ns ns (90..110% + 200)"
+	fi
+}
 # A PAD build: exactly K more instructions at each point (checked in the
 # code: pad-count.sh), and the exact check must fail with them, each in
 # the phase that holds its point, on every AP:
@@ -348,6 +366,8 @@ if [ $update = 0 ]; then
 	table_rows wbinvd0-slow$DET_SLOW_NS Online Offline
 	slowed_check wbinvd0-slowpark$DET_SLOW_NS "slowed park flush (+$DET_SLOW_NS ns)" offline online
 	table_rows wbinvd0-slowpark$DET_SLOW_NS Offline Online
+	resized_check $SLOW_BUILD online slow_tramp_ns
+	resized_check $SLOWPARK_BUILD offline slow_park_ns
 	for w in 0 1; do
 		for set in $PAD_SETS; do
 			IFS=, read -r kr kp kl kk <<<"$set"
