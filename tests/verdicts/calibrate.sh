@@ -15,7 +15,11 @@
 #          own copy), the slowed builds still caught, and the resolution
 #          each run printed.
 #
-#   calibrate.sh [aa] [ab] [gate]      (default: all three)
+#   gatesim  the gate's sizing rule replayed on measured A/A noise
+#          (tests/verdicts/gate-sim.py on tests/verdicts/gate-aa/ and,
+#          if there, the last gate's logs): how often it would miss.
+#
+#   calibrate.sh [aa] [ab] [gate] [gatesim]   (default: all four)
 #   REPS=20 GATE_REPS=20 GATE_HOG=6 K_AA=10 K_AB=5 ARGS='cycles=10'
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -26,7 +30,7 @@ OUT=build/verdict-calibration
 mkdir -p "$OUT"
 make --no-print-directory flushmodel build/host/aplog >/dev/null || { echo "calibrate: build failed" >&2; exit 1; }
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(aa ab gate)
+[ ${#parts[@]} -gt 0 ] || parts=(aa ab gate gatesim)
 
 hog_pid=
 hog_on() { (while :; do :; done) & hog_pid=$!; }
@@ -90,11 +94,28 @@ gate() {
 	echo "wall-clock gate, $GATE_REPS runs ($GATE_HOG with a CPU hog): $alarms false alarms (WBINVD=0 flagged slower than WBINVD=1 or told apart from its copy), slowed builds missed in $missed"
 }
 
+# gatesim: the committed A/A noise, and the last gate run's if there is one.
+gatesim() {
+	local files=(tests/verdicts/gate-aa/*.txt) last=$OUT/gate-aa-last.txt op
+	if ls build/timing/wall-tcg-gate-wbinvd0copy-r*.log >/dev/null 2>&1; then
+		for op in online offline; do
+			paste <(build/host/aplog medians --op $op build/timing/wall-tcg-gate-wbinvd0-r*.log) \
+				<(build/host/aplog medians --op $op build/timing/wall-tcg-gate-wbinvd0copy-r*.log) |
+				sed -n 's/.* median_ns=\([0-9]*\) .* median_ns=\([0-9]*\) .*/\1 \2/p' |
+				awk '{ printf "%.4f\n", $2 / $1 }' >"$OUT/.gate-aa-$op"
+		done
+		paste -d' ' "$OUT/.gate-aa-online" "$OUT/.gate-aa-offline" >"$last"
+		files+=("$last")
+	fi
+	tests/verdicts/gate-sim.py "${files[@]}"
+}
+
 for p in "${parts[@]}"; do
 	case $p in
 	aa) aa 0; aa 1 ;;
 	ab) ab ;;
 	gate) gate ;;
-	*) echo "calibrate: unknown part '$p' (aa, ab, gate)" >&2; exit 2 ;;
+	gatesim) gatesim ;;
+	*) echo "calibrate: unknown part '$p' (aa, ab, gate, gatesim)" >&2; exit 2 ;;
 	esac
 done | tee "$OUT/summary.txt"
