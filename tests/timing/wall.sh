@@ -32,11 +32,12 @@
 #     by the A/A's spread, w = max(hi, 1/lo), cubed:
 #     1 + d = (1 + margin) * w^3, at least 1 + 2 * margin; spin = d times
 #     the WBINVD=0 runs' median. A change of that size lies above the
-#     margin by three of the A/A's half-widths; in 50 000 simulated gates
-#     on each row of three 30-round runs here (load 5-12, one of them
-#     with 3 of 30 runs 1.3-15x off), their A/A ratios resampled as the
-#     noise, it was missed in at most 5 in 10 000 with the rounds below
-#     (2.5-11% had the gate stopped at 10 rounds).
+#     margin by three of the A/A's half-widths. Replayed on the A/A ratios
+#     of nine gate runs here (load 5-15; tests/verdicts/gate-sim.py on
+#     tests/verdicts/gate-aa/, 10 000 gates a row), it was missed in 12 of
+#     10 000 on average and 93 at most (the noisiest run: a third of its A/A
+#     ratios 1.3-3.2x off); stopping at 28 rounds, 33 and 222; at 10, 572
+#     and 1273.
 #  3. WALL_ROUNDS rounds of every build (WBINVD=1, WBINVD=0, its copy, the
 #     slowed trampoline, the slowed park flush); six more while a slowed
 #     build is not yet flagged, up to WALL_MAX_ROUNDS.
@@ -60,7 +61,7 @@ WALL_ARGS="cycles=$WALL_CYCLES sipi_count=auto"
 WALL_MARGIN_PCT=${WALL_MARGIN_PCT:-5}
 WALL_CAL_ROUNDS=${WALL_CAL_ROUNDS:-9}
 WALL_ROUNDS=${WALL_ROUNDS:-10}
-WALL_MAX_ROUNDS=${WALL_MAX_ROUNDS:-28}
+WALL_MAX_ROUNDS=${WALL_MAX_ROUNDS:-40}
 WALL_SLOW_NS=${WALL_SLOW_NS:-}
 WALL_SLOWPARK_NS=${WALL_SLOWPARK_NS:-}
 WALL_SEED=${WALL_SEED:-$(( $(date +%s) % 32768 ))}
