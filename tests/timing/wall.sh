@@ -34,10 +34,10 @@
 #     the WBINVD=0 runs' median. A change of that size lies above the
 #     margin by three of the A/A's half-widths. Replayed on the A/A ratios
 #     of nine gate runs here (load 5-15; tests/verdicts/gate-sim.py on
-#     tests/verdicts/gate-aa/, 10 000 gates a row), it was missed in 12 of
-#     10 000 on average and 93 at most (the noisiest run: a third of its A/A
-#     ratios 1.3-3.2x off); stopping at 28 rounds, 33 and 222; at 10, 572
-#     and 1273.
+#     tests/verdicts/gate-aa/, 10 000 gates a row), it was missed in 14 of
+#     10 000 on average and 97 at most (the noisiest run: a third of its A/A
+#     ratios 1.3-3.2x off), in 6.9 rounds on average; stopping at 24
+#     rounds, 57 and 296; at 6, 1082 and 2436.
 #  3. WALL_ROUNDS rounds of every build (WBINVD=1, WBINVD=0, its copy, the
 #     slowed trampoline, the slowed park flush); six more while a slowed
 #     build is not yet flagged, up to WALL_MAX_ROUNDS.
@@ -60,8 +60,8 @@ WALL_CYCLES=20
 WALL_ARGS="cycles=$WALL_CYCLES sipi_count=auto"
 WALL_MARGIN_PCT=${WALL_MARGIN_PCT:-5}
 WALL_CAL_ROUNDS=${WALL_CAL_ROUNDS:-9}
-WALL_ROUNDS=${WALL_ROUNDS:-10}
-WALL_MAX_ROUNDS=${WALL_MAX_ROUNDS:-40}
+WALL_ROUNDS=${WALL_ROUNDS:-6}
+WALL_MAX_ROUNDS=${WALL_MAX_ROUNDS:-36}
 WALL_SLOW_NS=${WALL_SLOW_NS:-}
 WALL_SLOWPARK_NS=${WALL_SLOWPARK_NS:-}
 WALL_SEED=${WALL_SEED:-$(( $(date +%s) % 32768 ))}

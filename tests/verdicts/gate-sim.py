@@ -14,8 +14,8 @@ A/A ratio, and runs the rounds as wall.sh does: --rounds, then six more
 while not flagged, up to --max-rounds. It prints how often the sized
 change was missed, how large it was, and how many rounds it took.
 
-    gate-sim.py [--trials N] [--seed S] [--cal 9] [--rounds 10]
-                [--max-rounds 40] [--spreads 3] [--margin 5] FILE...
+    gate-sim.py [--trials N] [--seed S] [--cal 9] [--rounds 6]
+                [--max-rounds 36] [--spreads 3] [--margin 5] FILE...
 
 The spin's cap (1 ms) is not modelled: it only binds far above the
 path's own length. Standard library only."""
@@ -86,8 +86,8 @@ def main():
     p.add_argument('--trials', type=int, default=10000)
     p.add_argument('--seed', type=int, default=1)
     p.add_argument('--cal', type=int, default=9)
-    p.add_argument('--rounds', type=int, default=10)
-    p.add_argument('--max-rounds', type=int, default=40)
+    p.add_argument('--rounds', type=int, default=6)
+    p.add_argument('--max-rounds', type=int, default=36)
     p.add_argument('--spreads', type=float, default=3)
     p.add_argument('--margin', type=float, default=5)
     p.add_argument('files', nargs='+')
