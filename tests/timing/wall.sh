@@ -191,6 +191,8 @@ wall_clock() { # tag gate_slow(0|1) qemu-run options...
 	for what in "online|slowed trampoline|wall_slow_ns" "offline|slowed park flush|wall_slowpark_ns"; do
 		IFS='|' read -r op what var <<<"$what"
 		if [ -n "${!var}" ]; then
+			[[ ${!var} =~ ^[1-9][0-9]*$ ]] && [ "${!var}" -le $WALL_SPIN_MAX_NS ] ||
+				{ fail "wall clock $tag: the $what's spin as given" "${var^^}=${!var}: want 1..$WALL_SPIN_MAX_NS ns"; return; }
 			echo "  $op: $what +${!var} ns, as given (not sized)"
 			continue
 		fi
