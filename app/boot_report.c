@@ -17,10 +17,6 @@
 #include "kernel/x86.h"
 #include "lib/format.h"
 
-#ifndef APSTART_SLOW_TRAMP_NS
-#define APSTART_SLOW_TRAMP_NS 0
-#endif
-
 void boot_report_banner(void)
 {
 	kprintf("\napstart %s: %s, trampoline %s WBINVD%s%s%s\n", APSTART_VERSION, APSTART_ARCH,
@@ -188,9 +184,8 @@ void boot_report_run(const struct boot_choices *c)
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
 		(unsigned long long)tramp,
 		firmware_word(boot->firmware), boot->protocol,
-		cycles, (unsigned)APSTART_SLOW_TRAMP_NS, keyword_word(park_words, park->mode),
-		park->mwait ? "mwait" : "hlt", park->flush,
-		(unsigned)APSTART_SLOW_PARK_NS,
+		cycles, opt->slow_tramp_ns, keyword_word(park_words, park->mode),
+		park->mwait ? "mwait" : "hlt", park->flush, opt->slow_park_ns,
 		keyword_word(sipi_delay_words, wake->sipi_delay),
 		wake->sipi_delay_us, sipi_count, park->code, wake->sipi_retry,
 		keyword_word(extnmi_words, opt->extnmi),

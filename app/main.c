@@ -45,9 +45,6 @@
 #ifndef APSTART_WBINVD
 #error "build with -DAPSTART_WBINVD=0 or 1"
 #endif
-#ifndef APSTART_SLOW_TRAMP_NS
-#define APSTART_SLOW_TRAMP_NS 0
-#endif
 
 extern uint8_t __kernel_start[], __kernel_end[];
 
@@ -389,6 +386,8 @@ static void find_cpus(void)
 		warn_record("what=option option=selftest value=%s problem=no_wing "
 			    "wings=%s", keyword_word(selftest_words, opt.selftest),
 			    wings_linked());
+	slow_spins_set(opt.slow_tramp_ns, opt.slow_park_ns);
+	facts.slow_tramp_ns = opt.slow_tramp_ns;
 	events_init();
 	lapic_set_extnmi(opt.extnmi);
 

@@ -34,7 +34,9 @@ struct opt_desc {
 	bool max_is_cpus;      /* max comes from the max_cpus argument */
 	const char *def_name;  /* how def is shown if it is out of range */
 	const struct keyword *keywords; /* NULL: numeric option */
-	bool hidden;           /* set only through another option's parse */
+	bool hidden;           /* not an option of its own here: set through
+				* another option's parse, or absent from
+				* this build */
 };
 
 /* The app's own modes; smp/'s are in smp/modes.c. */
@@ -261,6 +263,13 @@ static const struct opt_desc opt_table[] = {
 	OPT(firmware, FIRMWARE_UNKNOWN, .keywords = firmware_words),
 	{ .name = "acpi_rsdp", .wide = true, .parse = parse_acpi_rsdp, .show = show_acpi_rsdp },
 	{ .name = "pstore", .wide = true, .parse = parse_pstore, .show = show_pstore },
+	/* The test-only spins' sizes: options only of the builds that have
+	 * the spin (make SLOW_TRAMP_NS=N / SLOW_PARK_NS=N, N the default);
+	 * elsewhere unknown, as the spin is not in the code. */
+	OPT(slow_tramp_ns, APSTART_SLOW_TRAMP_NS, .min = 1, .max = SLOW_SPIN_MAX_NS,
+	    .hidden = !APSTART_SLOW_TRAMP_NS),
+	OPT(slow_park_ns, APSTART_SLOW_PARK_NS, .min = 1, .max = SLOW_SPIN_MAX_NS,
+	    .hidden = !APSTART_SLOW_PARK_NS),
 };
 
 /* Linux's whole-word spellings, replaced by apstart's. maxcpus=0 means

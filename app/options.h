@@ -11,6 +11,7 @@
 #include "smp/lapic.h"
 #include "smp/park.h"
 #include "smp/selftest_points.h"
+#include "smp/timing_knobs.h"
 #include "smp/wake.h"
 #include "kernel/firmware.h"
 #include "lib/format.h"
@@ -64,6 +65,10 @@ struct options {
 	uint64_t acpi_rsdp;      /* acpi_rsdp=: RSDP physical address, 0 = none */
 	uint64_t pstore_addr;    /* pstore=ADDR,SIZE: the ramoops console zone; */
 	uint64_t pstore_size;    /* size 0 = none */
+	uint32_t slow_tramp_ns;  /* make SLOW_TRAMP_NS=N builds only: the test-only
+				  * spin in the trampoline, default N */
+	uint32_t slow_park_ns;   /* make SLOW_PARK_NS=N builds only: the test-only
+				  * spin after the park path's WBINVD, default N */
 };
 
 /* pstore=ADDR,SIZE bounds: SIZE a power of two in this range (ramoops

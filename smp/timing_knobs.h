@@ -8,18 +8,33 @@
 
 #include <stdint.h>
 
+#ifndef APSTART_SLOW_TRAMP_NS
+#define APSTART_SLOW_TRAMP_NS 0
+#endif
+#ifndef APSTART_SLOW_PARK_NS
+#define APSTART_SLOW_PARK_NS 0
+#endif
+/* The largest spin the options slow_tramp_ns= and slow_park_ns= take:
+ * 1 ms, far beyond any AP path's cost under QEMU, and within the
+ * trampoline's 32-bit tick count at any TSC rate below 4 THz. */
+#define SLOW_SPIN_MAX_NS 1000000u
+
+/* Before the trampoline is installed: how long the spins of this run
+ * are, in ns (the options slow_tramp_ns= and slow_park_ns=, which only a
+ * build with that spin has; its make value by default). The build knob
+ * puts the spin in the code, so that other builds carry none; its size
+ * is chosen per boot, so that the timing gate can size its proof to the
+ * host it runs on (tests/timing/wall.sh). */
+void slow_spins_set(uint32_t tramp_ns, uint32_t park_ns);
+
 /* TSC ticks the trampoline of a SLOW_TRAMP_NS=N build spins where WBINVD
  * sits (the regression tests' proof that a slower trampoline is caught);
  * 0 in every other build. */
 uint32_t slow_tramp_spin_ticks(void);
 
-#ifndef APSTART_SLOW_PARK_NS
-#define APSTART_SLOW_PARK_NS 0
-#endif
-
 void slow_park_spin(void);
 /* AP, in the park path right after its WBINVD: a SLOW_PARK_NS=N build
- * spins N ns there, so that the tests can show a costlier flush moves the
+ * spins N ns there (or slow_park_ns=), so that the tests can show a costlier flush moves the
  * offline figure (QEMU's WBINVD costs nothing). Nothing in other builds. */
 static inline void knob_park_flushed(void)
 {

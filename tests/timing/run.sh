@@ -45,12 +45,10 @@ CYCLES=10
 # the AP reports dead).
 DET_ARGS="cycles=$CYCLES bsp_wait=hlt sipi_count=auto"
 DET_SLOW_NS=${DET_SLOW_NS:-2000}     # deterministic mode: 2 us spin
-WALL_SLOW_NS=${WALL_SLOW_NS:-5000}   # wall clock: 5 us spin
-WALL_ROUNDS=${WALL_ROUNDS:-6}   # first rounds; more if a slowed build is not yet told apart
-WALL_CYCLES=20
-# Single-threaded TCG keeps the run-to-run spread at ~2% (multi-threaded
-# TCG on 2 host cores: ~40%).
-WALL_ARGS="cycles=$WALL_CYCLES sipi_count=auto"
+# The same builds serve the wall clock, their spins sized there per boot
+# (slow_tramp_ns=, slow_park_ns=; tests/timing/wall.sh).
+SLOW_BUILD=wbinvd0-slow$DET_SLOW_NS
+SLOWPARK_BUILD=wbinvd0-slowpark$DET_SLOW_NS
 update=0
 [ "${1:-}" = --update ] && update=1
 
@@ -64,10 +62,8 @@ build() { # variant-args...
 t0=$SECONDS
 build WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd0/apstart.elf
 build WBINVD=1 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 build/wbinvd1/apstart.elf
-for ns in $DET_SLOW_NS $WALL_SLOW_NS; do
-	build WBINVD=0 SLOW_TRAMP_NS=$ns SLOW_PARK_NS=0 build/wbinvd0-slow$ns/apstart.elf
-	build WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=$ns build/wbinvd0-slowpark$ns/apstart.elf
-done
+build WBINVD=0 SLOW_TRAMP_NS=$DET_SLOW_NS SLOW_PARK_NS=0 build/$SLOW_BUILD/apstart.elf
+build WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=$DET_SLOW_NS build/$SLOWPARK_BUILD/apstart.elf
 # The PAD builds: three per variant, K rotated over the points, so that
 # every point gets 1, 10 and 100 and each build's points have different
 # K (one boot checks all four). pad_dir W KR KP KL KK [i386-] -> its
@@ -166,7 +162,7 @@ emu_config() { # variant -> the QEMU part of a baseline's config line
 	*) echo "qemu -machine pc -accel tcg -cpu max" ;;
 	esac
 }
-# TIMING_WALL_ONLY=1: the wall-clock part alone (tests/timing/false-alarms.sh).
+# TIMING_WALL_ONLY=1: the wall-clock part alone (tests/verdicts/calibrate.sh gate).
 if [ "${TIMING_WALL_ONLY:-0}" = 0 ]; then
 t0=$SECONDS
 echo "timing: deterministic mode (TCG, -icount shift=0,sleep=off, -smp $SMP, $DET_ARGS)"
@@ -277,6 +273,24 @@ table_rows() { # variant Row-that-moves Row-that-does-not [base-variant]
 		fail "$name" "the rows say otherwise" "$(grep -E '^(Offline|Online|Total):' "$cmp")"
 	fi
 }
+# The wall clock sizes its proof per boot with the kernel options
+# slow_tramp_ns= / slow_park_ns= (tests/timing/wall.sh): given to the
+# same build, three times its own spin must move the op's median by that
+# much against the plain build (at least 90% of it, at most 110% + 200 ns:
+# the loop's own instructions), where the build's own size would not.
+resized_check() { # build op option
+	local b=$1 op=$2 opt=$3 ns=$((3 * DET_SLOW_NS)) log=$OUT/icount-$1-resized.log res
+	run "$b" "$log" --icount -- $DET_ARGS "$opt=$ns"
+	res=$(paste <($APLOG medians --op "$op" "$OUT/icount-wbinvd0-a.log") <($APLOG medians --op "$op" "$log") |
+		sed -n 's/.* median_ns=\([0-9]*\) .* median_ns=\([0-9]*\) .*/\1 \2/p' |
+		awk -v ns=$ns '{ d = $2 - $1; printf "median %d -> %d ns (%+d ns)", $1, $2, d
+			exit !(d >= ns * 0.9 && d <= ns * 1.1 + 200) }')
+	if [ $? = 0 ]; then
+		ok "icount: $opt=$ns resizes the $b build's spin: $op $res"
+	else
+		fail "icount: $opt=$ns resizes the $b build's spin" "$op ${res:-no medians}, want +$ns ns (90..110% + 200)"
+	fi
+}
 # A PAD build: exactly K more instructions at each point (checked in the
 # code: pad-count.sh), and the exact check must fail with them, each in
 # the phase that holds its point, on every AP:
@@ -352,6 +366,8 @@ if [ $update = 0 ]; then
 	table_rows wbinvd0-slow$DET_SLOW_NS Online Offline
 	slowed_check wbinvd0-slowpark$DET_SLOW_NS "slowed park flush (+$DET_SLOW_NS ns)" offline online
 	table_rows wbinvd0-slowpark$DET_SLOW_NS Offline Online
+	resized_check $SLOW_BUILD online slow_tramp_ns
+	resized_check $SLOWPARK_BUILD offline slow_park_ns
 	for w in 0 1; do
 		for set in $PAD_SETS; do
 			IFS=, read -r kr kp kl kk <<<"$set"
@@ -369,116 +385,8 @@ echo "timing: deterministic mode took $((SECONDS - t0))s"
 fi # TIMING_WALL_ONLY
 
 # ------------------------------------------------------------------ wall clock
-# Runs are the unit (docs/verdicts.md): the builds boot interleaved, one
-# round after another (A B C D A' ...), each boot is one observation (its
-# median sample, aplog's online ns or offline settled_ns), and every
-# verdict is the run-level one of aplog check --slower-than --paired: the
-# two builds' runs of one round are a pair, their ratio one value, and the
-# sign test gives the median ratio a distribution-free 95% interval. A busy
-# host slows whole rounds (both runs of a pair) and now and then one run
-# (one ratio of many): Welch's interval on unpaired runs, tried first,
-# missed the slowed trampoline in 18 of 20 gate runs at load 6-8, where
-# the paired interval on the same logs caught it. A build is flagged when
-# that whole interval lies above +WALL_MARGIN_PCT; the WBINVD=0 build runs
-# twice per round, and its two copies are compared the same way (an A/A:
-# how far apart the host puts two runs of one build).
-#
-# The gate runs on single-threaded TCG, everywhere. Where KVM has hardware
-# virtualisation behind it, the same A/B also runs on KVM: WBINVD=0 must not
-# be slower there either; the slowed builds' verdicts are shown for
-# information.
-WALL_MARGIN_PCT=${WALL_MARGIN_PCT:-5}
-# A host whose two WBINVD=0 copies lie further apart than this is too busy
-# for the slowed-build proof at that moment (see below). It is the margin:
-# where two runs of one build are not resolved to within it, a change just
-# past it cannot be either (20 gate runs here: the one slowed trampoline
-# missed on a host that passed +-10% had its A/A at [0.986, 1.085]).
-WALL_QUIET_PCT=${WALL_QUIET_PCT:-$WALL_MARGIN_PCT}
-WALL_MAX_ROUNDS=${WALL_MAX_ROUNDS:-30}
-max_ratio=$(awk -v m="$WALL_MARGIN_PCT" 'BEGIN { printf "%.3f", 1 + m / 100 }')
-
-wall_round() { # tag round qemu-run options...
-	local tag=$1 r=$2 slow=wbinvd0-slow$WALL_SLOW_NS slowpark=wbinvd0-slowpark$WALL_SLOW_NS
-	shift 2
-	r=$(printf %02d "$r") # the glob's order is the rounds' order: pairs
-	run wbinvd1 "$OUT/wall-$tag-wbinvd1-r$r.log" "$@" -- $WALL_ARGS
-	run wbinvd0 "$OUT/wall-$tag-wbinvd0-r$r.log" "$@" -- $WALL_ARGS
-	run $slow "$OUT/wall-$tag-slow-r$r.log" "$@" -- $WALL_ARGS
-	run $slowpark "$OUT/wall-$tag-slowpark-r$r.log" "$@" -- $WALL_ARGS
-	run wbinvd0 "$OUT/wall-$tag-wbinvd0copy-r$r.log" "$@" -- $WALL_ARGS
-}
-
-# slower tag op A B -> aplog's line; status 0 OK, 1 REGRESSION, 2 no verdict
-slower() {
-	$APLOG check --slower-than --paired --op "$2" --max-ratio "$max_ratio" \
-		"$OUT"/wall-"$1"-"$3"-r*.log -- "$OUT"/wall-"$1"-"$4"-r*.log 2>/dev/null | grep -E '^(OK|REGRESSION|NO VERDICT)'
-	return "${PIPESTATUS[0]}"
-}
-
-told_apart() { # tag op A B: B flagged against A
-	slower "$@" >/dev/null
-	[ $? = 1 ]
-}
-
-wall_clock() { # tag gate_slow(0|1) qemu-run options...
-	local tag=$1 gate_slow=$2; shift 2
-	local t0=$SECONDS r=0 res st
-	echo "timing: wall-clock mode $tag ($*, -smp $SMP, $WALL_ARGS, interleaved rounds of" \
-		"WBINVD=1, WBINVD=0, slowed trampoline, slowed park, WBINVD=0 again)"
-	rm -f "$OUT"/wall-$tag-*.log
-	# WALL_ROUNDS rounds; while a slowed build is not yet told apart
-	# (its interval still reaches below the margin), six more, up to
-	# WALL_MAX_ROUNDS: more runs narrow the interval of a real change.
-	while [ $r -lt "$WALL_ROUNDS" ] || { [ $r -lt "$WALL_MAX_ROUNDS" ] &&
-		{ ! told_apart $tag online wbinvd0 slow || ! told_apart $tag offline wbinvd0 slowpark; }; }; do
-		local stop=$((r + 6))
-		[ $r -lt "$WALL_ROUNDS" ] && stop=$WALL_ROUNDS
-		while [ $r -lt $stop ]; do
-			r=$((r + 1))
-			wall_round $tag $r "$@"
-		done
-		[ "$gate_slow" = 1 ] || break
-	done
-	echo "  $r rounds; the verdicts (per-run medians paired by round, sign-test 95% CI, flagged above +$WALL_MARGIN_PCT%):"
-
-	local name="wall clock $tag: WBINVD=0 not slower than WBINVD=1"
-	res=$(slower $tag online wbinvd1 wbinvd0); st=$?
-	case $st in
-	0) ok "$name ($res)" ;;
-	1) fail "$name" "slower beyond the margin: $res" ;;
-	*) fail "$name" "no verdict: ${res:-no output} (see $OUT/wall-$tag-*.log)" ;;
-	esac
-	# The host's own spread: the A/A interval of the two WBINVD=0 copies,
-	# per row. Wider than +-WALL_QUIET_PCT, this host cannot resolve a
-	# change of a slowed build's size now (a busy machine: load 4-17 seen
-	# here), and a slowed build not told apart is skipped with that reason
-	# rather than failed; the deterministic gate above catches it on any
-	# host.
-	local what op b aa quiet
-	for what in "slowed trampoline (+$WALL_SLOW_NS ns)|online|slow" "slowed park flush (+$WALL_SLOW_NS ns)|offline|slowpark"; do
-		IFS='|' read -r what op b <<<"$what"
-		aa=$(slower $tag $op wbinvd0 wbinvd0copy)
-		echo "  (information) WBINVD=0 against its second copy, $op: $aa"
-		quiet=$(sed -n 's/.*95% CI \[\([0-9.]*\), \([0-9.]*\)\].*/\1 \2/p' <<<"$aa" |
-			awk -v m="$WALL_QUIET_PCT" '{ print ($1 >= 1 - m / 100 && $2 <= 1 + m / 100) ? 1 : 0 }')
-		name="wall clock $tag: $what flagged in the $op row"
-		res=$(slower $tag $op wbinvd0 $b); st=$?
-		if [ "$gate_slow" = 0 ]; then
-			echo "  (information) $what: $res"
-		elif [ $st = 1 ]; then
-			ok "$name: $res"
-		elif [ "${quiet:-0}" != 1 ]; then
-			skip "$name" "this host is too busy to resolve it now: WBINVD=0 against its own copy ($op) spans more than +-$WALL_QUIET_PCT% after $r rounds; not told apart: ${res:-no output}"
-		else
-			fail "$name" "it was NOT, after $r rounds: ${res:-no output}"
-		fi
-	done
-	echo "  the same runs through aplog compare (WBINVD=1 against WBINVD=0):"
-	$APLOG compare --label-a WBINVD=1 --label-b WBINVD=0 "$OUT"/wall-$tag-wbinvd1-r*.log -- "$OUT"/wall-$tag-wbinvd0-r*.log 2>&1 |
-		grep -E '^(EMULATED|Offline|Online|Total|Verdict)' | sed 's/^/    /'
-	echo "timing: wall-clock mode $tag took $((SECONDS - t0))s"
-}
-
+# shellcheck source=tests/timing/wall.sh
+. tests/timing/wall.sh
 wall_clock tcg 1 --accel tcg --tcg-single
 
 if tools/kvm-usable.sh; then

@@ -357,6 +357,15 @@ static void test_unknown_and_paths(void)
 	CHECK_EQ(parse(&o, "cycle=5 cyclesx=5 CYCLES=5 c=5", 8), 4);
 	CHECK_EQ(o.cycles, 10);
 
+	/* The test-only spins' sizes are options only of the builds that
+	 * have the spin (make SLOW_TRAMP_NS=N / SLOW_PARK_NS=N); these tests
+	 * are built as a plain kernel, without either. */
+	CHECK_EQ(parse(&o, "slow_tramp_ns=5000 slow_park_ns=5000", 8), 2);
+	CHECK_STREQ(dlog.msg[0], "cmdline: unknown option 'slow_tramp_ns=5000' ignored");
+	CHECK_STREQ(dlog.msg[1], "cmdline: unknown option 'slow_park_ns=5000' ignored");
+	CHECK_EQ(o.slow_tramp_ns, 0);
+	CHECK_EQ(o.slow_park_ns, 0);
+
 	/* A bare word is an unknown option. */
 	CHECK_EQ(parse(&o, "quiet", 8), 1);
 	CHECK_STREQ(dlog.msg[0], "cmdline: unknown option 'quiet' ignored");

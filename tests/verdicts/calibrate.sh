@@ -11,9 +11,15 @@
 #          without FLUSH: the verdict must be "not measurable here".
 #   gate   GATE_REPS x the wall-clock gate of make timing-tests
 #          (TIMING_WALL_ONLY=1), GATE_HOG of them with a CPU hog: false
-#          alarms (WBINVD=0 "slower"), and the slowed builds still caught.
+#          alarms (WBINVD=0 "slower" than WBINVD=1, or told apart from its
+#          own copy), the slowed builds still caught, and the resolution
+#          each run printed.
 #
-#   calibrate.sh [aa] [ab] [gate]      (default: all three)
+#   gatesim  the gate's sizing rule replayed on measured A/A noise
+#          (tests/verdicts/gate-sim.py on tests/verdicts/gate-aa/ and,
+#          if there, the last gate's logs): how often it would miss.
+#
+#   calibrate.sh [aa] [ab] [gate] [gatesim]   (default: all four)
 #   REPS=20 GATE_REPS=20 GATE_HOG=6 K_AA=10 K_AB=5 ARGS='cycles=10'
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,7 +30,7 @@ OUT=build/verdict-calibration
 mkdir -p "$OUT"
 make --no-print-directory flushmodel build/host/aplog >/dev/null || { echo "calibrate: build failed" >&2; exit 1; }
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(aa ab gate)
+[ ${#parts[@]} -gt 0 ] || parts=(aa ab gate gatesim)
 
 hog_pid=
 hog_on() { (while :; do :; done) & hog_pid=$!; }
@@ -81,11 +87,27 @@ gate() {
 		log=$OUT/gate-$i.log
 		TIMING_WALL_ONLY=1 tests/timing/run.sh >"$log" 2>&1
 		hog_off
-		grep -q '^FAIL wall clock tcg: WBINVD=0 not slower' "$log" && alarms=$((alarms + 1))
+		grep -qE '^FAIL wall clock tcg: WBINVD=0 not (slower|told apart)' "$log" && alarms=$((alarms + 1))
 		grep -q '^FAIL wall clock tcg: slowed' "$log" && missed=$((missed + 1))
-		echo "gate rep $i/$GATE_REPS hog=$hog: $(grep -cE '^ok ' "$log") ok, $(grep -cE '^FAIL' "$log") FAIL, $(sed -n 's/^  \([0-9]*\) rounds;.*/\1 rounds/p' "$log")" >&2
+		echo "gate rep $i/$GATE_REPS hog=$hog: $(grep -cE '^ok ' "$log") ok, $(grep -cE '^FAIL' "$log") FAIL, $(sed -n 's/^  \([0-9]*\) rounds;.*/\1 rounds/p' "$log"), $(sed -n 's/^  resolution: the gate resolves changes >= \([0-9.]*%\) of the \([a-z]*\) path.*/\2 \1/p' "$log" | paste -sd ' ')" >&2
 	done
-	echo "wall-clock gate, $GATE_REPS runs ($GATE_HOG with a CPU hog): $alarms false alarms (WBINVD=0 flagged slower), slowed builds missed in $missed"
+	echo "wall-clock gate, $GATE_REPS runs ($GATE_HOG with a CPU hog): $alarms false alarms (WBINVD=0 flagged slower than WBINVD=1 or told apart from its copy), slowed builds missed in $missed"
+}
+
+# gatesim: the committed A/A noise, and the last gate run's if there is one.
+gatesim() {
+	local files=(tests/verdicts/gate-aa/*.txt) last=$OUT/gate-aa-last.txt op
+	if ls build/timing/wall-tcg-gate-wbinvd0copy-r*.log >/dev/null 2>&1; then
+		for op in online offline; do
+			paste <(build/host/aplog medians --op $op build/timing/wall-tcg-gate-wbinvd0-r*.log) \
+				<(build/host/aplog medians --op $op build/timing/wall-tcg-gate-wbinvd0copy-r*.log) |
+				sed -n 's/.* median_ns=\([0-9]*\) .* median_ns=\([0-9]*\) .*/\1 \2/p' |
+				awk '{ printf "%.4f\n", $2 / $1 }' >"$OUT/.gate-aa-$op"
+		done
+		paste -d' ' "$OUT/.gate-aa-online" "$OUT/.gate-aa-offline" >"$last"
+		files+=("$last")
+	fi
+	tests/verdicts/gate-sim.py "${files[@]}"
 }
 
 for p in "${parts[@]}"; do
@@ -93,6 +115,7 @@ for p in "${parts[@]}"; do
 	aa) aa 0; aa 1 ;;
 	ab) ab ;;
 	gate) gate ;;
-	*) echo "calibrate: unknown part '$p' (aa, ab, gate)" >&2; exit 2 ;;
+	gatesim) gatesim ;;
+	*) echo "calibrate: unknown part '$p' (aa, ab, gate, gatesim)" >&2; exit 2 ;;
 	esac
 done | tee "$OUT/summary.txt"
