@@ -310,6 +310,10 @@ nmi_case() {
 	local log=$out/$name.log mon=$out/$name.mon t0=$SECONDS fd sent=0
 	rm -f "$mon.in" "$mon.out" "$mon.log"
 	mkfifo "$mon.in" "$mon.out"
+	# Emptied here, not by the background job's redirection: the loop
+	# below could read an earlier run's banner before that has run, and
+	# send NMIs into the firmware (a shutdown: QEMU exits 0, no output).
+	: >"$log"
 	tools/qemu-run.sh --kernel build/wbinvd0/apstart.elf --smp "$smp" --accel tcg \
 		--timeout 120 --monitor-pipe "$mon" -- "$@" >"$log" 2>&1 &
 	local pid=$!
