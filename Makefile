@@ -1,7 +1,7 @@
 # apstart: build, run under QEMU, test.
 #   make [WBINVD=0|1]            kernel -> build/apstart.elf (+ per-variant copy)
 #   make run SMP=N ARGS="..."    boot it under QEMU (KVM if usable, else TCG);
-#                                exit 0 pass, 1 fail, 2 no verdict (tools/run.mk)
+#                                exit 0 pass, 1 fail, 2 no verdict (tools/run/run.mk)
 #   make run FLUSH=xeon6985p     ... with WBINVD/INVD charged a modelled cost
 #                                (TCG plugin, tools/flushmodel; or FLUSH=us=2000)
 #   make ab [RUNS=10]            WBINVD=1 against WBINVD=0, interleaved runs,
@@ -140,12 +140,12 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 # make builds only: a missing build tool is named (deps-check), never installed.
 all: deps-check kernel
 
-include tools/build-vars.mk
-include tools/font.mk
+include tools/build/build-vars.mk
+include tools/build/font.mk
 
 # Everything a kernel build in $(OUT) is made with: a folder named by
 # another variant's name (OUT=..., make ab's build/ab/build-a) or another
-# compiler rebuilds (tools/build-vars.mk).
+# compiler rebuilds (tools/build/build-vars.mk).
 KBUILD_VARS := $(OUT)/build.vars
 VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS)
 
@@ -219,12 +219,12 @@ $(OUT)/realmode/blob.o: realmode/blob.asm $(OUT)/trampoline.bin $(KBUILD_VARS)
 
 -include $(KERNEL_OBJS:.o=.d) $(ASM_DEFS:.inc=.d) $(OUT)/trampoline.d
 
-# Install the packages of tools/packages.list (root: apt-get; else the command).
+# Install the packages of tools/build/packages.list (root: apt-get; else the command).
 deps:
-	@tools/deps.sh
+	@tools/build/deps.sh
 
 deps-check:
-	@tools/deps.sh --check build
+	@tools/build/deps.sh --check build
 
 # Long, not in make test: do the verdicts hold? A/A and A/B repetitions of
 # make ab and of the wall-clock gate (tests/verdicts/calibrate.sh).
@@ -233,9 +233,9 @@ verdict-calibration: deps
 	@tests/verdicts/calibrate.sh
 
 # tools.mk first: it names the kernel files host programs share (KSTATS_SRC).
-include tools/tools.mk
-include tools/exit-status.mk
-include tools/run.mk
+include tools/aplog/aplog.mk
+include tools/run/exit-status.mk
+include tools/run/run.mk
 -include tests/unit/unit.mk
 -include tests/unit-fbcon/fbcon.mk
 -include tests/qr/qr.mk
@@ -248,21 +248,21 @@ include tools/run.mk
 -include tests/tools/tools-tests.mk
 -include tests/fleet/fleet.mk
 -include tests/kexec/kexec.mk
-include tools/linux-hotplug/linux-hotplug.mk
+include tools/linux/hotplug/linux-hotplug.mk
 include wings/efi/efi.mk
-include tools/esp.mk
-include tools/iso.mk
-include tools/secureboot.mk
-include tools/netboot.mk
-include tools/lava/lava.mk
+include tools/image/esp.mk
+include tools/image/iso.mk
+include tools/image/secureboot.mk
+include tools/lab/netboot/netboot.mk
+include tools/lab/lava/lava.mk
 -include tests/bochs/bochs.mk
 include tools/flushmodel/flushmodel.mk
-include tools/dev.mk
+include tools/dev/dev.mk
 include tests/efi/efi-tests.mk
 -include tests/secureboot/secureboot.mk
 
 # make ab: both variants, RUNS boots each in randomised pairs, the table
-# and its verdict (tools/ab.sh; docs/verdicts.md). AB_A/AB_B: each
+# and its verdict (tools/run/ab.sh; docs/verdicts.md). AB_A/AB_B: each
 # side's make variables (AB_A=WBINVD=0 AB_B=WBINVD=0: an A/A).
 RUNS ?= 10
 AB_A ?= WBINVD=1
@@ -272,10 +272,10 @@ AB_ARCH = $(if $(filter i386,$(ARCH)),ARCH=i386)
 # Under TCG one host thread for all vCPUs: far less run-to-run spread.
 TCG_THREAD ?= single
 # Its exit status (0 a verdict, 1 a failed run, 2 no verdict) reaches the
-# shell as make run's does (tools/exit-status.mk).
+# shell as make run's does (tools/run/exit-status.mk).
 .PHONY: ab
 AB_PREREQS := deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel)
-AB_CMD = tools/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARCH) $(AB_B)' --tcg-thread '$(TCG_THREAD)' \
+AB_CMD = tools/run/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARCH) $(AB_B)' --tcg-thread '$(TCG_THREAD)' \
 	--out '$(AB_OUT)' \
 	--smp '$(SMP)' --accel $(ACCEL) --machine $(MACHINE) --timeout $(TIMEOUT) \
 	$(FLUSH_OPT) $(QEMU_ARCH_OPTS) -- '$(subst ','\'',$(ARGS))'
@@ -337,7 +337,7 @@ soak: deps $(APLOG)
 	@APLOG=$(APLOG) tests/soak/run.sh build/wbinvd0/apstart.elf 1000 8
 
 # Long run, not in make test: serial vs parallel bring-up at -smp 8, 64,
-# 255 under TCG, with the targets of issue 9 and a plot (tools/bench-scale.sh).
+# 255 under TCG, with the targets of issue 9 and a plot (tools/run/bench-scale.sh).
 BENCH_NS ?= 8 64 255
 BENCH_CYCLES ?= 3
 BENCH_TIMEOUT ?= 1800
@@ -346,7 +346,7 @@ BENCH_TCG ?= multi
 bench-scale: deps $(APLOG)
 	@$(call BUILD_VARIANT,WBINVD=0)
 	@BENCH_CYCLES='$(BENCH_CYCLES)' BENCH_TIMEOUT='$(BENCH_TIMEOUT)' BENCH_TCG='$(BENCH_TCG)' \
-		tools/bench-scale.sh $(BENCH_NS)
+		tools/run/bench-scale.sh $(BENCH_NS)
 
 # Not in make test: what the per-phase marks cost the paths they measure,
 # in instructions under -icount, with and without them (docs/timing.md).
@@ -356,7 +356,7 @@ marks-cost: deps $(APLOG)
 	@$(call BUILD_VARIANT,WBINVD=0 MARKS=0)
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0 MARKS=0)
-	@tools/marks-cost.sh
+	@tools/run/marks-cost.sh
 
 # Rewrite tests/baselines/ from fresh runs and show what changed.
 baseline: deps

@@ -2,7 +2,7 @@
 # Real captures (sourced by tests/aplog/run.sh, once per build, with its
 # run/pass/bad helpers): a serial capture cut at any byte, endless input,
 # standard input, one failed run. capture-2runs.log is two boots of
-# `tools/qemu-run.sh --smp 3 -- cycles=3` as the serial port gave them (CRLF,
+# `tools/run/qemu-run.sh --smp 3 -- cycles=3` as the serial port gave them (CRLF,
 # console text, @phase records).
 
 # capture_cases NCUTS: NCUTS random cut offsets (fixed seed, APLOG_CUT_SEED

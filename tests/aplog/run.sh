@@ -13,7 +13,7 @@ APLOG=$(abspath "${APLOG:-build/host/aplog}")
 APLOG_ASAN=$(abspath "${APLOG_ASAN:-build/host/aplog_asan}")
 for b in "$APLOG" "$APLOG_ASAN"; do
 	if [ ! -x "$b" ]; then
-		echo "aplog tests: $b not built (run: make -f tools/tools.mk aplog-tests)" >&2
+		echo "aplog tests: $b not built (run: make -f tools/aplog/aplog.mk aplog-tests)" >&2
 		exit 1
 	fi
 done

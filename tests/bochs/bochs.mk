@@ -5,7 +5,7 @@
 # runs at once, with cycles=1, or cycles=2 x2apic=on, or that with
 # broadcast bring-up and parallel cycles (issue 9), or parallel bring-up
 # and cycles in xAPIC mode. Included from the
-# top-level Makefile, after tools/iso.mk.
+# top-level Makefile, after tools/image/iso.mk.
 
 BOCHS_ISO := build/bochs-test/apstart-bochs.iso
 BOCHS_ISO_X2 := build/bochs-test/apstart-bochs-x2apic.iso

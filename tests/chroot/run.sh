@@ -82,7 +82,7 @@ st=$?
 cmdline=$(sed -n 's/^deps: install them with: //p' "$dir/run1.out")
 # What it asks for: packages of make run's list only (those minbase lacks),
 # the build tools and QEMU among them, and sudo on each apt-get.
-allowed=" $(tools/deps.sh --list build run | tr '\n' ' ') "
+allowed=" $(tools/build/deps.sh --list build run | tr '\n' ' ') "
 asked=${cmdline#sudo apt-get update && sudo apt-get install -y }
 extra=$(for p in $asked; do [[ $allowed == *" $p "* ]] || printf '%s ' "$p"; done)
 if [ $st = 2 ] && [ "$asked" != "$cmdline" ] && [ -z "$extra" ] &&
@@ -117,7 +117,7 @@ if [ $st = 0 ] && grep -Eq '^ cpu +apic +median' "$dir/run2.tail" && grep -q '^T
 else
 	fail "make run as user dev with only the build and QEMU packages" "exit $st" "$(cat "$dir/run2.tail")"
 fi
-missing=$(in_user "tools/deps.sh --check test" 2>&1 | sed -n 's/^deps: missing packages: //p')
+missing=$(in_user "tools/build/deps.sh --check test" 2>&1 | sed -n 's/^deps: missing packages: //p')
 # (QEMU's own recommendations may bring some, e.g. OVMF: not these.)
 if grep -qw bochs <<<"$missing" && grep -qw clang <<<"$missing" && grep -qw zbar-tools <<<"$missing" &&
 	grep -qw xorriso <<<"$missing"; then

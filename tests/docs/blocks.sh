@@ -20,7 +20,7 @@
 #   blocks.sh [--root DIR] [FILE...]            check: print one line per block
 #   blocks.sh --update [--root DIR] [FILE...]   rewrite the blocks (make docs)
 #
-# FILE: by default README.md, docs/*.md and tools/README-aplog.md of DIR
+# FILE: by default README.md, docs/*.md and tools/aplog/README.md of DIR
 # (default: this repository). Check prints "ok   FILE:LINE: COMMAND" or
 # "FAIL FILE:LINE: ..." with the difference (the test protocol's lines) and
 # exits 1 when a block is not what its command prints now, or the command
@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
 done
 files=("$@")
 if [ ${#files[@]} = 0 ]; then
-	files=("$root/README.md" "$root"/docs/*.md "$root/tools/README-aplog.md")
+	files=("$root/README.md" "$root"/docs/*.md "$root/tools/aplog/README.md")
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

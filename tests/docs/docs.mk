@@ -5,7 +5,7 @@
 # front page's commands run as printed). make docs: rewrite the examples
 # of output from their commands (tests/docs/blocks.sh --update), after a
 # change to a program's output. Both need aplog and screentext (the text
-# of the committed screenshots, tools/iso.mk). Included from the top-level
+# of the committed screenshots, tools/image/iso.mk). Included from the top-level
 # Makefile.
 
 .PHONY: docs-tests docs

@@ -5,10 +5,10 @@
 # relative link in README.md and docs/*.md resolves (file and #anchor),
 # every docs/*.md has its contents list, every example of program output
 # is what its command prints now from a committed fixture (blocks.sh; the
-# package lines from tools/packages.list among them; a changed format
+# package lines from tools/build/packages.list among them; a changed format
 # is shown to fail), the lists that say they are complete are (kernel
 # options in docs/running.md, aplog's commands and options in
-# tools/README-aplog.md, make test's lanes in docs/tests.md), and the
+# tools/aplog/README.md, make test's lanes in docs/tests.md), and the
 # front page's commands run here (those that can; the others are named as
 # skipped, with the reason).
 #   tests/docs/run.sh            (make docs-tests)
@@ -46,7 +46,7 @@ slugs() { # FILE: the anchors of its headings
 		sed -E 's/[^a-z0-9_ -]//g; s/ /-/g'
 }
 broken=0
-for f in README.md docs/*.md tools/README-aplog.md; do
+for f in README.md docs/*.md tools/aplog/README.md; do
 	dir=$(dirname "$f")
 	while IFS= read -r link; do
 		target=${link%%#*} anchor=
@@ -64,10 +64,10 @@ for f in README.md docs/*.md tools/README-aplog.md; do
 		fi
 	done < <(grep -oE '\]\([^)[:space:]]+\)' "$f" | sed -E 's/^\]\(//; s/\)$//' | grep -vE '^[a-z]+:')
 done
-[ $broken = 0 ] && ok "every relative link in README.md, docs/*.md, tools/README-aplog.md resolves (files and anchors)"
+[ $broken = 0 ] && ok "every relative link in README.md, docs/*.md, tools/aplog/README.md resolves (files and anchors)"
 
 # ---- complete where they say they are: every kernel option in
-# docs/running.md, every aplog command and option in tools/README-aplog.md,
+# docs/running.md, every aplog command and option in tools/aplog/README.md,
 # every lane of make test in docs/tests.md; each check names what is missing.
 mapfile -t kopts < <(awk -f tests/docs/kernel-options.awk smp/modes.c app/options.c)
 missing=() nopt=0
@@ -101,7 +101,7 @@ fi
 # aplog COMMAND --help; README-aplog's "## Commands" synopsis of the
 # command must name each.
 cmds=$(build/host/aplog --help | awk '/^usage:/ { next } /^  [a-z]/ { print $1; next } /^   / { next } { exit }' | uniq)
-syn=$(awk '/^## Commands/ { on = 1; next } on && /^## / { exit } on' tools/README-aplog.md)
+syn=$(awk '/^## Commands/ { on = 1; next } on && /^## / { exit } on' tools/aplog/README.md)
 missing=() nc=0 no=0
 for c in $cmds; do
 	nc=$((nc + 1))
@@ -114,11 +114,11 @@ for c in $cmds; do
 	done
 done
 if [ "$nc" -lt 10 ]; then
-	fail "tools/README-aplog.md lists every aplog command and option" "aplog --help listed only $nc commands"
+	fail "tools/aplog/README.md lists every aplog command and option" "aplog --help listed only $nc commands"
 elif [ ${#missing[@]} = 0 ]; then
-	ok "tools/README-aplog.md lists every aplog command ($nc) and each of its options ($no, from aplog COMMAND --help)"
+	ok "tools/aplog/README.md lists every aplog command ($nc) and each of its options ($no, from aplog COMMAND --help)"
 else
-	fail "tools/README-aplog.md lists every aplog command and option" "missing from its Commands section: ${missing[*]}"
+	fail "tools/aplog/README.md lists every aplog command and option" "missing from its Commands section: ${missing[*]}"
 fi
 
 # make test's lanes (tests/run-all.sh) and docs/tests.md's table: a row for
@@ -153,7 +153,7 @@ blocks() { # blocks.sh's lines, counted as this lane's checks
 	done
 }
 blocks < <(tests/docs/blocks.sh)
-n=$(cat README.md docs/*.md tools/README-aplog.md | grep -c '^ *<!-- output:')
+n=$(cat README.md docs/*.md tools/aplog/README.md | grep -c '^ *<!-- output:')
 if [ "$n" -ge 30 ]; then ok "the docs show $n examples of output made by their commands"
 else fail "the docs show their examples of output made by their commands" "only $n <!-- output: ... --> blocks"; fi
 
@@ -180,11 +180,15 @@ mkdir -p "$fake/build/host" "$fake/tools"
 for e in "$root"/*; do
 	case ${e##*/} in build|docs|tools|README.md) ;; *) ln -s "$e" "$fake/" ;; esac
 done
-for e in "$root"/tools/*; do [ "${e##*/}" = README-aplog.md ] || ln -s "$e" "$fake/tools/"; done
+# Every tool linked, but aplog's manual copied: the update must write the
+# copy, never the tree's own file.
+mkdir -p "$fake/tools/aplog"
+for e in "$root"/tools/*; do [ "${e##*/}" = aplog ] || ln -s "$e" "$fake/tools/"; done
+for e in "$root"/tools/aplog/*; do [ "${e##*/}" = README.md ] || ln -s "$e" "$fake/tools/aplog/"; done
 for e in "$root"/build/host/*; do [ "${e##*/}" = aplog ] || ln -s "$e" "$fake/build/host/"; done
 cp -r "$root/docs" "$fake/docs"
 cp "$root/README.md" "$fake/"
-cp "$root/tools/README-aplog.md" "$fake/tools/"
+cp "$root/tools/aplog/README.md" "$fake/tools/aplog/"
 printf '#!/usr/bin/env bash\nset -o pipefail\n"%s" "$@" | sed "s/ -> / => /g"\n' "$root/build/host/aplog" >"$fake/build/host/aplog"
 chmod +x "$fake/build/host/aplog"
 tests/docs/blocks.sh --root "$fake" >"$tmp/changed" 2>&1
@@ -236,7 +240,7 @@ for c in "${cmds[@]}"; do
 	"make test") skip "front page command: make test" "it is what runs this lane" ;;
 	"make usb "*)
 		# needs a USB disk: only its recipe, which would refuse a wrong device
-		if (cd "$work" && make -n ${c#make } >"$tmp/out" 2>&1) && grep -q 'tools/usb-write.sh' "$tmp/out"; then
+		if (cd "$work" && make -n ${c#make } >"$tmp/out" 2>&1) && grep -q 'tools/image/usb-write.sh' "$tmp/out"; then
 			ok "front page command parses (make -n): $c"
 		else
 			fail "front page command parses (make -n): $c" "make -n failed" "$(tail -n 4 "$tmp/out")"

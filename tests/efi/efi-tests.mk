@@ -2,7 +2,7 @@
 # make efi-tests: apstart.efi, the summary kept in NVRAM across a reset,
 # the stick after firmware writes (tests/efi/run.sh, about a minute and a
 # half: six QEMU boots, five of them OVMF under TCG). Included from the
-# top-level Makefile after tools/iso.mk.
+# top-level Makefile after tools/image/iso.mk.
 
 VARSTORE := build/host/varstore
 EFI_TESTS_TIMEOUT ?= 600
@@ -29,13 +29,13 @@ session-tests: deps $(ISO) $(ISO_TEST_EFI) $(APLOG) $(SCREENTEXT)
 		timeout $(SESSION_TESTS_TIMEOUT) bash tests/efi/session.sh
 
 # Long runs, not in make test (docs/session.md): a whole K=10 session at
-# -smp 8 under OVMF (tools/session-qemu.sh: 21 boots, its wall time), and
+# -smp 8 under OVMF (tools/run/session-qemu.sh: 21 boots, its wall time), and
 # the bytes one run keeps in NVRAM against the CPU count.
 SESSION_K ?= 10
 SESSION_SMP ?= 8
 SESSION_BYTES_NS ?= 1 2 4 8 16 32 64 128 255
 .PHONY: session-k10 session-bytes
 session-k10: deps $(ISO_TEST_EFI)
-	@tools/session-qemu.sh --k $(SESSION_K) --smp $(SESSION_SMP)
+	@tools/run/session-qemu.sh --k $(SESSION_K) --smp $(SESSION_SMP)
 session-bytes: deps $(ISO)
-	@tools/session-qemu.sh --timeout 1800 --bytes $(SESSION_BYTES_NS)
+	@tools/run/session-qemu.sh --timeout 1800 --bytes $(SESSION_BYTES_NS)

@@ -25,7 +25,7 @@
 #     apstart.efi itself (no GRUB).
 #   7 the menu from the serial console (OVMF's console splitter): a key
 #     stops the countdown, Down marks entry 2, 'e' edits its command line.
-#   8 make run FIRMWARE=uefi and tools/session-qemu.sh when QEMU refuses
+#   8 make run FIRMWARE=uefi and tools/run/session-qemu.sh when QEMU refuses
 #     to start or the firmware file is unusable or missing: exit 2 with
 #     QEMU's (or the runner's) word last, never a pass.
 # Logs: build/test-logs/efi-*.
@@ -52,7 +52,7 @@ pe_app() {
 }
 check "apstart.efi is a PE32+ x86-64 EFI application" pe_app
 
-read -r esp_off _ < <(tools/esp-offset.sh "$ISO") || esp_off=
+read -r esp_off _ < <(tools/image/esp-offset.sh "$ISO") || esp_off=
 unsigned() { # FILE: the same without the signature make sign may have added
 	sbverify --list "$1" 2>/dev/null | grep -q '^signature 1' && sbattach --remove "$1" >/dev/null 2>&1
 	return 0
@@ -144,17 +144,17 @@ check "varstore: no firmware volume header is rejected (exit 2)" expect_varstore
 # ---------------------------------------------------------------- boots
 img=$work/stick.img vars=$work/vars.fd
 cp "$TEST_ISO" "$img" && cp "$OVMF_VARS" "$vars" || { fail "boots" "cannot copy the test image or the variable store"; finish; }
-read -r off _ < <(tools/esp-offset.sh "$img")
+read -r off _ < <(tools/image/esp-offset.sh "$img")
 fat=$img@@$off
 loader_cfg() { # LINES...: the stick's \apstart\loader.cfg
-	printf '%s\n' "$@" >"$work/loader.cfg" && tools/esp-populate.sh --config "$work/loader.cfg" "$img"
+	printf '%s\n' "$@" >"$work/loader.cfg" && tools/image/esp-populate.sh --config "$work/loader.cfg" "$img"
 }
 # boot NAME ISO-RUN-ARGS...: one boot; $work/NAME.st its exit status,
 # build/test-logs/efi-NAME.log its serial log, .txt without escapes.
 boot() {
 	local name=$1 log=$out/efi-$1.log; shift
 	local t0=$SECONDS
-	tools/iso-run.sh --smp $SMP --timeout "$BOOT_TIMEOUT" --log "$log" "$@" >"$log.run" 2>&1
+	tools/run/iso-run.sh --smp $SMP --timeout "$BOOT_TIMEOUT" --log "$log" "$@" >"$log.run" 2>&1
 	echo $? >"$work/$name.st"
 	tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;=?]*[A-Za-z]//g' >"$log.txt"
 	echo "efi: boot $name took $((SECONDS - t0))s"
@@ -287,7 +287,7 @@ check "7 menu from the serial console: Down, e, typed options -> entry 2 as edit
 # CPUs, a bogus CPU model) or the firmware file is unusable or missing:
 # no verdict (exit 2), QEMU's own message (or the runner's refusal) the
 # last line, never a pass. make run FIRMWARE=uefi and the session runner
-# (tools/session-qemu.sh, which stops at the first such boot).
+# (tools/run/session-qemu.sh, which stops at the first such boot).
 : >"$work/empty.fd"
 # last_is OUT WANT-STATUS REGEX CMD...: CMD exits WANT-STATUS, says no
 # pass, and its last line matches REGEX.
@@ -309,7 +309,7 @@ for r in "a bad CPU topology|--smp|4,maxcpus=2|SMP=4,maxcpus=2" "more CPUs than 
 		last_is "$work/r8.txt" 2 "$qemu_re" make --no-print-directory run FIRMWARE=uefi ACCEL=tcg TIMEOUT=60 \
 		ARGS=cycles=1 RUN_LOG="$work/r8.log" "$var"
 	check "8 session-qemu.sh $opt $val: QEMU refuses ($what): stops at boot 1, exit 2, its message last" \
-		last_is "$work/s8.txt" 2 "$qemu_re" tools/session-qemu.sh --k 1 --timeout 60 --out "$work/s8" "$opt" "$val"
+		last_is "$work/s8.txt" 2 "$qemu_re" tools/run/session-qemu.sh --k 1 --timeout 60 --out "$work/s8" "$opt" "$val"
 done
 check "8 make run FIRMWARE=uefi, an empty OVMF_CODE: QEMU refuses, exit 2, its message last" \
 	last_is "$work/r8.txt" 2 "$qemu_re" env OVMF_CODE="$work/empty.fd" make --no-print-directory run \
@@ -318,9 +318,9 @@ check "8 make run FIRMWARE=uefi, no OVMF_CODE: the runner's refusal last, not th
 	last_is "$work/r8.txt" 2 "make run: not run \(exit 2\): iso-run: OVMF not found" env OVMF_CODE="$work/none.fd" \
 	make --no-print-directory run FIRMWARE=uefi ACCEL=tcg SMP=2 TIMEOUT=60 ARGS=cycles=1 RUN_LOG="$work/r8.log"
 session_fw() {
-	last_is "$work/s8.txt" 2 "$qemu_re" env OVMF_CODE="$work/empty.fd" tools/session-qemu.sh --k 1 --smp 2 \
+	last_is "$work/s8.txt" 2 "$qemu_re" env OVMF_CODE="$work/empty.fd" tools/run/session-qemu.sh --k 1 --smp 2 \
 		--timeout 60 --out "$work/s8" || return 1
-	last_is "$work/s8.txt" 2 '^session-qemu: cannot copy' env OVMF_VARS="$work/none.fd" tools/session-qemu.sh \
+	last_is "$work/s8.txt" 2 '^session-qemu: cannot copy' env OVMF_VARS="$work/none.fd" tools/run/session-qemu.sh \
 		--k 1 --smp 2 --timeout 60 --out "$work/s8"
 }
 check "8 session-qemu.sh, an empty OVMF_CODE, no OVMF_VARS: exit 2, QEMU's message, its own refusal last" session_fw

@@ -41,17 +41,17 @@ need_files session-tests "$TEST_ISO" "$ISO" "$APLOG" "$SCREENTEXT" "$OVMF_VARS"
 
 img=$work/stick.img vars=$work/vars.fd
 cp "$TEST_ISO" "$img" && cp "$OVMF_VARS" "$vars" || { fail "inputs" "cannot copy the image or the variable store"; finish; }
-read -r off _ < <(tools/esp-offset.sh "$img")
+read -r off _ < <(tools/image/esp-offset.sh "$img")
 fat=$img@@$off
 dir=::/apstart/results/session-0001
 loader_cfg() {
-	printf '%s\n' "$@" >"$work/loader.cfg" && tools/esp-populate.sh --config "$work/loader.cfg" "$img"
+	printf '%s\n' "$@" >"$work/loader.cfg" && tools/image/esp-populate.sh --config "$work/loader.cfg" "$img"
 }
 # boot NAME ISO-RUN-ARGS...: one boot (one QEMU process) in the foreground.
 boot() {
 	local name=$1 log=$out/session-$1.log t0=$SECONDS; shift
 	rm -f "$log"
-	tools/iso-run.sh --smp $SMP --timeout "$BOOT_TIMEOUT" --log "$log" "$@" >"$log.run" 2>&1
+	tools/run/iso-run.sh --smp $SMP --timeout "$BOOT_TIMEOUT" --log "$log" "$@" >"$log.run" 2>&1
 	echo $? >"$work/$name.st"
 	text "$name"
 	echo "session: boot $name took $((SECONDS - t0))s"
@@ -118,7 +118,7 @@ descendants() {
 log2=$out/session-2.log
 rm -f "$log2"
 # In a subshell whose stderr is not the lane's: bash's "Killed" goes there.
-(tools/iso-run.sh --smp $SMP --timeout "$BOOT_TIMEOUT" --log "$log2" --firmware uefi --media usb \
+(tools/run/iso-run.sh --smp $SMP --timeout "$BOOT_TIMEOUT" --log "$log2" --firmware uefi --media usb \
 	--disk "$img" --vars "$vars" >"$log2.run" 2>&1) 2>/dev/null &
 pid=$!
 killed=no
@@ -288,9 +288,9 @@ check "BIOS: GRUB alternates the runs through grubenv (exit=reset each), then en
 # medium read-only and NVRAM (as the session left it, then filled) full.
 cd_img=$work/shipped.iso
 cp "$ISO" "$cd_img" && echo session-0001 >"$work/mark" &&
-	mcopy -o -i "$cd_img@@$(tools/esp-offset.sh "$cd_img" | cut -d' ' -f1)" "$work/mark" ::/apstart/session-running &&
+	mcopy -o -i "$cd_img@@$(tools/image/esp-offset.sh "$cd_img" | cut -d' ' -f1)" "$work/mark" ::/apstart/session-running &&
 	printf '%s\n' timeout=0 results_wait=0 session=2 'cmdline=cycles=1 save=off' >"$work/loader.cfg" &&
-	tools/esp-populate.sh --config "$work/loader.cfg" "$cd_img"
+	tools/image/esp-populate.sh --config "$work/loader.cfg" "$cd_img"
 cp "$vars" "$work/full.fd" && python3 tests/efi/fill-vars.py "$work/full.fd" 6000 >/dev/null
 boot 6 --firmware uefi --media cdrom --iso "$cd_img" --vars "$work/full.fd"
 refused() {

@@ -37,11 +37,11 @@ passed() {
 for i in $(seq "$runs"); do
 	for w in 1 0; do
 		log=$out/m1-max-smp4-bios/wbinvd$w-run$i.log
-		tools/qemu-run.sh --kernel build/wbinvd$w/apstart.elf --accel tcg --smp 4 --timeout 120 \
+		tools/run/qemu-run.sh --kernel build/wbinvd$w/apstart.elf --accel tcg --smp 4 --timeout 120 \
 			-- cycles=2 >"$log" 2>&1 || passed "$log"
 		strip_host <"$log" >"$log.new" && mv "$log.new" "$log"
 		log=$out/m2-skylake-smp2-bios/wbinvd$w-run$i.log
-		tools/qemu-run.sh --kernel build/wbinvd$w/apstart.elf --accel tcg --machine q35 \
+		tools/run/qemu-run.sh --kernel build/wbinvd$w/apstart.elf --accel tcg --machine q35 \
 			--cpu Skylake-Client --smp 2 --timeout 120 -- cycles=2 >"$log" 2>&1 || passed "$log"
 		strip_host <"$log" >"$log.new" && mv "$log.new" "$log"
 		# tests/netboot/machines: MAC :01 boots WBINVD=1, others (by IP) WBINVD=0.
@@ -56,7 +56,7 @@ for i in $(seq "$runs"); do
 			>"$log" 2>&1 || true
 		passed "$log"
 		log=$out/m4-max-smp4-flush/wbinvd$w-run$i.log
-		tools/qemu-run.sh --kernel build/wbinvd$w/apstart.elf --accel tcg --smp 4 --timeout 120 \
+		tools/run/qemu-run.sh --kernel build/wbinvd$w/apstart.elf --accel tcg --smp 4 --timeout 120 \
 			--flush us=20000 -- cycles=2 >"$log" 2>&1 || passed "$log"
 		strip_host <"$log" >"$log.new" && mv "$log.new" "$log"
 		echo "record: run $i WBINVD=$w done"

@@ -100,7 +100,7 @@ check "fleet: a run in two files counts once" dups
 # make lava's results files: the failing kernel's run is counted, left out.
 lava_results() {
 	mkdir -p "$out/lava"
-	/usr/bin/python3 tools/lava/results.py tests/lava/logs/lava-run-lost-sipi.lava \
+	/usr/bin/python3 tools/lab/lava/results.py tests/lava/logs/lava-run-lost-sipi.lava \
 		>"$out/lava/results.txt"
 	cp tests/lava/logs/bios-pass.log "$out/lava/"
 	local t
@@ -112,7 +112,7 @@ lava_results() {
 if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c 'import yaml' 2>/dev/null; then
 	check "fleet: reads make lava's results files; the failed run is counted, left out" lava_results
 else
-	skip "fleet: reads make lava's results files" "no python3-yaml for tools/lava/results.py"
+	skip "fleet: reads make lava's results files" "no python3-yaml for tools/lab/lava/results.py"
 fi
 
 # Bad input: a corrupt file is left out with its errors, the rest printed.

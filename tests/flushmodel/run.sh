@@ -105,7 +105,7 @@ for c in "us=abc|not a decimal number|" "us=1|FLUSH needs TCG|--accel kvm" "us=1
 	 "us=1 x|without blanks|"; do
 	IFS='|' read -r spec why extra <<<"$c"
 	# shellcheck disable=SC2086
-	tools/qemu-run.sh --kernel build/wbinvd1/apstart.elf --smp 2 --timeout 30 $extra \
+	tools/run/qemu-run.sh --kernel build/wbinvd1/apstart.elf --smp 2 --timeout 30 $extra \
 		--flush "$spec" -- cycles=1 >"$OUT/refuse.out" 2>"$OUT/refuse.err"
 	st=$?
 	if [ $st -eq 2 ] && grep -qF "$why" "$OUT/refuse.err" && ! grep -aq '^@boot' "$OUT/refuse.out"; then
@@ -119,7 +119,7 @@ done
 run() { # variant log flush-spec kernel-args...
 	local v=$1 log=$2 spec=$3
 	shift 3
-	tools/qemu-run.sh --kernel build/$v/apstart.elf --smp $SMP --timeout $TIMEOUT \
+	tools/run/qemu-run.sh --kernel build/$v/apstart.elf --smp $SMP --timeout $TIMEOUT \
 		--flush "$spec" -- "$*" >"$log" 2>&1
 }
 boot_has() { # log key -> exit 0 if the log's first @boot has key=
@@ -355,7 +355,7 @@ site_check() { # log -> "ap_held ap_free low_sites_charged low_sites_free"
 for mode in free only; do
 	log=$OUT/where-$mode.log
 	if [ "$REUSE" != 1 ]; then
-		tools/qemu-run.sh --kernel build/wbinvd1/apstart.elf --smp 2 --timeout $TIMEOUT \
+		tools/run/qemu-run.sh --kernel build/wbinvd1/apstart.elf --smp 2 --timeout $TIMEOUT \
 			--flush "us=$COST_US,$mode=low1m" -- cycles=2 >"$log" 2>&1 ||
 			{ bad "by address ($mode=low1m): the run did not pass: see $log"; continue; }
 	fi

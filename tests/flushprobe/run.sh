@@ -65,7 +65,7 @@ run() { # log kernel flush-spec kernel-args...
 	shift 3
 	local fl=()
 	[ -n "$spec" ] && fl=(--flush "$spec")
-	tools/qemu-run.sh --kernel "$k" --smp "$SMP" --timeout 240 "${fl[@]}" -- "$*" >"$log" 2>&1
+	tools/run/qemu-run.sh --kernel "$k" --smp "$SMP" --timeout 240 "${fl[@]}" -- "$*" >"$log" 2>&1
 }
 K64=build/wbinvd0/apstart.elf
 
@@ -224,7 +224,7 @@ quiet_stall() { tr -d '\r' <"$1" | sed -n 's/^@victim_quiet .* stall_ns=\([0-9]*
 for attempt in 1 2; do
 	for d in on off; do
 		# -smp 2 in both forms: the BSP and its victim, one socket
-		tools/qemu-run.sh --kernel $K64 --smp 2 --timeout 240 --flush "$VMODEL,disturb=$d" \
+		tools/run/qemu-run.sh --kernel $K64 --smp 2 --timeout 240 --flush "$VMODEL,disturb=$d" \
 			-- "$VARGS" >"$OUT/victims-$d.log" 2>&1 ||
 			bad "probe with victims=1 under disturb=$d did not pass (see $OUT/victims-$d.log)"
 		$APLOG victims "$OUT/victims-$d.log" --against "$VMODEL" >"$OUT/victims-$d.txt" 2>&1
@@ -254,7 +254,7 @@ fi
 # load ~11: 10 ms median stall spinning, 0.3 ms halted, without disturb=).
 for attempt in 1 2; do
 	for d in on off; do
-		tools/qemu-run.sh --kernel build/wbinvd1/apstart.elf --smp 3 --timeout 240 --flush "us=20000,disturb=$d" \
+		tools/run/qemu-run.sh --kernel build/wbinvd1/apstart.elf --smp 3 --timeout 240 --flush "us=20000,disturb=$d" \
 			-- cycles=3 park=hlt bsp_wait=hlt victims=1 >"$OUT/victims-cycles-$d.log" 2>&1 ||
 			bad "cycles with victims=1 under disturb=$d did not pass (see $OUT/victims-cycles-$d.log)"
 		$APLOG victims "$OUT/victims-cycles-$d.log" >"$OUT/victims-cycles-$d.txt" 2>&1
@@ -289,7 +289,7 @@ for k in $K64 build/i386-wbinvd0/apstart.elf; do
 	arch=x86_64 extra=()
 	[[ $k == *i386* ]] && { arch=i386; extra=(--emulator i386 --cpu pentium3); }
 	log=$OUT/plain-$arch.log
-	tools/qemu-run.sh --kernel $k --smp 2 --timeout 120 "${extra[@]}" -- probe=flush flush_max_kib=1024 flush_reps=2 >"$log" 2>&1
+	tools/run/qemu-run.sh --kernel $k --smp 2 --timeout 120 "${extra[@]}" -- probe=flush flush_max_kib=1024 flush_reps=2 >"$log" 2>&1
 	pts=$(tr -d '\r' <"$log" | sed -n 's/^@probe .* points=\([0-9]*\) .*/\1/p')
 	ops=$(tr -d '\r' <"$log" | awk '/^@probe / { n = 1; for (i = 2; i <= NF; i++) if ($i ~ /^(wbnoinvd|clflushopt|clwb)=1$/) n++; print n }')
 	sweep=$(grep -ac '^@flush .* at_once=1 .*' "$log")

@@ -21,8 +21,8 @@ fuzz_srcs_mb1 := kernel/multiboot.c lib/format.c
 fuzz_srcs_mb2 := kernel/multiboot.c lib/format.c
 fuzz_srcs_cmdline := app/options.c smp/modes.c lib/keyword.c lib/format.c
 FUZZ_BINS := $(patsubst %,$(FUZZ_OUT)/fuzz_%,$(FUZZ_TARGETS))
-# The compiler and flags they are built with (tools/build-vars.mk).
-include tools/build-vars.mk
+# The compiler and flags they are built with (tools/build/build-vars.mk).
+include tools/build/build-vars.mk
 VARS.$(FUZZ_OUT)/fuzz = $(FUZZ_CC) $(FUZZ_CFLAGS)
 
 .PHONY: fuzz fuzz-smoke fuzz-build

@@ -137,24 +137,24 @@ check "test image: default entry '$TEST_ARGS', timeout 0" test_cfg "$TDIR/apstar
 check "test image (halt): default entry '$SCREEN_ARGS exit=halt'" test_cfg "$TDIR/apstart-test-halt.iso" "$SCREEN_ARGS exit=halt"
 
 # ---------------------------------------------------------------- generator
-echo "iso: grub.cfg generator (boot/mkgrubcfg.sh)"
+echo "iso: grub.cfg generator (tools/image/mkgrubcfg.sh)"
 gen_refuses() {
 	local bad=0 a
 	for a in 'cycles=2;reboot' 'x=$y' "a'b" 'a"b' 'a{b' 'a\b' ''; do
-		if boot/mkgrubcfg.sh boot/grub.cfg.in 0 0 "$a" >/dev/null 2>&1; then echo "accepted '$a'"; bad=1; fi
+		if tools/image/mkgrubcfg.sh tools/image/grub.cfg.in 0 0 "$a" >/dev/null 2>&1; then echo "accepted '$a'"; bad=1; fi
 	done
-	boot/mkgrubcfg.sh boot/grub.cfg.in 5s >/dev/null 2>&1 && { echo "accepted timeout 5s"; bad=1; }
-	boot/mkgrubcfg.sh boot/grub.cfg.in 0 2 >/dev/null 2>&1 && { echo "accepted WBINVD=2"; bad=1; }
+	tools/image/mkgrubcfg.sh tools/image/grub.cfg.in 5s >/dev/null 2>&1 && { echo "accepted timeout 5s"; bad=1; }
+	tools/image/mkgrubcfg.sh tools/image/grub.cfg.in 0 2 >/dev/null 2>&1 && { echo "accepted WBINVD=2"; bad=1; }
 	return $bad
 }
 check "refuses GRUB metacharacters, bad timeout or variant" gen_refuses
 gen_plain() { # no default-entry arguments: the template's own menu
-	boot/mkgrubcfg.sh boot/grub.cfg.in 7 >"$work/plain.cfg" && cfg_menu "$work/plain.cfg" 7 &&
+	tools/image/mkgrubcfg.sh tools/image/grub.cfg.in 7 >"$work/plain.cfg" && cfg_menu "$work/plain.cfg" 7 &&
 		! grep -q '@[A-Z_]*@' "$work/plain.cfg" && ! grep -q '(default entry)' "$work/plain.cfg"
 }
 check "plain menu: timeout substituted, no leftover placeholders" gen_plain
 gen_custom() {
-	boot/mkgrubcfg.sh boot/grub.cfg.in 0 1 >"$work/c1.cfg" &&
+	tools/image/mkgrubcfg.sh tools/image/grub.cfg.in 0 1 >"$work/c1.cfg" &&
 		first_entry "$work/c1.cfg" 'apstart WBINVD=1 \(Linux before the patch\), default options \(default entry\)' \
 			"multiboot2 /boot/apstart-wbinvd1.elf"
 }
@@ -213,7 +213,7 @@ boot() {
 	fi
 	# i386: the 32-bit kernel (default entry of apstart-test-i386.iso).
 	if [ "$mode" = i386 ]; then img=$TDIR/apstart-test-i386.iso mode=exit arch=i386; fi
-	tools/iso-run.sh --iso "$img" --firmware "$fw" --media "$media" --smp $SMP \
+	tools/run/iso-run.sh --iso "$img" --firmware "$fw" --media "$media" --smp $SMP \
 		--timeout "$BOOT_TIMEOUT" "${opts[@]}" >"$log" 2>&1
 	st=$?
 	[ $st = 0 ] || why+=("exit status $st, want 0 (pass)")
@@ -281,7 +281,7 @@ end_boot() {
 	local log=$out/iso-$name.log shots=$out/iso-$name t0=$SECONDS st why=() problems
 	rm -rf "$shots" && mkdir -p "$shots"
 	screen_script_end "$shots" >"$shots/script"
-	tools/iso-run.sh --iso "$ISO" --firmware bios --media cdrom --smp "$smp" \
+	tools/run/iso-run.sh --iso "$ISO" --firmware bios --media cdrom --smp "$smp" \
 		--timeout "$BOOT_TIMEOUT" --screen-script "$shots/script" -- "$@" exit=halt >"$log" 2>&1
 	st=$?
 	[ $st = "$want" ] || why+=("exit status $st, want $want")

@@ -34,7 +34,7 @@ rm -rf "$out"
 mkdir -p "$out"
 lane=kexec
 
-if ! dir=$(tools/linux-vm/fetch.sh 2>"$out/fetch.err"); then
+if ! dir=$(tools/linux/vm/fetch.sh 2>"$out/fetch.err"); then
 	for n in "SeaBIOS" "OVMF"; do
 		skip "$n: kexec into apstart, records back through pstore" \
 			"Debian's kernel/busybox/kexec-tools not available: $(tail -2 "$out/fetch.err" | tr '\n' ' ')"
@@ -42,7 +42,7 @@ if ! dir=$(tools/linux-vm/fetch.sh 2>"$out/fetch.err"); then
 	summary "$lane"
 	exit 0
 fi
-if ! tools/linux-vm/mkinitramfs.sh "$dir/busybox" - "$out/initramfs.cpio" --init tests/kexec/init \
+if ! tools/linux/vm/mkinitramfs.sh "$dir/busybox" - "$out/initramfs.cpio" --init tests/kexec/init \
 	--add "$elf:apstart.elf" --add "$dir/modules/ramoops.ko:lib/modules/ramoops.ko" \
 	--add "$dir/modules/reed_solomon.ko:lib/modules/reed_solomon.ko" --kexec "$dir/kexec" 2>"$out/mk.err"; then
 	fail "initramfs with kexec-tools and ramoops" "$(cat "$out/mk.err")"

@@ -174,7 +174,7 @@ EXPECTED = {}
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument('--monitors', default=os.path.join(ROOT, 'tools/lava/monitors.yaml'))
+    p.add_argument('--monitors', default=os.path.join(ROOT, 'tools/lab/lava/monitors.yaml'))
     p.add_argument('--runs', type=int, default=40)
     p.add_argument('--seed', type=int, default=2027)
     p.add_argument('--print', action='store_true')

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # LAVA tests (make lava-tests):
-#   - the monitors (tools/lava/monitors.yaml) replayed through LAVA's
+#   - the monitors (tools/lab/lava/monitors.yaml) replayed through LAVA's
 #     matcher over recorded consoles cut at random points, no QEMU and no
 #     LAVA needed (tests/lava/replay.py; python3-pexpect, python3-yaml);
-#   - the job templates filled in by tools/lava/mkjob.py, checked against
+#   - the job templates filled in by tools/lab/lava/mkjob.py, checked against
 #     LAVA's own job schema where lava-dispatcher is installed;
-#   - tools/lava/results.py on a recorded lava-run log;
+#   - tools/lab/lava/results.py on a recorded lava-run log;
 #   - where lava-run is installed (and we are root): the qemu job run end
 #     to end with lava-run, for a passing kernel and for a failing one
 #     (selftest=lost-sipi sipi_retry=0), each results file checked case
@@ -48,7 +48,7 @@ have_lava_schema=0
 for t in qemu x86-ipxe x86-grub; do
 	name="job template $t: filled in, no placeholder left, monitors in"
 	job=$out/$t.yaml
-	if ! why=$("$PY" tools/lava/mkjob.py --template $t --kernel-url http://lab.example/apstart-wbinvd0.elf \
+	if ! why=$("$PY" tools/lab/lava/mkjob.py --template $t --kernel-url http://lab.example/apstart-wbinvd0.elf \
 		--args "cycles=10 x2apic=off" --smp 4 --variant WBINVD=0 --out "$job" 2>&1); then
 		fail "$name" "$why"
 		continue
@@ -78,7 +78,7 @@ done
 refuses() { # NAME WANTED ARGS...
 	local name=$1 want=$2 msg st
 	shift 2
-	msg=$("$PY" tools/lava/mkjob.py "$@" 2>&1 >/dev/null)
+	msg=$("$PY" tools/lab/lava/mkjob.py "$@" 2>&1 >/dev/null)
 	st=$?
 	if [ $st = 2 ] && [[ $msg == *"$want"* ]]; then ok "$name"; else fail "$name" "exit $st: $msg"; fi
 }
@@ -89,7 +89,7 @@ refuses "mkjob: a kernel URL that is not one is refused" "must be a file://" \
 
 # --------------------------------------------- results.py, recorded log
 res=$out/recorded-results.txt
-"$PY" tools/lava/results.py $logs/lava-run-lost-sipi.lava >"$res"
+"$PY" tools/lab/lava/results.py $logs/lava-run-lost-sipi.lava >"$res"
 st=$?
 # expect FILE STATUS WANTED-LINE...: the results file has these lines.
 expect_results() {
@@ -127,7 +127,7 @@ command -v lava-run >/dev/null || lava_missing="lava-run is not installed (optio
 run_job() {
 	local name=$1 want=$2 dir=$out/job-$3 st
 	shift 3
-	tools/lava/run-job.sh --kernel build/wbinvd0/apstart.elf --out "$dir" --smp "${SMP:-4}" \
+	tools/lab/lava/run-job.sh --kernel build/wbinvd0/apstart.elf --out "$dir" --smp "${SMP:-4}" \
 		--variant WBINVD=0 -- "$@" >"$out/$(basename "$dir").out" 2>&1
 	st=$?
 	sed -n 's/^lava: lava-run exit .* in \([0-9]*\) ms.*/lava: '"$name"': lava-run took \1 ms/p' \

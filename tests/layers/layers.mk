@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 # make layers-check: the kernel's layers point down only (tests/layers/check.sh),
 # by the includes in the sources and the symbols of the objects linked into
-# the default kernel and into aplog (tools/tools.mk); and comments cite the
+# the default kernel and into aplog (tools/aplog/aplog.mk); and comments cite the
 # specifications in the form CONTRIBUTING.md sets (tests/layers/citations.sh).
 # Included from the top-level Makefile.
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Tests for tools/linux-hotplug (make linux-hotplug-tests). Never touches
+# Tests for tools/linux/hotplug (make linux-hotplug-tests). Never touches
 # this machine's CPUs: every case runs against a fake sysfs/procfs tree in
 # a temporary directory (--sysfs-root/--proc-root), and write errors come
 # from an LD_PRELOAD shim over write()/pwrite() (failwrite.c) loaded into
@@ -488,7 +488,7 @@ fi
 # 255 CPUs): no verdict, exit 2 through make, QEMU's own message the last
 # line (before: the bench went on to apstart and ended "a run failed").
 name="make bench-linux SMP=1000: QEMU refuses: exit 2, its message last"
-if ! (cd "$root" && tools/linux-vm/fetch.sh) >"$tmp/fetch16.out" 2>&1; then
+if ! (cd "$root" && tools/linux/vm/fetch.sh) >"$tmp/fetch16.out" 2>&1; then
 	echo "skip $name: Debian's kernel/busybox-static not available: $(tail -n 1 "$tmp/fetch16.out")"
 	SKIP=$((SKIP + 1))
 else

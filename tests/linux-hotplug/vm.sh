@@ -3,7 +3,7 @@
 # One short real run of linux-hotplug inside a VM: Debian's kernel with a
 # busybox initramfs under QEMU TCG, -smp 4, 1 cycle, with --trace (the
 # kernel's own cpuhp tracepoints through tracefs); no_timer_check as in
-# tools/linux-vm/bench.sh (a loaded host can fail the boot-time IO-APIC
+# tools/linux/vm/bench.sh (a loaded host can fail the boot-time IO-APIC
 # timer check). Prints one line,
 # "ok   ...", "FAIL ...: why" or "skip ...: reason" (no kernel package).
 #   vm.sh LINUX_HOTPLUG APLOG OUTDIR
@@ -14,16 +14,16 @@ lh=$1 aplog=$2 out=$3
 name="VM run (Debian kernel, QEMU TCG -smp 4, 1 cycle, --trace)"
 mkdir -p "$out"
 
-if ! dir=$("$root/tools/linux-vm/fetch.sh" 2>"$out/fetch.err"); then
+if ! dir=$("$root/tools/linux/vm/fetch.sh" 2>"$out/fetch.err"); then
 	echo "skip $name: Debian's kernel/busybox-static not available: $(tail -2 "$out/fetch.err" | tr '\n' ' ')"
 	exit 0
 fi
 dir=$root/$dir
-if ! "$root/tools/linux-vm/mkinitramfs.sh" "$dir/busybox" "$lh" "$out/initramfs.cpio" 2>"$out/mk.err"; then
+if ! "$root/tools/linux/vm/mkinitramfs.sh" "$dir/busybox" "$lh" "$out/initramfs.cpio" 2>"$out/mk.err"; then
 	echo "FAIL $name: initramfs: $(cat "$out/mk.err")"
 	exit 1
 fi
-"$root/tools/qemu-run.sh" --kernel "$dir/vmlinuz" --initrd "$out/initramfs.cpio" \
+"$root/tools/run/qemu-run.sh" --kernel "$dir/vmlinuz" --initrd "$out/initramfs.cpio" \
 	--smp 4 --accel tcg --timeout 240 -- "console=ttyS0 loglevel=4 panic=-1 no_timer_check lh_cycles=1 lh_trace=1" \
 	>"$out/vm.log" 2>&1
 rc=$?

@@ -1,11 +1,11 @@
 # SPDX-License-Identifier: MIT
 # make madt-tests: the kernel booted on crafted MADTs (tests/madt/run.sh),
-# made by the host tool tools/mkmadt.c. Included from the top-level Makefile.
+# made by the host tool tests/madt/mkmadt.c. Included from the top-level Makefile.
 
 MKMADT := build/host/mkmadt
 
 .PHONY: madt-tests
-$(MKMADT): tools/mkmadt.c tests/madt/madt.mk
+$(MKMADT): tests/madt/mkmadt.c tests/madt/madt.mk
 	@mkdir -p $(@D)
 	gcc -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
 

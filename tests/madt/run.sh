@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Crafted MADTs inside the VM: each case is a small ISO whose GRUB menu
-# replaces QEMU's MADT with one made by tools/mkmadt (`acpi --exclude=APIC`,
+# replaces QEMU's MADT with one made by tests/madt/mkmadt (`acpi --exclude=APIC`,
 # GRUB's acpi module) and boots the kernel under SeaBIOS + TCG. Every case
 # must end with the verdict it expects, never a hang (each boot has a
 # timeout), and the log must show the named facts.
@@ -47,7 +47,7 @@ run() {
 	if ! grub-mkrescue -o "$dir.iso" "$dir" >"$dir.mkrescue.log" 2>&1; then
 		fail=$((fail + 1)); echo "FAIL $name: grub-mkrescue failed ($dir.mkrescue.log)"; return
 	fi
-	tools/iso-run.sh --firmware bios --iso "$dir.iso" --accel tcg --smp 4 \
+	tools/run/iso-run.sh --firmware bios --iso "$dir.iso" --accel tcg --smp 4 \
 		--timeout 90 >"$log" 2>&1
 	local st=$?
 	case "$expect/$st" in

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Network boot tests (make netboot-tests): the directory make netboot
-# makes (tools/netboot/mknetboot.sh), then QEMU booting apstart from it
+# makes (tools/lab/netboot/mknetboot.sh), then QEMU booting apstart from it
 # the way lab machines do, -smp 4, TCG:
 #   BIOS PXE  SeaBIOS + iPXE (e1000) -> GRUB i386-pc core.0 over TFTP
 #   UEFI PXE  OVMF's own PXE (virtio-net) -> GRUB x86_64-efi core.efi
@@ -75,7 +75,7 @@ check "netdir: every menu's apstart.efi entry needs a stick (no network copy)" e
 refuses() { # TEXT WANTED-MESSAGE
 	printf '%s\n' "$1" >"$work/machines"
 	local msg st
-	msg=$(tools/netboot/mknetboot.sh --out "$work/nd" --kernels "$KDIR" --timeout 0 \
+	msg=$(tools/lab/netboot/mknetboot.sh --out "$work/nd" --kernels "$KDIR" --timeout 0 \
 		--machines "$work/machines" 2>&1)
 	st=$?
 	[ $st = 2 ] || { echo "exit status $st, not 2: $msg"; return 1; }
@@ -142,7 +142,7 @@ pxe() {
 	verify "$name" "$log" "$w" "$c" "$fw" $st "$(elapsed "$t0")"
 }
 
-# iPXE loading apstart itself, as the LAVA iPXE job (tools/lava/x86-ipxe.yaml)
+# iPXE loading apstart itself, as the LAVA iPXE job (tools/lab/lava/x86-ipxe.yaml)
 # has it do: a script from QEMU's TFTP with that job's commands.
 ipxe_direct() {
 	local name="BIOS PXE: iPXE loads apstart itself (the LAVA iPXE job's commands)"

@@ -48,7 +48,7 @@ one() {
 	local emu=$1 kernel=$2 model=$3 arch
 	local log=$out/$emu-$model.log t0=$SECONDS st text
 	arch=$emu
-	tools/qemu-run.sh --kernel "$kernel" --emulator "$emu" --cpu "$model" --smp 2 \
+	tools/run/qemu-run.sh --kernel "$kernel" --emulator "$emu" --cpu "$model" --smp 2 \
 		--accel tcg --timeout 30 -- cycles=1 >"$log" 2>&1
 	st=$?
 	text=$(tr -d '\r' <"$log")

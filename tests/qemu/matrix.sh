@@ -38,7 +38,7 @@ run_case() {
 	done
 	[ $# -gt 0 ] && shift
 	local log=$out/$name.log t0=$SECONDS
-	tools/qemu-run.sh --kernel "$kernel" --smp "$smp" --timeout 120 "${extra[@]}" -- "$@" >"$log" 2>&1
+	tools/run/qemu-run.sh --kernel "$kernel" --smp "$smp" --timeout 120 "${extra[@]}" -- "$@" >"$log" 2>&1
 	local st=$?
 	local ok=1 why=
 	if [ "$expect" = pass ] && [ $st -ne 0 ]; then ok=0; why="exit status $st, want 0"; fi
@@ -56,7 +56,7 @@ run_case() {
 }
 
 # What qemu-run.sh picks by default here (each case says what it ran).
-echo "qemu matrix: $(tools/qemu-run.sh --kernel build/wbinvd0/apstart.elf --dry-run 2>&1 |
+echo "qemu matrix: $(tools/run/qemu-run.sh --kernel build/wbinvd0/apstart.elf --dry-run 2>&1 |
 	sed -n '1s/^qemu-run: \(accel=.*\) machine=.*/\1/p')"
 for w in 0 1; do
 	for smp in 1 2 4 8; do
@@ -314,7 +314,7 @@ nmi_case() {
 	# below could read an earlier run's banner before that has run, and
 	# send NMIs into the firmware (a shutdown: QEMU exits 0, no output).
 	: >"$log"
-	tools/qemu-run.sh --kernel build/wbinvd0/apstart.elf --smp "$smp" --accel tcg \
+	tools/run/qemu-run.sh --kernel build/wbinvd0/apstart.elf --smp "$smp" --accel tcg \
 		--timeout 120 --monitor-pipe "$mon" -- "$@" >"$log" 2>&1 &
 	local pid=$!
 	exec {fd}<>"$mon.in" # read-write: never blocks, whoever has the other end
@@ -372,7 +372,7 @@ nmi_case "nmi-storm-parallel-cycles" 4 0.02 300 expect "^@sample .* nmi=1( |$)" 
 
 # x2APIC: TCG in QEMU 7.2 has none, so this needs KVM (any /dev/kvm that
 # opens, even a slow paravirtual one: the run is short).
-. tools/kvm-usable.sh
+. tools/run/kvm-usable.sh
 if kvm_starts; then
 	extra=(--accel kvm --machine q35)
 	run_case "kvm-x2apic-on" build/wbinvd0/apstart.elf 4 pass \

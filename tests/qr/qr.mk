@@ -13,8 +13,8 @@ QRT_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -I.
 QRT_SANFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 QRT_BINS := $(addprefix $(QRT_DIR)/,test_qr test_qr_asan qrtool qrtool_asan)
-# ... and the compiler and flags they are built with (tools/build-vars.mk).
-include tools/build-vars.mk
+# ... and the compiler and flags they are built with (tools/build/build-vars.mk).
+include tools/build/build-vars.mk
 VARS.$(QRT_DIR)/qr = $(QRT_CC) $(QRT_CFLAGS) | $(QRT_SANFLAGS)
 QRT_DEPS := lib/qr.c lib/qr.h tests/qr/qr.mk tests/iso/vgafont.c tests/iso/vgafont.h $(QRT_DIR)/qr.vars
 

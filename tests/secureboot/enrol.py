@@ -163,7 +163,7 @@ def setvar(vars_file, name, data):
 def fat_order(image, folder):
     """Entries of a FAT folder in directory order, as MokManager lists
     them (mdir -b, which leaves out . and ..)."""
-    off = run("tools/esp-offset.sh", image).split()[0].decode()
+    off = run("tools/image/esp-offset.sh", image).split()[0].decode()
     out = run("mdir", "-b", "-i", "%s@@%s" % (image, off), folder).decode()
     return [os.path.basename(line.rstrip("/")) for line in out.splitlines() if line]
 
@@ -203,15 +203,15 @@ def main():
     try:
         os.environ["MTOOLS_SKIP_CHECK"] = "1"
         keys = os.path.join(WORK, "keys")
-        run("tools/keys.sh", keys)
+        run("tools/image/keys.sh", keys)
         crt = os.path.join(keys, "apstart-mok.crt")
         image = os.path.join(WORK, "stick.img")
         shutil.copy(test_iso, image)
-        run("tools/sign.sh", "--key", os.path.join(keys, "apstart-mok.key"), "--cert", crt,
+        run("tools/image/sign.sh", "--key", os.path.join(keys, "apstart-mok.key"), "--cert", crt,
             "--efi", efi, "--out", os.path.join(WORK, "sign"), image)
         cfg = os.path.join(WORK, "loader.cfg")
         open(cfg, "w").write("timeout=0\nresults_wait=0\ncmdline=cycles=1 save=off\n")
-        run("tools/esp-populate.sh", "--config", cfg, image)
+        run("tools/image/esp-populate.sh", "--config", cfg, image)
         esl = run("cert-to-efi-sig-list", "-g", SHIM_GUID, crt, "/dev/stdout")
 
         # 1: from the stick's menu, "Enroll key from disk".

@@ -6,7 +6,7 @@
 # enforced (q35 with SMM, pflash secure=on), TCG.
 #
 # Static: make keys (a pair, never overwritten), make sign's refusals,
-# tools/sign.sh on a copy of the test image (sbverify accepts it, the
+# tools/image/sign.sh on a copy of the test image (sbverify accepts it, the
 # certificate in DER beside it), the EFI partition's chain, and the
 # SHA-256 table in apstart.efi against sha256sum of the stick's kernels.
 #
@@ -33,7 +33,7 @@ HASHES=${EFI_HASHES:-build/efi/gen/kernel_hashes.c}
 SHIM=${SHIM_EFI:-/usr/lib/shim/shimx64.efi.signed}
 MOKMANAGER=${MOKMANAGER_EFI:-/usr/lib/shim/mmx64.efi.signed}
 SIGNED_GRUB=${SIGNED_GRUB_EFI:-/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed}
-GATE=boot/secureboot/gate.cfg
+GATE=tools/image/gate.cfg
 OVMF=${OVMF_DIR:-/usr/share/OVMF}
 SNAKEOIL=${SNAKEOIL_DIR:-/usr/share/ovmf}
 BOOT_TIMEOUT=${SB_BOOT_TIMEOUT:-300}
@@ -44,7 +44,7 @@ lane_start secureboot
 need_files secureboot-tests "$TEST_ISO" "$EFI" "$HASHES" "$SHIM" "$MOKMANAGER" "$SIGNED_GRUB"
 esp() { # IMAGE: IMAGE@@OFFSET of its EFI system partition
 	local off
-	read -r off _ < <(tools/esp-offset.sh "$1") && echo "$1@@$off"
+	read -r off _ < <(tools/image/esp-offset.sh "$1") && echo "$1@@$off"
 }
 
 # ------------------------------------------------------------ make keys
@@ -89,7 +89,7 @@ openssl rsa -passin pass:snakeoil -in "$SNAKEOIL/PkKek-1-snakeoil.key" -out "$wo
 cp "$SNAKEOIL/PkKek-1-snakeoil.pem" "$work/snakeoil.pem"
 cp "$work/unsigned.img" "$work/mismatch.img"
 sign_mismatch() {
-	if tools/sign.sh --key "$work/snakeoil.key" --cert "$keys/apstart-mok.crt" --efi "$EFI" --out "$work/sign-bad" \
+	if tools/image/sign.sh --key "$work/snakeoil.key" --cert "$keys/apstart-mok.crt" --efi "$EFI" --out "$work/sign-bad" \
 		"$work/mismatch.img" >"$work/sign-bad.out" 2>&1; then
 		echo "signing with another key's certificate succeeded"; return 1
 	fi
@@ -109,14 +109,14 @@ signed_ok() { # DIR CERT IMAGE: what sign.sh made, read back from IMAGE
 }
 cp "$work/unsigned.img" "$work/mine.img"
 sign_mine() {
-	tools/sign.sh --key "$keys/apstart-mok.key" --cert "$keys/apstart-mok.crt" --efi "$EFI" \
+	tools/image/sign.sh --key "$keys/apstart-mok.key" --cert "$keys/apstart-mok.crt" --efi "$EFI" \
 		--out "$work/sign-mine" "$work/mine.img" >"$work/sign-mine.out" 2>&1 || { cat "$work/sign-mine.out"; return 1; }
 	signed_ok "$work/sign-mine" "$keys/apstart-mok.crt" "$work/mine.img"
 }
 check "make sign's script with make keys' pair: sbverify accepts the image's apstart.efi, DER beside it" sign_mine
 
 cp "$work/unsigned.img" "$work/signed.img"
-tools/sign.sh --key "$work/snakeoil.key" --cert "$work/snakeoil.pem" --efi "$EFI" --out "$work/sign-so" \
+tools/image/sign.sh --key "$work/snakeoil.key" --cert "$work/snakeoil.pem" --efi "$EFI" --out "$work/sign-so" \
 	"$work/signed.img" >"$work/sign-so.out" 2>&1
 check "the test image signed with the snakeoil key: sbverify accepts it" signed_ok "$work/sign-so" "$work/snakeoil.pem" "$work/signed.img"
 
@@ -175,7 +175,7 @@ mcopy -o -i "$(esp "$work/changed-so.img")" "$work/k.elf" ::/apstart/apstart-wbi
 # written to NVRAM (slow behind SMM under TCG).
 printf 'timeout=0\nresults_wait=0\ncmdline=cycles=1 save=off\n' >"$work/loader.cfg"
 for i in unsigned-so signed-so changed-so signed; do
-	tools/esp-populate.sh --config "$work/loader.cfg" "$work/$i.img"
+	tools/image/esp-populate.sh --config "$work/loader.cfg" "$work/$i.img"
 done
 # E: the snakeoil certificate in MokList, as after an enrolment.
 cert-to-efi-sig-list -g "$SHIM_LOCK_GUID" "$work/snakeoil.pem" "$work/moklist.esl" >/dev/null

@@ -2,7 +2,7 @@
 # make secureboot-tests: the Secure Boot chain and its refusals under OVMF
 # with Secure Boot enforced, make keys and make sign (tests/secureboot/
 # run.sh: six OVMF boots, two at a time, TCG). Included from the
-# top-level Makefile after tools/esp.mk and tools/iso.mk.
+# top-level Makefile after tools/image/esp.mk and tools/image/iso.mk.
 
 SECUREBOOT_TESTS_TIMEOUT ?= 900
 .PHONY: secureboot-tests

@@ -11,7 +11,7 @@ APLOG=${APLOG:-build/host/aplog}
 log=build/test-logs/soak-smp$smp-cycles$cycles.log
 mkdir -p "$(dirname "$log")"
 t0=$SECONDS
-tools/qemu-run.sh --kernel "$kernel" --smp "$smp" --accel tcg --timeout 3600 \
+tools/run/qemu-run.sh --kernel "$kernel" --smp "$smp" --accel tcg --timeout 3600 \
 	-- cycles="$cycles" >"$log" 2>&1
 st=$?
 secs=$((SECONDS - t0))

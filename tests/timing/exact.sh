@@ -19,7 +19,7 @@ for v in wbinvd0 wbinvd1 i386-wbinvd0 i386-wbinvd1; do
 	emu=()
 	case $v in i386-*) emu=(--emulator i386 --cpu pentium3) ;; esac
 	log=$out/$v.log base=tests/baselines/icount-pc-smp$SMP-$v.exact
-	tools/qemu-run.sh --kernel "build/$v/apstart.elf" --smp $SMP --timeout 300 --icount \
+	tools/run/qemu-run.sh --kernel "build/$v/apstart.elf" --smp $SMP --timeout 300 --icount \
 		"${emu[@]}" -- $DET_ARGS >"$log" 2>&1
 	if "$APLOG" exact "$base" -- "$log" >"$out/$v.txt" 2>&1; then
 		ok "icount $v: every phase exactly as in its baseline ($(tail -n1 "$out/$v.txt"))"

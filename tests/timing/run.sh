@@ -97,7 +97,7 @@ run() { # variant log accel-opts... -- kernel args
 	local opts=()
 	while [ "$1" != -- ]; do opts+=("$1"); shift; done
 	shift
-	tools/qemu-run.sh --kernel build/$v/apstart.elf --smp $SMP --timeout 300 \
+	tools/run/qemu-run.sh --kernel build/$v/apstart.elf --smp $SMP --timeout 300 \
 		"${opts[@]}" -- "$@" >"$log" 2>&1
 }
 
@@ -389,7 +389,7 @@ fi # TIMING_WALL_ONLY
 . tests/timing/wall.sh
 wall_clock tcg 1 --accel tcg --tcg-single
 
-if tools/kvm-usable.sh; then
+if tools/run/kvm-usable.sh; then
 	wall_clock kvm 0 --accel kvm
 else
 	skip "wall clock kvm: WBINVD=0 not slower than WBINVD=1" "no hardware-backed KVM here (kvm_intel/kvm_amd)"

@@ -22,7 +22,7 @@ status_is() {
 k=build/wbinvd0/apstart.elf
 make --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 "$k" >/dev/null 2>&1 ||
 	fail "exit codes: build $k" "make failed"
-q=(tools/qemu-run.sh --kernel "$k" --smp 2 --accel tcg)
+q=(tools/run/qemu-run.sh --kernel "$k" --smp 2 --accel tcg)
 status_is "qemu-run.sh: a passing run exits 0" 0 "$tmp/q0" "${q[@]}" --timeout 60 -- cycles=1
 status_is "qemu-run.sh: a failed run (an AP never answers) exits 1" 1 "$tmp/q1" \
 	"${q[@]}" --timeout 60 -- cycles=1 selftest=ap-hang
@@ -32,7 +32,7 @@ status_is "qemu-run.sh: no verdict (timeout) exits 2" 2 "$tmp/q2" \
 # An image that boots nothing: SeaBIOS waits, the timeout ends it.
 : >"$tmp/empty.iso"
 status_is "iso-run.sh: no verdict (nothing bootable, timeout) exits 2" 2 "$tmp/i2" \
-	tools/iso-run.sh --iso "$tmp/empty.iso" --firmware bios --smp 2 --timeout 3
+	tools/run/iso-run.sh --iso "$tmp/empty.iso" --firmware bios --smp 2 --timeout 3
 
 # make run: the same three, through make (which would turn 1 into 2).
 mr=(make --no-print-directory run SMP=2 ACCEL=tcg)

@@ -45,9 +45,9 @@ k=build/wbinvd0/apstart.elf
 for r in "${refusals[@]}"; do
 	IFS='|' read -r what opt val var <<<"$r"
 	refused "qemu-run.sh, QEMU refuses ($what): no verdict, QEMU's message last" "$tmp/qr" 2 \
-		tools/qemu-run.sh --kernel "$k" --accel tcg --timeout 60 "$opt" "$val" -- cycles=1
+		tools/run/qemu-run.sh --kernel "$k" --accel tcg --timeout 60 "$opt" "$val" -- cycles=1
 	refused "iso-run.sh BIOS, QEMU refuses ($what): no verdict, QEMU's message last" "$tmp/ir" 2 \
-		tools/iso-run.sh --iso "$tmp/empty.iso" --firmware bios --accel tcg --timeout 60 "$opt" "$val"
+		tools/run/iso-run.sh --iso "$tmp/empty.iso" --firmware bios --accel tcg --timeout 60 "$opt" "$val"
 	refused "make run $var: QEMU refuses ($what): exit 2, QEMU's message last" "$tmp/mr" 2 \
 		make --no-print-directory run ACCEL=tcg TIMEOUT=60 ARGS=cycles=1 RUN_LOG="$tmp/mr.log" "$var"
 done
@@ -55,12 +55,12 @@ done
 # all: iso-run.sh's own refusal, its one line last.
 fw_refused() {
 	local st
-	env OVMF_CODE="$tmp/empty.fd" tools/iso-run.sh --iso "$tmp/empty.iso" --firmware uefi \
+	env OVMF_CODE="$tmp/empty.fd" tools/run/iso-run.sh --iso "$tmp/empty.iso" --firmware uefi \
 		--accel tcg --smp 2 --timeout 60 >"$tmp/iu" 2>&1 </dev/null
 	st=$?
 	[ $st = 2 ] && qemu_said "$(tail -n 1 "$tmp/iu")" ||
 		{ echo "empty firmware file: exit $st, last line: $(tail -n 1 "$tmp/iu")"; return 1; }
-	env OVMF_CODE="$tmp/none.fd" tools/iso-run.sh --iso "$tmp/empty.iso" --firmware uefi \
+	env OVMF_CODE="$tmp/none.fd" tools/run/iso-run.sh --iso "$tmp/empty.iso" --firmware uefi \
 		--smp 2 >"$tmp/iu" 2>&1 </dev/null
 	st=$?
 	[ $st = 2 ] && tail -n 1 "$tmp/iu" | grep -q "^iso-run: OVMF not found ($tmp/none.fd" ||

@@ -38,52 +38,52 @@ kernel=$tmp/kernel.elf
 
 for opt in --kernel --smp --accel --machine --timeout --cpu --log --mem --initrd --flush --gdb; do
 	expect_usage "qemu-run.sh $opt without a value: exit 2" 2 "^qemu-run: $opt needs a value" \
-		tools/qemu-run.sh --kernel "$kernel" "$opt"
+		tools/run/qemu-run.sh --kernel "$kernel" "$opt"
 done
-expect_usage "qemu-run.sh without --kernel: exit 2" 2 "--kernel ELF is required" tools/qemu-run.sh
+expect_usage "qemu-run.sh without --kernel: exit 2" 2 "--kernel ELF is required" tools/run/qemu-run.sh
 expect_usage "qemu-run.sh unknown option: exit 2" 2 "unknown option '--frobnicate'" \
-	tools/qemu-run.sh --frobnicate
+	tools/run/qemu-run.sh --frobnicate
 expect_usage "qemu-run.sh --smp x: exit 2" 2 "--smp must be a CPU count" \
-	tools/qemu-run.sh --kernel "$kernel" --smp x
+	tools/run/qemu-run.sh --kernel "$kernel" --smp x
 expect_usage "qemu-run.sh --timeout 0: exit 2" 2 "--timeout must be a positive number" \
-	tools/qemu-run.sh --kernel "$kernel" --timeout 0
+	tools/run/qemu-run.sh --kernel "$kernel" --timeout 0
 expect_usage "qemu-run.sh --gdb 70000: exit 2" 2 "--gdb must be a TCP port" \
-	tools/qemu-run.sh --kernel "$kernel" --gdb 70000
+	tools/run/qemu-run.sh --kernel "$kernel" --gdb 70000
 expect_usage "qemu-run.sh --accel warp: exit 2" 2 "--accel must be auto, kvm or tcg" \
-	tools/qemu-run.sh --kernel "$kernel" --accel warp
+	tools/run/qemu-run.sh --kernel "$kernel" --accel warp
 expect_usage "qemu-run.sh missing kernel file: exit 2" 2 "no kernel at" \
-	tools/qemu-run.sh --kernel "$tmp/none.elf"
-expect_usage "qemu-run.sh --help: exit 0, usage" 0 "qemu-run.sh --kernel ELF" tools/qemu-run.sh --help
+	tools/run/qemu-run.sh --kernel "$tmp/none.elf"
+expect_usage "qemu-run.sh --help: exit 0, usage" 0 "qemu-run.sh --kernel ELF" tools/run/qemu-run.sh --help
 expect_usage "qemu-run.sh --dry-run: command line with the kernel arguments" 0 \
 	"qemu-system-x86_64 .*-kernel $kernel -append cycles=1" \
-	tools/qemu-run.sh --kernel "$kernel" --dry-run -- cycles=1
+	tools/run/qemu-run.sh --kernel "$kernel" --dry-run -- cycles=1
 expect_usage "qemu-run.sh --gdb: paused with a gdb server" 0 "-kernel [^ ]* -S -gdb tcp::4321" \
-	tools/qemu-run.sh --kernel "$kernel" --gdb 4321 --dry-run
+	tools/run/qemu-run.sh --kernel "$kernel" --gdb 4321 --dry-run
 expect_usage "qemu-run.sh --gdb: auto accel is TCG" 0 "accel=tcg \(gdb server: TCG\)" \
-	tools/qemu-run.sh --kernel "$kernel" --gdb 4321 --dry-run
+	tools/run/qemu-run.sh --kernel "$kernel" --gdb 4321 --dry-run
 
 for opt in --firmware --media --smp --accel --machine --timeout --iso --kernels \
 	--wbinvd --mem --log --screendump --flush --screen-script; do
 	expect_usage "iso-run.sh $opt without a value: exit 2" 2 "^iso-run: $opt needs a value" \
-		tools/iso-run.sh --firmware bios "$opt"
+		tools/run/iso-run.sh --firmware bios "$opt"
 done
 expect_usage "iso-run.sh unknown option: exit 2" 2 "unknown option '--frobnicate'" \
-	tools/iso-run.sh --frobnicate
+	tools/run/iso-run.sh --frobnicate
 expect_usage "iso-run.sh --firmware efi: exit 2" 2 "--firmware must be bios or uefi" \
-	tools/iso-run.sh --firmware efi
+	tools/run/iso-run.sh --firmware efi
 expect_usage "iso-run.sh --mem x: exit 2" 2 "--mem must be a number" \
-	tools/iso-run.sh --firmware bios --mem x
-expect_usage "iso-run.sh --help: exit 0, usage" 0 "iso-run.sh --firmware bios\|uefi" tools/iso-run.sh --help
+	tools/run/iso-run.sh --firmware bios --mem x
+expect_usage "iso-run.sh --help: exit 0, usage" 0 "iso-run.sh --firmware bios\|uefi" tools/run/iso-run.sh --help
 
 # ---- dependencies: one list, make only checks, deps.sh says what and how
-listed=$(awk '!/^#/ && NF { print $1 }' tools/packages.list | sort | tr '\n' ' ')
-got=$(tools/deps.sh --list build test optional ci | sort | tr '\n' ' ')
+listed=$(awk '!/^#/ && NF { print $1 }' tools/build/packages.list | sort | tr '\n' ' ')
+got=$(tools/build/deps.sh --list build test optional ci | sort | tr '\n' ' ')
 if [ "$listed" = "$got" ]; then
-	ok "deps.sh --list: every package of tools/packages.list"
+	ok "deps.sh --list: every package of tools/build/packages.list"
 else
-	fail "deps.sh --list: every package of tools/packages.list" "got '$got', the list has '$listed'"
+	fail "deps.sh --list: every package of tools/build/packages.list" "got '$got', the list has '$listed'"
 fi
-if grep -q 'apt-get install .*\$(tools/deps.sh --list build test optional ci)' .ci/run &&
+if grep -q 'apt-get install .*\$(tools/build/deps.sh --list build test optional ci)' .ci/run &&
 	! grep -Eq 'apt-get install[^$]*\b(nasm|qemu|grub|ovmf)' .ci/run; then
 	ok ".ci/run installs the list, and names no package itself"
 else
@@ -94,14 +94,14 @@ mkdir -p "$tmp/bin"
 for c in dirname id sed; do ln -s "$(command -v $c)" "$tmp/bin/$c"; done
 expect_usage "deps.sh --check build names the missing packages and how, exit 1" 1 \
 	"missing packages: build-essential binutils nasm grub-common$" \
-	env PATH="$tmp/bin" "$(command -v bash)" tools/deps.sh --check build
+	env PATH="$tmp/bin" "$(command -v bash)" tools/build/deps.sh --check build
 expect_usage "deps.sh --check build: the install command, sudo on each apt-get" 1 \
 	"install them with: sudo apt-get update && sudo apt-get install -y build-essential binutils nasm grub-common$" \
-	env PATH="$tmp/bin" "$(command -v bash)" tools/deps.sh --check build
+	env PATH="$tmp/bin" "$(command -v bash)" tools/build/deps.sh --check build
 # Not root: deps.sh (what make run and make test call) prints the command
 # and stops; every apt-get in it has its sudo, so it works as printed.
 if command -v unshare >/dev/null && unshare -r true 2>/dev/null; then
-	out=$(unshare -r --map-user=1000 env PATH="$tmp/bin" "$(command -v bash)" tools/deps.sh build run 2>&1)
+	out=$(unshare -r --map-user=1000 env PATH="$tmp/bin" "$(command -v bash)" tools/build/deps.sh build run 2>&1)
 	st=$?
 	cmdline=$(sed -n 's/^deps: install them with: //p' <<<"$out")
 	if [ $st = 1 ] && [ -n "$cmdline" ] &&
@@ -119,24 +119,24 @@ fi
 for c in ":build run" "FIRMWARE=bios:build run iso" "FIRMWARE=uefi:build run iso uefi" \
 	"FLUSH=us=2000:build run"; do
 	var=${c%%:*} want=${c#*:}
-	steps=$(make -n run ${var:+"$var"} 2>/dev/null | grep -E '^tools/deps\.sh' | tr '\n' ';')
-	if [ "$steps" = "tools/deps.sh $want;" ]; then
+	steps=$(make -n run ${var:+"$var"} 2>/dev/null | grep -E '^tools/build/deps\.sh' | tr '\n' ';')
+	if [ "$steps" = "tools/build/deps.sh $want;" ]; then
 		ok "make run ${var:-(plain)} checks only: $want"
 	else
 		fail "make run ${var:-(plain)} checks only: $want" "make -n run runs: $steps"
 	fi
 done
-steps=$(make -n test 2>/dev/null | grep -E '^tools/deps\.sh' | tr '\n' ';')
-if [ "$steps" = "tools/deps.sh;" ]; then
-	ok "make test checks every package (tools/deps.sh: build test optional)"
+steps=$(make -n test 2>/dev/null | grep -E '^tools/build/deps\.sh' | tr '\n' ';')
+if [ "$steps" = "tools/build/deps.sh;" ]; then
+	ok "make test checks every package (tools/build/deps.sh: build test optional)"
 else
 	fail "make test checks every package" "make -n test runs: $steps"
 fi
 expect_usage "deps.sh: unknown need is a usage error" 2 "unknown need 'everything'" \
-	tools/deps.sh --check everything
+	tools/build/deps.sh --check everything
 # make (all) builds only: the one package step it runs is the check.
 steps=$(make -n all 2>/dev/null | grep -E 'deps\.sh|apt-get' | tr '\n' ';')
-if [ "$steps" = "tools/deps.sh --check build;" ]; then
+if [ "$steps" = "tools/build/deps.sh --check build;" ]; then
 	ok "make (all) only checks packages, installs none"
 else
 	fail "make (all) only checks packages, installs none" "make -n all runs: $steps"
@@ -172,8 +172,8 @@ if make --no-print-directory compile_commands.json >"$tmp/compdb.out" 2>&1; then
 	ok "make compile_commands.json"
 	db=compile_commands.json
 	files=$(sed -n 's/.*"file": "\([^"]*\)".*/\1/p' "$db" | sort)
-	want=$(ls app/*.c kernel/*.c lib/*.c smp/*.c realmode/*.c tools/aplog/*.c tools/aplog/*/*.c tools/mkfont.c \
-		tools/linux-hotplug/*.c tools/flushmodel/*.c tests/unit/*.c tests/unit-fbcon/*.c tests/iso/ppmcheck.c tests/qr/*.c \
+	want=$(ls app/*.c kernel/*.c lib/*.c smp/*.c realmode/*.c tools/aplog/*.c tools/aplog/*/*.c tools/build/mkfont.c \
+		tools/linux/hotplug/*.c tools/flushmodel/*.c tests/unit/*.c tests/unit-fbcon/*.c tests/iso/ppmcheck.c tests/qr/*.c \
 		tests/linux-hotplug/failwrite.c wings/efi/*.c tests/efi/*.c 2>/dev/null | sort)
 	missing=$(comm -13 <(echo "$files") <(echo "$want") | tr '\n' ' ')
 	if [ -z "$missing" ]; then

@@ -65,7 +65,7 @@ bochs_run() { # log -> boots an image with $ARGS under Bochs until @end
 	mkdir -p "$dir/menu/boot/grub" "$dir/kernels/boot"
 	cp build/wbinvd0/apstart.elf "$dir/kernels/boot/apstart-wbinvd0.elf"
 	# shellcheck disable=SC2086
-	boot/mkgrubcfg.sh boot/grub.cfg.in 0 0 $ARGS >"$dir/menu/boot/grub/grub.cfg" || return 1
+	tools/image/mkgrubcfg.sh tools/image/grub.cfg.in 0 0 $ARGS >"$dir/menu/boot/grub/grub.cfg" || return 1
 	grub-mkrescue -o "$dir/skew.iso" "$dir/kernels" "$dir/menu" >"$dir/mkrescue.log" 2>&1 || return 1
 	cat >"$dir/bochsrc" <<-EOF
 	megs: 256
@@ -116,13 +116,13 @@ else
 fi
 
 # --------------------------------------------------------------------- KVM
-. tools/kvm-usable.sh
+. tools/run/kvm-usable.sh
 t0=$SECONDS
 if ! kvm_starts; then
 	skip "kvm" "QEMU cannot start a KVM guest here (no usable /dev/kvm)"
 else
 	# shellcheck disable=SC2086
-	tools/qemu-run.sh --kernel build/wbinvd0/apstart.elf --smp 2 --accel kvm \
+	tools/run/qemu-run.sh --kernel build/wbinvd0/apstart.elf --smp 2 --accel kvm \
 		--timeout "$KVM_TIMEOUT" -- ${ARGS% exit=halt} >"$OUT/kvm.log" 2>&1
 	check "kvm ($((SECONDS - t0))s)" "$OUT/kvm.log"
 fi

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: MIT
-# Host tests for wings/screen/fbcon.c and tools/mkfont (make fbcon-tests).
+# Host tests for wings/screen/fbcon.c and tools/build/mkfont (make fbcon-tests).
 # Include from the top-level Makefile; paths are relative to the repo root.
 ifndef FBT_MK_INCLUDED
 FBT_MK_INCLUDED := 1
 
-include tools/font.mk
+include tools/build/font.mk
 
 FBT_CC ?= gcc
 FBT_CFLAGS ?= -std=c11 -O1 -g -Wall -Wextra -Werror \
@@ -13,7 +13,7 @@ FBT_BIN := build/host/test_fbcon
 FBT_SRCS := tests/unit-fbcon/test_fbcon.c wings/screen/fbcon.c $(FONT_GEN)
 FBT_TIMEOUT ?= 300
 
-# The compiler and flags it is built with (tools/build-vars.mk).
+# The compiler and flags it is built with (tools/build/build-vars.mk).
 VARS.$(FBT_BIN) = $(FBT_CC) $(FBT_CFLAGS)
 $(FBT_BIN): $(FBT_SRCS) wings/screen/fbcon.h kernel/multiboot.h tests/unit-fbcon/fbcon.mk $(FBT_BIN).vars
 	@mkdir -p $(dir $@)

@@ -2,7 +2,7 @@
 /* Host tests for wings/screen/fbcon.c: renders into malloc'ed framebuffers of
  * several formats and odd pitches and checks every pixel it can reason
  * about, plus the bytes around the visible area. With arguments
- * MKFONT PF2 it also checks that tools/mkfont rejects broken fonts.
+ * MKFONT PF2 it also checks that tools/build/mkfont rejects broken fonts.
  * Must run first in its process: the console's state is global. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdbool.h>

@@ -15,8 +15,8 @@ UNIT_KERNEL_SRCS := app/options.c app/kept_lines.c wings/nvram/nvram_save.c wing
 	lib/format.c lib/keyword.c lib/persistent_ram.c lib/sha256.c \
 	$(addprefix kernel/,multiboot.c acpi.c memmap.c firmware.c) $(KSTATS_SRC)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)
-# ... and the compiler and flags they are built with (tools/build-vars.mk).
-include tools/build-vars.mk
+# ... and the compiler and flags they are built with (tools/build/build-vars.mk).
+include tools/build/build-vars.mk
 VARS.$(UNIT_DIR)/unit = $(UNIT_CC) $(UNIT_CFLAGS) | $(UNIT_SANFLAGS)
 UNIT_DEPS := $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(wildcard app/*.h) $(wildcard kernel/*.h) $(wildcard lib/*.h) $(wildcard smp/*.h) $(wildcard wings/*/*.h) \
 	tests/unit/unit.mk $(UNIT_DIR)/unit.vars

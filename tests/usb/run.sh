@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Tests for tools/usb-write.sh that never touch a real disk: the disks it
+# Tests for tools/image/usb-write.sh that never touch a real disk: the disks it
 # is shown are device nodes made in a temporary directory (a major number
 # reserved for local use, so no driver answers) described by a fake sysfs
 # and proc tree, and every refusal runs with a dd that only records that it
@@ -9,7 +9,7 @@
 set -uo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-WRITER=$HERE/../../tools/usb-write.sh
+WRITER=$HERE/../../tools/image/usb-write.sh
 T=60 # seconds for each run of the writer
 # shellcheck source=tests/protocol.sh
 . "$HERE/../protocol.sh"

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Tests for tools/usb-write.sh (make usb-tests). No real disk is touched;
+# Tests for tools/image/usb-write.sh (make usb-tests). No real disk is touched;
 # the one real write goes to a loop device if this machine has them (root).
 # Include from the top-level Makefile; paths are relative to the repo root.
 ifndef USBT_MK_INCLUDED

@@ -48,7 +48,7 @@ aa() { # hog(0|1)
 	local same=0 other=() i dir=$OUT/aa$1
 	[ "$1" = 1 ] && hog_on
 	for i in $(seq 1 "$REPS"); do
-		tools/ab.sh --runs "$K_AA" --a WBINVD=0 --b WBINVD=0 --out "$dir" --seed "$i" \
+		tools/run/ab.sh --runs "$K_AA" --a WBINVD=0 --b WBINVD=0 --out "$dir" --seed "$i" \
 			--smp 4 --accel tcg --timeout 120 -- "$ARGS" >/dev/null 2>"$dir.err"
 		local v
 		v=$(verdict_of "$dir")
@@ -64,7 +64,7 @@ aa() { # hog(0|1)
 ab() {
 	local found=0 other=() i dir=$OUT/ab v
 	for i in $(seq 1 "$REPS"); do
-		tools/ab.sh --runs "$K_AB" --out "$dir" --seed "$i" --smp 4 --accel tcg --timeout 120 \
+		tools/run/ab.sh --runs "$K_AB" --out "$dir" --seed "$i" --smp 4 --accel tcg --timeout 120 \
 			--flush us=1000 -- "$ARGS" >/dev/null 2>"$dir.err"
 		v=$(verdict_of "$dir")
 		keep "$dir" "$i"
@@ -74,7 +74,7 @@ ab() {
 	echo "A/B (WBINVD=1 against WBINVD=0, FLUSH=us=1000, K=$K_AB, TCG -smp 4, '$ARGS'): Online found faster (95% CI below 0) in $found of $REPS"
 	[ ${#other[@]} -eq 0 ] || printf '  %s\n' "${other[@]}"
 	grep -E '^(Offline|Online|Total):' "$dir/compare.txt" | sed 's/^/  last: /'
-	tools/ab.sh --runs "$K_AB" --out "$OUT/ab-noflush" --seed 1 --smp 4 --accel tcg --timeout 120 \
+	tools/run/ab.sh --runs "$K_AB" --out "$OUT/ab-noflush" --seed 1 --smp 4 --accel tcg --timeout 120 \
 		-- "$ARGS" >/dev/null 2>&1
 	echo "A/B without FLUSH: $(verdict_of "$OUT/ab-noflush")"
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* aplog: read apstart serial logs (@boot/@sample/@summary/@end records
  * mixed with other console text) and report, compare and check per-CPU AP
- * online/offline timings. Host program; usage in tools/README-aplog.md.
+ * online/offline timings. Host program; usage in tools/aplog/README.md.
  *
  * Here: the table of the commands (commands[], the one place that
  * dispatches), options.c (every option once, and the help) and util.c.

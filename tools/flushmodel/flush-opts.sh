@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Sourced by tools/qemu-run.sh and tools/iso-run.sh: FLUSH=SPEC -> the
+# Sourced by tools/run/qemu-run.sh and tools/run/iso-run.sh: FLUSH=SPEC -> the
 # -plugin option that loads the flushmodel plugin.
 #
 #   flush_plugin ROOT SPEC VCPUS

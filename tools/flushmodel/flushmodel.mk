@@ -17,7 +17,7 @@ FLUSHMODEL_TEST := build/host/flushmodel_test
 FLUSHMODEL_TEST_ASAN := build/host/flushmodel_test_asan
 # Host compiler: not $(CC), which may be set for the kernel.
 FLUSHMODEL_CC ?= gcc
-include tools/build-vars.mk
+include tools/build/build-vars.mk
 FLUSHMODEL_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
 FLUSHMODEL_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -35,7 +35,7 @@ FLUSHMODEL_PROBE_SRCS := $(FLUSHMODEL_DIR)/test_probe_model.c $(FLUSHMODEL_DIR)/
 	$(FLUSHMODEL_DIR)/dirty_track.c $(FLUSHMODEL_DIR)/preset_file.c
 FLUSHMODEL_PROBE_TEST := build/host/flushmodel_probe_test
 FLUSHMODEL_PROBE_TEST_ASAN := build/host/flushmodel_probe_test_asan
-# The compiler and flags all of them are built with (tools/build-vars.mk).
+# The compiler and flags all of them are built with (tools/build/build-vars.mk).
 FLUSHMODEL_VARS := build/host/flushmodel.vars
 VARS.build/host/flushmodel = $(FLUSHMODEL_CC) $(FLUSHMODEL_CFLAGS) | $(FLUSHMODEL_ASAN_CFLAGS)
 

@@ -70,7 +70,7 @@ else
 	for r in $(seq 1 "$rounds"); do
 		for w in 1 0; do
 			log=$out/wbinvd$w-r$r.log
-			if ! tools/qemu-run.sh --kernel build/wbinvd$w/apstart.elf --smp "$smp" \
+			if ! tools/run/qemu-run.sh --kernel build/wbinvd$w/apstart.elf --smp "$smp" \
 				--timeout "$run_timeout" --flush "$flush" -- "$args" >"$log" 2>&1; then
 				echo "seed-table: WBINVD=$w round $r did not pass; its log: $log" >&2
 				grep -E '^(qemu-run|flushmodel: [a-z]|@end)' "$log" | tail -n 5 >&2

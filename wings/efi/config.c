@@ -26,7 +26,7 @@
  *   test_session_fail=N    tests only: run N of a new session gets
  *                    selftest=ap-hang (a failing run)
  *
- * The tools write it into per-run images (tools/iso-run.sh --loader,
+ * The tools write it into per-run images (tools/run/iso-run.sh --loader,
  * tests/efi/run.sh); a stick ships without one. */
 #include "wings/efi/config.h"
 

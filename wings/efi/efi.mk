@@ -31,9 +31,9 @@ EFI_HASHES := $(EFI_OUT)/gen/kernel_hashes.c
 EFI_C := $(wildcard wings/efi/*.c) lib/format.c kernel/serial.c lib/qr.c lib/verdict.c \
 	lib/sha256.c $(FONT_GEN) $(EFI_HASHES)
 EFI_OBJS := $(patsubst %.c,$(EFI_OUT)/%.o,$(EFI_C)) $(EFI_OUT)/wings/efi/handoff_stub.o
-# What it is built with (tools/build-vars.mk): a changed compiler, flag or
+# What it is built with (tools/build/build-vars.mk): a changed compiler, flag or
 # gnu-efi rebuilds it.
-include tools/build-vars.mk
+include tools/build/build-vars.mk
 VARS.$(EFI_OUT)/efi = $(CC) $(EFI_CFLAGS) | $(NASM) | $(LD) $(EFI_LDFLAGS) $(GNUEFI_LIB)
 
 .PHONY: efi efi-kernels

@@ -13,7 +13,7 @@
 #define APSTART_CONFIG     L"\\apstart\\loader.cfg"
 #define APSTART_RESULTS    L"\\apstart\\results"
 /* There while an A/B session is under way: GRUB's menu then starts
- * apstart.efi at once (boot/grub.cfg.in), so each reset comes back here. */
+ * apstart.efi at once (tools/image/grub.cfg.in), so each reset comes back here. */
 #define APSTART_SESSION_MARK L"\\apstart\\session-running"
 
 struct volume {

@@ -14,7 +14,7 @@
 #define FBCON_CELL_H 16
 
 /* ASCII 32..126, row bytes with MSB = leftmost pixel; generated from GRUB's
- * PF2 font by tools/mkfont into build/gen/font8x16.c. */
+ * PF2 font by tools/build/mkfont into build/gen/font8x16.c. */
 extern const uint8_t fbcon_font8x16[95][16];
 
 /* Takes over fb (type 1 RGB, 16/24/32 bpp, pitch >= width * bytes) whose

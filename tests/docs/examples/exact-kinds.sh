@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# One line of each kind aplog exact prints (tools/README-aplog.md), from
+# One line of each kind aplog exact prints (tools/aplog/README.md), from
 # the deterministic run's fixtures: old.log, the plain WBINVD=0 run; pad.log,
 # the same with one NOP at the protected-mode entry; one.log, old.log with
 # one sample moved by 6 ns; old.exact without one AP's real phase, and

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The text on one of the committed screenshots (docs/screens/*.png, made
 # by make screenshots from the ISO lane's screendumps): the PNG back to
-# the PPM it was (tools/ppm2png.py writes indexed rows, filter none), then
+# the PPM it was (tools/dev/ppm2png.py writes indexed rows, filter none), then
 # tests/iso/screentext.c reads it cell by cell (build/host/screentext).
 #   screen-text.sh FILE.png
 set -euo pipefail

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* aplog fleet: one table for many machines, from serial logs, make lava's
- * results files (tools/lava/results.py) and directories of them.
+ * results files (tools/lab/lava/results.py) and directories of them.
  *
  * A machine is what its runs say about it: @env vendor, family/model,
  * brand and microcode (when the record has it), @boot cpus and firmware,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Baseline files: key=value header lines and one "apic=A op=O
- * median_ns=T" line per AP and op (format in tools/README-aplog.md). */
+ * median_ns=T" line per AP and op (format in tools/aplog/README.md). */
 #ifndef APLOG_BASELINE_H
 #define APLOG_BASELINE_H
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Linux's CPU hotplug, state by state: the @cpuhp and @cpuhp_write
- * records of linux-hotplug --trace (tools/linux-hotplug/trace.h), one
+ * records of linux-hotplug --trace (tools/linux/hotplug/trace.h), one
  * per state callback that ran during a sysfs write and one per write.
  * Read here, apart from records.c, on top of the runs load_file() finds
  * (a run's records are those between its @boot and the next). */

@@ -395,7 +395,7 @@ void on_end(struct loader *ld, size_t line, const struct record *rec)
 	close_run(ld, line, "");
 }
 
-/* @host: facts from the host side of a run (tools/qemu-run.sh writes it
+/* @host: facts from the host side of a run (tools/run/qemu-run.sh writes it
  * before QEMU starts). flush_model= marks the run that follows, or the
  * open one, as run under a modelled flush cost. Other keys are ignored. */
 void on_host(struct loader *ld, size_t line, const struct record *rec)

@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: MIT
+# Secure Boot: a key pair for a user who has none, and apstart.efi on the
+# image signed with the user's key (docs/hardware.md, Secure Boot).
+# Included from the top-level Makefile after tools/image/iso.mk.
+#
+#   make keys [KEYS_DIR=keys]       tools/image/keys.sh: keys/apstart-mok.{key,crt,der},
+#                                   never overwritten (keys/ is outside git)
+#   make sign [KEY=... CERT=...]    tools/image/sign.sh: build/apstart.iso's
+#                                   apstart.efi signed in place, its
+#                                   certificate beside it; KEY and CERT
+#                                   default to the pair make keys made
+
+KEYS_DIR ?= keys
+KEY ?= $(wildcard $(KEYS_DIR)/apstart-mok.key)
+CERT ?= $(wildcard $(KEYS_DIR)/apstart-mok.crt)
+SIGN_DIR := build/sign
+
+.PHONY: keys sign
+keys:
+	@tools/build/deps.sh sign
+	@tools/image/keys.sh '$(KEYS_DIR)'
+
+# The image first (iso-deps, $(ISO)): then its apstart.efi is signed.
+sign: iso-deps
+	@tools/build/deps.sh sign
+	@if [ -z '$(strip $(KEY))' ] || [ -z '$(strip $(CERT))' ]; then \
+		echo "make sign: which key? make sign KEY=your.key CERT=your.crt (PEM), or make keys first (keys/)" >&2; \
+		exit 2; fi
+	@$(MAKE) --no-print-directory $(ISO)
+	@tools/image/sign.sh --key '$(KEY)' --cert '$(CERT)' --efi $(APSTART_EFI) --out $(SIGN_DIR) $(ISO)
