@@ -136,7 +136,7 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
 
-.PHONY: all kernel test clean deps deps-check unit-tests trampoline-check qemu-tests timing-tests tscskew-tests baseline soak
+.PHONY: all kernel test clean deps deps-check unit-tests trampoline-tests qemu-tests timing-tests tscskew-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
 all: deps-check kernel
 
@@ -233,21 +233,10 @@ verdict-calibration: deps
 	@tests/verdicts/calibrate.sh
 
 # tools.mk first: it names the kernel files host programs share (KSTATS_SRC).
+# The wings' own build rules: the host tools, the runners, the image.
 include tools/aplog/aplog.mk
 include tools/run/exit-status.mk
 include tools/run/run.mk
--include tests/unit/unit.mk
--include tests/unit-fbcon/fbcon.mk
--include tests/qr/qr.mk
--include tests/usb/usb.mk
--include tests/layers/layers.mk
--include tests/madt/madt.mk
--include tests/docs/docs.mk
--include tests/chroot/chroot.mk
--include tests/fuzz/fuzz.mk
--include tests/tools/tools-tests.mk
--include tests/fleet/fleet.mk
--include tests/kexec/kexec.mk
 include tools/linux/hotplug/linux-hotplug.mk
 include wings/efi/efi.mk
 include tools/image/esp.mk
@@ -255,11 +244,14 @@ include tools/image/iso.mk
 include tools/image/secureboot.mk
 include tools/lab/netboot/netboot.mk
 include tools/lab/lava/lava.mk
--include tests/bochs/bochs.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev/dev.mk
-include tests/efi/efi-tests.mk
--include tests/secureboot/secureboot.mk
+# The lanes of make test (tests/lanes), each with its rules beside its
+# tests in tests/FOLDER/lane.mk: a missing one stops make. Then the long
+# runs that are not lanes.
+LANE_FOLDERS := $(shell grep -v '^[[:punct:]]' tests/lanes | awk 'NF { print $$2 }' | sort -u)
+include $(addprefix tests/,$(addsuffix /lane.mk,$(LANE_FOLDERS)))
+include tests/chroot/lane.mk tests/soak/lane.mk
 
 # make ab: both variants, RUNS boots each in randomised pairs, the table
 # and its verdict (tools/run/ab.sh; docs/verdicts.md). AB_A/AB_B: each
@@ -281,60 +273,9 @@ AB_CMD = tools/run/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARC
 	$(FLUSH_OPT) $(QEMU_ARCH_OPTS) -- '$(subst ','\'',$(ARGS))'
 $(eval $(call EXIT_STATUS_GOAL,ab,AB_PREREQS,AB_CMD))
 
-trampoline-check:
-	@$(call BUILD_VARIANT,WBINVD=0)
-	@$(call BUILD_VARIANT,WBINVD=1)
-	@tests/trampoline/check.sh build/wbinvd0/trampoline.bin 0 build/wbinvd0/apstart.elf
-	@tests/trampoline/check.sh build/wbinvd1/trampoline.bin 1 build/wbinvd1/apstart.elf
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
-	@tests/trampoline/check.sh --arch i386 build/i386-wbinvd0/trampoline.bin 0 build/i386-wbinvd0/apstart.elf
-	@tests/trampoline/check.sh --arch i386 build/i386-wbinvd1/trampoline.bin 1 build/i386-wbinvd1/apstart.elf
-
-qemu-tests: $(APLOG)
-	@$(call BUILD_VARIANT,WBINVD=0)
-	@$(call BUILD_VARIANT,WBINVD=1)
-	@$(call BUILD_VARIANT,WBINVD=0 MAX_CPUS=4)
-	@$(call BUILD_VARIANT,WBINVD=0 WINGS=)
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
-	@st=0; APLOG=$(APLOG) tests/qemu/matrix.sh || st=1; tests/floor/instructions.sh || st=1; \
-		tests/qemu/cpu-models.sh || st=1; exit $$st
-
-# Long, not in make test: the CPU floor under every CPU model QEMU lists,
-# for both kernels (make qemu-tests boots a representative set).
-.PHONY: cpu-models
-cpu-models:
-	@$(call BUILD_VARIANT,WBINVD=0)
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
-	@tests/qemu/cpu-models.sh --all
-
-timing-tests: deps
-	@tests/timing/run.sh
-
-# The exact icount gate alone (make check): each variant once against its
-# baseline (tests/timing/exact.sh).
-.PHONY: exact-tests check
-exact-tests: $(APLOG)
-	@$(call BUILD_VARIANT,WBINVD=0)
-	@$(call BUILD_VARIANT,WBINVD=1)
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
-	@APLOG=$(APLOG) tests/timing/exact.sh
-
 # The inner loop: the lanes the working tree's change (or FILES=...) needs.
 check: deps-check
 	@tests/check.sh $(FILES)
-
-# A TSC-skewed AP prints na (Bochs and KVM honour WRMSR IA32_TSC; TCG not).
-tscskew-tests: deps $(APLOG)
-	@APLOG=$(APLOG) tests/tscskew/run.sh
-
-# Long run, not in make test: 1000 offline/online cycles on every AP at
-# -smp 8; no CPU may be lost.
-soak: deps $(APLOG)
-	@$(call BUILD_VARIANT,WBINVD=0)
-	@APLOG=$(APLOG) tests/soak/run.sh build/wbinvd0/apstart.elf 1000 8
 
 # Long run, not in make test: serial vs parallel bring-up at -smp 8, 64,
 # 255 under TCG, with the targets of issue 9 and a plot (tools/run/bench-scale.sh).
@@ -348,22 +289,19 @@ bench-scale: deps $(APLOG)
 	@BENCH_CYCLES='$(BENCH_CYCLES)' BENCH_TIMEOUT='$(BENCH_TIMEOUT)' BENCH_TCG='$(BENCH_TCG)' \
 		tools/run/bench-scale.sh $(BENCH_NS)
 
-# Not in make test: what the per-phase marks cost the paths they measure,
-# in instructions under -icount, with and without them (docs/timing.md).
-.PHONY: marks-cost
-marks-cost: deps $(APLOG)
-	@$(call BUILD_VARIANT,WBINVD=0)
-	@$(call BUILD_VARIANT,WBINVD=0 MARKS=0)
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0 MARKS=0)
-	@tools/run/marks-cost.sh
-
-# Rewrite tests/baselines/ from fresh runs and show what changed.
-baseline: deps
-	@tests/timing/run.sh --update
-
 test: deps
 	@tests/run-all.sh
+
+# What several lanes use, built once before they run side by side
+# (tests/run-all.sh): no two lanes may build the same file at once.
+.PHONY: test-prep
+test-prep: deps
+	@$(call BUILD_VARIANT,WBINVD=0)
+	@$(call BUILD_VARIANT,WBINVD=1)
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
+	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
+	@$(MAKE) --no-print-directory $(APLOG) $(APLOG_ASAN) $(APSTART_EFI) $(ISO) \
+		$(ISO_TEST_IMAGES) $(ISO_TEST_EFI) $(VARSTORE) $(SCREENTEXT) $(PPMCHECK) flushmodel
 
 clean:
 	rm -rf build

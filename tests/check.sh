@@ -62,13 +62,13 @@ done
 cmd_of() {
 	case $1 in
 	build) echo "make --no-print-directory -s && make --no-print-directory -s ARCH=i386" ;;
-	layers) echo "make --no-print-directory layers-check" ;;
+	layers) echo "make --no-print-directory layers-tests" ;;
 	unit) echo "make --no-print-directory unit-tests" ;;
-	fuzz) echo "make --no-print-directory fuzz-smoke" ;;
+	fuzz) echo "make --no-print-directory fuzz-tests" ;;
 	aplog) echo "make --no-print-directory aplog-tests" ;;
 	docs) echo "make --no-print-directory docs-tests" ;;
 	tools) echo "make --no-print-directory tools-tests" ;;
-	trampoline) echo "make --no-print-directory trampoline-check" ;;
+	trampoline) echo "make --no-print-directory trampoline-tests" ;;
 	qemu) echo "make --no-print-directory qemu-tests" ;;
 	exact) echo "make --no-print-directory exact-tests" ;;
 	iso) echo "make --no-print-directory iso-tests" ;;

@@ -1,49 +1,34 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# make test: every lane, its time, and one closing line summing the lanes'
-# own counts. Host-only lanes (marked '&') run beside the QEMU lanes that
-# come before the wall-clock ones. Every lane follows the test protocol
-# (tests/protocol.sh):
-# one line per check ("ok   NAME", "FAIL NAME: WHY", "skip NAME: REASON")
-# and a last line "LANE: N passed, M failed, K skipped". This script adds
-# up the last lines, checks them against the check lines, names every
-# skip with its reason, and counts as one failure a lane that exits
-# non-zero without a failed check, prints no summary, or miscounts.
+# make test: every lane of tests/lanes, timed, and one closing line summing
+# the lanes' own counts. Every lane follows the test protocol
+# (tests/protocol.sh): one line per check ("ok   NAME", "FAIL NAME: WHY",
+# "skip NAME: REASON") and a last line "LANE: N passed, M failed, K
+# skipped". This script adds up the last lines, checks them against the
+# check lines, names every skip with its reason, and counts as one failure
+# a lane that exits non-zero without a failed check, prints no summary, or
+# miscounts.
+#
+# The order (2 cores here): first what several lanes share is built once
+# (make test-prep), so that no two lanes build the same file at once; then
+# two workers: one boots the images (kind image, one after another: they
+# share them), then helps the other, which takes the host and qemu lanes
+# in the file's order; last, the lanes that judge wall-clock time (kind
+# alone), one at a time with nothing beside them. A lane's output is
+# printed when it ends; the summary keeps the file's order.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-parts=(
-	"&unit tests (host, plain + ASan/UBSan)|make --no-print-directory unit-tests"
-	"&framebuffer console (host)|make --no-print-directory fbcon-tests"
-	"&USB writer (fake sysfs, loop device)|make --no-print-directory usb-tests"
-	"&log analyzer aplog (plain + ASan/UBSan)|make --no-print-directory aplog-tests"
-	"developer tools (runners, make help/debug)|make --no-print-directory tools-tests"
-	"docs: front page, links, package lines, its commands run|make --no-print-directory docs-tests"
-	"&parsers under libFuzzer, 3 s each from the seeds|make --no-print-directory fuzz-smoke"
-	"kernel layers point down (includes, symbols)|make --no-print-directory layers-check"
-	"linux-hotplug (fake sysfs, signals, Linux VM)|make --no-print-directory linux-hotplug-tests"
-	"from Linux: kexec, records back via pstore (SeaBIOS, OVMF)|make --no-print-directory kexec-tests"
-	"&QR encoder (host; python3-qrcode, zbarimg)|make --no-print-directory qr-tests"
-	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
-	"QEMU matrix|make --no-print-directory qemu-tests"
-	"timing (icount baselines, wall-clock A/B)|make --no-print-directory timing-tests"
-	"TSC-skewed AP prints na (Bochs, KVM)|make --no-print-directory tscskew-tests"
-	"ISO image + BIOS/UEFI x CD/USB boots|make --no-print-directory iso-tests"
-	"flush cost model (QEMU TCG plugin, wall clock)|make --no-print-directory flushmodel-tests"
-	"flush probe: curve vs model, fit, SMIs, victims (TCG)|make --no-print-directory flushprobe-tests"
-	"aplog fleet: one row per machine (recorded logs)|make --no-print-directory fleet-tests"
-	"network boot: BIOS/UEFI PXE, UEFI HTTP (QEMU, dnsmasq)|make --no-print-directory netboot-tests"
-	"LAVA: monitors replayed, job templates, lava-run jobs|make --no-print-directory lava-tests"
-	"apstart.efi, results kept across a reset (OVMF)|make --no-print-directory efi-tests"
-	"A/B session from one stick, K=2 (OVMF)|make --no-print-directory session-tests"
-	"Secure Boot: shim, signed apstart.efi, refusals (OVMF)|make --no-print-directory secureboot-tests"
-	"crafted MADTs through GRUB's acpi command (SeaBIOS, TCG)|make --no-print-directory madt-tests"
-	"Bochs: BIOS image, Intel + AMD models, SMT|make --no-print-directory bochs-tests"
-)
 summary_re='^(.+): ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
 total_pass=0 total_fail=0 total_skip=0 t_all=$SECONDS
 table=() skips=() problems=()
 mkdir -p build
+
+names=() kinds=() whats=()
+while read -r lane _folder kind what; do
+	case $lane in ''|'#'*) continue ;; esac
+	names+=("$lane") kinds+=("$kind") whats+=("$what")
+done <tests/lanes
 
 # count NAME LOG STATUS SECONDS: adds a lane's counts, checked against its
 # check lines, to the totals and the table.
@@ -76,54 +61,63 @@ count() {
 	table+=("$(printf '%-44s %4ds  %s passed, %s failed, %s skipped' "$name" "$dt" $p $f $s)")
 }
 
-# Lanes marked '&' build and run host programs only (no QEMU, nothing the
-# other lanes build but aplog, built first): they run one after another
-# beside the QEMU lanes, and their output is printed, and counted, before
-# the first wall-clock lane (timing), which runs with nothing beside it.
-make --no-print-directory build/host/aplog build/host/aplog_asan >/dev/null 2>&1
-bg_dir=$(mktemp -d)
-bg_names=()
-for entry in "${parts[@]}"; do
-	[ "${entry:0:1}" = "&" ] || continue
-	bg_names+=("${entry:1}")
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+# run_lane I: lane I into work/I.log, its status and seconds into work/I.st;
+# its output printed whole once it ends.
+run_lane() {
+	local i=$1 t0=$SECONDS st
+	make --no-print-directory "${names[$i]}-tests" >"$work/$i.log" 2>&1
+	st=$?
+	echo "$st $((SECONDS - t0))" >"$work/$i.st"
+	{
+		flock 9
+		echo "=== ${whats[$i]}: make ${names[$i]}-tests ($((SECONDS - t0)) s)"
+		cat "$work/$i.log"
+	} 9>"$work/print.lock"
+}
+# next_shared: the index of the next host or qemu lane not yet taken, or
+# nothing when none is left.
+shared=()
+for i in "${!names[@]}"; do
+	case ${kinds[$i]} in host|qemu) shared+=("$i") ;; esac
 done
-(
-	i=0
-	for entry in "${bg_names[@]}"; do
-		i=$((i + 1))
-		t0=$SECONDS
-		bash -c "${entry#*|}" >"$bg_dir/$i.log" 2>&1
-		echo "$? $((SECONDS - t0))" >"$bg_dir/$i.st"
-	done
-) &
-bg_pid=$!
-join_bg() {
-	[ -n "$bg_pid" ] || return 0
-	wait "$bg_pid"
-	bg_pid=
-	local i=0 entry st dt
-	for entry in "${bg_names[@]}"; do
-		i=$((i + 1))
-		echo "=== ${entry%%|*}: ${entry#*|} (beside the QEMU lanes)"
-		cat "$bg_dir/$i.log"
-		read -r st dt <"$bg_dir/$i.st" || { st=1 dt=0; }
-		count "${entry%%|*}" "$bg_dir/$i.log" "$st" "$dt"
-	done
-	rm -rf "$bg_dir"
+echo 0 >"$work/next"
+next_shared() {
+	{
+		flock 8
+		local n
+		read -r n <"$work/next"
+		echo $((n + 1)) >"$work/next"
+		[ "$n" -lt ${#shared[@]} ] && echo "${shared[$n]}"
+	} 8>"$work/next.lock"
+}
+drain_shared() {
+	local i
+	while i=$(next_shared) && [ -n "$i" ]; do run_lane "$i"; done
 }
 
-for entry in "${parts[@]}"; do
-	[ "${entry:0:1}" = "&" ] && continue
-	name=${entry%%|*} cmd=${entry#*|}
-	case $name in timing*) join_bg ;; esac
-	echo "=== $name: $cmd"
-	t0=$SECONDS
-	log=$(mktemp)
-	bash -c "$cmd" 2>&1 | tee "$log"
-	count "$name" "$log" "${PIPESTATUS[0]}" $((SECONDS - t0))
-	rm -f "$log"
+echo "=== make test-prep: what the lanes share, built once"
+t0=$SECONDS
+if make --no-print-directory test-prep >"$work/prep.log" 2>&1; then
+	echo "ok   test-prep ($((SECONDS - t0)) s)"
+else
+	tail -n 30 "$work/prep.log"
+	problems+=("test-prep: the shared build failed (make test-prep)")
+	total_fail=$((total_fail + 1))
+fi
+(
+	for i in "${!names[@]}"; do [ "${kinds[$i]}" = image ] && run_lane "$i"; done
+	drain_shared
+) &
+worker=$!
+drain_shared
+wait "$worker"
+for i in "${!names[@]}"; do [ "${kinds[$i]}" = alone ] && run_lane "$i"; done
+for i in "${!names[@]}"; do
+	read -r st dt <"$work/$i.st" 2>/dev/null || { st=1 dt=0; echo "no result" >>"$work/$i.log"; }
+	count "${whats[$i]}" "$work/$i.log" "$st" "$dt"
 done
-join_bg
 echo
 echo "=== make test summary (wall time per part)"
 printf '%s\n' "${table[@]}"

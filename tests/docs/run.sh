@@ -121,10 +121,10 @@ else
 	fail "tools/aplog/README.md lists every aplog command and option" "missing from its Commands section: ${missing[*]}"
 fi
 
-# make test's lanes (tests/run-all.sh) and docs/tests.md's table: a row for
+# make test's lanes (tests/lanes) and docs/tests.md's table: a row for
 # each lane, and no row for a target that is not one (unless it says it is
 # "not a test").
-lanes=$(sed -n 's/^[[:space:]]*"&\{0,1\}[^|]*|make --no-print-directory \([a-z0-9-]*\)"$/\1/p' tests/run-all.sh)
+lanes=$(grep -v '^[[:punct:]]' tests/lanes | awk 'NF { print $1 "-tests" }')
 rows=$(sed -n 's/^| `make \([a-z0-9-]*\)` | \(.*\)/\1 \2/p' docs/tests.md)
 missing=() extra=()
 for t in $lanes; do grep -q "^$t " <<<"$rows" || missing+=("$t"); done
@@ -132,12 +132,12 @@ while read -r t what; do
 	grep -qx -- "$t" <<<"$lanes" || [[ $what == "not a test"* ]] || extra+=("$t")
 done <<<"$rows"
 if [ "$(wc -w <<<"$lanes")" -lt 10 ]; then
-	fail "docs/tests.md's table has every lane of make test" "only $(wc -w <<<"$lanes") lanes read from tests/run-all.sh"
+	fail "docs/tests.md's table has every lane of make test" "only $(wc -w <<<"$lanes") lanes read from tests/lanes"
 elif [ ${#missing[@]} = 0 ] && [ ${#extra[@]} = 0 ]; then
-	ok "docs/tests.md's table has every lane of make test ($(wc -w <<<"$lanes"), from tests/run-all.sh) and no other"
+	ok "docs/tests.md's table has every lane of make test ($(wc -w <<<"$lanes"), from tests/lanes) and no other"
 else
 	fail "docs/tests.md's table has every lane of make test, and no other" \
-		"${missing[*]:+missing: ${missing[*]}}${missing[*]:+${extra[*]:+; }}${extra[*]:+not lanes of tests/run-all.sh: ${extra[*]}}"
+		"${missing[*]:+missing: ${missing[*]}}${missing[*]:+${extra[*]:+; }}${extra[*]:+not lanes of tests/lanes: ${extra[*]}}"
 fi
 
 # ---- the examples of output: each block is what its command prints now

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Run the libFuzzer targets (tests/fuzz/fuzz.mk builds them).
+# Run the libFuzzer targets (tests/fuzz/lane.mk builds them).
 #   run.sh smoke SECONDS 0 TARGET...   each target SECONDS from the seeds
 #   run.sh long SECONDS RUNS TARGET... each in turn, niced; RUNS > 0 stops
 #                                      a target after RUNS executions

@@ -15,7 +15,7 @@
 #   declared   CONTRIBUTING.md names the SDM's order number with its
 #              revision (325462-0NNUS)
 #
-#   citations.sh [--root DIR]   (make layers-check; --root checks a copy)
+#   citations.sh [--root DIR]   (make layers-tests; --root checks a copy)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)

@@ -385,6 +385,10 @@ echo "timing: deterministic mode took $((SECONDS - t0))s"
 fi # TIMING_WALL_ONLY
 
 # ------------------------------------------------------------------ wall clock
+# TIMING_ICOUNT_ONLY=1: the deterministic part alone (make icount-tests: it
+# judges instruction counts, so it may run beside other lanes; the wall
+# clock may not).
+if [ "${TIMING_ICOUNT_ONLY:-0}" = 0 ]; then
 # shellcheck source=tests/timing/wall.sh
 . tests/timing/wall.sh
 wall_clock tcg 1 --accel tcg --tcg-single
@@ -394,5 +398,6 @@ if tools/run/kvm-usable.sh; then
 else
 	skip "wall clock kvm: WBINVD=0 not slower than WBINVD=1" "no hardware-backed KVM here (kvm_intel/kvm_amd)"
 fi
+fi # TIMING_ICOUNT_ONLY
 
-summary timing
+summary "${TIMING_LANE:-timing}"

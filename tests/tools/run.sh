@@ -173,7 +173,7 @@ if make --no-print-directory compile_commands.json >"$tmp/compdb.out" 2>&1; then
 	db=compile_commands.json
 	files=$(sed -n 's/.*"file": "\([^"]*\)".*/\1/p' "$db" | sort)
 	want=$(ls app/*.c kernel/*.c lib/*.c smp/*.c realmode/*.c tools/aplog/*.c tools/aplog/*/*.c tools/build/mkfont.c \
-		tools/linux/hotplug/*.c tools/flushmodel/*.c tests/unit/*.c tests/unit-fbcon/*.c tests/iso/ppmcheck.c tests/qr/*.c \
+		tools/linux/hotplug/*.c tools/flushmodel/*.c tests/unit/*.c tests/fbcon/*.c tests/iso/ppmcheck.c tests/qr/*.c \
 		tests/linux-hotplug/failwrite.c wings/efi/*.c tests/efi/*.c 2>/dev/null | sort)
 	missing=$(comm -13 <(echo "$files") <(echo "$want") | tr '\n' ' ')
 	if [ -z "$missing" ]; then

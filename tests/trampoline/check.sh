@@ -32,7 +32,7 @@ defs=$(dirname "$bin")/gen/realmode/asm_defs.inc
 def() { # NAME -> its value in the build's %defines
 	local v
 	v=$(awk -v n="$1" '$1 == "%define" && $2 == n { print $3 }' "$defs")
-	[ -n "$v" ] || { echo "trampoline-check: $defs defines no $1" >&2; exit 1; }
+	[ -n "$v" ] || { echo "trampoline-tests: $defs defines no $1" >&2; exit 1; }
 	echo "$v"
 }
 HDR=$(def TRAMP_HDR)

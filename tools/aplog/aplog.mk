@@ -5,7 +5,7 @@
 #
 #   build/host/aplog        the tool, linked from its objects in
 #                           build/host/aplog-obj/ (at their sources' paths:
-#                           make layers-check reads them)
+#                           make layers-tests reads them)
 #   build/host/aplog_asan   the same with ASan + UBSan, for the tests
 #   aplog-asan              builds build/host/aplog_asan
 #   aplog-tests             builds both and runs tests/aplog/run.sh
@@ -73,9 +73,6 @@ $(APLOG_OBJS): $(APLOG_OBJ_DIR)/%.o: %.c $(APLOG_HDRS) $(APLOG_DIR)/aplog.mk $(A
 $(APLOG_ASAN): $(APLOG_DEPS) $(APLOG_OUT)/aplog.vars
 	@mkdir -p $(dir $@)
 	$(APLOG_CC) $(APLOG_ASAN_CFLAGS) -o $@ $(APLOG_SRCS) $(APLOG_LDLIBS)
-
-aplog-tests: $(APLOG) $(APLOG_ASAN)
-	APLOG=$(APLOG) APLOG_ASAN=$(APLOG_ASAN) bash tests/aplog/run.sh
 
 # make trace-png [TRACE_SMP=64]: docs/trace-smp64.png, one parallel online
 # round of apstart under QEMU TCG drawn from aplog trace's JSON (checked by

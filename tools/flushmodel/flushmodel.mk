@@ -78,25 +78,6 @@ $(FLUSHMODEL_PROBE_TEST_ASAN): $(FLUSHMODEL_PROBE_SRCS) $(FLUSHMODEL_TEST_DEPS) 
 	@mkdir -p $(dir $@)
 	$(FLUSHMODEL_CC) $(FLUSHMODEL_ASAN_CFLAGS) -o $@ $(FLUSHMODEL_PROBE_SRCS) -lm
 
-# The flush probe (probe=flush, issue 25): short forms in make test, the
-# long forms on their own (tests/flushprobe/run.sh --long).
-flushprobe-tests: deps flushmodel $(FLUSHMODEL_PROBE_TEST) $(FLUSHMODEL_PROBE_TEST_ASAN) aplog aplog-asan
-	@$(call BUILD_VARIANT,WBINVD=0) >/dev/null
-	@$(call BUILD_VARIANT,WBINVD=1) >/dev/null
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0) >/dev/null
-	@tests/flushprobe/run.sh
-
-flushprobe-long: deps flushmodel $(FLUSHMODEL_PROBE_TEST) $(FLUSHMODEL_PROBE_TEST_ASAN) aplog aplog-asan
-	@$(call BUILD_VARIANT,WBINVD=0) >/dev/null
-	@$(call BUILD_VARIANT,WBINVD=1) >/dev/null
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0) >/dev/null
-	@tests/flushprobe/run.sh --long
-
-flushmodel-tests: deps flushmodel $(FLUSHMODEL_TEST) $(FLUSHMODEL_TEST_ASAN) $(FLUSHMODEL_WHERE_TEST) aplog
-	@$(call BUILD_VARIANT,WBINVD=0) >/dev/null
-	@$(call BUILD_VARIANT,WBINVD=1) >/dev/null
-	@tests/flushmodel/run.sh
-
 seed-table: deps flushmodel aplog
 	@$(call BUILD_VARIANT,WBINVD=0) >/dev/null
 	@$(call BUILD_VARIANT,WBINVD=1) >/dev/null

@@ -135,11 +135,6 @@ $(SCREENTEXT): tests/iso/screentext.c tests/iso/ppm.c tests/iso/ppm.h tests/iso/
 	$(ISO_HOSTCC) $(ISO_HOSTCFLAGS) -I. -o $@ tests/iso/screentext.c tests/iso/ppm.c \
 		tests/iso/vgafont.c $(FONT_GEN)
 
-iso-tests: $(ISO) $(ISO_TEST_IMAGES) $(PPMCHECK) $(SCREENTEXT) $(APLOG)
-	$(ISO_Q)ISO=$(ISO) ISO_TEST_DIR=$(ISO_TEST_DIR) ISO_TEST_ARGS='$(ISO_TEST_ARGS)' \
-		ISO_TEST_SCREEN_ARGS='$(ISO_TEST_SCREEN_ARGS)' PPMCHECK=$(PPMCHECK) \
-		SCREENTEXT=$(SCREENTEXT) APLOG=$(APLOG) timeout $(ISO_TESTS_TIMEOUT) bash tests/iso/run.sh
-
 # make usb: refuse before building anything when no device is named.
 ifneq ($(filter usb,$(MAKECMDGOALS)),)
 ifeq ($(strip $(DEV)),)

@@ -27,9 +27,5 @@ LAVA_CMD = $(call BUILD_VARIANT,WBINVD=$(LAVA_WBINVD)) && \
 	--smp '$(LAVA_SMP)' --variant WBINVD=$(LAVA_WBINVD) -- $(LAVA_ARGS)
 $(eval $(call EXIT_STATUS_GOAL,lava,LAVA_PREREQS,LAVA_CMD))
 
-lava-tests: deps $(APLOG)
-	@$(call BUILD_VARIANT,WBINVD=0)
-	@APLOG=$(APLOG) timeout $(LAVA_TESTS_TIMEOUT) bash tests/lava/run.sh
-
 .DEFAULT_GOAL := $(LAVA_SAVED_GOAL)
 endif

@@ -26,12 +26,5 @@ netboot: $(ISO_KERNELS)
 		--timeout '$(NETBOOT_TIMEOUT)' --machines '$(NETBOOT_MACHINES)'
 	@sed -n '2,$$p' $(NETBOOT_DIR)/README.txt | sed 's/^/  /'
 
-# build/host/varstore: tests/efi/efi-tests.mk's rule (included later).
-netboot-tests: deps $(ISO_KERNELS) $(ISO) $(APLOG) build/host/varstore
-	@tools/lab/netboot/mknetboot.sh --out $(NETBOOT_TEST_DIR) --kernels $(ISO_KDIR) \
-		--timeout 0 --machines tests/netboot/machines
-	@NETBOOT_TEST_DIR=$(NETBOOT_TEST_DIR) ISO_KDIR=$(ISO_KDIR) APLOG=$(APLOG) VARSTORE=build/host/varstore \
-		timeout $(NETBOOT_TESTS_TIMEOUT) bash tests/netboot/run.sh
-
 .DEFAULT_GOAL := $(NETBOOT_SAVED_GOAL)
 endif

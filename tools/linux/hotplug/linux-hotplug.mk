@@ -47,11 +47,6 @@ $(LH_TRACESHIM): tests/linux-hotplug/faketrace.c $(LH_DIR)/linux-hotplug.mk $(LH
 	@mkdir -p $(dir $@)
 	$(LH_CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
 
-linux-hotplug-tests: $(LH) $(LH_ASAN) $(LH_SHIM) $(LH_TRACESHIM) aplog
-	LH=$(LH) LH_ASAN=$(LH_ASAN) LH_SHIM=$(LH_SHIM) LH_TRACESHIM=$(LH_TRACESHIM) APLOG=$(APLOG) \
-		timeout 900 bash tests/linux-hotplug/run.sh
-
-
 # make bench-linux [SMP=8] [CYCLES=10] [ROUNDS=3]: Linux's hotplug (Debian's
 # kernel under QEMU), traced state by state, 2 x ROUNDS runs with
 # rcu_expedited 0/1 alternating, and apstart on the same configuration.

@@ -9,7 +9,7 @@ EFI_TESTS_TIMEOUT ?= 600
 
 .PHONY: efi-tests
 # The variable-store reader is a host parser: built with ASan/UBSan.
-$(VARSTORE): tests/efi/varstore.c lib/efi_vendor.h lib/bytes.h tests/efi/efi-tests.mk
+$(VARSTORE): tests/efi/varstore.c lib/efi_vendor.h lib/bytes.h tests/efi/lane.mk
 	@mkdir -p $(@D)
 	gcc -std=c11 -O1 -g -Wall -Wextra -Werror -I. -fsanitize=address,undefined \
 		-fno-sanitize-recover=all -o $@ $<

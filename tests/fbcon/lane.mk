@@ -10,12 +10,12 @@ FBT_CC ?= gcc
 FBT_CFLAGS ?= -std=c11 -O1 -g -Wall -Wextra -Werror \
 	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FBT_BIN := build/host/test_fbcon
-FBT_SRCS := tests/unit-fbcon/test_fbcon.c wings/screen/fbcon.c $(FONT_GEN)
+FBT_SRCS := tests/fbcon/test_fbcon.c wings/screen/fbcon.c $(FONT_GEN)
 FBT_TIMEOUT ?= 300
 
 # The compiler and flags it is built with (tools/build/build-vars.mk).
 VARS.$(FBT_BIN) = $(FBT_CC) $(FBT_CFLAGS)
-$(FBT_BIN): $(FBT_SRCS) wings/screen/fbcon.h kernel/multiboot.h tests/unit-fbcon/fbcon.mk $(FBT_BIN).vars
+$(FBT_BIN): $(FBT_SRCS) wings/screen/fbcon.h kernel/multiboot.h tests/fbcon/lane.mk $(FBT_BIN).vars
 	@mkdir -p $(dir $@)
 	$(FBT_CC) $(FBT_CFLAGS) -I. -o $@ $(FBT_SRCS)
 

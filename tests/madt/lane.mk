@@ -5,7 +5,7 @@
 MKMADT := build/host/mkmadt
 
 .PHONY: madt-tests
-$(MKMADT): tests/madt/mkmadt.c tests/madt/madt.mk
+$(MKMADT): tests/madt/mkmadt.c tests/madt/lane.mk
 	@mkdir -p $(@D)
 	gcc -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
 

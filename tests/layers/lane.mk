@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: MIT
-# make layers-check: the kernel's layers point down only (tests/layers/check.sh),
+# make layers-tests: the kernel's layers point down only (tests/layers/check.sh),
 # by the includes in the sources and the symbols of the objects linked into
 # the default kernel and into aplog (tools/aplog/aplog.mk); and comments cite the
 # specifications in the form CONTRIBUTING.md sets (tests/layers/citations.sh).
 # Included from the top-level Makefile.
 
-.PHONY: layers-check
-layers-check: $(APLOG_OBJS)
+.PHONY: layers-tests
+layers-tests: $(APLOG_OBJS)
 	@$(call BUILD_VARIANT,WBINVD=0)
 	@tests/layers/check.sh build/wbinvd0 $(patsubst $(OUT)/%,build/wbinvd0/%,$(KERNEL_OBJS)) \
 		-- $(APLOG_OBJ_DIR) $(APLOG_OBJS)

@@ -6,7 +6,7 @@
 #   make fuzz [FUZZ_SECONDS=N] [FUZZ_RUNS=N]   each target in turn, niced,
 #       from the committed seeds (tests/fuzz/corpus/<target>) plus what
 #       earlier runs found (build/fuzz/corpus/<target>)
-#   make fuzz-smoke                             each target ~3 s (make test)
+#   make fuzz-tests                             each target ~3 s (make test)
 
 FUZZ_CC ?= clang
 FUZZ_OUT := build/fuzz
@@ -25,10 +25,10 @@ FUZZ_BINS := $(patsubst %,$(FUZZ_OUT)/fuzz_%,$(FUZZ_TARGETS))
 include tools/build/build-vars.mk
 VARS.$(FUZZ_OUT)/fuzz = $(FUZZ_CC) $(FUZZ_CFLAGS)
 
-.PHONY: fuzz fuzz-smoke fuzz-build
+.PHONY: fuzz fuzz-tests fuzz-build
 fuzz-build: $(FUZZ_BINS)
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_map.h tests/fuzz/fuzz.mk \
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_map.h tests/fuzz/lane.mk \
 		$(wildcard kernel/*.h lib/*.h app/*.h smp/*.h wings/*/*.h) kernel/acpi.c kernel/multiboot.c \
 		app/options.c smp/modes.c lib/keyword.c lib/format.c $(FUZZ_OUT)/fuzz.vars
 	@mkdir -p $(@D)
@@ -37,7 +37,7 @@ $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_map.h tests/fuzz/fuzz.mk
 fuzz: $(FUZZ_BINS)
 	@FUZZ_OUT=$(FUZZ_OUT) tests/fuzz/run.sh long $(FUZZ_SECONDS) $(FUZZ_RUNS) $(FUZZ_TARGETS)
 
-fuzz-smoke:
+fuzz-tests:
 	@if ! tests/fuzz/run.sh can-build; then \
 		for t in $(FUZZ_TARGETS); do echo "skip fuzz-$$t: clang with libFuzzer missing (apt-get install clang libclang-rt-14-dev)"; done; \
 		echo "fuzz: 0 passed, 0 failed, $(words $(FUZZ_TARGETS)) skipped"; \

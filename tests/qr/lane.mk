@@ -16,7 +16,7 @@ QRT_BINS := $(addprefix $(QRT_DIR)/,test_qr test_qr_asan qrtool qrtool_asan)
 # ... and the compiler and flags they are built with (tools/build/build-vars.mk).
 include tools/build/build-vars.mk
 VARS.$(QRT_DIR)/qr = $(QRT_CC) $(QRT_CFLAGS) | $(QRT_SANFLAGS)
-QRT_DEPS := lib/qr.c lib/qr.h tests/qr/qr.mk tests/iso/vgafont.c tests/iso/vgafont.h $(QRT_DIR)/qr.vars
+QRT_DEPS := lib/qr.c lib/qr.h tests/qr/lane.mk tests/iso/vgafont.c tests/iso/vgafont.h $(QRT_DIR)/qr.vars
 
 $(QRT_DIR)/test_qr: tests/qr/test_qr.c $(QRT_DEPS)
 	@mkdir -p $(@D)

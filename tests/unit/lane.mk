@@ -19,7 +19,7 @@ UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)
 include tools/build/build-vars.mk
 VARS.$(UNIT_DIR)/unit = $(UNIT_CC) $(UNIT_CFLAGS) | $(UNIT_SANFLAGS)
 UNIT_DEPS := $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(wildcard app/*.h) $(wildcard kernel/*.h) $(wildcard lib/*.h) $(wildcard smp/*.h) $(wildcard wings/*/*.h) \
-	tests/unit/unit.mk $(UNIT_DIR)/unit.vars
+	tests/unit/lane.mk $(UNIT_DIR)/unit.vars
 UNIT_TIMEOUT := 300
 
 # Shell snippet: run binary $(1); if its last line is the summary, print
