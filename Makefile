@@ -140,6 +140,7 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 # make builds only: a missing build tool is named (deps-check), never installed.
 all: deps-check kernel
 
+include tools/build/host.mk
 include tools/build/build-vars.mk
 include tools/build/font.mk
 

@@ -11,8 +11,7 @@ EFI_TESTS_TIMEOUT ?= 600
 # The variable-store reader is a host parser: built with ASan/UBSan.
 $(VARSTORE): tests/efi/varstore.c lib/efi_vendor.h lib/bytes.h tests/efi/lane.mk
 	@mkdir -p $(@D)
-	gcc -std=c11 -O1 -g -Wall -Wextra -Werror -I. -fsanitize=address,undefined \
-		-fno-sanitize-recover=all -o $@ $<
+	$(HOST_CC) $(HOST_CFLAGS) $(HOST_DEBUG) $(HOST_SAN) -o $@ $<
 
 efi-tests: deps $(ISO) $(ISO_TEST_EFI) $(APSTART_EFI) $(VARSTORE) $(APLOG)
 	@ISO=$(ISO) EFI_TEST_ISO=$(ISO_TEST_EFI) APSTART_EFI=$(APSTART_EFI) VARSTORE=$(VARSTORE) APLOG=$(APLOG) \

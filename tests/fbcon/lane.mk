@@ -7,8 +7,7 @@ FBT_MK_INCLUDED := 1
 include tools/build/font.mk
 
 FBT_CC ?= gcc
-FBT_CFLAGS ?= -std=c11 -O1 -g -Wall -Wextra -Werror \
-	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FBT_CFLAGS ?= $(HOST_CFLAGS) $(HOST_DEBUG) $(HOST_SAN)
 FBT_BIN := build/host/test_fbcon
 FBT_SRCS := tests/fbcon/test_fbcon.c wings/screen/fbcon.c $(FONT_GEN)
 FBT_TIMEOUT ?= 300

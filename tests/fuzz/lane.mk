@@ -13,9 +13,8 @@ FUZZ_OUT := build/fuzz
 FUZZ_TARGETS := acpi mb1 mb2 cmdline
 FUZZ_SECONDS ?= 60
 FUZZ_RUNS ?= 0
-FUZZ_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -I. -Itests/fuzz \
-	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128 \
-	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) -Itests/fuzz \
+	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128 -fsanitize=fuzzer $(HOST_SAN)
 fuzz_srcs_acpi := kernel/acpi.c lib/format.c
 fuzz_srcs_mb1 := kernel/multiboot.c lib/format.c
 fuzz_srcs_mb2 := kernel/multiboot.c lib/format.c

@@ -7,7 +7,7 @@ MKMADT := build/host/mkmadt
 .PHONY: madt-tests
 $(MKMADT): tests/madt/mkmadt.c tests/madt/lane.mk
 	@mkdir -p $(@D)
-	gcc -std=c11 -O2 -Wall -Wextra -Werror -o $@ $<
+	$(HOST_CC) $(HOST_CFLAGS) $(HOST_OPT) -o $@ $<
 
 madt-tests: $(MKMADT)
 	@$(call BUILD_VARIANT,WBINVD=0)

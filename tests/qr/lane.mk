@@ -9,9 +9,8 @@ QRT_MK_INCLUDED := 1
 
 QRT_CC ?= gcc
 QRT_DIR := build/host
-QRT_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -I.
-QRT_SANFLAGS := -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer
+QRT_CFLAGS := $(HOST_CFLAGS) $(HOST_OPT) -g
+QRT_SANFLAGS := -O1 $(HOST_SAN)
 QRT_BINS := $(addprefix $(QRT_DIR)/,test_qr test_qr_asan qrtool qrtool_asan)
 # ... and the compiler and flags they are built with (tools/build/build-vars.mk).
 include tools/build/build-vars.mk

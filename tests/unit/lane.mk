@@ -8,9 +8,9 @@
 
 UNIT_CC ?= gcc
 UNIT_DIR := build/host
-UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -I. \
+UNIT_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) \
 	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128
-UNIT_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
+UNIT_SANFLAGS := $(HOST_SAN)
 UNIT_KERNEL_SRCS := app/options.c app/kept_lines.c wings/nvram/nvram_save.c wings/screen/qr_records.c smp/modes.c \
 	lib/format.c lib/keyword.c lib/persistent_ram.c lib/sha256.c \
 	$(addprefix kernel/,multiboot.c acpi.c memmap.c firmware.c) $(KSTATS_SRC)

@@ -49,10 +49,8 @@ APLOG_CC ?= gcc
 # Every include names its file from the repository's top
 # ("tools/aplog/read/records.h", "lib/stats.h").
 APLOG_INC := -I.
-APLOG_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror $(APLOG_INC)
-APLOG_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror $(APLOG_INC) \
-	-fsanitize=address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer
+APLOG_CFLAGS := $(HOST_CFLAGS) $(HOST_OPT) $(APLOG_INC)
+APLOG_ASAN_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) $(HOST_SAN) $(APLOG_INC)
 APLOG_LDLIBS := -lm
 # The compiler and flags aplog is built with (tools/build/build-vars.mk).
 VARS.$(APLOG_OUT)/aplog = $(APLOG_CC) $(APLOG_CFLAGS) $(APLOG_LDLIBS) | $(APLOG_ASAN_CFLAGS)

@@ -6,7 +6,7 @@ ifndef FONT_MK_INCLUDED
 FONT_MK_INCLUDED := 1
 
 FONT_HOSTCC ?= gcc
-FONT_HOSTCFLAGS ?= -std=c11 -O2 -Wall -Wextra -Werror
+FONT_HOSTCFLAGS ?= $(HOST_CFLAGS) $(HOST_OPT)
 # First existing default; empty lets mkfont report the missing package.
 FONT_PF2 ?= $(firstword $(wildcard /usr/share/grub/ascii.pf2 /usr/share/grub/unicode.pf2))
 

@@ -18,9 +18,8 @@ FLUSHMODEL_TEST_ASAN := build/host/flushmodel_test_asan
 # Host compiler: not $(CC), which may be set for the kernel.
 FLUSHMODEL_CC ?= gcc
 include tools/build/build-vars.mk
-FLUSHMODEL_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
-FLUSHMODEL_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror \
-	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FLUSHMODEL_CFLAGS := $(HOST_CFLAGS) $(HOST_OPT)
+FLUSHMODEL_ASAN_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) $(HOST_SAN)
 FLUSHMODEL_DEPS := $(FLUSHMODEL_DIR)/model.c $(FLUSHMODEL_DIR)/model.h \
 	$(FLUSHMODEL_DIR)/dirty_track.c $(FLUSHMODEL_DIR)/dirty_track.h \
 	$(FLUSHMODEL_DIR)/preset_file.c $(FLUSHMODEL_DIR)/preset_file.h \

@@ -38,7 +38,7 @@ ISO_TEMPLATE := tools/image/grub.cfg.in
 ISO_MKCFG := tools/image/mkgrubcfg.sh
 GRUB_MKRESCUE ?= grub-mkrescue
 ISO_HOSTCC ?= gcc
-ISO_HOSTCFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
+ISO_HOSTCFLAGS := $(HOST_CFLAGS) $(HOST_OPT)
 PPMCHECK := build/host/ppmcheck
 SCREENTEXT := build/host/screentext
 # The compiler and flags both are built with (tools/build/build-vars.mk).

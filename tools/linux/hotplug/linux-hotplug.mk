@@ -19,9 +19,8 @@ LH_SHIM := build/host/failwrite.so
 LH_TRACESHIM := build/host/faketrace.so
 # Host compiler: deliberately not $(CC), which may be set for the kernel.
 LH_CC ?= gcc
-LH_CFLAGS := -std=c11 -O2 -Wall -Wextra -Werror
-LH_ASAN_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror \
-	-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+LH_CFLAGS := $(HOST_CFLAGS) $(HOST_OPT)
+LH_ASAN_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) $(HOST_SAN)
 # The compiler and flags all of them are built with (tools/build/build-vars.mk).
 include tools/build/build-vars.mk
 LH_VARS := build/host/linux-hotplug.vars
@@ -41,11 +40,11 @@ $(LH_ASAN): $(LH_SRC) $(LH_HDR) $(LH_DIR)/linux-hotplug.mk $(LH_VARS)
 
 $(LH_SHIM): tests/linux-hotplug/failwrite.c $(LH_DIR)/linux-hotplug.mk $(LH_VARS)
 	@mkdir -p $(dir $@)
-	$(LH_CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
+	$(LH_CC) $(HOST_CFLAGS) $(HOST_OPT) -shared -fPIC -o $@ $< -ldl
 
 $(LH_TRACESHIM): tests/linux-hotplug/faketrace.c $(LH_DIR)/linux-hotplug.mk $(LH_VARS)
 	@mkdir -p $(dir $@)
-	$(LH_CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC -o $@ $< -ldl
+	$(LH_CC) $(HOST_CFLAGS) $(HOST_OPT) -shared -fPIC -o $@ $< -ldl
 
 # make bench-linux [SMP=8] [CYCLES=10] [ROUNDS=3]: Linux's hotplug (Debian's
 # kernel under QEMU), traced state by state, 2 x ROUNDS runs with
