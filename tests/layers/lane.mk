@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
-# make layers-tests: the kernel's layers point down only (tests/layers/check.sh),
-# by the includes in the sources and the symbols of the objects linked into
-# the default kernel and into aplog (tools/aplog/aplog.mk); and comments cite the
-# specifications in the form CONTRIBUTING.md sets (tests/layers/citations.sh).
-# Included from the top-level Makefile.
+# make layers-tests: the house's rule (docs/layout.md's table of parts,
+# tests/layers/check.sh): by the includes of every folder with C or
+# assembly, the symbols of the kernel's and aplog's objects
+# (tools/aplog/aplog.mk), and no circle among modules; the check shown
+# failing on planted faults (tests/layers/planted.sh); and comments cite
+# the specifications in the form CONTRIBUTING.md sets
+# (tests/layers/citations.sh).
 
 .PHONY: layers-tests
 layers-tests: $(APLOG_OBJS)
@@ -11,6 +13,7 @@ layers-tests: $(APLOG_OBJS)
 	@tests/layers/check.sh build/wbinvd0 $(patsubst $(OUT)/%,build/wbinvd0/%,$(KERNEL_OBJS)) \
 		-- $(APLOG_OBJ_DIR) $(APLOG_OBJS)
 	@tests/layers/citations.sh
+	@tests/layers/planted.sh
 
 # make lines: each part's size (docs/layout.md's "Sizes" block).
 .PHONY: lines
