@@ -55,7 +55,7 @@ if [ $st != 0 ] || [ $verdict = 2 ]; then
 	echo "lava: no verdict (exit 2): lava-run exit $st, apstart's @end case: $(sed -n 's/^@lavarun .*verdict=\([a-z]*\).*/\1/p' "$out/results.txt"); $out/lava.log" >&2
 	said=$("$py" "$here/results.py" --qemu-said "$out/lava.log")
 	# shellcheck source=tools/run/exit-why.sh
-	. "$here/../exit-why.sh"
+	. "$here/../../run/exit-why.sh"
 	exit_why "lava: no verdict (exit 2)${said:+: $said}"
 	exit 2
 fi
