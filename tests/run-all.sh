@@ -20,7 +20,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 summary_re='^(.+): ([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$'
-total_pass=0 total_fail=0 total_skip=0 t_all=$SECONDS
+total_pass=0 total_fail=0 total_skip=0 total_cpu=0 t_all=$SECONDS
 table=() skips=() problems=()
 mkdir -p build
 
@@ -33,7 +33,7 @@ done <tests/lanes
 # count NAME LOG STATUS SECONDS: adds a lane's counts, checked against its
 # check lines, to the totals and the table.
 count() {
-	local name=$1 log=$2 st=$3 dt=$4 p=0 f=0 s=0 lanes=0 line why=
+	local name=$1 log=$2 st=$3 dt=$4 cpu=${5:-0} p=0 f=0 s=0 lanes=0 line why=
 	while IFS= read -r line; do
 		[[ $line =~ $summary_re ]] || continue
 		p=$((p + BASH_REMATCH[2])) f=$((f + BASH_REMATCH[3])) s=$((s + ${BASH_REMATCH[5]:-0}))
@@ -58,21 +58,26 @@ count() {
 		problems+=("$name: $why")
 	fi
 	total_pass=$((total_pass + p)) total_fail=$((total_fail + f)) total_skip=$((total_skip + s))
-	table+=("$(printf '%-44s %4ds  %s passed, %s failed, %s skipped' "$name" "$dt" $p $f $s)")
+	table+=("$(printf '%-44s %4ds %4ds  %s passed, %s failed, %s skipped' "$name" "$dt" "$cpu" $p $f $s)")
 }
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # run_lane I: lane I into work/I.log, its status and seconds into work/I.st;
 # its output printed whole once it ends.
+# The CPU seconds it took (user + system, every process it started) go
+# beside its wall time: on 2 cores the sum of CPU is what make test costs.
 run_lane() {
-	local i=$1 t0=$SECONDS st
-	make --no-print-directory "${names[$i]}-tests" >"$work/$i.log" 2>&1
-	st=$?
-	echo "$st $((SECONDS - t0))" >"$work/$i.st"
+	local i=$1 t0=$SECONDS st cpu
+	cpu=$( (make --no-print-directory "${names[$i]}-tests" >"$work/$i.log" 2>&1
+		echo $? >"$work/$i.rc"; times) | awk 'NR == 2 { u = $1; s = $2
+			gsub(/s/, "", u); gsub(/s/, "", s); split(u, a, "m"); split(s, b, "m")
+			printf "%d", a[1] * 60 + a[2] + b[1] * 60 + b[2] }')
+	read -r st <"$work/$i.rc"
+	echo "$st $((SECONDS - t0)) ${cpu:-0}" >"$work/$i.st"
 	{
 		flock 9
-		echo "=== ${whats[$i]}: make ${names[$i]}-tests ($((SECONDS - t0)) s)"
+		echo "=== ${whats[$i]}: make ${names[$i]}-tests ($((SECONDS - t0)) s, cpu ${cpu:-?} s)"
 		cat "$work/$i.log"
 	} 9>"$work/print.lock"
 }
@@ -115,11 +120,12 @@ drain_shared
 wait "$worker"
 for i in "${!names[@]}"; do [ "${kinds[$i]}" = alone ] && run_lane "$i"; done
 for i in "${!names[@]}"; do
-	read -r st dt <"$work/$i.st" 2>/dev/null || { st=1 dt=0; echo "no result" >>"$work/$i.log"; }
-	count "${whats[$i]}" "$work/$i.log" "$st" "$dt"
+	read -r st dt cpu <"$work/$i.st" 2>/dev/null || { st=1 dt=0 cpu=0; echo "no result" >>"$work/$i.log"; }
+	total_cpu=$((total_cpu + cpu))
+	count "${whats[$i]}" "$work/$i.log" "$st" "$dt" "$cpu"
 done
 echo
-echo "=== make test summary (wall time per part)"
+echo "=== make test summary (wall time, CPU time, counts per lane)"
 printf '%s\n' "${table[@]}"
 if [ ${#problems[@]} -gt 0 ]; then
 	echo "counted as failures:"
@@ -129,6 +135,6 @@ if [ ${#skips[@]} -gt 0 ]; then
 	echo "skipped (not run here, and why):"
 	printf '  %s\n' "${skips[@]}"
 fi
-echo "total time: $((SECONDS - t_all))s"
+echo "total time: $((SECONDS - t_all))s (CPU $total_cpu s in the lanes)"
 echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 [ $total_fail -eq 0 ]
