@@ -224,6 +224,7 @@ include boot/efi/efi.mk
 include tools/iso.mk
 include tools/netboot.mk
 include tools/lava/lava.mk
+include tools/linux/linux.mk
 -include tests/bochs/bochs.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev.mk

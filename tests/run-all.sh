@@ -22,6 +22,7 @@ parts=(
 	"&parsers under libFuzzer, 3 s each from the seeds|make --no-print-directory fuzz-smoke"
 	"kernel layers point down (includes, symbols)|make --no-print-directory layers-check"
 	"linux-hotplug (fake sysfs, signals, Linux VM)|make --no-print-directory linux-hotplug-tests"
+	"&apstart on Linux: setup, run, collect, ab on fake machines|make --no-print-directory linux-tool-tests"
 	"&QR encoder (host; python3-qrcode, zbarimg)|make --no-print-directory qr-tests"
 	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
 	"QEMU matrix|make --no-print-directory qemu-tests"
