@@ -1,14 +1,35 @@
 # SPDX-License-Identifier: MIT
-# apstart on Linux (docs/from-linux.md): the program that runs apstart's
-# kernel from a running Linux and files its records. Included from the
-# top-level Makefile after tools/tools.mk ($(APLOG)).
+# apstart installed beside a distribution's kernel, the way memtest86+'s
+# Debian package is (docs/from-linux.md). Included from the top-level
+# Makefile after tools/tools.mk ($(APLOG)).
 #
+#   make install [DESTDIR=...] [PREFIX=/usr/local]
+#                          the kernels in /boot, the GRUB script in
+#                          /etc/grub.d, apstart (sbin) and aplog (bin),
+#                          their manuals, the systemd units
 #   make linux-tool-tests  apstart on fake machines (tests/linux-tool/run.sh)
 ifndef LINUX_MK_INCLUDED
 LINUX_MK_INCLUDED := 1
 LINUX_SAVED_GOAL := $(.DEFAULT_GOAL)
 
-.PHONY: linux-tool-tests
+PREFIX ?= /usr/local
+DESTDIR ?=
+LINUX_DIR := tools/linux
+# systemd reads units from /lib/systemd/system (Debian 12's packages) and
+# /usr/local/lib/systemd/system (an administrator's installs).
+UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+
+.PHONY: install linux-kernels linux-tool-tests
+
+# The two kernels an install carries: x86_64, WBINVD=0 and 1 (plain
+# builds, whatever this make was called with).
+linux-kernels:
+	@$(call BUILD_VARIANT,WBINVD=0)
+	@$(call BUILD_VARIANT,WBINVD=1)
+
+install: linux-kernels $(APLOG)
+	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' UNITDIR='$(UNITDIR)' VERSION='$(VERSION)' \
+		APLOG='$(APLOG)' $(LINUX_DIR)/install.sh
 
 linux-tool-tests: $(APLOG)
 	@APLOG=$(APLOG) timeout 600 bash tests/linux-tool/run.sh
