@@ -167,7 +167,7 @@ collect_main() {
 	fi
 
 	local srcs=() s
-	while read -r s; do [ -n "$s" ] && srcs+=("$s"); done < <(pstore_sources)
+	while read -r s; do [ -n "$s" ] && srcs+=("$s"); done <<<"$(pstore_sources)"
 	local nv
 	nv=$(mktemp) || fail "cannot make a temporary file"
 	local have_nv=0

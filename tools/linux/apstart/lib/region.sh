@@ -120,14 +120,16 @@ region_in_use() {
 			return 1
 		fi
 	done
-	local s e a=$REGION_ADDR z=$((REGION_ADDR + REGION_SIZE))
+	local s e a=$REGION_ADDR z=$((REGION_ADDR + REGION_SIZE)) ram
+	ram=$(sed -n 's/^\([0-9a-fA-F]*\)-\([0-9a-fA-F]*\) : System RAM$/\1 \2/p' "$P_PROC/iomem" 2>/dev/null)
 	while read -r s e; do
+		[ -n "$s" ] || continue
+		s=$((16#$s)) e=$((16#$e + 1))
 		if [ "$a" -lt "$e" ] && [ "$s" -lt "$z" ]; then
 			echo "the command line asks for it, but /proc/iomem still shows System RAM at $(hex "$s")-$(hex $((e - 1))) inside it"
 			return 1
 		fi
-	done < <(sed -n 's/^\([0-9a-fA-F]*\)-\([0-9a-fA-F]*\) : System RAM$/\1 \2/p' "$P_PROC/iomem" 2>/dev/null |
-		while read -r s e; do echo "$((16#$s)) $((16#$e + 1))"; done)
+	done <<<"$ram"
 	return 0
 }
 

@@ -206,7 +206,7 @@ session_continue() {
 		[ "$st" = started ] || continue
 		rm -f "$(session_dir_of "$name")/run-$num-$x-wbinvd$w.started"
 		plan_line "$name" "run=$num variant=$x not run (the machine went down before it left Linux): run again"
-	done < <(session_runs "$name")
+	done <<<"$(session_runs "$name")"
 	next=$(session_next "$name")
 	if [ -z "$next" ]; then
 		session_finish "$name"

@@ -148,7 +148,7 @@ setup_main() {
 # ram_map_text: the RAM ranges as 0xSTART-0xEND, comma-separated.
 ram_map_text() {
 	local s e t=''
-	while read -r s e; do t+="${t:+, }$(hex "$s")-$(hex $((e - 1)))"; done < <(ram_ranges)
+	while read -r s e; do [ -n "$s" ] && t+="${t:+, }$(hex "$s")-$(hex $((e - 1)))"; done <<<"$(ram_ranges)"
 	echo "${t:-none found}"
 }
 
