@@ -23,6 +23,7 @@ parts=(
 	"kernel layers point down (includes, symbols)|make --no-print-directory layers-check"
 	"linux-hotplug (fake sysfs, signals, Linux VM)|make --no-print-directory linux-hotplug-tests"
 	"&apstart on Linux: setup, run, collect, ab on fake machines|make --no-print-directory linux-tool-tests"
+	"apstart's .deb: make install, lintian, dpkg --root install/purge|make --no-print-directory deb-tests"
 	"&QR encoder (host; python3-qrcode, zbarimg)|make --no-print-directory qr-tests"
 	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
 	"QEMU matrix|make --no-print-directory qemu-tests"

@@ -7,7 +7,11 @@
 #                          the kernels in /boot, the GRUB script in
 #                          /etc/grub.d, apstart (sbin) and aplog (bin),
 #                          their manuals, the systemd units
+#   make deb               build/deb/apstart_<version>_amd64.deb (dpkg-deb;
+#                          tools/linux/deb/mkdeb.sh)
 #   make linux-tool-tests  apstart on fake machines (tests/linux-tool/run.sh)
+#   make deb-tests         make install and the .deb: files, lintian, install,
+#                          remove and purge with dpkg --root (tests/linux-tool/deb.sh)
 ifndef LINUX_MK_INCLUDED
 LINUX_MK_INCLUDED := 1
 LINUX_SAVED_GOAL := $(.DEFAULT_GOAL)
@@ -18,8 +22,10 @@ LINUX_DIR := tools/linux
 # systemd reads units from /lib/systemd/system (Debian 12's packages) and
 # /usr/local/lib/systemd/system (an administrator's installs).
 UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+DEB_VERSION ?= $(VERSION)
+DEB_FILE := build/deb/apstart_$(DEB_VERSION)_amd64.deb
 
-.PHONY: install linux-kernels linux-tool-tests
+.PHONY: install linux-kernels linux-tool-tests deb deb-tests
 
 # The two kernels an install carries: x86_64, WBINVD=0 and 1 (plain
 # builds, whatever this make was called with).
@@ -30,6 +36,12 @@ linux-kernels:
 install: linux-kernels $(APLOG)
 	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' UNITDIR='$(UNITDIR)' VERSION='$(VERSION)' \
 		APLOG='$(APLOG)' $(LINUX_DIR)/install.sh
+
+deb: linux-kernels $(APLOG)
+	@DEB_VERSION='$(DEB_VERSION)' APLOG='$(APLOG)' $(LINUX_DIR)/deb/mkdeb.sh build/deb
+
+deb-tests: deb
+	@DEB='$(DEB_FILE)' APLOG='$(APLOG)' timeout 900 bash tests/linux-tool/deb.sh
 
 linux-tool-tests: $(APLOG)
 	@APLOG=$(APLOG) timeout 600 bash tests/linux-tool/run.sh
