@@ -219,6 +219,7 @@ include tools/run.mk
 -include tests/fuzz/fuzz.mk
 -include tests/tools/tools-tests.mk
 -include tests/fleet/fleet.mk
+-include tests/kexec/kexec.mk
 include tools/linux-hotplug/linux-hotplug.mk
 include boot/efi/efi.mk
 include tools/iso.mk

@@ -8,6 +8,7 @@
 #include "kernel/config.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/firmware.h"
 #include "kernel/tsc.h"
 #include "kernel/warn.h"
 #include "kernel/x86.h"
@@ -25,12 +26,12 @@ void boot_report_banner(void)
 		APSTART_SLOW_PARK_NS ? ", park flush + test-only slow spin" : "");
 }
 
-void boot_report_loader(const struct boot_info *boot)
+void boot_report_loader(const struct boot_info *boot, const char *firmware_why)
 {
 	kprintf("boot: multiboot%d from \"%s\", firmware %s, screen %s\n",
-		boot->protocol, boot->loader_name,
-		boot->firmware == FIRMWARE_UEFI ? "UEFI" : "BIOS",
+		boot->protocol, boot->loader_name, firmware_name(boot->firmware),
 		console_screen_kind());
+	kprintf("firmware: %s: %s\n", firmware_name(boot->firmware), firmware_why);
 	/* Escaped: a command line may hold control bytes (a terminal's
 	 * escape sequences); the console cuts the line at its length. */
 	static char shown[CONSOLE_LINE_MAX];
@@ -111,7 +112,7 @@ static void print_environment(const struct boot_info *boot, const struct acpi_in
 		brand_rec[0] ? brand_rec : "none", cpu_llc_kib(),
 		cpu_has_hypervisor(), tsc_info()->invariant, ls->firmware_x2apic,
 		ls->x2apic_supported,
-		boot->firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot->protocol,
+		firmware_word(boot->firmware), boot->protocol,
 		(unsigned long long)tramp, oem[0] ? oem : "none",
 		console_screen_kind(), loader[0] ? loader : "none", ucode);
 }
@@ -181,7 +182,7 @@ void boot_report_run(const struct boot_choices *c)
 		lapic_status()->x2apic ? 1 : 0,
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
 		(unsigned long long)tramp,
-		boot->firmware == FIRMWARE_UEFI ? "uefi" : "bios", boot->protocol,
+		firmware_word(boot->firmware), boot->protocol,
 		cycles, (unsigned)APSTART_SLOW_TRAMP_NS, keyword_word(park_words, park->mode),
 		park->mwait ? "mwait" : "hlt", park->flush,
 		(unsigned)APSTART_SLOW_PARK_NS,

@@ -27,7 +27,7 @@ struct boot_choices {
 /* The first line: version, architecture, trampoline variant. */
 void boot_report_banner(void);
 /* The loader, firmware and screen, and the command line as given. */
-void boot_report_loader(const struct boot_info *boot);
+void boot_report_loader(const struct boot_info *boot, const char *firmware_why);
 /* One @warn record per kind of MADT/ACPI problem acpi_parse() counted. */
 void boot_report_acpi_warnings(const struct acpi_info *acpi);
 /* The CPUs, the skipped ones, the wake and park configuration, @boot

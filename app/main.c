@@ -9,6 +9,7 @@
 #include "app/header.h"
 #include "app/options.h"
 #include "app/progress.h"
+#include "app/pstore_setup.h"
 #include "app/report.h"
 #include "app/run.h"
 #include "app/summary_save.h"
@@ -26,15 +27,18 @@
 #include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/efi_runtime.h"
+#include "kernel/firmware.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
 #include "kernel/paging.h"
 #include "kernel/qemu.h"
+#include "kernel/reset.h"
 #include "kernel/serial.h"
 #include "kernel/trap.h"
 #include "kernel/tsc.h"
 #include "kernel/warn.h"
 #include "kernel/x86.h"
+#include "lib/bytes.h"
 #include "lib/kstring.h"
 
 #ifndef APSTART_WBINVD
@@ -51,6 +55,10 @@ void kmain(uint32_t magic, uint64_t info_phys) __attribute__((noreturn));
 /* What the boot learns and decides, in the order kmain() does. */
 static struct boot_info boot;
 static struct options opt;
+static const char *firmware_why;
+/* acpi_rsdp=, read at boot: its length if an RSDP is there, else why not. */
+static size_t option_rsdp_len;
+static const char *option_rsdp_problem;
 static enum exit_mode exit_mode;
 static struct acpi_info acpi;
 static uint32_t aps, cycles;
@@ -89,18 +97,68 @@ static uint64_t bios_ebda(void)
 	return ebda >= 0x80000 && ebda < LEGACY_HOLE_START ? ebda : 0;
 }
 
+/* acpi_rsdp=ADDR: is there an RSDP? Read at boot, said in find_acpi():
+ * 20 bytes, 36 for revision 2, or the length it gives (at most 4 KiB). */
+static void check_option_rsdp(void)
+{
+	const uint8_t *p = opt.acpi_rsdp ? identity_map(0, opt.acpi_rsdp, 36) : NULL;
+
+	option_rsdp_len = 0;
+	if (!opt.acpi_rsdp)
+		return;
+	if (!p) {
+		option_rsdp_problem = "beyond what this kernel maps";
+		return;
+	}
+	size_t len = 36;
+	if (p[15] >= 2 && rd32(p + 20) > 36 && rd32(p + 20) <= 4096 &&
+	    identity_map(0, opt.acpi_rsdp, rd32(p + 20)))
+		len = rd32(p + 20);
+	option_rsdp_problem = acpi_rsdp_problem(p, len);
+	if (!option_rsdp_problem)
+		option_rsdp_len = len;
+}
+
+/* The RSDP: the loader's copy; else acpi_rsdp= (kexec from Linux hands
+ * over none); else the BIOS areas' scan (ACPI 6.5 §5.2.5.1). */
 static void find_acpi(uint64_t ebda)
 {
 	uint64_t rsdp_phys = 0;
 	const void *rsdp = boot.rsdp;
 	size_t rsdp_len = boot.rsdp_len;
 
-	if (!rsdp || !acpi_rsdp_valid(rsdp, rsdp_len)) {
+	if (rsdp && acpi_rsdp_valid(rsdp, rsdp_len)) {
+		if (opt.acpi_rsdp)
+			kprintf("acpi: acpi_rsdp=0x%llx not used: the loader handed over the "
+				"RSDP (tag %d)\n", (unsigned long long)opt.acpi_rsdp, boot.rsdp_tag);
+	} else {
 		if (rsdp)
-			kprintf("acpi: boot loader's RSDP copy is invalid; scanning\n");
+			kprintf("acpi: boot loader's RSDP copy is invalid; %s\n",
+				opt.acpi_rsdp ? "trying acpi_rsdp=" : "scanning");
+		rsdp = NULL;
+		if (option_rsdp_len) {
+			rsdp_phys = opt.acpi_rsdp;
+			rsdp = (const void *)(uintptr_t)rsdp_phys;
+			rsdp_len = option_rsdp_len;
+			kprintf("acpi: RSDP at 0x%llx from acpi_rsdp=\n",
+				(unsigned long long)rsdp_phys);
+		} else if (opt.acpi_rsdp) {
+			kprintf("acpi: acpi_rsdp=0x%llx: no RSDP there (%s); scanning the "
+				"BIOS areas\n", (unsigned long long)opt.acpi_rsdp,
+				option_rsdp_problem);
+			warn_record("what=acpi_rsdp addr=0x%llx problem=%s",
+				    (unsigned long long)opt.acpi_rsdp, option_rsdp_problem);
+		}
+	}
+	if (!rsdp) {
 		rsdp_phys = acpi_scan_rsdp(identity_map, 0, ebda);
-		if (!rsdp_phys)
+		if (!rsdp_phys) {
+			if (boot.firmware != FIRMWARE_BIOS)
+				kprintf("acpi: no RSDP in the BIOS areas; under UEFI give its "
+					"address: acpi_rsdp= (Linux: ACPI20= in "
+					"/sys/firmware/efi/systab)\n");
 			panic("no ACPI RSDP: cannot find the CPUs (MADT)");
+		}
 		rsdp = (const void *)(uintptr_t)rsdp_phys;
 		/* The scan found it valid within the BIOS area, which ends
 		 * at 1 MiB: that bounds every read of it. */
@@ -109,6 +167,7 @@ static void find_acpi(uint64_t ebda)
 	int r = acpi_parse(rsdp, rsdp_len, rsdp_phys, identity_map, 0, &acpi,
 			   diag_print, 0);
 	boot_report_acpi_warnings(&acpi);
+	reset_use_acpi(&acpi);
 	if (r != 0)
 		panic("no usable MADT: cannot find the CPUs");
 }
@@ -119,14 +178,24 @@ static void find_acpi(uint64_t ebda)
 static void reserve_boot_memory(void)
 {
 	uint64_t cmdline = (uintptr_t)boot.cmdline, loader = (uintptr_t)boot.loader_name;
-	struct phys_range reserved[] = {
-		{ (uintptr_t)__kernel_start, (uintptr_t)__kernel_end },
-		{ boot.info_start, boot.info_end },
-		{ cmdline, cmdline + strlen(boot.cmdline) + 1 },
-		{ loader, loader + strlen(boot.loader_name) + 1 },
+	struct busy_range busy[] = {
+		{ { (uintptr_t)__kernel_start, (uintptr_t)__kernel_end }, "the kernel" },
+		{ { boot.info_start, boot.info_end }, "the boot information" },
+		{ { cmdline, cmdline + strlen(boot.cmdline) + 1 }, "the command line" },
+		{ { loader, loader + strlen(boot.loader_name) + 1 }, "the loader's name" },
+		{ { 0, 0x1000 }, "the real-mode IVT and BIOS data area" },
 	};
-	bootmem_init(boot.mem, boot.mem_count, reserved,
-		     sizeof reserved / sizeof reserved[0]);
+	struct phys_range reserved[6];
+	uint32_t n = 0;
+
+	/* pstore= first: the zone must keep clear of all of these, and
+	 * everything allocated from here on keeps clear of the zone. */
+	pstore_setup(&boot, &opt, busy, sizeof busy / sizeof busy[0]);
+	for (uint32_t i = 0; i < 4; i++)
+		reserved[n++] = busy[i].r;
+	if (pstore_zone(&reserved[n]))
+		n++;
+	bootmem_init(boot.mem, boot.mem_count, reserved, n);
 }
 
 static uint64_t place_trampoline(void)
@@ -134,16 +203,19 @@ static uint64_t place_trampoline(void)
 	uint16_t base_kib = phys_read16(BDA_BASE_MEM_KIB);
 	uint16_t ebda_seg = phys_read16(BDA_EBDA_SEGMENT);
 	uint64_t bios_start = memmap_bios_area_start(base_kib, ebda_seg);
-	struct phys_range excluded[4] = {
+	struct phys_range excluded[5] = {
 		{ (uintptr_t)__kernel_start, (uintptr_t)__kernel_end },
 		{ boot.info_start, boot.info_end },
 		{ bios_start, LOW_MEMORY_LIMIT },
 		{ 0, 0x1000 }, /* real-mode IVT and BIOS data area */
 	};
+	uint32_t n = 4;
+	if (pstore_zone(&excluded[n]))
+		n++;
 	kprintf("lowmem: firmware area from 0x%llx up (BDA: base memory %u KiB, "
 		"EBDA segment 0x%x; Linux's reserve_bios_regions rule)\n",
 		(unsigned long long)bios_start, base_kib, ebda_seg);
-	return memmap_pick_low_page(boot.mem, boot.mem_count, excluded, 4);
+	return memmap_pick_low_page(boot.mem, boot.mem_count, excluded, n);
 }
 
 /* console=ttyS<n>,<baud>: ttyS<n> is at Linux's fixed address for it
@@ -171,6 +243,20 @@ static void switch_serial_console(void)
 			"(0x3F8) at 115200\n", port);
 }
 
+/* The firmware as far as it is known (kernel/firmware.h). */
+static void identify_firmware(void)
+{
+	struct firmware_facts f = {
+		.efi_tags = boot.firmware == FIRMWARE_UEFI,
+		.protocol = boot.protocol,
+		.loader = boot.loader_name,
+		.hint = opt.firmware,
+		.rsdp_phys = option_rsdp_len ? opt.acpi_rsdp : 0,
+		.ebda_phys = bios_ebda(),
+	};
+	boot.firmware = firmware_identify(&f, &firmware_why);
+}
+
 static void read_boot_info(uint32_t magic, uint64_t info_phys)
 {
 	const void *info = (const void *)(uintptr_t)info_phys;
@@ -179,10 +265,19 @@ static void read_boot_info(uint32_t magic, uint64_t info_phys)
 		kprintf("PANIC: not started by a Multiboot1/2 loader (magic 0x%x)\n", magic);
 		halt_forever();
 	}
+	/* What must be known before anything is placed in memory (pstore=,
+	 * firmware=, acpi_rsdp=) comes from a silent early pass over the
+	 * command line, as Linux's early_param(); read_command_line() parses
+	 * it again and says what is wrong with it. */
+	options_set_defaults(&opt);
+	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, NULL, NULL, 0);
+	check_option_rsdp();
+	identify_firmware();
 	reserve_boot_memory();
+	console_early_end();
 	console_init_screen(&boot);
 	console_set_self_id(cpu_apic_id);
-	facts.firmware = boot.firmware == FIRMWARE_UEFI ? "UEFI" : "BIOS";
+	facts.firmware = firmware_name(boot.firmware);
 	facts.loader = boot.loader_name;
 	header_init(&facts);
 }
@@ -208,11 +303,14 @@ static void option_warning(void *ctx, const char *record)
 
 static void read_command_line(void)
 {
-	boot_report_loader(&boot);
-	summary_capture_begin(false, boot.firmware == FIRMWARE_UEFI);
+	boot_report_loader(&boot, firmware_why);
+	/* The summary is kept where the firmware's runtime services are
+	 * handed over (GRUB or apstart.efi on UEFI; not after kexec). */
+	summary_capture_begin(false, boot.efi_system_table != 0);
 	options_set_defaults(&opt);
 	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, option_warning, 0);
 	summary_capture_set_save(opt.save == SAVE_ON);
+	pstore_report();
 	switch_serial_console();
 }
 
@@ -237,14 +335,17 @@ static void confirm_exit(bool qemu)
 		run_set_exit_mode(exit_mode);
 	}
 	kprintf("exit: %s%s\n", exit_mode == EXIT_QEMU ? "qemu (isa-debug-exit)" :
-		exit_mode == EXIT_RESET ? "reset" : "halt", opt.exit == EXIT_AUTO ? " (auto)" : "");
+		exit_mode == EXIT_RESET ? "reset" :
+		exit_mode == EXIT_REBOOT ? "reboot (warm reset, RAM kept)" : "halt",
+		opt.exit == EXIT_AUTO ? " (auto)" : "");
 }
 
 /* Runtime services (saving the summary, exit=reset): their regions are
  * mapped now, while no AP runs (kernel/paging.h). */
 static void map_runtime_services(void)
 {
-	if (boot.firmware == FIRMWARE_UEFI && (opt.save == SAVE_ON || exit_mode == EXIT_RESET))
+	if (boot.efi_system_table &&
+	    (opt.save == SAVE_ON || exit_mode == EXIT_RESET || exit_mode == EXIT_REBOOT))
 		efi_runtime_init(&boot, diag_print, 0);
 }
 
@@ -351,7 +452,7 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	quiet_legacy_interrupts();
 	read_command_line();
 	bool qemu = choose_exit();
-	find_acpi(boot.firmware == FIRMWARE_BIOS ? bios_ebda() : 0);
+	find_acpi(boot.firmware != FIRMWARE_UEFI ? bios_ebda() : 0);
 	confirm_exit(qemu);
 	map_runtime_services();
 	calibrate_tsc();

@@ -18,11 +18,16 @@
  * why the value is invalid. */
 typedef const char *(*opt_parse_fn)(struct options *o, const char *val,
 				    size_t len);
+/* Shows the current value of such an option in a message. */
+typedef void (*opt_show_fn)(const struct options *o, char *buf, size_t size);
 
 struct opt_desc {
 	const char *name;
 	const char *linux_name; /* Linux's name for the same setting */
-	opt_parse_fn parse;     /* custom value syntax (console=) */
+	opt_parse_fn parse;     /* custom value syntax (console=, pstore=) */
+	opt_show_fn show;       /* and how its value is shown */
+	bool wide;              /* its fields are not 32-bit: no offset, the
+				 * defaults are set by options_set_defaults() */
 	size_t offset;         /* of a 32-bit field in struct options */
 	uint32_t def;
 	uint32_t min, max;     /* numeric range (unused with keywords) */
@@ -39,7 +44,13 @@ const struct keyword icount_words[] = {
 
 static const struct keyword exit_words[] = {
 	{ "auto", EXIT_AUTO }, { "qemu", EXIT_QEMU }, { "halt", EXIT_HALT },
-	{ "reset", EXIT_RESET }, { NULL, 0 },
+	{ "reset", EXIT_RESET }, { "reboot", EXIT_REBOOT }, { NULL, 0 },
+};
+
+/* firmware=: auto is the default, what the boot shows (kernel/firmware.h). */
+static const struct keyword firmware_words[] = {
+	{ "auto", FIRMWARE_UNKNOWN }, { "uefi", FIRMWARE_UEFI }, { "bios", FIRMWARE_BIOS },
+	{ NULL, 0 },
 };
 
 static const struct keyword probe_words[] = {
@@ -99,6 +110,118 @@ static const char *parse_console(struct options *o, const char *v, size_t n)
 	return NULL;
 }
 
+static void show_console(const struct options *o, char *buf, size_t size)
+{
+	fmt_snprintf(buf, size, "ttyS%u", o->console_port);
+}
+
+static int hex_digit(char c);
+
+/* acpi_rsdp=ADDR, Linux's meaning: kstrtoul(arg, 16), so hexadecimal
+ * with or without 0x (drivers/acpi/osl.c, setup_acpi_rsdp()). */
+static const char *parse_acpi_rsdp(struct options *o, const char *v, size_t n)
+{
+	uint64_t a = 0;
+
+	if (n > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+		v += 2;
+		n -= 2;
+	}
+	if (n == 0 || n > 16)
+		return "a physical address in hex (Linux's ACPI20= in /sys/firmware/efi/systab)";
+	for (size_t i = 0; i < n; i++) {
+		int d = hex_digit(v[i]);
+		if (d < 0)
+			return "a physical address in hex (Linux's ACPI20= in /sys/firmware/efi/systab)";
+		a = a << 4 | (uint64_t)d;
+	}
+	if (a == 0)
+		return "0 is no address";
+	o->acpi_rsdp = a;
+	return NULL;
+}
+
+static void show_acpi_rsdp(const struct options *o, char *buf, size_t size)
+{
+	if (o->acpi_rsdp)
+		fmt_snprintf(buf, size, "0x%llx", (unsigned long long)o->acpi_rsdp);
+	else
+		fmt_snprintf(buf, size, "none");
+}
+
+/* A size or address of pstore=: decimal or 0x hex, then K, M or G (KiB,
+ * MiB, GiB). Linux's memparse() would read a leading 0 as octal: refused
+ * rather than read another way. */
+static const char *parse_quantity(const char *v, size_t n, uint64_t *out)
+{
+	unsigned base = 10, shift = 0;
+	uint64_t x = 0;
+
+	if (n && (v[n - 1] == 'K' || v[n - 1] == 'k'))
+		shift = 10;
+	else if (n && (v[n - 1] == 'M' || v[n - 1] == 'm'))
+		shift = 20;
+	else if (n && (v[n - 1] == 'G' || v[n - 1] == 'g'))
+		shift = 30;
+	if (shift)
+		n--;
+	if (n > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
+		base = 16;
+		v += 2;
+		n -= 2;
+	} else if (n > 1 && v[0] == '0') {
+		return "a leading 0 (octal to Linux's memparse): write 0x...";
+	}
+	if (n == 0)
+		return "ADDR,SIZE: numbers, decimal or 0x hex, K/M/G allowed";
+	for (size_t i = 0; i < n; i++) {
+		int d = hex_digit(v[i]);
+		if (d < 0 || (unsigned)d >= base)
+			return "ADDR,SIZE: numbers, decimal or 0x hex, K/M/G allowed";
+		if (x > (UINT64_MAX - (unsigned)d) / base)
+			return "a number beyond 64 bits";
+		x = x * base + (unsigned)d;
+	}
+	if (shift && x > UINT64_MAX >> shift)
+		return "a number beyond 64 bits";
+	*out = x << shift;
+	return NULL;
+}
+
+/* pstore=ADDR,SIZE: the ramoops console zone (app/options.h bounds). */
+static const char *parse_pstore(struct options *o, const char *v, size_t n)
+{
+	size_t comma = 0;
+	uint64_t addr, size;
+	const char *why;
+
+	while (comma < n && v[comma] != ',')
+		comma++;
+	if (comma == n)
+		return "ADDR,SIZE wanted (e.g. 0x30000000,512K)";
+	if ((why = parse_quantity(v, comma, &addr)) ||
+	    (why = parse_quantity(v + comma + 1, n - comma - 1, &size)))
+		return why;
+	if (size < PSTORE_SIZE_MIN || size > PSTORE_SIZE_MAX || (size & (size - 1)))
+		return "SIZE must be a power of two from 4K to 1G (ramoops' console_size)";
+	if (addr % 4)
+		return "ADDR must be a multiple of 4";
+	if (addr > UINT64_MAX - size)
+		return "ADDR+SIZE beyond 64 bits";
+	o->pstore_addr = addr;
+	o->pstore_size = size;
+	return NULL;
+}
+
+static void show_pstore(const struct options *o, char *buf, size_t size)
+{
+	if (o->pstore_size)
+		fmt_snprintf(buf, size, "0x%llx,%lluK", (unsigned long long)o->pstore_addr,
+			     (unsigned long long)(o->pstore_size >> 10));
+	else
+		fmt_snprintf(buf, size, "none");
+}
+
 /* One row per option: name (= field), default, then range or keywords. */
 static const struct opt_desc opt_table[] = {
 	OPT(cycles, 10, .min = 1, .max = 100000),
@@ -122,7 +245,7 @@ static const struct opt_desc opt_table[] = {
 	OPT(cycles_mode, CYCLES_SERIAL, .keywords = cycles_mode_words),
 	/* console= sets both fields; the second row only gives the default. */
 	{ .name = "console", .offset = FIELD32(console_port), .def = 0,
-	  .parse = parse_console },
+	  .parse = parse_console, .show = show_console },
 	{ .name = "console_baud", .offset = FIELD32(console_baud),
 	  .def = SERIAL_MAX_BAUD, .hidden = true },
 	OPT(progress_ms, 250, .min = 0, .max = 60000),
@@ -132,6 +255,9 @@ static const struct opt_desc opt_table[] = {
 	OPT(flush_cpus, 0, .min = 1, .max_is_cpus = true, .def_name = "all"),
 	OPT(flush_at_once, AT_ONCE_SOCKET, .keywords = at_once_words),
 	OPT(victims, 0, .min = 0, .max_is_cpus = true),
+	OPT(firmware, FIRMWARE_UNKNOWN, .keywords = firmware_words),
+	{ .name = "acpi_rsdp", .wide = true, .parse = parse_acpi_rsdp, .show = show_acpi_rsdp },
+	{ .name = "pstore", .wide = true, .parse = parse_pstore, .show = show_pstore },
 };
 
 /* Linux's whole-word spellings, replaced by apstart's. maxcpus=0 means
@@ -152,7 +278,10 @@ static uint32_t *field(struct options *o, const struct opt_desc *d)
 void options_set_defaults(struct options *o)
 {
 	for (size_t i = 0; i < OPT_COUNT; i++)
-		*field(o, &opt_table[i]) = opt_table[i].def;
+		if (!opt_table[i].wide)
+			*field(o, &opt_table[i]) = opt_table[i].def;
+	o->acpi_rsdp = 0;
+	o->pstore_addr = o->pstore_size = 0;
 }
 
 struct wake_config options_wake_config(const struct options *o,
@@ -294,15 +423,18 @@ static void report(struct parser *p, const char *msg, const char *problem,
 static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 		  size_t tok_len, const char *val, size_t val_len)
 {
-	uint32_t *f = field(p->o, d);
+	uint32_t *f = d->wide ? NULL : field(p->o, d);
 	char shown[TOKEN_SHOW_MAX], value[TOKEN_SHOW_MAX];
-	char cur[16];
-	char msg[192];
+	char cur[40];
+	char msg[256];
 	uint32_t v;
 
 	show_token(shown, sizeof(shown), tok, tok_len);
 	show_token(value, sizeof(value), val, val_len);
-	show_value(cur, sizeof(cur), d, *f);
+	if (d->show)
+		d->show(p->o, cur, sizeof cur);
+	else
+		show_value(cur, sizeof(cur), d, *f);
 
 	if (val_len == 0) {
 		fmt_snprintf(msg, sizeof(msg),
@@ -314,9 +446,7 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 		const char *why = d->parse(p->o, val, val_len);
 		if (why) {
 			fmt_snprintf(msg, sizeof(msg),
-				     "cmdline: %s invalid: %s; keeping ttyS%u", shown,
-				     why, *f);
-			fmt_snprintf(cur, sizeof(cur), "ttyS%u", *f);
+				     "cmdline: %s invalid: %s; keeping %s", shown, why, cur);
 			report(p, msg, "invalid", d, value, "", cur);
 		}
 		return;

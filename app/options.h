@@ -12,10 +12,13 @@
 #include "smp/park.h"
 #include "smp/test_hooks.h"
 #include "smp/wake.h"
+#include "kernel/firmware.h"
 #include "lib/format.h"
 #include "lib/keyword.h"
 
-enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT, EXIT_RESET };
+/* reset: the firmware's cold reset where it has one; reboot: a warm reset
+ * that keeps RAM (pstore=), kernel/reset.h. */
+enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT, EXIT_RESET, EXIT_REBOOT };
 /* save=on: keep the summary in a UEFI variable for the next boot
  * (app/summary_save.c); off: never call the firmware for it. */
 enum save_mode { SAVE_ON, SAVE_OFF };
@@ -66,7 +69,19 @@ struct options {
 	uint32_t flush_cpus;     /* CPUs swept one by one; 0: every one */
 	enum flush_at_once flush_at_once; /* default socket */
 	uint32_t victims;        /* APs that run a memory-bound loop (smp/victims.h) */
+	enum firmware firmware;  /* firmware=uefi|bios: what the loader cannot
+				  * say (kexec); default UNKNOWN ("auto") */
+	/* Set through their own syntax (64-bit): */
+	uint64_t acpi_rsdp;      /* acpi_rsdp=: RSDP physical address, 0 = none */
+	uint64_t pstore_addr;    /* pstore=ADDR,SIZE: the ramoops console zone; */
+	uint64_t pstore_size;    /* size 0 = none */
 };
+
+/* pstore=ADDR,SIZE bounds: SIZE a power of two in this range (ramoops
+ * rounds its console_size down to one), ADDR a multiple of 4 (the
+ * header's 32-bit words). */
+#define PSTORE_SIZE_MIN (4ull << 10)
+#define PSTORE_SIZE_MAX (1ull << 30)
 
 void options_set_defaults(struct options *o);
 
@@ -83,7 +98,8 @@ struct wake_config options_wake_config(const struct options *o,
  * maxcpus=0 (maxcpus=1), nox2apic (x2apic=off), cpu_init_udelay=N
  * (init_delay_us=N), apic_extnmi= (extnmi=),
  * console=ttyS<n>[,<baud>] (console=tty0, the screen,
- * is always on and accepted silently).
+ * is always on and accepted silently), acpi_rsdp=ADDR (hex, 0x optional,
+ * as Linux's kstrtoul(arg, 16)).
  * Each problem goes to diag as a line for people and to warn (NULL for
  * none) as the words of a "@warn what=option problem=..." record:
  * unknown (token=), no_value, invalid, not_a_number, out_of_range (with

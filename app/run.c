@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "app/pager.h"
+#include "app/pstore_setup.h"
 #include "app/summary_save.h"
 
 #include "smp/events.h"
@@ -14,6 +15,7 @@
 #include "kernel/abort.h"
 #include "kernel/confound.h"
 #include "kernel/console.h"
+#include "kernel/pstore.h"
 #include "kernel/qemu.h"
 #include "kernel/reset.h"
 #include "kernel/warn.h"
@@ -31,10 +33,13 @@ static void leave(bool pass, bool finished) __attribute__((noreturn));
 static void leave(bool pass, bool finished)
 {
 	summary_save();
+	pstore_flush();
 	if (exit_mode == EXIT_QEMU)
 		qemu_debug_exit(pass);
 	if (exit_mode == EXIT_RESET)
 		machine_reset();
+	if (exit_mode == EXIT_REBOOT)
+		machine_reboot_warm();
 	if (finished)
 		pager_run(pass);
 	halt_forever();
@@ -44,6 +49,7 @@ static void leave(bool pass, bool finished)
 static void end_aborted(const char *why)
 {
 	kprintf("run aborted: %s\n", why);
+	pstore_report_end();
 	kprintf("@end status=fail online=%u failed=%u warnings=%u\n",
 		smp_count_state(CPU_ONLINE) + smp_count_state(CPU_PARKED),
 		smp_count_state(CPU_FAILED), warn_count());
@@ -74,6 +80,7 @@ bool run_verdict(uint32_t cycles, bool complete)
 		retries += cpus[i].retries;
 	}
 	bool pass = failed == 0 && complete;
+	pstore_report_end();
 	kprintf("@end status=%s online=%u failed=%u warnings=%u nmis=%u strays=%u "
 		"retries=%u smi_windows=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
 		events_nmi_total(), events_stray_total(), retries, confound_smi_windows());

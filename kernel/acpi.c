@@ -68,6 +68,11 @@ bool acpi_rsdp_valid(const void *rsdp, size_t len)
 	return rsdp_problem(rsdp, len) == NULL;
 }
 
+const char *acpi_rsdp_problem(const void *rsdp, size_t len)
+{
+	return rsdp_problem(rsdp, len);
+}
+
 /* Candidates start on 16-byte steps below base + window; len bytes at p
  * (mapped from base) are readable, so each is checked with what remains. */
 static uint64_t scan_area(const uint8_t *p, uint64_t base, size_t window,
@@ -469,6 +474,21 @@ static void parse_fadt(struct walk *w, const uint8_t *t, uint32_t len)
 		return;
 	}
 	uint32_t flags = rd32(t + 112);
+	/* RESET_REG_SUP (Flags bit 10): RESET_REG, a GAS @116 (space id
+	 * @116, address u64 @120), RESET_VALUE u8 @128 (§4.8.3.6). */
+	if ((flags & (1u << 10)) && len >= 129) {
+		uint8_t space = t[116];
+		uint64_t addr = rd64(t + 120);
+		if ((space == 0 || space == 1) && addr && (space == 0 || addr <= 0xFFFF)) {
+			o->have_reset_reg = true;
+			o->reset_space = space;
+			o->reset_addr = addr;
+			o->reset_value = t[128];
+		} else {
+			report(w, ACPI_WARN_OTHER, "acpi: FADT reset register (space %u, address "
+			       "0x%llx) not usable", space, (unsigned long long)addr);
+		}
+	}
 	if (flags & (1u << 20))
 		return; /* hardware-reduced ACPI: no PM timer (§4.1) */
 
@@ -554,6 +574,10 @@ int acpi_parse(const void *rsdp, size_t rsdp_len, uint64_t rsdp_phys,
 	out->have_pm_timer = false;
 	out->pm_timer_port = 0;
 	out->pm_timer_32bit = false;
+	out->have_reset_reg = false;
+	out->reset_space = 0;
+	out->reset_addr = 0;
+	out->reset_value = 0;
 	out->problems = 0;
 	for (int k = 0; k < ACPI_WARN_KINDS; k++)
 		out->warn[k] = 0;

@@ -61,6 +61,14 @@ struct acpi_info {
 	uint32_t pm_timer_port;   /* I/O port */
 	bool pm_timer_32bit;      /* FADT TMR_VAL_EXT */
 
+	/* FADT RESET_REG and RESET_VALUE, when Flags RESET_REG_SUP says the
+	 * register is there (ACPI 6.5 §4.8.3.6, Table 5.9): GAS space 0
+	 * (memory) or 1 (I/O); others are not used. */
+	bool have_reset_reg;
+	uint8_t reset_space;
+	uint64_t reset_addr;
+	uint8_t reset_value;
+
 	uint32_t problems;        /* tables or entries skipped */
 	/* The same problems by kind (each counted once in problems too),
 	 * for the @warn records: names in acpi_warn_name(). */
@@ -77,6 +85,9 @@ const char *acpi_warn_name(enum acpi_warn kind);
 /* Validate an RSDP (checksum over 20 bytes, extended checksum over
  * length for revision >= 2). len is how many bytes are readable. */
 bool acpi_rsdp_valid(const void *rsdp, size_t len);
+/* The same check, saying why not ("bad signature", "bad checksum", ...),
+ * or NULL for a valid RSDP. */
+const char *acpi_rsdp_problem(const void *rsdp, size_t len);
 
 /* Scan for "RSD PTR " on 16-byte boundaries in the EBDA's first KiB and in
  * 0xE0000-0xFFFFF (ACPI 6.5 §5.2.5.1). Returns the physical address or 0. */

@@ -19,12 +19,32 @@
 static volatile uint32_t lock_owner = NO_OWNER;
 static uint32_t (*self_id_fn)(void);
 static void (*sink)(unsigned targets, const char *text);
+static void (*mirror)(const char *bytes, uint32_t n);
+/* The serial bytes sent before a mirror is set (console.h). */
+static char early[CONSOLE_EARLY_MAX];
+static uint32_t early_len;
+static bool early_on = true;
 /* Screen side: at the start of a line, and inside a record line. */
 static bool screen_at_line_start = true, screen_in_record;
 
 void console_set_sink(void (*fn)(unsigned targets, const char *text))
 {
 	sink = fn;
+}
+
+void console_set_serial_mirror(void (*fn)(const char *bytes, uint32_t n))
+{
+	bool taken = console_lock();
+	if (early_on && early_len)
+		fn(early, early_len);
+	early_on = false;
+	mirror = fn;
+	console_unlock(taken);
+}
+
+void console_early_end(void)
+{
+	early_on = false;
 }
 
 void console_set_self_id(uint32_t (*fn)(void))
@@ -95,14 +115,41 @@ static void emit_screen(const char *s)
 		screen_stream_locked(part);
 }
 
+static void mirror_bytes(const char *b, uint32_t n)
+{
+	if (mirror)
+		mirror(b, n);
+	else if (early_on)
+		for (uint32_t i = 0; i < n && early_len < CONSOLE_EARLY_MAX; i++)
+			early[early_len++] = b[i];
+}
+
+/* The serial side: LF goes out as CR LF; what went out is mirrored, in
+ * pieces (small: this may run on an AP's stack, inside an exception). */
+static void emit_serial(const char *s)
+{
+	char sent[128];
+	uint32_t n = 0;
+
+	for (const char *p = s; *p; p++) {
+		if (n + 2 > sizeof sent) {
+			mirror_bytes(sent, n);
+			n = 0;
+		}
+		if (*p == '\n') {
+			serial_putc('\r');
+			sent[n++] = '\r';
+		}
+		serial_putc(*p);
+		sent[n++] = *p;
+	}
+	mirror_bytes(sent, n);
+}
+
 static void emit(unsigned targets, const char *s)
 {
 	if (targets & CON_SERIAL)
-		for (const char *p = s; *p; p++) {
-			if (*p == '\n')
-				serial_putc('\r');
-			serial_putc(*p);
-		}
+		emit_serial(s);
 	if (targets & CON_SCREEN)
 		emit_screen(s);
 }

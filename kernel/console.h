@@ -33,6 +33,16 @@ void cprintf(unsigned targets, const char *fmt, ...)
  * application keeps its summary this way: app/summary_save.c). */
 void console_set_sink(void (*sink)(unsigned targets, const char *text));
 
+/* Every byte sent to the serial port, exactly as sent (CR LF line ends),
+ * is also handed to the mirror once one is set, under the console lock
+ * (kernel/pstore.h keeps them in RAM for the next boot). Until then the
+ * console keeps the first CONSOLE_EARLY_MAX bytes, and a mirror set gets
+ * those first: it starts with the run's first line. console_early_end()
+ * stops the keeping once it is known that no mirror will come. */
+#define CONSOLE_EARLY_MAX 8192
+void console_set_serial_mirror(void (*mirror)(const char *bytes, uint32_t n));
+void console_early_end(void);
+
 /* The lock every print takes (kernel/screen.h takes it too). Returns
  * false when this CPU already holds it (an exception while printing):
  * pass the result to console_unlock. */

@@ -43,6 +43,7 @@
 #define HDR_SIZE_MAX 4096
 
 #define EFI_RESET_COLD 0
+#define EFI_RESET_WARM 1
 #define FOUR_GIB (4ull << 30)
 
 static bool usable;
@@ -230,9 +231,10 @@ efi_status efi_query_variable_info(uint32_t attrs, uint64_t *max_storage,
 		    (uintptr_t)remaining, (uintptr_t)max_variable, 0);
 }
 
-efi_status efi_reset_system(void)
+efi_status efi_reset_system(bool warm)
 {
-	return call("ResetSystem", RT_RESET_SYSTEM, EFI_RESET_COLD, EFI_SUCCESS, 0, 0, 0);
+	return call("ResetSystem", RT_RESET_SYSTEM, warm ? EFI_RESET_WARM : EFI_RESET_COLD,
+		    EFI_SUCCESS, 0, 0, 0);
 }
 
 const char *efi_status_name(efi_status st)

@@ -38,8 +38,9 @@ efi_status efi_set_variable(const uint16_t *name, const struct efi_guid *vendor,
 /* QueryVariableInfo (UEFI 2.0 and later); EFI_UNSUPPORTED before. */
 efi_status efi_query_variable_info(uint32_t attrs, uint64_t *max_storage,
 				   uint64_t *remaining, uint64_t *max_variable);
-/* ResetSystem(EfiResetCold): returns only if the firmware did not reset. */
-efi_status efi_reset_system(void);
+/* ResetSystem(EfiResetCold), or EfiResetWarm (UEFI 2.10 §8.5.1: RAM kept
+ * where the platform can): returns only if the firmware did not reset. */
+efi_status efi_reset_system(bool warm);
 
 /* "EFI_OUT_OF_RESOURCES" and the like; "EFI_STATUS_FAULTED"; "unknown". */
 const char *efi_status_name(efi_status st);

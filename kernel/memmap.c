@@ -49,6 +49,12 @@ static bool region_is_free(uint64_t start, uint64_t end,
 	return covered >= end;
 }
 
+bool memmap_is_available(const struct mem_range *mem, uint32_t count,
+			 uint64_t start, uint64_t end)
+{
+	return end > start && region_is_free(start, end, mem, count, NULL, 0);
+}
+
 static bool page_is_free(uint64_t page, const struct mem_range *mem,
 			 uint32_t count, const struct phys_range *excluded,
 			 uint32_t excluded_count)

@@ -3,6 +3,7 @@
 #ifndef APSTART_MEMMAP_H
 #define APSTART_MEMMAP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "kernel/multiboot.h"
@@ -33,6 +34,11 @@ uint64_t memmap_bios_area_start(uint16_t base_mem_kib, uint16_t ebda_segment);
 uint64_t memmap_pick_low_page(const struct mem_range *mem, uint32_t count,
 			      const struct phys_range *excluded,
 			      uint32_t excluded_count);
+
+/* [start, end) lies wholly in available memory of the map (entries
+ * that split one bank are joined) and overlaps no other entry. */
+bool memmap_is_available(const struct mem_range *mem, uint32_t count,
+			 uint64_t start, uint64_t end);
 
 /* Lowest address a >= min, a multiple of align (a power of two), such
  * that [a, a + size) lies in available memory of the map, overlaps no

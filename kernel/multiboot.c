@@ -291,14 +291,16 @@ static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 		mb2_framebuffer(m, tags[TAG_FRAMEBUFFER],
 				sizes[TAG_FRAMEBUFFER]);
 
-	/* §3.6.13/14: EFI 32- and 64-bit system table pointers. */
-	if (tags[TAG_EFI32] || tags[TAG_EFI64])
+	/* §3.6.13/14: EFI 32- and 64-bit system table pointers; §3.6.16 the
+	 * EFI memory map. Any of them: UEFI. None: not known here
+	 * (kernel/firmware.h). */
+	if (tags[TAG_EFI32] || tags[TAG_EFI64] || tags[TAG_EFI_MMAP])
 		o->firmware = FIRMWARE_UEFI;
 	if (tags[TAG_EFI64] && sizes[TAG_EFI64] >= 16)
 		o->efi_system_table = rd64(tags[TAG_EFI64] + 8);
 	else if (tags[TAG_EFI32] && sizes[TAG_EFI32] >= 12)
 		o->efi_system_table = rd32(tags[TAG_EFI32] + 8);
-	else if (o->firmware == FIRMWARE_UEFI)
+	else if (tags[TAG_EFI32] || tags[TAG_EFI64])
 		report(m, "multiboot2: EFI system table tag too small");
 
 	/* §3.6.15/16: a copy of the RSDP follows the 8-byte tag header. An
@@ -489,7 +491,7 @@ int multiboot_parse(uint32_t magic, const void *info, size_t max_len,
 	/* Field by field: a whole-struct clear of mem[] would be a memset
 	 * call in the kernel and is not needed (mem_count bounds it). */
 	out->protocol = 0;
-	out->firmware = FIRMWARE_BIOS;
+	out->firmware = FIRMWARE_UNKNOWN;
 	out->cmdline = "";
 	out->loader_name = "";
 	out->info_start = out->info_end = 0;

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "kernel/config.h"
+#include "kernel/firmware.h"
 #include "lib/format.h"
 
 #define MB1_BOOT_MAGIC 0x2BADB002u
@@ -28,8 +29,6 @@ struct mem_range {
 	uint32_t type;
 };
 
-enum firmware { FIRMWARE_BIOS, FIRMWARE_UEFI };
-
 struct framebuffer {
 	bool present;
 	uint64_t addr;
@@ -49,7 +48,8 @@ typedef const void *(*phys_map_fn)(void *ctx, uint64_t phys, size_t len);
 
 struct boot_info {
 	int protocol;                 /* 1 or 2 */
-	enum firmware firmware;       /* UEFI if an EFI system table tag was seen */
+	enum firmware firmware;       /* UEFI if EFI tags were seen, else UNKNOWN
+					 * (kernel/firmware.h decides the rest) */
 	const char *cmdline;          /* NUL-terminated, never NULL ("" if none) */
 	const char *loader_name;      /* never NULL */
 	uint64_t info_start, info_end; /* physical extent of the info block */

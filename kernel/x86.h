@@ -99,6 +99,12 @@ static inline uint16_t phys_read16(uint64_t phys)
 	return *(volatile uint16_t *)(uintptr_t)phys;
 }
 
+static inline void phys_write16(uint64_t phys, uint16_t v)
+{
+	__asm__("" : "+r"(phys));
+	*(volatile uint16_t *)(uintptr_t)phys = v;
+}
+
 /* IA32_APIC_BASE (SDM Vol. 3A §11.4.4, Figure 11-5; §11.12.1 for EXTD). */
 static inline uint32_t phys_read32(uint64_t phys)
 {

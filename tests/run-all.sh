@@ -24,6 +24,7 @@ parts=(
 	"linux-hotplug (fake sysfs, signals, Linux VM)|make --no-print-directory linux-hotplug-tests"
 	"&apstart on Linux: setup, run, collect, ab on fake machines|make --no-print-directory linux-tool-tests"
 	"apstart's .deb: make install, lintian, dpkg --root install/purge|make --no-print-directory deb-tests"
+	"from Linux: kexec, records back via pstore (SeaBIOS, OVMF)|make --no-print-directory kexec-tests"
 	"&QR encoder (host; python3-qrcode, zbarimg)|make --no-print-directory qr-tests"
 	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
 	"QEMU matrix|make --no-print-directory qemu-tests"

@@ -25,6 +25,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    o.sipi_count < 1 || o.sipi_count > 2 || o.ap_timeout_ms < 1 ||
 	    o.console_port > 3 || !o.console_baud || 115200 % o.console_baud)
 		abort();
+	/* pstore=: none, or a power of two 4K..1G at a multiple of 4 that
+	 * does not wrap; firmware= and exit= among their words. */
+	if (o.pstore_size && (o.pstore_size < PSTORE_SIZE_MIN || o.pstore_size > PSTORE_SIZE_MAX ||
+			      (o.pstore_size & (o.pstore_size - 1)) || o.pstore_addr % 4 ||
+			      o.pstore_addr > UINT64_MAX - o.pstore_size))
+		abort();
+	if (!o.pstore_size && o.pstore_addr)
+		abort();
+	if (o.firmware > FIRMWARE_UEFI || o.exit > EXIT_REBOOT)
+		abort();
 	free(s);
 	return 0;
 }

@@ -121,5 +121,7 @@ out("mb1", "qemu", bytes(info))
 for i, s in enumerate((b"cycles=10 maxcpus=4 x2apic=off init_delay_us=0 sipi_delay_us=10",
                        b"/boot/apstart.elf sipi_count=1 ap_timeout_ms=200 exit=qemu bsp_wait=hlt icount=on",
                        b"nosmp nox2apic cpu_init_udelay=10000 console=ttyS1,115200n8 console=tty0",
-                       b"selftest=double-start maxcpus=0 cycles=0x10 frobnicate=1 cycles=")):
+                       b"selftest=double-start maxcpus=0 cycles=0x10 frobnicate=1 cycles=",
+                       b"acpi_rsdp=0x3f77d014 firmware=uefi pstore=0x30000000,512K exit=reboot",
+                       b"acpi_rsdp=f5a40 firmware=bios pstore=768M,4k pstore=0777,4K pstore=0x30000000,500K")):
     out("cmdline", "seed%d" % i, s)

@@ -84,6 +84,25 @@ run_case "bad-cmdline-keeps-defaults" build/wbinvd0/apstart.elf 2 pass \
 	"^@warn what=option problem=not_a_number option=cycles value=\?\[2J kept=10\$" \
 	'^cmdline: ".* cycles=\\x1b\[2J"$' "^@end status=pass .* warnings=5 " -- \
 	frobnicate=1 cycles=0 x2apic=maybe maxcpus=9999 $'cycles=\e[2J'
+# The kexec options (docs/from-linux.md) on a machine where they are
+# wrong: a zone over the kernel (refused, run without it), an RSDP
+# address with none there (the BIOS areas' scan finds the real one),
+# firmware= taken as said; and a zone too small for the run: kept, its
+# end kept, said before @end.
+run_case "from-linux-refusals" build/wbinvd0/apstart.elf 2 pass \
+	verify --cpus 2 --cycles 1 --warnings 2 \
+	expect "^pstore: 0x100000-0x101000 not used: it overlaps the kernel " \
+	"^@warn what=pstore problem=overlap addr=0x100000 size=0x1000\$" \
+	"^acpi: acpi_rsdp=0x1000: no RSDP there \(bad signature\); scanning the BIOS areas\$" \
+	"^@warn what=acpi_rsdp addr=0x1000 problem=bad signature\$" \
+	"^firmware: UEFI: firmware= on the command line\$" "^@boot .* firmware=uefi " -- \
+	cycles=1 pstore=0x100000,4K acpi_rsdp=1000 firmware=uefi
+run_case "from-linux-small-zone" build/wbinvd0/apstart.elf 2 pass \
+	verify --cpus 2 --cycles 1 --warnings 1 \
+	expect "^pstore: the console also goes to Linux's ramoops console zone at 0x10000000 \(4 KiB, 4084 bytes of text; " \
+	"^pstore: this run printed [0-9]+ bytes, the zone keeps the last 4084: " \
+	"^@warn what=pstore_wrapped printed=[0-9]+ kept=4084\$" -- \
+	cycles=1 pstore=0x10000000,4K
 # A Multiboot1 command line of 4 KiB and more is taken whole (its last
 # option counts), and its 5 KiB echo is cut with the newline kept.
 long_cmdline=$(printf 'x2apic=auto %.0s' $(seq 400))cycles=3

@@ -37,5 +37,7 @@ void test_acpi(void);
 void test_memmap(void);
 void test_summary_save(void);
 void test_qr_records(void);
+void test_firmware(void);
+void test_persistent_ram(void);
 
 #endif

@@ -773,6 +773,38 @@ static void test_hpet_fadt(void)
 	CHECK_EQ(run(), 0);
 	CHECK(!ai.have_pm_timer);
 	CHECK_EQ(diag_count_with(&dlog, "outside I/O space"), 1);
+
+	/* The reset register (exit=reboot): only with RESET_REG_SUP, in
+	 * memory or I/O space, and in a FADT long enough to hold it. */
+	make_fadt(FADT_AT, 276, 0xb008, 4, 1u << 10, 0, 0);
+	uint8_t *f = fake_at(&mem, FADT_AT);
+	f[116] = 1, put64(f + 120, 0xcf9), f[128] = 0x06;
+	sdt_fix(FADT_AT);
+	CHECK_EQ(run(), 0);
+	CHECK(ai.have_reset_reg);
+	CHECK_EQ(ai.reset_space, 1);
+	CHECK_EQ(ai.reset_addr, 0xcf9);
+	CHECK_EQ(ai.reset_value, 0x06);
+	put32(f + 112, 0); /* RESET_REG_SUP clear */
+	sdt_fix(FADT_AT);
+	CHECK_EQ(run(), 0);
+	CHECK(!ai.have_reset_reg);
+	put32(f + 112, (1u << 10) | (1u << 20)); /* hardware-reduced: still read */
+	sdt_fix(FADT_AT);
+	CHECK_EQ(run(), 0);
+	CHECK(ai.have_reset_reg);
+	f[116] = 2; /* PCI configuration space: not used, said */
+	sdt_fix(FADT_AT);
+	CHECK_EQ(run(), 0);
+	CHECK(!ai.have_reset_reg);
+	CHECK_EQ(diag_count_with(&dlog, "reset register (space 2"), 1);
+	f[116] = 1, put64(f + 120, 0x10000); /* beyond I/O space */
+	sdt_fix(FADT_AT);
+	CHECK_EQ(run(), 0);
+	CHECK(!ai.have_reset_reg);
+	make_fadt(FADT_AT, 128, 0xb008, 4, 1u << 10, 0, 0); /* too short for RESET_VALUE */
+	CHECK_EQ(run(), 0);
+	CHECK(!ai.have_reset_reg);
 }
 
 static void test_rsdp_valid_and_scan(void)

@@ -284,13 +284,13 @@ static void test_bad_values(void)
 	CHECK_EQ(parse(&o, "maxcpus=9", 16), 0);
 	CHECK_EQ(o.maxcpus, 9);
 
-	CHECK_EQ(parse(&o, "x2apic=maybe exit=reboot x2apic=ON", 8), 3);
+	CHECK_EQ(parse(&o, "x2apic=maybe exit=restart x2apic=ON", 8), 3);
 	CHECK_EQ(o.x2apic, X2APIC_AUTO);
 	CHECK_EQ(o.exit, EXIT_AUTO);
 	CHECK_STREQ(dlog.msg[0], "cmdline: x2apic=maybe invalid, expected "
 				 "auto|on|off, keeping auto");
-	CHECK_STREQ(dlog.msg[1], "cmdline: exit=reboot invalid, expected "
-				 "auto|qemu|halt|reset, keeping auto");
+	CHECK_STREQ(dlog.msg[1], "cmdline: exit=restart invalid, expected "
+				 "auto|qemu|halt|reset|reboot, keeping auto");
 	CHECK_EQ(parse(&o, "x2apic=", 8), 1);
 	CHECK_EQ(parse(&o, "x2apic=onn x2apic=o", 8), 2);
 	CHECK_EQ(o.x2apic, X2APIC_AUTO);
@@ -531,8 +531,85 @@ static void test_linux_spellings(void)
 	CHECK_EQ(o.console_baud, 115200);
 }
 
+/* The options a kexec from Linux passes (docs/from-linux.md). */
+static void test_from_linux(void)
+{
+	struct options o;
+
+	CHECK_EQ(parse(&o, "acpi_rsdp=0x3f77d014 firmware=uefi pstore=0x30000000,512K exit=reboot", 8), 0);
+	CHECK_EQ(o.acpi_rsdp, 0x3f77d014);
+	CHECK_EQ(o.firmware, FIRMWARE_UEFI);
+	CHECK_EQ(o.pstore_addr, 0x30000000);
+	CHECK_EQ(o.pstore_size, 512 * 1024);
+	CHECK_EQ(o.exit, EXIT_REBOOT);
+	/* Linux's meaning: hex without 0x too (kstrtoul base 16). */
+	CHECK_EQ(parse(&o, "acpi_rsdp=f5a40 firmware=bios", 8), 0);
+	CHECK_EQ(o.acpi_rsdp, 0xf5a40);
+	CHECK_EQ(o.firmware, FIRMWARE_BIOS);
+	CHECK_EQ(parse(&o, "acpi_rsdp=0XFFFFFFFFFFFFFFF0", 8), 0);
+	CHECK_EQ(o.acpi_rsdp, 0xFFFFFFFFFFFFFFF0ull);
+	CHECK_EQ(parse(&o, "firmware=uefi firmware=auto", 8), 0);
+	CHECK_EQ(o.firmware, FIRMWARE_UNKNOWN);
+	/* Sizes and addresses: decimal, 0x, K/M/G. */
+	CHECK_EQ(parse(&o, "pstore=805306368,4096", 8), 0);
+	CHECK_EQ(o.pstore_addr, 805306368);
+	CHECK_EQ(o.pstore_size, 4096);
+	CHECK_EQ(parse(&o, "pstore=768M,0x100000", 8), 0);
+	CHECK_EQ(o.pstore_addr, 768ull << 20);
+	CHECK_EQ(o.pstore_size, 1 << 20);
+	CHECK_EQ(parse(&o, "pstore=4g,1G", 8), 0);
+	CHECK_EQ(o.pstore_addr, 4ull << 30);
+	CHECK_EQ(o.pstore_size, 1ull << 30);
+	CHECK_EQ(parse(&o, "pstore=0,4k", 8), 0);
+	CHECK_EQ(o.pstore_addr, 0);
+	CHECK_EQ(o.pstore_size, 4096);
+
+	/* Each bad value: one message, the earlier value kept. */
+	static const char *const bad_rsdp[] = {
+		"acpi_rsdp=", "acpi_rsdp=0", "acpi_rsdp=0x", "acpi_rsdp=xyz",
+		"acpi_rsdp=0x1_000", "acpi_rsdp=0x10000000000000000", "acpi_rsdp=-1",
+	};
+	for (size_t i = 0; i < sizeof bad_rsdp / sizeof bad_rsdp[0]; i++) {
+		CHECK_EQ(parse(&o, bad_rsdp[i], 8), 1);
+		CHECK_EQ(o.acpi_rsdp, 0);
+	}
+	CHECK_EQ(parse(&o, "acpi_rsdp=0x1000 acpi_rsdp=nope", 8), 1);
+	CHECK_EQ(o.acpi_rsdp, 0x1000);
+	CHECK_STREQ(dlog.msg[0], "cmdline: acpi_rsdp=nope invalid: a physical address in hex "
+				 "(Linux's ACPI20= in /sys/firmware/efi/systab); keeping 0x1000");
+	CHECK_STREQ(wlog.msg[0], "what=option problem=invalid option=acpi_rsdp value=nope kept=0x1000");
+	static const char *const bad_pstore[] = {
+		"pstore=", "pstore=0x30000000", "pstore=0x30000000,", "pstore=,512K",
+		"pstore=0x30000000,500K", "pstore=0x30000000,2K", "pstore=0x30000000,2G",
+		"pstore=0x30000002,4K", "pstore=0777,4K", "pstore=0x30000000,512KB",
+		"pstore=0x30000000,512K,1", "pstore=0xFFFFFFFFFFFFF000,8K",
+		"pstore=99999999999999999999,4K", "pstore=0x10000000000000000,4K",
+		"pstore=17179869184G,4K", "pstore=0x,4K", "pstore=K,4K", "pstore=0x3g0000,4K",
+	};
+	for (size_t i = 0; i < sizeof bad_pstore / sizeof bad_pstore[0]; i++) {
+		CHECK_EQ(parse(&o, bad_pstore[i], 8), 1);
+		CHECK_EQ(o.pstore_size, 0);
+	}
+	CHECK_EQ(parse(&o, "pstore=0x30000000,512K pstore=0x30000000,500K", 8), 1);
+	CHECK_EQ(o.pstore_addr, 0x30000000);
+	CHECK_EQ(o.pstore_size, 512 * 1024);
+	CHECK_STREQ(dlog.msg[0], "cmdline: pstore=0x30000000,500K invalid: SIZE must be a power of "
+				 "two from 4K to 1G (ramoops' console_size); keeping 0x30000000,512K");
+	CHECK_EQ(parse(&o, "pstore=0777,4K", 8), 1);
+	CHECK_STREQ(dlog.msg[0], "cmdline: pstore=0777,4K invalid: a leading 0 (octal to Linux's "
+				 "memparse): write 0x...; keeping none");
+	CHECK_EQ(parse(&o, "firmware=efi", 8), 1);
+	CHECK_EQ(o.firmware, FIRMWARE_UNKNOWN);
+	CHECK_STREQ(dlog.msg[0], "cmdline: firmware=efi invalid, expected auto|uefi|bios, keeping auto");
+	/* Silent (the early pass, app/main.c): the values, no messages. */
+	options_set_defaults(&o);
+	CHECK_EQ(options_parse(&o, "pstore=1 pstore=4096,4096 junk", 8, NULL, NULL, NULL), 2);
+	CHECK_EQ(o.pstore_addr, 4096);
+}
+
 void test_cmdline(void)
 {
+	RUN_CASE(test_from_linux);
 	RUN_CASE(test_linux_spellings);
 	RUN_CASE(test_wake_config);
 	RUN_CASE(test_warn_records);

@@ -113,6 +113,8 @@ int main(void)
 	run_group("memmap", test_memmap);
 	run_group("summary_save", test_summary_save);
 	run_group("qr_records", test_qr_records);
+	run_group("firmware", test_firmware);
+	run_group("persistent_ram", test_persistent_ram);
 	printf("%u passed, %u failed, 0 skipped\n", cases_passed, cases_failed);
 	return cases_failed ? 1 : 0;
 }

@@ -11,8 +11,31 @@ static uint64_t pick(const struct mem_range *m, uint32_t n,
 	return memmap_pick_low_page(m, n, x, nx);
 }
 
+/* pstore=: a region of RAM, whole (memmap_is_available). */
+static void check_available(void)
+{
+	/* kexec's map under SeaBIOS, -m 1024: the zone at 768 MiB is RAM. */
+	const struct mem_range kexec[] = {
+		R(0x0, 0x9FC00, MEM_AVAILABLE), R(0x9FC00, 0x400, MEM_RESERVED),
+		R(0xF0000, 0x10000, MEM_RESERVED), R(0x100000, 0x3FEE0000, MEM_AVAILABLE),
+		R(0x3FFE0000, 0x20000, MEM_RESERVED),
+	};
+	CHECK(memmap_is_available(kexec, 5, 0x30000000, 0x30080000));
+	CHECK(!memmap_is_available(kexec, 5, 0x3FFC0000, 0x40000000)); /* into reserved */
+	CHECK(!memmap_is_available(kexec, 5, 0x40000000, 0x40001000)); /* past RAM */
+	CHECK(!memmap_is_available(kexec, 5, 0x9F000, 0xA0000));       /* EBDA */
+	CHECK(!memmap_is_available(kexec, 5, 0x30000000, 0x30000000)); /* empty */
+	/* One bank split in two entries (firmware does): still whole. */
+	const struct mem_range split[] = {
+		R(0x100000, 0x1000000, MEM_AVAILABLE), R(0x1100000, 0x1000000, MEM_AVAILABLE),
+	};
+	CHECK(memmap_is_available(split, 2, 0x1000000, 0x1200000));
+	CHECK(!memmap_is_available(split, 2, 0x2000000, 0x2200000));
+}
+
 void test_memmap(void)
 {
+	check_available();
 	/* SeaBIOS under QEMU: 0-0x9FBFF available, EBDA reserved above. */
 	const struct mem_range bios[] = {
 		R(0x0, 0x9FC00, MEM_AVAILABLE), R(0x9FC00, 0x400, MEM_RESERVED),

@@ -246,7 +246,7 @@ static void test_mb2_efi_mmap(void)
 	CHECK_EQ(bi.mem_count, 1);
 	CHECK(range_is(0, 0x100000, 300 * 0x1000, MEM_AVAILABLE));
 	CHECK(!bi.mem_truncated);
-	CHECK_EQ(bi.firmware, FIRMWARE_BIOS); /* no tag 11/12 */
+	CHECK_EQ(bi.firmware, FIRMWARE_UEFI); /* no tag 11/12, but the EFI map (17) */
 	free(keep);
 
 	/* descriptor_size below the UEFI struct: fall back to tag 4. */
@@ -414,7 +414,7 @@ static void test_mb2_tags_content(void)
 	CHECK_EQ(bi.rsdp_len, 20);
 	CHECK(bi.rsdp == keep + (t14 - b.buf) + 8);
 	CHECK_EQ(diag_count_with(&dlog, "ACPI tag 15"), 1);
-	CHECK_EQ(bi.firmware, FIRMWARE_BIOS);
+	CHECK_EQ(bi.firmware, FIRMWARE_UNKNOWN); /* no EFI tag: not known here */
 	free(keep);
 
 	/* EFI64 tag too short: still UEFI, no table address. */
@@ -592,7 +592,7 @@ static void test_mb1_full(void)
 	CHECK_EQ(mb1_parse(&m, 116), 0);
 	CHECK_EQ(dlog.count, 0);
 	CHECK_EQ(bi.protocol, 1);
-	CHECK_EQ(bi.firmware, FIRMWARE_BIOS);
+	CHECK_EQ(bi.firmware, FIRMWARE_UNKNOWN); /* kernel/firmware.c decides */
 	CHECK_STREQ(bi.cmdline, "/tmp/apstart.elf cycles=2");
 	CHECK_STREQ(bi.loader_name, "qemu");
 	CHECK_EQ(bi.info_start, MB1_INFO);

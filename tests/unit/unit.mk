@@ -12,8 +12,8 @@ UNIT_CFLAGS := -std=c11 -O1 -g -Wall -Wextra -Werror -I. \
 	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128
 UNIT_SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all
 UNIT_KERNEL_SRCS := app/options.c app/summary_save.c app/qr_records.c smp/modes.c \
-	lib/format.c lib/keyword.c \
-	$(addprefix kernel/,multiboot.c acpi.c memmap.c) $(KSTATS_SRC)
+	lib/format.c lib/keyword.c lib/persistent_ram.c \
+	$(addprefix kernel/,multiboot.c acpi.c memmap.c firmware.c) $(KSTATS_SRC)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)
 UNIT_DEPS := $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(wildcard app/*.h) $(wildcard kernel/*.h) $(wildcard lib/*.h) $(wildcard smp/*.h) \
 	tests/unit/unit.mk

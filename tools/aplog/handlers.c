@@ -23,7 +23,7 @@ static const char *const cpusum_keys[] = { "cpu", "apic", "cycles", "online_medi
 static const char *const phase_keys[] = { "cpu", "apic", "cycle", "phase", "ns", NULL };
 static const char *const round_keys[] = { "cycle", "op", "aps", "ns", NULL };
 static const char *const bringup_keys[] = { "mode", "total_ns", NULL };
-static const char *const firmware_names[] = { "bios", "uefi", NULL };
+static const char *const firmware_names[] = { "bios", "uefi", "unknown", NULL };
 static const char *const status_choices[] = { "pass", "fail", NULL };
 
 /* Every @boot opens a run, even a malformed one: later lines belong to it

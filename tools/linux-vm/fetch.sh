@@ -4,6 +4,12 @@
 # VM runs (make bench-linux, the VM test) into build/linux/:
 #   build/linux/vmlinuz       the kernel image
 #   build/linux/busybox       static busybox for the initramfs
+#   build/linux/modules/      ramoops.ko and reed_solomon.ko from the same
+#                             kernel package (Debian builds ramoops as a
+#                             module: the pstore lane loads it)
+#   build/linux/kexec/        kexec-tools' files and the Xen libraries its
+#                             kexec links (libxenctrl...), for a copy in
+#                             the initramfs (tests/kexec)
 #   build/linux/versions      which packages they came from
 # Prints the directory on success; exits 1 with the reason otherwise.
 #
@@ -12,7 +18,8 @@
 # scripts (update-initramfs, the boot loader's hooks, /boot changes) on
 # the developer's machine just to get a file we boot under QEMU, and
 # busybox-static Conflicts: busybox, which the host's initramfs-tools may
-# rely on. Downloading needs no root, changes nothing outside build/, and
+# rely on; and installing kexec-tools asks (debconf, default yes) to make
+# the host's own reboots go through kexec. Downloading needs no root, changes nothing outside build/, and
 # gets the same files. Needs apt's package lists (apt-get update once).
 #   KERNEL=/path/to/bzImage  use that kernel instead of Debian's.
 set -euo pipefail
@@ -23,7 +30,8 @@ mkdir -p "$out/debs"
 
 say() { echo "linux-vm: $*" >&2; }
 
-if [ -s "$out/vmlinuz" ] && [ -x "$out/busybox" ] && [ -s "$out/versions" ] && [ -z "${KERNEL:-}" ]; then
+if [ -s "$out/vmlinuz" ] && [ -x "$out/busybox" ] && [ -s "$out/versions" ] &&
+	[ -s "$out/modules/ramoops.ko" ] && [ -x "$out/kexec/sbin/kexec" ] && [ -z "${KERNEL:-}" ]; then
 	echo "$out"
 	exit 0
 fi
@@ -64,9 +72,13 @@ else
 	deb=$(ls "$out"/debs/linux-image-*.deb | head -1)
 	rm -rf "$out/kpkg"
 	mkdir -p "$out/kpkg"
-	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$out/kpkg" --wildcards './boot/vmlinuz-*' './boot/config-*'
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$out/kpkg" --wildcards './boot/vmlinuz-*' './boot/config-*' \
+		'./lib/modules/*/kernel/fs/pstore/ramoops.ko' '*/reed_solomon.ko'
 	cp "$out"/kpkg/boot/vmlinuz-* "$out/vmlinuz"
 	cp "$out"/kpkg/boot/config-* "$out/config"
+	rm -rf "$out/modules"
+	mkdir -p "$out/modules"
+	find "$out/kpkg" \( -name ramoops.ko -o -name reed_solomon.ko \) -exec cp {} "$out/modules/" \;
 	kver="$kpkg $(dpkg-deb -f "$deb" Version)"
 fi
 
@@ -78,6 +90,26 @@ mkdir -p "$out/bbpkg"
 dpkg-deb -x "$deb" "$out/bbpkg"
 cp "$out/bbpkg/bin/busybox" "$out/busybox"
 chmod 755 "$out/busybox"
-printf 'kernel %s\nbusybox busybox-static %s\n' "$kver" "$(dpkg-deb -f "$deb" Version)" >"$out/versions"
+bbver=$(dpkg-deb -f "$deb" Version)
+
+# kexec-tools and the libraries its kexec needs that a minimal Debian may
+# lack (libxenctrl and the Xen libraries under it, libyajl): extracted
+# side by side; mkinitramfs.sh --kexec copies what ldd names.
+rm -rf "$out/kexec"
+mkdir -p "$out/kexec"
+kx_pkgs="kexec-tools $(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+	--no-breaks --no-replaces --no-enhances kexec-tools 2>/dev/null |
+	sed -n 's/^ *Depends: \(libxen[a-z0-9.-]*\|libyajl[0-9]*\)$/\1/p' | sort -u | tr '\n' ' ')"
+kxver=
+for p in $kx_pkgs; do
+	rm -f "$out"/debs/"$p"_*.deb
+	download "$p" || exit 1
+	d=$(ls "$out"/debs/"$p"_*.deb | head -1)
+	dpkg-deb -x "$d" "$out/kexec"
+	[ "$p" = kexec-tools ] && kxver=$(dpkg-deb -f "$d" Version)
+done
+[ -x "$out/kexec/sbin/kexec" ] || { say "kexec-tools has no sbin/kexec"; exit 1; }
+printf 'kernel %s\nbusybox busybox-static %s\nkexec kexec-tools %s (%s)\n' "$kver" "$bbver" "$kxver" \
+	"$(echo $kx_pkgs | tr ' ' ',')" >"$out/versions"
 rm -rf "$out/kpkg" "$out/bbpkg" "$out/debs" "$out/apt.err"
 echo "$out"
