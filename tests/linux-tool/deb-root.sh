@@ -104,7 +104,7 @@ echo "@boot kernel=apstart" >"$R/var/lib/apstart/run-0001.log"
 : >"$calls"
 if dpkg_r -r apstart >"$R/tmp/remove.out" 2>&1; then ok "dpkg --root -r apstart"
 else fail "dpkg --root -r" "" "$(tail -n 8 "$R/tmp/remove.out")"; fi
-left=$(grep -c 'apstart\|memmap' "$R/boot/grub/grub.cfg")
+left=$(grep -Ec "^menuentry .*apstart|multiboot2|memmap" "$R/boot/grub/grub.cfg")
 [ ! -e "$R/etc/default/grub.d/apstart.cfg" ] && [ "$left" = 0 ] && [ "$(grep -c '^update-grub$' "$calls")" = 1 ] &&
 	ok "remove: no reservation, no entry in grub.cfg (one update-grub)" ||
 	fail "remove: no reservation, no entry" "grub.cfg lines with apstart/memmap: $left" "$(cat "$calls")" "$(cat "$R/boot/grub/grub.cfg")"

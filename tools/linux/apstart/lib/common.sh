@@ -145,10 +145,12 @@ next_number() {
 
 # efi_read_var NAME-GUID: the variable's data (efivarfs: 4 bytes of
 # attributes, then the data) to standard output; status 1 if absent.
+# Read as a stream (cat, then a pipe): tail given the file itself trusts
+# its size and seeks, and read an efivarfs file as empty on Debian's 6.1.
 efi_read_var() {
 	local f=$P_EFIVARS/$1
 	[ -f "$f" ] || return 1
-	tail -c +5 "$f"
+	cat "$f" | tail -c +5
 }
 # efi_remove_var NAME-GUID: efivarfs marks variables immutable.
 efi_remove_var() {

@@ -140,7 +140,9 @@ run_prepare() {
 				"apstart setup   (runs update-grub; check /etc/default/grub for GRUB_DISABLE_APSTART)"
 		refuse_grubenv_unwritable
 		if region_load && region_in_use >/dev/null; then
-			RUN_ARGS+=("$KOPT_PSTORE=$(hex "$REGION_ADDR"),$(hex "$REGION_ZONE")")
+			# the entries carry pstore= since setup's update-grub
+			grub_entry_line "$id" | grep -q " $KOPT_PSTORE=" ||
+				RUN_ARGS+=("$KOPT_PSTORE=$(hex "$REGION_ADDR"),$(hex "$REGION_ZONE")")
 		elif [ "$fw" = bios ]; then
 			refuse_no_region
 		fi
@@ -151,6 +153,11 @@ run_prepare() {
 	local c
 	c=$(linux_serial_console) && RUN_ARGS+=("$c")
 	return 0
+}
+
+# grub_entry_line ID: the multiboot2 line of that menu entry in grub.cfg.
+grub_entry_line() {
+	sed -n "/^menuentry .* --id $1 /,/^}/p" "$P_GRUB_CFG" 2>/dev/null | grep -m1 'multiboot2'
 }
 
 # refuse_grubenv_unwritable: GRUB clears next_entry with save_env, which

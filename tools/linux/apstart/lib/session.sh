@@ -167,7 +167,9 @@ session_main() {
 	name=$(new_session_name) || fail "cannot number a new session in $P_STATE"
 	order=$(session_order "$k" "$seed")
 	mkdir -p "$(session_dir_of "$name")" || fail "cannot create $(session_dir_of "$name")"
-	local cmd="cycles=$cycles${opts[*]:+ ${opts[*]}}"
+	# cycles= among the kernel options wins over --cycles
+	local cmd="${opts[*]}"
+	[[ " $cmd " == *" cycles="* ]] || cmd="cycles=$cycles${cmd:+ $cmd}"
 	printf '%s\n' "session=${name#session-}" "runs_per_variant=$k" "order=$order" "seed=$(hex "$seed")" \
 		"via=$via" "wait=$wait" "cmdline=$cmd" "started=$(now_text)" "state=running" |
 		write_file "$(plan_of "$name")" || fail "cannot write $(plan_of "$name")"
