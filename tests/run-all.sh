@@ -25,6 +25,7 @@ parts=(
 	"&apstart on Linux: setup, run, collect, ab on fake machines|make --no-print-directory linux-tool-tests"
 	"apstart's .deb: make install, lintian, dpkg --root install/purge|make --no-print-directory deb-tests"
 	"from Linux: kexec, records back via pstore (SeaBIOS, OVMF)|make --no-print-directory kexec-tests"
+	"apstart run --via kexec, collect, in Debian's kernel (SeaBIOS, OVMF)|make --no-print-directory linux-vm-tests"
 	"&QR encoder (host; python3-qrcode, zbarimg)|make --no-print-directory qr-tests"
 	"trampoline content (ndisasm)|make --no-print-directory trampoline-check"
 	"QEMU matrix|make --no-print-directory qemu-tests"

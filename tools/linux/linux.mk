@@ -12,6 +12,15 @@
 #   make linux-tool-tests  apstart on fake machines (tests/linux-tool/run.sh)
 #   make deb-tests         make install and the .deb: files, lintian, install,
 #                          remove and purge with dpkg --root (tests/linux-tool/deb.sh)
+#   make linux-vm-tests    apstart run --via kexec and collect, installed in
+#                          Debian's kernel's VM, SeaBIOS and OVMF: the records
+#                          filed = the serial bytes (tests/linux-tool/vm.sh)
+#   make linux-session-long
+#                          long: a debootstrapped Debian 12 disk image with
+#                          GRUB (EFI) and the .deb (installed, removed and
+#                          purged in its chroot first) under OVMF: run --via
+#                          grub, --via kexec, ab 2 through a killed QEMU
+#                          (tests/linux-session/run.sh)
 ifndef LINUX_MK_INCLUDED
 LINUX_MK_INCLUDED := 1
 LINUX_SAVED_GOAL := $(.DEFAULT_GOAL)
@@ -25,7 +34,7 @@ UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/syste
 DEB_VERSION ?= $(VERSION)
 DEB_FILE := build/deb/apstart_$(DEB_VERSION)_amd64.deb
 
-.PHONY: install linux-kernels linux-tool-tests deb deb-tests
+.PHONY: install linux-kernels linux-tool-tests deb deb-tests linux-session-long linux-vm-tests
 
 # The two kernels an install carries: x86_64, WBINVD=0 and 1 (plain
 # builds, whatever this make was called with).
@@ -42,6 +51,12 @@ deb: linux-kernels $(APLOG)
 
 deb-tests: deb
 	@DEB='$(DEB_FILE)' APLOG='$(APLOG)' timeout 900 bash tests/linux-tool/deb.sh
+
+linux-vm-tests: linux-kernels $(APLOG)
+	@timeout 900 bash tests/linux-tool/vm.sh $(APLOG)
+
+linux-session-long: deb
+	@DEB='$(DEB_FILE)' timeout 9000 bash tests/linux-session/run.sh
 
 linux-tool-tests: $(APLOG)
 	@APLOG=$(APLOG) timeout 600 bash tests/linux-tool/run.sh
