@@ -335,6 +335,11 @@ nonce=$(sed -n 's/^nonce=//p' "$R/var/lib/apstart/pending")
 ap "$R" collect
 expect "collect: a run from this boot is left pending" 0 "a run is pending from this boot"
 
+for i in $(seq 1 899); do echo "processor	: $i"; done >>"$R/proc/cpuinfo"
+ap "$R" run -- cycles=10
+grep -q "warning: this run prints about 2214 KiB (900 CPUs, cycles=10) and the zone holds 2 MiB: only its end comes back" <<<"$OUT" &&
+	ok "run: says when the zone cannot hold the whole run (900 CPUs, cycles=10)" || fail "run: zone too small said" "" "$OUT"
+
 R=$(tree r2 bios)
 set_up "$R"
 rm -rf "$R/run/systemd"

@@ -155,6 +155,20 @@ run_prepare() {
 	return 0
 }
 
+# warn_zone_size OPTIONS...: a run prints about 250 bytes per AP and cycle
+# (docs/from-linux.md, the kernel's measure); a zone smaller than that
+# keeps only the run's end (@summary, @end: the rows, not every sample).
+warn_zone_size() {
+	[ -n "${REGION_ZONE:-}" ] || return 0
+	local w cycles=10 cpus need
+	for w in "$@"; do case $w in cycles=[0-9]*) cycles=${w#cycles=} ;; esac; done
+	cpus=$(grep -c '^processor' "$P_PROC/cpuinfo" 2>/dev/null)
+	[[ $cpus =~ ^[0-9]+$ ]] && [[ $cycles =~ ^[0-9]+$ ]] || return 0
+	need=$((cpus * cycles * 250 + 16384))
+	[ "$need" -le "$REGION_ZONE" ] && return 0
+	warn "this run prints about $(size_text $(((need + 1023) / 1024 * 1024))) ($cpus CPUs, cycles=$cycles) and the zone holds $(size_text "$REGION_ZONE"): only its end comes back through pstore (the rows, not every sample); apstart setup --undo, then apstart setup --size 8M, for all of it"
+}
+
 # grub_entry_line ID: the multiboot2 line of that menu entry in grub.cfg.
 grub_entry_line() {
 	sed -n "/^menuentry .* --id $1 /,/^}/p" "$P_GRUB_CFG" 2>/dev/null | grep -m1 'multiboot2'
@@ -198,6 +212,7 @@ run_main() {
 	local args="${RUN_ARGS[*]}${opts[*]:+ ${opts[*]}}"
 	say "run: $RUN_KERNEL ($( [ "$w" = 1 ] && echo "WITH WBINVD: Linux before the patch" || echo "without WBINVD: patched")), via $via"
 	more "kernel options: $args"
+	warn_zone_size "${opts[@]}"
 	pending_start "$via" "$w" "$args" "$session_line"
 	case $via in
 	kexec)
