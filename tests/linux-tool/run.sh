@@ -340,6 +340,14 @@ ap "$R" run -- cycles=10
 grep -q "warning: this run prints about 2214 KiB (900 CPUs, cycles=10) and the zone holds 2 MiB: only its end comes back" <<<"$OUT" &&
 	ok "run: says when the zone cannot hold the whole run (900 CPUs, cycles=10)" || fail "run: zone too small said" "" "$OUT"
 
+mkdir -p "$R/sys/class/watchdog/watchdog0"
+echo active >"$R/sys/class/watchdog/watchdog0/state"
+echo 30 >"$R/sys/class/watchdog/watchdog0/timeout"
+echo "iTCO_wdt" >"$R/sys/class/watchdog/watchdog0/identity"
+ap "$R" run
+grep -q "warning: the hardware watchdog watchdog0 (iTCO_wdt) is running (timeout 30 s): it resets the machine" <<<"$OUT" &&
+	ok "run: says when a hardware watchdog is running" || fail "run: a running watchdog said" "" "$OUT"
+
 R=$(tree r2 bios)
 set_up "$R"
 rm -rf "$R/run/systemd"

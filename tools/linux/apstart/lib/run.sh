@@ -155,6 +155,22 @@ run_prepare() {
 	return 0
 }
 
+# warn_watchdog: a hardware watchdog that is running keeps counting while
+# apstart's kernel runs (nothing pets it there): the machine is reset when
+# it expires. systemd arms one for reboots (RebootWatchdogSec, 10 min by
+# default), and some drivers cannot be stopped once started ("watchdog did
+# not stop!" in the kernel log, as QEMU's iTCO did in the long lane).
+warn_watchdog() {
+	local d st t
+	for d in "$P_SYS"/class/watchdog/watchdog*; do
+		[ -r "$d/state" ] || continue
+		st=$(cat "$d/state" 2>/dev/null)
+		[ "$st" = active ] || continue
+		t=$(cat "$d/timeout" 2>/dev/null)
+		warn "the hardware watchdog ${d##*/} ($(cat "$d/identity" 2>/dev/null)) is running${t:+ (timeout $t s)}: it resets the machine if apstart's run takes longer, and such a run comes back interrupted"
+	done
+}
+
 # warn_zone_size OPTIONS...: a run prints about 250 bytes per AP and cycle
 # (docs/from-linux.md, the kernel's measure); a zone smaller than that
 # keeps only the run's end (@summary, @end: the rows, not every sample).
@@ -213,6 +229,7 @@ run_main() {
 	say "run: $RUN_KERNEL ($( [ "$w" = 1 ] && echo "WITH WBINVD: Linux before the patch" || echo "without WBINVD: patched")), via $via"
 	more "kernel options: $args"
 	warn_zone_size "${opts[@]}"
+	warn_watchdog
 	pending_start "$via" "$w" "$args" "$session_line"
 	case $via in
 	kexec)
