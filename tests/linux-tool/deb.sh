@@ -72,6 +72,13 @@ for w in 0 1; do
 		fail "deb: /boot/apstart-wbinvd$w.elf loads the build's bytes" "differs from build/wbinvd$w/apstart.elf"
 	fi
 done
+printf '\060\202\001\000' >"$T/cert.der"
+if DEB_VERSION=0.1 DEB_CERT="$T/cert.der" APLOG="$APLOG" tools/linux/deb/mkdeb.sh "$T/debcert" >"$T/debcert.out" 2>&1 &&
+	dpkg-deb -c "$T/debcert/apstart_0.1_amd64.deb" | grep -q ' ./usr/share/apstart/apstart-mok.der$'; then
+	ok "make deb DEB_CERT=FILE.der: the certificate as /usr/share/apstart/apstart-mok.der"
+else
+	fail "make deb DEB_CERT=" "" "$(tail -n 3 "$T/debcert.out")"
+fi
 if command -v lintian >/dev/null; then
 	lintian --no-tag-display-limit "$DEB" >"$T/lintian.out" 2>&1
 	ne=$(grep -c '^E: ' "$T/lintian.out") nw=$(grep -c '^W: ' "$T/lintian.out")

@@ -546,6 +546,13 @@ ap "$R" setup --secure-boot --cert "$T/c.der"
 FAKE_ENV=()
 ! called "$R" '^mokutil --import' && grep -q "already enrolled" <<<"$OUT" && ok "setup --secure-boot: an enrolled key is not imported again" ||
 	fail "setup --secure-boot: already enrolled" "" "$OUT"
+mkdir -p "$R/usr/share/apstart"
+cp "$T/c.der" "$R/usr/share/apstart/apstart-mok.der"
+: >"$R.calls"
+ap "$R" setup --secure-boot
+called "$R" "^mokutil --import $R/usr/share/apstart/apstart-mok.der$" &&
+	ok "setup --secure-boot: the package's certificate (/usr/share/apstart/apstart-mok.der) by default" ||
+	fail "setup --secure-boot: the installed certificate" "" "$OUT" "$(calls_of "$R")"
 R=$(tree k2 bios)
 ap "$R" setup --secure-boot --cert "$T/c.der"
 expect "refused: --secure-boot on a BIOS machine" 3 "refused: this machine booted through BIOS"

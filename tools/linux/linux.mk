@@ -32,6 +32,7 @@ LINUX_DIR := tools/linux
 # /usr/local/lib/systemd/system (an administrator's installs).
 UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
 DEB_VERSION ?= $(VERSION)
+DEB_CERT ?=
 DEB_FILE := build/deb/apstart_$(DEB_VERSION)_amd64.deb
 
 .PHONY: install linux-kernels linux-tool-tests deb deb-tests linux-session-long linux-vm-tests
@@ -47,7 +48,7 @@ install: linux-kernels $(APLOG)
 		APLOG='$(APLOG)' $(LINUX_DIR)/install.sh
 
 deb: linux-kernels $(APLOG)
-	@DEB_VERSION='$(DEB_VERSION)' APLOG='$(APLOG)' $(LINUX_DIR)/deb/mkdeb.sh build/deb
+	@DEB_VERSION='$(DEB_VERSION)' DEB_CERT='$(DEB_CERT)' APLOG='$(APLOG)' $(LINUX_DIR)/deb/mkdeb.sh build/deb
 
 deb-tests: deb
 	@DEB='$(DEB_FILE)' APLOG='$(APLOG)' timeout 900 bash tests/linux-tool/deb.sh

@@ -10,9 +10,11 @@
 #   /lib/systemd/system/apstart-{collect,session}.service
 #   /usr/share/man/man8/apstart.8.gz, man1/aplog.1.gz
 #   /usr/share/doc/apstart/{copyright,changelog.gz}
+#   /usr/share/apstart/apstart-mok.der  with DEB_CERT=FILE.der: the key
+#                                      apstart setup --secure-boot enrols
 # and the maintainer scripts of tools/linux/deb/ (units, update-grub,
 # apstart setup --undo on removal, /var/lib/apstart on purge).
-#   DEB_VERSION=0.1 APLOG=build/host/aplog mkdeb.sh OUTDIR
+#   DEB_VERSION=0.1 APLOG=build/host/aplog [DEB_CERT=FILE.der] mkdeb.sh OUTDIR
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out=${1:?usage: mkdeb.sh OUTDIR}
@@ -24,9 +26,10 @@ done
 [[ $DEB_VERSION =~ ^[0-9][A-Za-z0-9.+~]*$ ]] ||
 	{ echo "deb: DEB_VERSION '$DEB_VERSION' is not a native Debian version (digits first, no '-')" >&2; exit 2; }
 
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
 stage=$out/root
 rm -rf "$stage"
-mkdir -p "$out"
 PREFIX=/usr DESTDIR=$stage UNITDIR=/lib/systemd/system VERSION=$DEB_VERSION APLOG=$APLOG \
 	tools/linux/install.sh >/dev/null
 
@@ -35,6 +38,13 @@ PREFIX=/usr DESTDIR=$stage UNITDIR=/lib/systemd/system VERSION=$DEB_VERSION APLO
 for k in "$stage"/boot/apstart-wbinvd*.elf; do strip "$k"; done
 strip --strip-unneeded "$stage/usr/bin/aplog"
 gzip -9n "$stage/usr/share/man/man8/apstart.8" "$stage/usr/share/man/man1/aplog.1"
+# The certificate of the key that signs apstart.efi (issue 34), for
+# 'apstart setup --secure-boot' to enrol: DEB_CERT=FILE.der (DER only).
+if [ -n "${DEB_CERT:-}" ]; then
+	[ "$(od -An -tx1 -N1 "$DEB_CERT" 2>/dev/null | tr -d ' ')" = 30 ] ||
+		{ echo "deb: DEB_CERT=$DEB_CERT is not a DER certificate" >&2; exit 2; }
+	install -D -m 644 "$DEB_CERT" "$stage/usr/share/apstart/apstart-mok.der"
+fi
 doc=$stage/usr/share/doc/apstart
 mkdir -p "$doc"
 cp "$here/copyright" "$doc/copyright"
@@ -54,7 +64,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/debian"
 printf 'Source: apstart\n\nPackage: apstart\nArchitecture: amd64\n' >"$work/debian/control"
-shlibs=$(cd "$work" && dpkg-shlibdeps -O "$OLDPWD/$stage/usr/bin/aplog" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+shlibs=$(cd "$work" && dpkg-shlibdeps -O "$stage/usr/bin/aplog" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { echo "deb: dpkg-shlibdeps found no libraries for aplog" >&2; exit 1; }
 
 mkdir -p "$stage/DEBIAN"
