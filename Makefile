@@ -245,6 +245,7 @@ include tools/image/iso.mk
 include tools/image/secureboot.mk
 include tools/lab/netboot/netboot.mk
 include tools/lab/lava/lava.mk
+include tools/linux/linux.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev/dev.mk
 # The lanes of make test (tests/lanes), each with its rules beside its
@@ -303,6 +304,9 @@ test-prep: deps
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
 	@$(MAKE) --no-print-directory $(APLOG) $(APLOG_ASAN) $(APSTART_EFI) $(ISO) \
 		$(ISO_TEST_IMAGES) $(ISO_TEST_EFI) $(VARSTORE) $(SCREENTEXT) $(PPMCHECK) flushmodel
+	@# Debian's kernel for the Linux VM lanes (kexec, linux-hotplug, linux-vm):
+	@# fetched once; without the mirror each of those lanes says so and skips.
+	@tools/linux/vm/fetch.sh >/dev/null 2>&1 || echo "test-prep: Debian's kernel not fetched (the Linux VM lanes will say why)"
 
 clean:
 	rm -rf build

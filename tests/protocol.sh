@@ -42,6 +42,20 @@ check() {
 	if why=$("$@" 2>&1); then ok "$name"; else fail "$name" "$(tail -n 4 <<<"$why" | paste -sd ' ')"; fi
 }
 
+# check_status NAME WANT-STATUS REGEX STATUS OUTPUT: ok when a command
+# exited with WANT-STATUS and its OUTPUT matches the extended REGEX; else
+# FAIL, with the output below.
+check_status() {
+	local name=$1 want=$2 re=$3 st=$4 out=$5
+	if [ "$st" != "$want" ]; then
+		fail "$name" "exit status $st, want $want" "$out"
+	elif ! grep -Eq -- "$re" <<<"$out"; then
+		fail "$name" "output lacks /$re/" "$out"
+	else
+		ok "$name"
+	fi
+}
+
 # summary LANE: the last line; returns 1 if anything failed.
 summary() {
 	echo "$1: $t_passed passed, $t_failed failed, $t_skipped skipped"

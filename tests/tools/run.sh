@@ -22,12 +22,8 @@ expect_usage() {
 	st=$?
 	if [ "$st" = 124 ]; then
 		fail "$name" "did not finish within ${T}s"
-	elif [ "$st" != "$want" ]; then
-		fail "$name" "exit status $st, want $want" "$out"
-	elif ! grep -Eq -- "$re" <<<"$out"; then
-		fail "$name" "output lacks /$re/" "$out"
 	else
-		ok "$name"
+		check_status "$name" "$want" "$re" "$st" "$out"
 	fi
 }
 

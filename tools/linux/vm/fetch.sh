@@ -6,7 +6,11 @@
 #   build/linux/busybox       static busybox for the initramfs
 #   build/linux/modules/      ramoops.ko and reed_solomon.ko from the same
 #                             kernel package (Debian builds ramoops as a
-#                             module: the pstore lane loads it)
+#                             module: the pstore lane loads it); and a
+#                             virtio disk's and ext4's modules (virtio*.ko,
+#                             ext4.ko, jbd2.ko, mbcache.ko, crc16.ko,
+#                             crc32c_generic.ko: the
+#                             apstart-on-Linux VM keeps its files on a disk)
 #   build/linux/kexec/        kexec-tools' files and the Xen libraries its
 #                             kexec links (libxenctrl...), for a copy in
 #                             the initramfs (tests/kexec)
@@ -31,7 +35,8 @@ mkdir -p "$out/debs"
 say() { echo "linux-vm: $*" >&2; }
 
 if [ -s "$out/vmlinuz" ] && [ -x "$out/busybox" ] && [ -s "$out/versions" ] &&
-	[ -s "$out/modules/ramoops.ko" ] && [ -x "$out/kexec/sbin/kexec" ] && [ -z "${KERNEL:-}" ]; then
+	[ -s "$out/modules/ramoops.ko" ] && [ -s "$out/modules/crc32c_generic.ko" ] && [ -x "$out/kexec/sbin/kexec" ] &&
+	[ -z "${KERNEL:-}" ]; then
 	echo "$out"
 	exit 0
 fi
@@ -73,12 +78,15 @@ else
 	rm -rf "$out/kpkg"
 	mkdir -p "$out/kpkg"
 	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$out/kpkg" --wildcards './boot/vmlinuz-*' './boot/config-*' \
-		'./lib/modules/*/kernel/fs/pstore/ramoops.ko' '*/reed_solomon.ko'
+		'./lib/modules/*/kernel/fs/pstore/ramoops.ko' '*/reed_solomon.ko' '*/virtio*.ko' '*/ext4.ko' '*/jbd2.ko' \
+		'*/mbcache.ko' '*/crc16.ko' '*/crc32c_generic.ko'
 	cp "$out"/kpkg/boot/vmlinuz-* "$out/vmlinuz"
 	cp "$out"/kpkg/boot/config-* "$out/config"
 	rm -rf "$out/modules"
 	mkdir -p "$out/modules"
-	find "$out/kpkg" \( -name ramoops.ko -o -name reed_solomon.ko \) -exec cp {} "$out/modules/" \;
+	find "$out/kpkg" \( -name ramoops.ko -o -name reed_solomon.ko -o -name virtio.ko -o -name virtio_ring.ko \
+		-o -name 'virtio_pci*.ko' -o -name virtio_blk.ko -o -name ext4.ko \
+		-o -name jbd2.ko -o -name mbcache.ko -o -name crc16.ko -o -name crc32c_generic.ko \) -exec cp {} "$out/modules/" \;
 	kver="$kpkg $(dpkg-deb -f "$deb" Version)"
 fi
 

@@ -1,0 +1,147 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: MIT
+# apstart (Linux side): the reserved region where apstart's kernel leaves
+# its records before a warm reset, for Linux's ramoops to read back.
+#
+# Layout (ADDR, SIZE = ZONE + 1 MiB):
+#   [ADDR, ADDR+ZONE)        ramoops' console zone: the kernel's pstore=ADDR,ZONE
+#                            (fs/pstore/ram_core.c's persistent-RAM buffer)
+#   [ADDR+ZONE, +4 KiB)      the marker page: a nonce written before each run
+#                            and looked for after it, which tells a warm reset
+#                            that cleared RAM from a run that left nothing
+#   the rest                 unused
+# Linux keeps all of it out of its own use with memmap=SIZE$ADDR (E820
+# reserved) and reads the zone with ramoops (mem_size = console_size = ZONE,
+# no dump, ftrace or pmsg zones: Debian builds ramoops as a module, and
+# ftrace_size has a non-zero default that would not fit).
+
+readonly ZONE_DEFAULT=$((2 << 20))
+readonly ZONE_MIN=$((64 << 10)) ZONE_MAX=$((64 << 20))
+readonly MARK_OFFSET_PAD=$((1 << 20))
+# The region goes at or above FLOOR (out of the way of the boot loader's
+# and the kernel's low placements) and below 4 GiB (a 32-bit kernel reaches
+# it; firmware puts its own run-time data at the top of that space, and
+# GRUB its initrd as high as it can, so the lowest fit above the floor is
+# the one least likely to be touched between the reset and Linux).
+readonly REGION_FLOOR=$((256 << 20)) REGION_FLOOR_SMALL=$((64 << 20))
+readonly REGION_CEILING=$((4 << 30)) REGION_ALIGN=$((2 << 20))
+
+# The setup file's values (empty when there is no setup).
+REGION_ADDR='' REGION_SIZE='' REGION_ZONE=''
+region_load() {
+	REGION_ADDR='' REGION_SIZE='' REGION_ZONE=''
+	[ -f "$P_SETUP_CFG" ] || return 1
+	REGION_ADDR=$(to_dec "$(sed -n 's/^APSTART_REGION_ADDR=\([0-9a-fA-Fx]*\)$/\1/p' "$P_SETUP_CFG")")
+	REGION_SIZE=$(to_dec "$(sed -n 's/^APSTART_REGION_SIZE=\([0-9a-fA-Fx]*\)$/\1/p' "$P_SETUP_CFG")")
+	REGION_ZONE=$(to_dec "$(sed -n 's/^APSTART_ZONE_SIZE=\([0-9a-fA-Fx]*\)$/\1/p' "$P_SETUP_CFG")")
+	if [ -z "$REGION_ADDR" ] || [ -z "$REGION_SIZE" ] || [ -z "$REGION_ZONE" ]; then
+		warn "$P_SETUP_CFG does not say the region (APSTART_REGION_ADDR, _SIZE, APSTART_ZONE_SIZE): ignored"
+		REGION_ADDR='' REGION_SIZE='' REGION_ZONE=''
+		return 1
+	fi
+	return 0
+}
+region_mark_addr() { echo $((REGION_ADDR + REGION_ZONE)); }
+
+# The words the setup puts on Linux's command line.
+region_memmap_word() { printf 'memmap=%s$%s' "$(memmap_size "$REGION_SIZE")" "$(hex "$REGION_ADDR")"; }
+region_ramoops_words() {
+	printf 'pstore.backend=ramoops ramoops.mem_address=%s ramoops.mem_size=%s ramoops.console_size=%s ramoops.record_size=0 ramoops.ftrace_size=0 ramoops.pmsg_size=0' \
+		"$(hex "$REGION_ADDR")" "$(hex "$REGION_ZONE")" "$(hex "$REGION_ZONE")"
+}
+
+# ram_ranges: "START END" (END exclusive, decimal) of the firmware's RAM,
+# one a line: /sys/firmware/memmap (the firmware's own map, as it was
+# before memmap= edited Linux's), else /proc/iomem's top-level System RAM.
+ram_ranges() {
+	local d s e t
+	if [ -d "$P_SYS/firmware/memmap" ]; then
+		for d in "$P_SYS"/firmware/memmap/*/; do
+			[ -f "$d/type" ] || continue
+			t=$(cat "$d/type")
+			[ "$t" = "System RAM" ] || continue
+			s=$(to_dec "$(cat "$d/start")") e=$(to_dec "$(cat "$d/end")")
+			[ -n "$s" ] && [ -n "$e" ] && echo "$s $((e + 1))"
+		done | sort -n
+		return
+	fi
+	sed -n 's/^\([0-9a-fA-F]*\)-\([0-9a-fA-F]*\) : System RAM$/\1 \2/p' "$P_PROC/iomem" 2>/dev/null |
+		while read -r s e; do echo "$((16#$s)) $((16#$e + 1))"; done | sort -n
+}
+
+# busy_ranges: "START END" of what must not be chosen inside RAM: the crash
+# kernel's reservation (crashkernel=), persistent memory, and any other
+# reservation already there (a second setup, someone else's memmap=).
+busy_ranges() {
+	sed -n 's/^ *\([0-9a-fA-F]*\)-\([0-9a-fA-F]*\) : \(Crash kernel\|Persistent Memory.*\|Reserved\|ramoops\)$/\1 \2/p' \
+		"$P_PROC/iomem" 2>/dev/null |
+		while read -r s e; do echo "$((16#$s)) $((16#$e + 1))"; done
+}
+
+# pick_region SIZE: the lowest REGION_ALIGN-aligned address at or above the
+# floor where SIZE bytes of RAM are free, below 4 GiB; prints it, or
+# nothing. The 256 MiB floor drops to 64 MiB on a machine too small.
+pick_region() {
+	local size=$1 floor a
+	for floor in $REGION_FLOOR $REGION_FLOOR_SMALL; do
+		a=$( { ram_ranges | sed 's/^/ram /'; busy_ranges | sed 's/^/busy /'; } |
+			awk -v size="$size" -v floor="$floor" -v ceil="$REGION_CEILING" -v align="$REGION_ALIGN" '
+			$1 == "ram" { n++; rs[n] = $2; re[n] = $3 }
+			$1 == "busy" { m++; bs[m] = $2; be[m] = $3 }
+			END {
+				for (i = 1; i <= n; i++) {
+					a = rs[i] < floor ? floor : rs[i]
+					a = int((a + align - 1) / align) * align
+					for (;;) {
+						if (a + size > re[i] || a + size > ceil) break
+						moved = 0
+						for (j = 1; j <= m; j++)
+							if (a < be[j] && bs[j] < a + size) {
+								a = int((be[j] + align - 1) / align) * align
+								moved = 1
+							}
+						if (!moved) { printf "%.0f\n", a; exit }
+					}
+				}
+			}')
+		[ -n "$a" ] && { echo "$a"; return 0; }
+	done
+	return 1
+}
+
+# region_in_use: Linux booted with the region reserved: the command line
+# has the setup's memmap= and ramoops words, and /proc/iomem shows no
+# System RAM inside it. Prints why not, status 1.
+region_in_use() {
+	local w
+	for w in "$(region_memmap_word)" "ramoops.mem_address=$(hex "$REGION_ADDR")"; do
+		if ! cmdline | tr ' ' '\n' | grep -qxF "$w"; then
+			echo "this boot started without it (/proc/cmdline has no $w)"
+			return 1
+		fi
+	done
+	local s e a=$REGION_ADDR z=$((REGION_ADDR + REGION_SIZE)) ram
+	ram=$(sed -n 's/^\([0-9a-fA-F]*\)-\([0-9a-fA-F]*\) : System RAM$/\1 \2/p' "$P_PROC/iomem" 2>/dev/null)
+	while read -r s e; do
+		[ -n "$s" ] || continue
+		s=$((16#$s)) e=$((16#$e + 1))
+		if [ "$a" -lt "$e" ] && [ "$s" -lt "$z" ]; then
+			echo "the command line asks for it, but /proc/iomem still shows System RAM at $(hex "$s")-$(hex $((e - 1))) inside it"
+			return 1
+		fi
+	done <<<"$ram"
+	return 0
+}
+
+# refuse_no_region: the setup done and this boot started with it.
+refuse_no_region() {
+	if ! region_load; then
+		refuse "no region of RAM is reserved for apstart's records ($P_SETUP_CFG: apstart setup has not been run)" \
+			"apstart setup    (then reboot once, and run this again)"
+	fi
+	local why
+	if ! why=$(region_in_use); then
+		refuse "apstart setup reserved $(size_text "$REGION_SIZE") at $(hex "$REGION_ADDR"), but $why" \
+			"reboot once (the reservation takes effect at the next boot), then run this again"
+	fi
+}

@@ -1,0 +1,278 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: MIT
+# apstart run: one run of apstart's kernel from the running Linux, and the
+# way back: either kexec straight into it (kexec_load, --type
+# multiboot2-x86), or a one-shot GRUB entry (grub-reboot) and a reboot.
+# The kernel leaves its records in the reserved region (pstore=) and, on
+# UEFI through GRUB, its summary in NVRAM; then it resets the machine
+# (exit=reboot, a warm reset) and Linux files them at boot (apstart collect).
+#
+# Before leaving, the run is written down in $P_PENDING (what, how, when,
+# the nonce), so that the next boot knows what it is looking for.
+
+# The kernel's options for a run from Linux (docs/from-linux.md, the kernel
+# side): where the records go, how the run ends, and what kexec's
+# multiboot2 information lacks (the RSDP; whether the firmware is UEFI).
+KOPT_PSTORE=pstore
+KOPT_EXIT="exit=reboot"
+KOPT_RSDP=acpi_rsdp
+KOPT_FIRMWARE=firmware
+
+kernel_file() { echo "$P_BOOT/apstart-wbinvd$1.elf"; }
+
+# rsdp_addr: the ACPI RSDP address Linux was given by UEFI
+# (/sys/firmware/efi/systab: ACPI20= for ACPI 2.0+, else ACPI=).
+rsdp_addr() {
+	local f=$P_SYS/firmware/efi/systab a
+	[ -r "$f" ] || return 1
+	a=$(sed -n 's/^ACPI20=\(0x[0-9a-fA-F]*\)$/\1/p' "$f" | head -1)
+	[ -n "$a" ] || a=$(sed -n 's/^ACPI=\(0x[0-9a-fA-F]*\)$/\1/p' "$f" | head -1)
+	[ -n "$a" ] && echo "$a"
+}
+
+# linux_serial_console: console=ttySn[,baud] from Linux's own command line
+# (the port a BMC's serial-over-LAN shows), so that apstart prints there too.
+linux_serial_console() {
+	local w c=
+	for w in $(cmdline); do
+		case $w in console=ttyS[0-9]*) c=${w#console=} ;; esac
+	done
+	[ -n "$c" ] && echo "console=${c%%n8*}"
+}
+
+# check_kernel_options TEXT: only what the kernel's parser can take, and
+# nothing GRUB's script or a shell would read as syntax.
+check_kernel_options() {
+	[[ $1 =~ ^[A-Za-z0-9_.,:=/+\ -]*$ ]] ||
+		usage_error "kernel options may hold letters, digits and _ . , : = / + - only: '$1'"
+}
+
+new_nonce() {
+	od -An -tx1 -N16 /dev/urandom | tr -d ' \n'
+}
+
+# mark_write NONCE: the marker page gets "apstart-mark NONCE"; prints
+# "written" or "unavailable: WHY". Through /dev/mem: the region is E820
+# reserved (not System RAM) and the marker page is outside the zone
+# ramoops claims, so CONFIG_STRICT_DEVMEM lets root write it.
+MARK_MAGIC="apstart-mark"
+mark_write() {
+	local nonce=$1 page text back
+	page=$(( $(region_mark_addr) / 4096 ))
+	text="$MARK_MAGIC $nonce"
+	if ! printf '%s\n' "$text" | dd of="$P_DEVMEM" bs=4096 seek="$page" conv=notrunc status=none 2>/dev/null; then
+		echo "unavailable: cannot write /dev/mem at $(hex $((page * 4096)))"
+		return
+	fi
+	back=$(mark_read)
+	if [ "$back" = "$nonce" ]; then
+		echo written
+	else
+		echo "unavailable: /dev/mem at $(hex $((page * 4096))) did not read back what was written"
+	fi
+}
+# mark_read: the nonce in the marker page, or nothing.
+mark_read() {
+	local page
+	page=$(( $(region_mark_addr) / 4096 ))
+	dd if="$P_DEVMEM" bs=4096 skip="$page" count=1 status=none 2>/dev/null | head -c 64 | tr -d '\0' |
+		sed -n "1s/^$MARK_MAGIC \([0-9a-f]\{32\}\)$/\1/p"
+}
+
+# write_pending KEY=VALUE...: the run in flight, on disk before leaving.
+write_pending() {
+	mkdir -p "$P_STATE" || fail "cannot create $P_STATE"
+	printf '%s\n' "$@" | write_file "$P_PENDING" || fail "cannot write $P_PENDING"
+}
+pending_value() { sed -n "s/^$1=//p" "$P_PENDING" 2>/dev/null | head -1; }
+
+# leave_linux HOW: hand over to the loaded kernel (kexec) or reboot.
+leave_linux() {
+	local how=$1
+	sync
+	if have_systemd; then
+		say "systemctl $how: Linux shuts down cleanly first"
+		systemctl --no-block "$how" || fail "systemctl $how failed"
+	elif [ "$how" = kexec ]; then
+		say "kexec -e (no systemd here)"
+		kexec -e || fail "kexec -e failed"
+	else
+		say "reboot"
+		reboot || fail "reboot failed"
+	fi
+}
+
+# run_prepare VIA WBINVD: every check for a run that way, refusing with the
+# reason; sets RUN_KERNEL and RUN_ARGS (the options apstart adds).
+run_prepare() {
+	local via=$1 w=$2 fw
+	need_root
+	refuse_cvm
+	RUN_KERNEL=$(kernel_file "$w")
+	[ -f "$RUN_KERNEL" ] ||
+		refuse "apstart's kernel $RUN_KERNEL is not installed" "install the apstart package (or make install)"
+	fw=$(firmware)
+	RUN_ARGS=()
+	case $via in
+	kexec)
+		refuse_secure_boot kexec
+		refuse_no_kexec
+		refuse_no_region
+		RUN_ARGS+=("$KOPT_PSTORE=$(hex "$REGION_ADDR"),$(hex "$REGION_ZONE")" "$KOPT_EXIT")
+		if [ "$fw" = uefi ]; then
+			local rsdp
+			rsdp=$(rsdp_addr) ||
+				refuse "UEFI machine, but /sys/firmware/efi/systab has no ACPI20= or ACPI= line: kexec's multiboot2 information has no RSDP, and apstart could not find the CPUs" \
+					"use --via grub (GRUB hands the kernel the RSDP)"
+			RUN_ARGS+=("$KOPT_RSDP=$rsdp" "$KOPT_FIRMWARE=uefi")
+		else
+			RUN_ARGS+=("$KOPT_FIRMWARE=bios")
+		fi
+		;;
+	grub)
+		refuse_secure_boot grub
+		refuse_readonly_boot "grub-reboot writes /boot/grub/grubenv"
+		need_tool grub-reboot grub2-common "it picks the entry for the next boot only"
+		need_tool grub-editenv grub-common "it hands the run's options to the entry"
+		local id="apstart-wbinvd$w"
+		grep -q -- "--id $id " "$P_GRUB_CFG" 2>/dev/null ||
+			refuse "grub.cfg has no menu entry '$id'$(grub_disabled && echo ' (GRUB_DISABLE_APSTART=true)')" \
+				"apstart setup   (runs update-grub; check /etc/default/grub for GRUB_DISABLE_APSTART)"
+		refuse_grubenv_unwritable
+		if region_load && region_in_use >/dev/null; then
+			# the entries carry pstore= since setup's update-grub
+			grub_entry_line "$id" | grep -q " $KOPT_PSTORE=" ||
+				RUN_ARGS+=("$KOPT_PSTORE=$(hex "$REGION_ADDR"),$(hex "$REGION_ZONE")")
+		elif [ "$fw" = bios ]; then
+			refuse_no_region
+		fi
+		RUN_ARGS+=("$KOPT_EXIT")
+		;;
+	*) usage_error "--via must be kexec or grub, not '$via'" ;;
+	esac
+	local c
+	c=$(linux_serial_console) && RUN_ARGS+=("$c")
+	return 0
+}
+
+# warn_watchdog: a hardware watchdog that is running keeps counting while
+# apstart's kernel runs (nothing pets it there): the machine is reset when
+# it expires. systemd arms one for reboots (RebootWatchdogSec, 10 min by
+# default), and some drivers cannot be stopped once started ("watchdog did
+# not stop!" in the kernel log, as QEMU's iTCO did in the long lane).
+warn_watchdog() {
+	local d st t
+	for d in "$P_SYS"/class/watchdog/watchdog*; do
+		[ -r "$d/state" ] || continue
+		st=$(cat "$d/state" 2>/dev/null)
+		[ "$st" = active ] || continue
+		t=$(cat "$d/timeout" 2>/dev/null)
+		warn "the hardware watchdog ${d##*/} ($(cat "$d/identity" 2>/dev/null)) is running${t:+ (timeout $t s)}: it resets the machine if apstart's run takes longer, and such a run comes back interrupted"
+	done
+}
+
+# warn_zone_size OPTIONS...: a run prints about 250 bytes per AP and cycle
+# (docs/from-linux.md, the kernel's measure); a zone smaller than that
+# keeps only the run's end (@summary, @end: the rows, not every sample).
+warn_zone_size() {
+	[ -n "${REGION_ZONE:-}" ] || return 0
+	local w cycles=10 cpus need
+	for w in "$@"; do case $w in cycles=[0-9]*) cycles=${w#cycles=} ;; esac; done
+	cpus=$(grep -c '^processor' "$P_PROC/cpuinfo" 2>/dev/null)
+	[[ $cpus =~ ^[0-9]+$ ]] && [[ $cycles =~ ^[0-9]+$ ]] || return 0
+	need=$((cpus * cycles * 250 + 16384))
+	[ "$need" -le "$REGION_ZONE" ] && return 0
+	warn "this run prints about $(size_text $(((need + 1023) / 1024 * 1024))) ($cpus CPUs, cycles=$cycles) and the zone holds $(size_text "$REGION_ZONE"): only its end comes back through pstore (the rows, not every sample); apstart setup --undo, then apstart setup --size 8M, for all of it"
+}
+
+# grub_entry_line ID: the multiboot2 line of that menu entry in grub.cfg.
+grub_entry_line() {
+	sed -n "/^menuentry .* --id $1 /,/^}/p" "$P_GRUB_CFG" 2>/dev/null | grep -m1 'multiboot2'
+}
+
+# refuse_grubenv_unwritable: GRUB clears next_entry with save_env, which
+# writes the grubenv file's sectors in place; on LVM, RAID or encrypted
+# disks, and on btrfs and ZFS, it cannot, and the one-shot entry would be
+# booted again and again.
+refuse_grubenv_unwritable() {
+	command -v grub-probe >/dev/null 2>&1 || return 0
+	local dir abs fs
+	dir=$(dirname "$P_GRUBENV")
+	abs=$(grub-probe --target=abstraction "$dir" 2>/dev/null | tr '\n' ' ')
+	fs=$(grub-probe --target=fs "$dir" 2>/dev/null)
+	if [ -n "${abs// /}" ] || [ "$fs" = btrfs ] || [ "$fs" = zfs ]; then
+		refuse "GRUB cannot write its environment block on /boot ($fs${abs:+ on $abs}): its one-shot entry (grub-reboot) would stay the default and every boot would start apstart" \
+			"use --via kexec (apstart setup, one reboot), or put /boot on a plain partition"
+	fi
+}
+
+run_main() {
+	local via=kexec w=0 opts=() session_line=
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--wbinvd) [ $# -ge 2 ] || usage_error "--wbinvd needs 0 or 1"; w=$2; shift ;;
+		--via) [ $# -ge 2 ] || usage_error "--via needs kexec or grub"; via=$2; shift ;;
+		--session-run) session_line=$2; shift ;; # from apstart ab
+		-h|--help) help_text run; exit 0 ;;
+		--) shift; opts=("$@"); break ;;
+		*) usage_error "unknown option '$1' (kernel options go after --)" ;;
+		esac
+		shift
+	done
+	case $w in 0|1) ;; *) usage_error "--wbinvd must be 0 or 1, not '$w'" ;; esac
+	case $via in kexec|grub) ;; *) usage_error "--via must be kexec or grub, not '$via'" ;; esac
+	check_kernel_options "${opts[*]}"
+	[ -n "$session_line" ] || refuse_session_running
+
+	run_prepare "$via" "$w"
+	local args="${RUN_ARGS[*]}${opts[*]:+ ${opts[*]}}"
+	say "run: $RUN_KERNEL ($( [ "$w" = 1 ] && echo "WITH WBINVD: Linux before the patch" || echo "without WBINVD: patched")), via $via"
+	more "kernel options: $args"
+	warn_zone_size "${opts[@]}"
+	warn_watchdog
+	pending_start "$via" "$w" "$args" "$session_line"
+	case $via in
+	kexec)
+		say "kexec -l $RUN_KERNEL --type multiboot2-x86 --command-line=\"$args\""
+		local out
+		if ! out=$(kexec -l "$RUN_KERNEL" --type multiboot2-x86 --command-line="$args" 2>&1); then
+			rm -f "$P_PENDING"
+			printf '%s\n' "$out" | sed 's/^/  | /' >&2
+			case $out in
+			*"Operation not permitted"*)
+				refuse "kexec_load was refused (Operation not permitted): kernel lockdown or a security module blocks it" ;;
+			*) fail "kexec -l failed (above)" ;;
+			esac
+		fi
+		say "the machine leaves Linux now; the run's records come back at the next boot (apstart collect)"
+		leave_linux kexec
+		;;
+	grub)
+		say "grub-editenv: apstart_options=\"$args\" (the entry reads it; cleared when the run is filed)"
+		grub-editenv "$P_GRUBENV" set "apstart_options=$args" || { rm -f "$P_PENDING"; fail "grub-editenv failed"; }
+		say "grub-reboot apstart-wbinvd$w (the next boot only)"
+		grub-reboot "apstart-wbinvd$w" || { rm -f "$P_PENDING"; fail "grub-reboot failed"; }
+		say "rebooting; the run's records come back at the next boot (apstart collect)"
+		leave_linux reboot
+		;;
+	esac
+}
+
+# pending_start VIA WBINVD ARGS [SESSION-LINE]: the nonce in the marker
+# page (when the region is in use) and the pending file.
+pending_start() {
+	local via=$1 w=$2 args=$3 sline=$4 nonce mark="unavailable: no region in use"
+	nonce=$(new_nonce)
+	if [ -n "$REGION_ADDR" ] && region_in_use >/dev/null; then
+		mark=$(mark_write "$nonce")
+		case $mark in
+		written) say "marker: nonce $nonce written at $(hex "$(region_mark_addr)") (found again after the reset = RAM survived it)" ;;
+		*) warn "marker $mark: a run that brings nothing back will not tell a cleared RAM from a hang" ;;
+		esac
+	fi
+	# shellcheck disable=SC2046
+	write_pending "nonce=$nonce" "via=$via" "wbinvd=$w" "kernel=$RUN_KERNEL" "cmdline=$args" \
+		"firmware=$(firmware)" "mark=$mark" "started=$(now_text)" "clock=$(now_epoch)" \
+		${REGION_ADDR:+"region=$(hex "$REGION_ADDR"),$(hex "$REGION_ZONE")"} \
+		${sline:+"session_run=$sline"}
+}

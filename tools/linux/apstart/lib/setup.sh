@@ -1,0 +1,241 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: MIT
+# apstart setup: reserve the region on the distribution's kernel command
+# line (a file of its own in /etc/default/grub.d, which grub-mkconfig reads
+# after /etc/default/grub), regenerate grub.cfg (with apstart's own menu
+# entries from /etc/grub.d/20_apstart), enable the collecting unit, and
+# say that one reboot is needed. --undo takes it all back;
+# --secure-boot enrols apstart's certificate with mokutil (issue 34).
+
+# The units the package installs (apstart-collect: files the records at
+# boot; apstart-session: goes on with an A/B session after a boot).
+UNITS="apstart-collect.service apstart-session.service"
+
+have_systemd() { [ -d "$P_RUN_SYSTEMD" ]; }
+
+update_grub() {
+	need_tool update-grub grub2-common "it writes /boot/grub/grub.cfg"
+	say "running update-grub (regenerates /boot/grub/grub.cfg with the new command line and apstart's entries)"
+	local out
+	if ! out=$(update-grub 2>&1); then
+		printf '%s\n' "$out" | tail -n 8 | sed 's/^/  | /' >&2
+		return 1
+	fi
+	printf '%s\n' "$out" | grep -i apstart | sed 's/^/  | /'
+	return 0
+}
+
+# grub_entry_ids: the apstart menu entries' ids in grub.cfg.
+grub_entry_ids() {
+	sed -n "s/^menuentry .* --id \(apstart-[a-z0-9-]*\) .*/\1/p" "$P_GRUB_CFG" 2>/dev/null
+}
+
+write_setup_cfg() {
+	mkdir -p "$P_GRUB_D_CFG" || return 1
+	# \$: grub.cfg then holds memmap=3M\$0x..., which GRUB's parser turns
+	# back into memmap=3M$0x... (a bare $ would start a GRUB variable).
+	local memmap ramoops
+	memmap=$(region_memmap_word | sed 's/\$/\\$/')
+	ramoops=$(region_ramoops_words)
+	write_file "$P_SETUP_CFG" <<EOF
+# Written by apstart setup (apstart(8)); 'apstart setup --undo' removes it.
+# It reserves $(size_text "$REGION_SIZE") of RAM at $(hex "$REGION_ADDR") (chosen from the firmware's RAM map)
+# for the records apstart's kernel leaves there before a warm reset, and has
+# Linux's ramoops read them back (/sys/fs/pstore/console-ramoops-0):
+#   $(hex "$REGION_ADDR")  $(size_text "$REGION_ZONE") ramoops console zone (apstart's pstore=)
+#   $(hex "$(region_mark_addr)")  marker page (a nonce per run: did RAM survive the reset?)
+# pstore.backend=ramoops: pstore takes one back end, and systemd's
+# efi_pstore would otherwise take it first.
+APSTART_REGION_ADDR=$(hex "$REGION_ADDR")
+APSTART_REGION_SIZE=$(hex "$REGION_SIZE")
+APSTART_ZONE_SIZE=$(hex "$REGION_ZONE")
+GRUB_CMDLINE_LINUX="\${GRUB_CMDLINE_LINUX:+\$GRUB_CMDLINE_LINUX }"'$memmap $ramoops'
+EOF
+}
+
+unit_enabled() { systemctl is-enabled "$1" >/dev/null 2>&1; }
+
+enable_units() {
+	have_systemd || { say "systemd is not running here: collect the records after each boot with 'apstart collect'"; return 0; }
+	local u
+	for u in $UNITS; do
+		if ! systemctl cat "$u" >/dev/null 2>&1; then
+			warn "$u is not installed: the records are collected only when you run 'apstart collect'"
+			continue
+		fi
+		unit_enabled "$u" && continue
+		say "enabling $u"
+		systemctl enable "$u" >/dev/null 2>&1 || warn "systemctl enable $u failed"
+	done
+}
+
+setup_main() {
+	local undo=0 secure=0 cert='' addr='' zone=$ZONE_DEFAULT
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--undo) undo=1 ;;
+		--secure-boot) secure=1 ;;
+		--cert) [ $# -ge 2 ] || usage_error "--cert needs a file"; cert=$2; shift ;;
+		--address) [ $# -ge 2 ] || usage_error "--address needs a value"
+			addr=$(to_dec "$2"); [ -n "$addr" ] || usage_error "--address: not a number: '$2'"; shift ;;
+		--size) [ $# -ge 2 ] || usage_error "--size needs a value"
+			zone=$(parse_size "$2") || usage_error "--size: '$2' is not a size (e.g. 2M, 512K)"; shift ;;
+		-h|--help) help_text setup; exit 0 ;;
+		*) usage_error "unknown option '$1'" ;;
+		esac
+		shift
+	done
+	need_root
+	if [ $secure = 1 ]; then secure_boot_setup "$cert"; return; fi
+	[ -z "$cert" ] || usage_error "--cert goes with --secure-boot"
+	if [ $undo = 1 ]; then setup_undo; return; fi
+
+	if [ $((zone & (zone - 1))) != 0 ] || [ "$zone" -lt "$ZONE_MIN" ] || [ "$zone" -gt "$ZONE_MAX" ]; then
+		usage_error "--size must be a power of two from 64K to 64M (ramoops rounds its zones down to one), not $(size_text "$zone")"
+	fi
+	refuse_cvm
+	refuse_readonly_boot "update-grub writes /boot/grub/grub.cfg there"
+	[ -d "$(dirname "$P_GRUB_CFG")" ] ||
+		refuse "GRUB is not this machine's boot loader (no $(dirname "$P_GRUB_CFG")): apstart setup edits GRUB's command line and menu" \
+			"boot apstart from its stick instead (docs/hardware.md)"
+	[ -x "$P_GRUB_SCRIPT" ] ||
+		refuse "apstart's GRUB script $P_GRUB_SCRIPT is not installed (or not executable): without it grub.cfg gets no apstart entries" \
+			"install the apstart package (or make install), then run this again"
+	need_tool update-grub grub2-common "it writes /boot/grub/grub.cfg"
+
+	if region_load; then
+		say "already set up: $(size_text "$REGION_SIZE") at $(hex "$REGION_ADDR") ($P_SETUP_CFG); writing grub.cfg again"
+	else
+		local size=$((zone + MARK_OFFSET_PAD))
+		if [ -n "$addr" ]; then
+			[ $((addr % 4096)) = 0 ] || usage_error "--address must be 4 KiB aligned"
+			say "region: $(size_text "$size") at $(hex "$addr") (--address)"
+		else
+			say "reading the RAM map ($( [ -d "$P_SYS/firmware/memmap" ] && echo /sys/firmware/memmap || echo /proc/iomem)) for $(size_text "$size") of RAM below 4 GiB"
+			addr=$(pick_region "$size") ||
+				refuse "no RAM range below 4 GiB has $(size_text "$size") free above $(size_text "$REGION_FLOOR_SMALL") (RAM map: $(ram_map_text))" \
+					"give one with --address ADDR (and a smaller --size)"
+			say "region: $(size_text "$size") at $(hex "$addr"): $(size_text "$zone") for the records, then the marker page"
+		fi
+		REGION_ADDR=$addr REGION_SIZE=$size REGION_ZONE=$zone
+		say "writing $P_SETUP_CFG: $(region_memmap_word) and the ramoops options on Linux's command line (GRUB_CMDLINE_LINUX)"
+		write_setup_cfg || fail "cannot write $P_SETUP_CFG"
+	fi
+	if ! update_grub; then
+		fail "update-grub failed (above); $P_SETUP_CFG stays: fix the cause and run 'apstart setup' again, or 'apstart setup --undo'"
+	fi
+	local ids
+	ids=$(grub_entry_ids | tr '\n' ' ')
+	if [ -n "$ids" ]; then
+		say "GRUB menu entries: $ids(grub-reboot names them)"
+	elif grub_disabled; then
+		say "GRUB_DISABLE_APSTART=true: no apstart entries in the menu ('apstart run --via grub' needs them)"
+	else
+		warn "grub.cfg has no apstart entries (is $P_GRUB_SCRIPT executable, are the kernels in /boot?): 'apstart run --via grub' needs them"
+	fi
+	enable_units
+	mkdir -p "$P_STATE"
+	local why
+	if why=$(region_in_use); then
+		say "done: this boot already has the region reserved; 'apstart run' or 'apstart ab' can start"
+	else
+		say "done. ONE REBOOT is needed before the first run: the region is reserved from the next boot on"
+		more "(now: $why)"
+		more "after it: 'apstart run' for one run, 'apstart ab' for the A/B session"
+	fi
+}
+
+# ram_map_text: the RAM ranges as 0xSTART-0xEND, comma-separated.
+ram_map_text() {
+	local s e t=''
+	while read -r s e; do [ -n "$s" ] && t+="${t:+, }$(hex "$s")-$(hex $((e - 1)))"; done <<<"$(ram_ranges)"
+	echo "${t:-none found}"
+}
+
+# grub_disabled: GRUB_DISABLE_APSTART=true in /etc/default/grub or grub.d.
+grub_disabled() {
+	cat "$P_DEFAULT_GRUB" "$P_GRUB_D_CFG"/*.cfg 2>/dev/null |
+		sed -n 's/^GRUB_DISABLE_APSTART=["'"'"']\{0,1\}\([a-z]*\).*/\1/p' | tail -1 | grep -qx true
+}
+
+# parse_size 2M|512K|BYTES -> bytes
+parse_size() {
+	local v=$1 n
+	case $v in
+	*[kK]) n=$(to_dec "${v%?}") && [ -n "$n" ] && echo $((n << 10)) ;;
+	*[mM]) n=$(to_dec "${v%?}") && [ -n "$n" ] && echo $((n << 20)) ;;
+	*) n=$(to_dec "$v") && [ -n "$n" ] && echo "$n" ;;
+	esac
+}
+
+setup_undo() {
+	local changed=0
+	if [ -f "$P_SETUP_CFG" ]; then
+		region_load || true
+		say "removing $P_SETUP_CFG (the reservation${REGION_ADDR:+ of $(size_text "$REGION_SIZE") at $(hex "$REGION_ADDR")} and the ramoops options)"
+		rm -f "$P_SETUP_CFG" || fail "cannot remove $P_SETUP_CFG"
+		changed=1
+	else
+		say "no reservation to remove ($P_SETUP_CFG is not there)"
+	fi
+	if [ -f "$P_SESSION_RUNNING" ]; then
+		say "stopping the A/B session $(cat "$P_SESSION_RUNNING") (its runs stay in $P_STATE)"
+		session_stop_quiet
+	fi
+	if [ -f "$P_PENDING" ]; then
+		say "forgetting the run in flight ($P_PENDING)"
+		rm -f "$P_PENDING"
+	fi
+	if command -v grub-editenv >/dev/null 2>&1 && [ -f "$P_GRUBENV" ]; then
+		grub-editenv "$P_GRUBENV" unset apstart_options >/dev/null 2>&1 || true
+	fi
+	if [ "${APSTART_NO_UPDATE_GRUB:-0}" != 1 ] && [ -d "$(dirname "$P_GRUB_CFG")" ] && command -v update-grub >/dev/null 2>&1; then
+		if [ $changed = 1 ] || [ -n "$(grub_entry_ids)" ]; then
+			update_grub || fail "update-grub failed (above): grub.cfg may still hold the old command line"
+		fi
+	fi
+	say "done: Linux's command line is back as it was from the next boot on; the results in $P_STATE stay"
+	local why
+	if [ $changed = 1 ] && region_load 2>/dev/null; then :; fi
+	if cmdline | grep -q 'ramoops.mem_address='; then
+		more "(this boot still has the region reserved; the next one will not)"
+	fi
+	true
+}
+
+# secure_boot_setup [CERT]: mokutil --import, after saying what will
+# happen at the next boot (MokManager asks for the password given now).
+secure_boot_setup() {
+	local cert=${1:-} default=${APSTART_CERT:-$(sys_path /usr/share/apstart/apstart-mok.der)}
+	[ "$(firmware)" = uefi ] ||
+		refuse "this machine booted through BIOS: Secure Boot and MOK keys are UEFI's" "nothing to enrol"
+	if [ -z "$cert" ]; then
+		[ -f "$default" ] ||
+			refuse "no certificate given and none installed ($default)" \
+				"make keys (in apstart's source) makes one: apstart setup --secure-boot --cert build/keys/apstart-mok.der"
+		cert=$default
+	fi
+	[ -f "$cert" ] || refuse "no such certificate: $cert" "give the DER file that make keys wrote (apstart-mok.der)"
+	# A DER certificate is an ASN.1 SEQUENCE (0x30 0x82 ...); a PEM one
+	# starts with text, which mokutil refuses with a less clear message.
+	if [ "$(od -An -tx1 -N1 "$cert" | tr -d ' ')" != 30 ]; then
+		refuse "$cert is not a DER certificate (PEM? convert it: openssl x509 -in CERT.pem -outform der -out CERT.der)"
+	fi
+	need_tool mokutil mokutil "it asks shim to enrol the key at the next boot"
+	local sb
+	sb=$(secure_boot)
+	say "Secure Boot: ${sb%% *} (${sb#* })"
+	local test_out
+	test_out=$(mokutil --test-key "$cert" 2>&1)
+	case $test_out in
+	*"already enrolled"*)
+		say "$cert is already enrolled (mokutil --test-key): nothing to do"
+		return 0 ;;
+	esac
+	say "running mokutil --import $cert: it asks for a one-time password, twice"
+	more "at the next boot shim's MokManager (a blue screen) asks to enrol it: Enroll MOK, Continue, Yes,"
+	more "that password, Reboot. Someone must be at the console (or the BMC's remote console) for that."
+	more "To take it back later: mokutil --delete $cert (MokManager asks again)."
+	mokutil --import "$cert" || fail "mokutil --import $cert failed (above)"
+	say "done: the key is queued; reboot and enrol it in MokManager (mokutil --list-new shows it queued)"
+}
