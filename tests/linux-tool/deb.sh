@@ -16,7 +16,7 @@
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT_DIR=$(cd "$HERE/../.." && pwd)
-cd "$ROOT_DIR"
+cd "$ROOT_DIR" || exit 2
 # shellcheck source=tests/protocol.sh
 . tests/protocol.sh
 : "${DEB:?}" "${APLOG:=build/host/aplog}"

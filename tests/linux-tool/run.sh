@@ -31,7 +31,7 @@ trap 'rm -rf -- "$T"' EXIT
 SAFE=$T/safe-bin
 mkdir -p "$SAFE"
 for t in bash sh cat sed grep od tr head tail cut sort dd date mktemp mv rm cp ln cmp sync \
-	mkdir dirname basename readlink wc find printf sleep stat touch ls env uname tee \
+	mkdir dirname basename readlink wc find printf sleep stat touch ls env uname tee chmod \
 	grub-editenv; do
 	p=$(command -v "$t") || { echo "linux-tool: host tool $t missing"; exit 2; }
 	ln -s "$p" "$SAFE/$t"
@@ -499,6 +499,8 @@ grep -q "not run (the machine went down before it left Linux): run again" "$S/pl
 grep -q '^state=done$' "$S/plan.txt" && [ ! -e "$R/var/lib/apstart/session-running" ] && ok "ab 2: done" || fail "ab 2: done" "" "$(cat "$S/plan.txt")"
 if grep -q '^Offline: ' "$S/table.txt" && grep -q '^Online: ' "$S/table.txt" && grep -q '^Total: ' "$S/table.txt" && grep -q '^Verdict:' "$S/table.txt"; then
 	ok "ab 2: table.txt has the three rows and the verdict"
+	[ "$(stat -c %a "$S/table.txt") $(stat -c %a "$S/plan.txt") $(stat -c %a "$S"/run-001-*.log)" = "644 644 644" ] &&
+		ok "ab 2: the session's files are readable by all (0644)" || fail "ab 2: file modes" "$(ls -l "$S")"
 else
 	fail "ab 2: table.txt" "" "$(cat "$S/table.txt" 2>/dev/null)"
 fi
@@ -559,9 +561,14 @@ expect "refused: --secure-boot on a BIOS machine" 3 "refused: this machine boote
 
 # ===== the scripts themselves
 if command -v shellcheck >/dev/null; then
-	check "shellcheck: apstart, its lib/, 20_apstart, these tests" \
+	check "shellcheck: apstart, its lib/, these tests" \
 		shellcheck -S warning -s bash -e SC2034,SC2154,SC2120,SC2119,SC2015,SC2012 "$APSTART" "$ROOT_DIR"/tools/linux/apstart/lib/*.sh "$0"
-	check "shellcheck: 20_apstart as sh (update-grub runs it with /bin/sh)" shellcheck -S warning -s sh "$GRUB_SCRIPT"
+	check "shellcheck: install.sh, mkdeb.sh, the package, VM and long lanes' scripts" \
+		shellcheck -S warning -x "$ROOT_DIR"/tools/linux/install.sh "$ROOT_DIR"/tools/linux/deb/mkdeb.sh "$HERE"/deb.sh \
+		"$HERE"/deb-root.sh "$HERE"/vm.sh "$ROOT_DIR"/tests/linux-session/*.sh
+	check "shellcheck: 20_apstart, the maintainer scripts, the VM's init as sh" shellcheck -S warning -s sh "$GRUB_SCRIPT" \
+		"$ROOT_DIR"/tools/linux/deb/postinst "$ROOT_DIR"/tools/linux/deb/prerm "$ROOT_DIR"/tools/linux/deb/postrm \
+		"$HERE"/vm-init "$HERE"/vm-modprobe
 else
 	skip "shellcheck" "shellcheck is not installed (apt-get install shellcheck)"
 fi

@@ -21,7 +21,7 @@
 #   tests/linux-tool/vm.sh APLOG
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$root"
+cd "$root" || exit 2
 # shellcheck source=tests/protocol.sh
 . tests/protocol.sh
 aplog=$1

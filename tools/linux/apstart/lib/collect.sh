@@ -84,7 +84,7 @@ nvram_remove() {
 file_copy() {
 	local src=$1 dst=$2 tmp
 	tmp=$(mktemp "$dst.tmp.XXXXXX") || return 1
-	if ! cp "$src" "$tmp" || ! sync_file "$tmp"; then rm -f "$tmp"; return 1; fi
+	if ! cp "$src" "$tmp" || ! chmod 644 "$tmp" || ! sync_file "$tmp"; then rm -f "$tmp"; return 1; fi
 	if ! ln "$tmp" "$dst" 2>/dev/null; then
 		rm -f "$tmp"
 		warn "$dst exists already: not overwritten"

@@ -106,6 +106,7 @@ memmap_size() {
 write_file() {
 	local dst=$1 tmp
 	tmp=$(mktemp "$dst.XXXXXX") || return 1
+	chmod 644 "$tmp" # mktemp's 0600: the results are for anyone to read
 	if cat >"$tmp" && sync_file "$tmp" && mv -f "$tmp" "$dst"; then
 		sync_file "$(dirname "$dst")"
 		return 0

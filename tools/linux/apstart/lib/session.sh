@@ -339,7 +339,8 @@ session_finish() {
 		if [ -n "$ap" ] && [ "$n_log" -gt 0 ]; then
 			if out=$("$ap" compare "$dir" 2>&1); then st=0; else st=$?; fi
 			printf '%s\n' "$out" | sed -n '/^aplog: session folder/d; 1,/^Verdict:/p'
-			printf '%s\n' "$out" | grep '^EMULATED' || true
+			# aplog says EMULATED before the rows, and again after them
+			printf '%s\n' "$out" | sed -n '/^Verdict:/,$p' | grep '^EMULATED' | head -1 || true
 			printf '%s\n' "$out" >"$dir/compare.txt"
 			[ "$st" = 0 ] || echo "(aplog compare exit status $st)"
 		fi
