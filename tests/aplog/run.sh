@@ -307,7 +307,8 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	expect_rc 0
 	row 2 "2 2 | 2 2000.00 2000.00 1000.00 3000.00 3000.00 | 2 500.000 500.000 500.000 500.000 500.000"
 	row 3 "3 3 | 2 2050.00 2050.00 2000.00 2100.00 2100.00 | 2 500.000 500.000 450.000 550.000 550.000"
-	line "Online: 0.01 s"
+	line "Online: 11.10 ms"
+	line "Offline: 3.00 ms"
 	run stats wbinvd1.log
 	expect_rc 0
 	line "Mean of 2 runs:"
@@ -322,12 +323,13 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run stats smp1.log
 	expect_rc 0
 	line "No AP samples: only the BSP was present (cpus=1)"
-	line "Online: 0.00 s"
-	line "Total: 0.00 s"
+	line "Online: 0 ns"
+	line "Total: 0 ns"
 	run stats fail-run.log
 	expect_rc 0
 	matches 'FAIL +fail-run\.log:1$'
-	line "Online: 0.01 s"
+	line "Online: 11.10 ms"
+	line "Offline: 3.00 ms"
 	run stats summary-mismatch.log
 	expect_rc 0
 	errline "aplog: summary-mismatch.log:4: warning: @summary op=online total_ns=123 but the run's 1 online samples sum to 900000 (lost serial lines?)"
@@ -553,7 +555,8 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run stats qr-scan.log
 	expect_rc 0
 	has "each of those APs' values is a run's @cpusum median"
-	line "Online: 0.01 s"
+	line "Online: 11.10 ms"
+	line "Offline: 3.00 ms"
 	sed '4s/.*/@cpusum cpu=1 apic=1 cycles=2 online_median_ns=1 online_max_ns=1 offline_median_ns=1 offline_max_ns=1/' \
 		qr-scan.log >"$tmp/qr-dup.log"
 	run stats "$tmp/qr-dup.log"
@@ -696,7 +699,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run stats settled-a.log
 	expect_rc 0
 	has "Offline figures: settled_ns"
-	line "Offline: 0.40 s"
+	line "Offline: 400.00 ms"
 	run medians --op offline settled-a.log
 	expect_rc 0
 	line "lowest: 100000000"
@@ -710,7 +713,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run stats "$tmp/settled-na.log"
 	expect_rc 0
 	has "Offline figures: ns"
-	line "Offline: 0.00 s"
+	line "Offline: 4.00 ms"
 	run compare settled-a.log -- "$tmp/settled-na.log"
 	expect_rc 0
 	errhas "offline figures differ: A uses settled_ns, B uses ns"
@@ -870,14 +873,15 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	done
 	run stats "$tmp/long-ok.log"         # 100 KiB console lines are just text
 	expect_rc 0
-	line "Online: 0.01 s"
+	line "Online: 11.10 ms"
+	line "Offline: 3.00 ms"
 	# a record line is never longer than 64 KiB: not read, whatever it holds
 	run stats "$tmp/long-num.log";   errhas "long-num.log:2: a record longer than 65536 bytes (corrupt?): not read"
 	run stats "$tmp/long-val.log";   errhas "long-val.log:2: a record longer than 65536 bytes"
 	run stats "$tmp/many-fields.log"; errhas "more than 128 fields"
 	run stats "$tmp/nul.log";        errhas 'op=on\x00line must be online|offline'
 	run stats "$tmp/missing.log";    expect_rc 1; errhas "No such file"
-	run stats - <smp4.log;           expect_rc 0; line "Online: 0.01 s"
+	run stats - <smp4.log;           expect_rc 0; line "Online: 11.10 ms"
 
 	# a directory given as a log: refused, named, whatever the command
 	for c in stats verify medians baseline csv trace cpuhp flush fit victims exact-baseline \

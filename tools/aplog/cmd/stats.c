@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "lib/format.h"
 #include "tools/aplog/cmd/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/out/phase_tables.h"
@@ -129,10 +130,15 @@ int cmd_stats(void)
 	} else {
 		if (sd.complete > 1)
 			printf("Mean of %zu runs:\n", sd.complete);
-		double on = sd.mean_total[OP_ONLINE] / 1e9;
-		double off = sd.mean_total[OP_OFFLINE] / 1e9;
-		printf("Online: %.2f s\nOffline: %.2f s\nTotal: %.2f s\n", on, off,
-		       on + off);
+		/* In the unit that fits, as the kernel prints them: QEMU's
+		 * totals are far below the 0.01 s that "%.2f s" can show. */
+		uint64_t on = (uint64_t)(sd.mean_total[OP_ONLINE] + 0.5);
+		uint64_t off = (uint64_t)(sd.mean_total[OP_OFFLINE] + 0.5);
+		char b_on[32], b_off[32], b_all[32];
+		fmt_duration(b_on, sizeof b_on, on);
+		fmt_duration(b_off, sizeof b_off, off);
+		fmt_duration(b_all, sizeof b_all, on + off);
+		printf("Online: %s\nOffline: %s\nTotal: %s\n", b_on, b_off, b_all);
 	}
 	side_free(&sd);
 	return 0;
