@@ -78,8 +78,9 @@ trap stop_qemu EXIT
 text() { tr -d '\r' <"$serial" | sed 's/\x1b\[[0-9;?]*[a-zA-Z]//g'; }
 # wait_for REGEX COUNT SECONDS: the capture has COUNT lines matching REGEX
 # (0; 2: QEMU ended; 1: timed out). A machine that prints nothing for
-# HANG_S seconds is hung (seen once here: Linux's reboot under OVMF and
-# TCG never reached the firmware): it is power-cycled, as a BMC would, and
+# HANG_S seconds is hung (seen here: Linux's reboot under OVMF and
+# TCG never reached the firmware; GRUB silent after its welcome on a warm
+# reboot): it is power-cycled, as a BMC would, and
 # counted; the driver's steps are on its disk, so it goes on.
 HANG_S=${HANG_S:-480}
 hangs=0
@@ -97,7 +98,8 @@ wait_for() {
 		if [ -n "$why" ]; then
 			hangs=$((hangs + 1))
 			mark "$why: hung; power-cycled (QEMU killed and started again; $hangs so far)"
-			echo "$(text | grep -av '^\s*$' | tail -n 3 | tr '\n' '|')" >>"$times"
+			# its last lines, on the mark's line format (time, then text)
+			echo "$(date +%s)   its last lines: $(text | grep -av '^\s*$' | tail -n 3 | tr '\n' '|')" >>"$times"
 			stop_qemu
 			echo "=== power-cycled by the lane ($why)" >>"$serial"
 			sleep 2; start_qemu
@@ -227,5 +229,8 @@ echo "$lane: times (this host is shared and loaded: upper bounds): whole lane $(
 	"first boot to the end $((t_ab_end - t_session0)) s; apstart ab 2 from its start to the table $((t_ab_end - t_ab)) s" \
 	"(4 runs, one QEMU kill and cold start); machines found hung and power-cycled: $hangs"
 t_first=$(head -n 1 "$times" | cut -d' ' -f1)
-while read -r t what; do printf '    %5d s  %s\n' $((t - t_first)) "$what"; done <"$times"
+while read -r t what; do
+	[[ $t =~ ^[0-9]+$ ]] || { printf '            %s\n' "$t $what"; continue; }
+	printf '    %5d s  %s\n' $((t - t_first)) "$what"
+done <"$times"
 summary "$lane"
