@@ -66,13 +66,30 @@ if [ ${#kind[@]} = 0 ]; then
 	exit 1
 fi
 
-# The part a path belongs to: the longest folder of the table it lies in.
+# The part a path belongs to: the longest folder of the table it lies in,
+# into $part (no subshell: it runs for every file and include; memoised).
+declare -A part_memo
 part_of() {
-	local p=$1 best=""
+	local p=$1 best="" f
+	if [ -n "${part_memo[$p]+set}" ]; then part=${part_memo[$p]}; return; fi
 	for f in "${!kind[@]}"; do
 		case "$p" in "$f"/*) [ ${#f} -gt ${#best} ] && best=$f ;; esac
 	done
-	echo "$best"
+	part_memo[$p]=$best part=$best
+}
+# A relative path with its "." and ".." steps taken, into $norm.
+normalise() {
+	local -a out=() steps
+	local s
+	IFS=/ read -r -a steps <<<"$1"
+	for s in "${steps[@]}"; do
+		case $s in
+		'' | .) ;;
+		..) [ ${#out[@]} -gt 0 ] && unset 'out[${#out[@]}-1]' ;;
+		*) out+=("$s") ;;
+		esac
+	done
+	norm=$(IFS=/; echo "${out[*]}")
 }
 core_rank() {
 	local i
@@ -100,7 +117,10 @@ may_use() {
 mapfile -t files < <(find . \( -path ./build -o -path ./.git -o -path './keys' \) -prune -o \
 	-type f \( -name '*.c' -o -name '*.h' -o -name '*.asm' -o -name '*.inc' \) -print |
 	sed 's|^\./||' | sort)
-uncovered=$(for f in "${files[@]}"; do [ -n "$(part_of "$f")" ] || dirname "$f"; done | sort -u)
+uncovered=$(for f in "${files[@]}"; do
+	part_of "$f"
+	[ -n "$part" ] || { [[ $f == */* ]] && echo "${f%/*}" || echo .; }
+done | sort -u)
 if [ -z "$uncovered" ]; then
 	ok "every folder with C or assembly is a part of docs/layout.md's table (${#files[@]} files)"
 else
@@ -110,19 +130,24 @@ fi
 
 # Each include, resolved: next to the file first (plain C rules), then
 # from the top (-I.). "file part target target-part" per line.
-edges=$(for f in "${files[@]}"; do
-	fp=$(part_of "$f") dir=$(dirname "$f")
+inc_re='^([^:]+):[[:space:]]*[#%]include[[:space:]]+"([^"]+)"'
+edges=$(grep -HE '^[[:space:]]*[#%]include[[:space:]]+"' -- "${files[@]}" | while IFS= read -r line; do
+	[[ $line =~ $inc_re ]] || continue
+	f=${BASH_REMATCH[1]} t=${BASH_REMATCH[2]}
+	part_of "$f"
+	fp=$part
 	[ -n "$fp" ] || continue
-	sed -nE 's/^[[:space:]]*[#%]include[[:space:]]+"([^"]+)".*/\1/p' "$f" | while read -r t; do
-		if [ -f "$dir/$t" ]; then
-			r=$(realpath -m --relative-to=. "$dir/$t")
-		elif [ -f "$t" ]; then
-			r=$t
-		else
-			continue # generated (build/...) or a system header in quotes
-		fi
-		echo "$f $fp $r $(part_of "$r")"
-	done
+	if [[ $f == */* ]]; then dir=${f%/*}; else dir=.; fi
+	if [ -f "$dir/$t" ]; then
+		normalise "$dir/$t"
+		r=$norm
+	elif [ -f "$t" ]; then
+		r=$t
+	else
+		continue # generated (build/...) or a system header in quotes
+	fi
+	part_of "$r"
+	echo "$f $fp $r $part"
 done)
 
 declare -A why
@@ -166,13 +191,16 @@ check_program() {
 			< <(nm --defined-only -g "$obj" | awk '{ print $3 }')
 	done
 	for obj in "$@"; do
-		rel=${obj#"$build"/} op=$(part_of "${obj#"$build"/}")
+		rel=${obj#"$build"/}
+		part_of "$rel"
+		op=$part
 		[ -n "$op" ] || continue
 		shown[$op]=1
 		while read -r sym; do
 			d=${def[$sym]:-}
 			[ -n "$d" ] || continue # the linker script's symbols, libc's
-			dp=$(part_of "$d")
+			part_of "$d"
+			dp=$part
 			[ -n "$dp" ] || continue
 			sym_edges+="${rel%.o} ${d%.o}"$'\n'
 			may_use "$op" "$dp" || swhy[$op]+="; $rel uses $sym (defined in $d)"

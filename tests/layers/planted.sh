@@ -14,8 +14,8 @@ trap 'rm -rf "$tmp"' EXIT
 plant() {
 	local name=$1 file=$2 line=$3 want=$4 copy=$tmp/$1
 	mkdir -p "$copy"
-	git ls-files -- '*.c' '*.h' '*.asm' '*.inc' docs/layout.md |
-		while read -r f; do mkdir -p "$copy/$(dirname "$f")"; cp "$f" "$copy/$f"; done
+	git ls-files -z -- '*.c' '*.h' '*.asm' '*.inc' docs/layout.md |
+		xargs -0 cp --parents -t "$copy"
 	mkdir -p "$copy/$(dirname "$file")"
 	printf '%s\n' "$line" >>"$copy/$file"
 	if tests/layers/check.sh --root "$copy" >"$tmp/$name.out" 2>&1; then
