@@ -9,11 +9,11 @@
 # a lane that exits non-zero without a failed check, prints no summary, or
 # miscounts.
 #
-# The order (2 cores here): first what several lanes share is built once
-# (make test-prep), so that no two lanes build the same file at once; then
-# two workers: one boots the images (kind image, one after another: they
-# share them), then helps the other, which takes the host and qemu lanes
-# in the file's order; last, the lanes that judge wall-clock time (kind
+# The order: first what several lanes share is built once (make
+# test-prep), so that no two lanes build the same file at once; then the
+# workers (the CPUs + 1, MAKE_TEST_JOBS=N): one boots the images (kind
+# image, one after another: they share them), then helps the others, which
+# take the host and qemu lanes in the file's order; last, the lanes that judge wall-clock time (kind
 # alone), one at a time with nothing beside them. A lane's output is
 # printed when it ends; the summary keeps the file's order.
 set -uo pipefail
@@ -102,6 +102,11 @@ drain_shared() {
 	while i=$(next_shared) && [ -n "$i" ]; do run_lane "$i"; done
 }
 
+# Workers: one more than the CPUs (a QEMU lane waits on its guest's
+# output part of its time), at least 2; MAKE_TEST_JOBS=N sets it.
+jobs=${MAKE_TEST_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
+[[ $jobs =~ ^[0-9]+$ ]] && [ "$jobs" -ge 2 ] || { echo "make test: MAKE_TEST_JOBS=$jobs is not a number >= 2, using 2"; jobs=2; }
+echo "=== make test: $jobs workers ($(nproc 2>/dev/null || echo '?') CPUs; MAKE_TEST_JOBS=N to change)"
 echo "=== make test-prep: what the lanes share, built once"
 t0=$SECONDS
 if make --no-print-directory test-prep >"$work/prep.log" 2>&1; then
@@ -115,9 +120,13 @@ fi
 	for i in "${!names[@]}"; do [ "${kinds[$i]}" = image ] && run_lane "$i"; done
 	drain_shared
 ) &
-worker=$!
+workers=($!)
+for ((w = 2; w < jobs; w++)); do
+	drain_shared &
+	workers+=($!)
+done
 drain_shared
-wait "$worker"
+wait "${workers[@]}"
 for i in "${!names[@]}"; do [ "${kinds[$i]}" = alone ] && run_lane "$i"; done
 for i in "${!names[@]}"; do
 	read -r st dt cpu <"$work/$i.st" 2>/dev/null || { st=1 dt=0 cpu=0; echo "no result" >>"$work/$i.log"; }
