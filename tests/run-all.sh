@@ -11,9 +11,9 @@
 #
 # The order: first what several lanes share is built once (make
 # test-prep), so that no two lanes build the same file at once; then the
-# workers (the CPUs + 1, MAKE_TEST_JOBS=N): one boots the images (kind
-# image, one after another: they share them), then helps the others, which
-# take the host and qemu lanes in the file's order; last, the lanes that judge wall-clock time (kind
+# workers (the CPUs + 1, MAKE_TEST_JOBS=N) take the host, qemu and image
+# lanes from one queue, the longest first when a last run's times are
+# known; last, the lanes that judge wall-clock time (kind
 # alone), one at a time with nothing beside them. A lane's output is
 # printed when it ends; the summary keeps the file's order.
 set -uo pipefail
@@ -83,10 +83,25 @@ run_lane() {
 }
 # next_shared: the index of the next host or qemu lane not yet taken, or
 # nothing when none is left.
-shared=()
+# One queue for every lane that may run beside others (kinds host, qemu,
+# image: each lane has its own work folder and only reads what test-prep
+# built). The longest first, by the last make test's times in
+# build/lane-times when there are some, so that no long lane starts last;
+# else image and other lanes alternately, the file's order within each.
+shared=() images=() others=()
 for i in "${!names[@]}"; do
-	case ${kinds[$i]} in host|qemu) shared+=("$i") ;; esac
+	case ${kinds[$i]} in host|qemu) others+=("$i") ;; image) images+=("$i") ;; esac
 done
+for ((k = 0; k < ${#images[@]} || k < ${#others[@]}; k++)); do
+	[ $k -lt ${#images[@]} ] && shared+=("${images[$k]}")
+	[ $k -lt ${#others[@]} ] && shared+=("${others[$k]}")
+done
+if [ -s build/lane-times ]; then
+	declare -A last
+	while read -r lane secs; do [[ $secs =~ ^[0-9]+$ ]] && last[$lane]=$secs; done <build/lane-times
+	mapfile -t shared < <(for i in "${shared[@]}"; do echo "${last[${names[$i]}]:-9999} $i"; done |
+		sort -s -k1,1nr | cut -d' ' -f2)
+fi
 echo 0 >"$work/next"
 next_shared() {
 	{
@@ -116,12 +131,8 @@ else
 	problems+=("test-prep: the shared build failed (make test-prep)")
 	total_fail=$((total_fail + 1))
 fi
-(
-	for i in "${!names[@]}"; do [ "${kinds[$i]}" = image ] && run_lane "$i"; done
-	drain_shared
-) &
-workers=($!)
-for ((w = 2; w < jobs; w++)); do
+workers=()
+for ((w = 1; w < jobs; w++)); do
 	drain_shared &
 	workers+=($!)
 done
@@ -133,6 +144,10 @@ for i in "${!names[@]}"; do
 	total_cpu=$((total_cpu + cpu))
 	count "${whats[$i]}" "$work/$i.log" "$st" "$dt" "$cpu"
 done
+# Each lane's wall time, for the next make test's order.
+for i in "${!names[@]}"; do
+	read -r _ dt _ <"$work/$i.st" 2>/dev/null && echo "${names[$i]} $dt"
+done >build/lane-times.new && mv build/lane-times.new build/lane-times
 echo
 echo "=== make test summary (wall time, CPU time, counts per lane)"
 printf '%s\n' "${table[@]}"
