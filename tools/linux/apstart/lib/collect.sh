@@ -121,12 +121,10 @@ boot_epoch() {
 # pending_already_filed: the pending run is a session's, and that run
 # already has its records (run-NNN-X-wbinvdW.log) or its interruption.
 pending_already_filed() {
-	local sline name num x w base
+	local sline base
 	sline=$(pending_value session_run)
-	[ -n "$sline" ] || return 1
-	name=$(kv "$sline" session) num=$(kv "$sline" run) x=$(kv "$sline" variant) w=$(kv "$sline" wbinvd)
-	[ -n "$name" ] && [ -n "$num" ] || return 1
-	base=$(session_dir_of "$name")/run-$num-$x-wbinvd$w
+	[ -n "$(kv "$sline" session)" ] && [ -n "$(kv "$sline" run)" ] || return 1
+	base=$(session_run_base "$sline")
 	[ -f "$base.log" ] || [ -f "$base.interrupted" ]
 }
 
@@ -175,9 +173,8 @@ collect_main() {
 		elif pending_already_filed; then
 			# A power cut soon after the last collect can bring back a
 			# pending file that collect had removed: its run is filed.
-			say "the pending record of $(pending_value session_run | sed 's/^session=\([0-9a-z-]*\) run=\([0-9]*\).*/session \1, run \2/') is stale (that run is filed): removed"
-			rm -f "$P_PENDING"
-			sync_file "$P_STATE"
+			say "the pending record of $(kv "$(pending_value session_run)" session), run $(kv "$(pending_value session_run)" run) is stale (that run is filed): removed"
+			clear_pending
 		else
 			pending=1 via=$(pending_value via) sline=$(pending_value session_run)
 			say "the last boot started a run: WBINVD=$(pending_value wbinvd) via $via at $(pending_value started)"
@@ -213,11 +210,7 @@ collect_main() {
 		else
 			file_nothing "$sline"
 		fi
-		# On disk before anything else: a power cut must not bring the
-		# pending file back, or the next collect files this run again
-		# as interrupted.
-		rm -f "$P_PENDING"
-		sync_file "$P_STATE"
+		clear_pending
 		clear_grub_options
 	fi
 	# Anything else: each its own run.

@@ -85,6 +85,10 @@ write_pending() {
 	printf '%s\n' "$@" | write_file "$P_PENDING" || fail "cannot write $P_PENDING"
 }
 pending_value() { sed -n "s/^$1=//p" "$P_PENDING" 2>/dev/null | head -1; }
+# clear_pending: the run in flight forgotten, on disk before going on: a
+# power cut must not bring the file back (the next collect would take it
+# for a run that brought nothing back).
+clear_pending() { rm -f "$P_PENDING" && sync_file "$P_STATE"; }
 
 # leave_linux HOW: hand over to the loaded kernel (kexec) or reboot.
 leave_linux() {
@@ -236,7 +240,7 @@ run_main() {
 		say "kexec -l $RUN_KERNEL --type multiboot2-x86 --command-line=\"$args\""
 		local out
 		if ! out=$(kexec -l "$RUN_KERNEL" --type multiboot2-x86 --command-line="$args" 2>&1); then
-			rm -f "$P_PENDING"
+			clear_pending
 			printf '%s\n' "$out" | sed 's/^/  | /' >&2
 			case $out in
 			*"Operation not permitted"*)
@@ -249,9 +253,9 @@ run_main() {
 		;;
 	grub)
 		say "grub-editenv: apstart_options=\"$args\" (the entry reads it; cleared when the run is filed)"
-		grub-editenv "$P_GRUBENV" set "apstart_options=$args" || { rm -f "$P_PENDING"; fail "grub-editenv failed"; }
+		grub-editenv "$P_GRUBENV" set "apstart_options=$args" || { clear_pending; fail "grub-editenv failed"; }
 		say "grub-reboot apstart-wbinvd$w (the next boot only)"
-		grub-reboot "apstart-wbinvd$w" || { rm -f "$P_PENDING"; fail "grub-reboot failed"; }
+		grub-reboot "apstart-wbinvd$w" || { clear_pending; fail "grub-reboot failed"; }
 		say "rebooting; the run's records come back at the next boot (apstart collect)"
 		leave_linux reboot
 		;;

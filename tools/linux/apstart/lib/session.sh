@@ -248,22 +248,28 @@ session_countdown() {
 	[ -f "$P_SESSION_RUNNING" ] && [ "$(plan_state "$name")" = running ]
 }
 
+# session_run_base SESSION-LINE: the run's files without their extension
+# (session-NNNN/run-NNN-X-wbinvdW), from "session= run= variant= wbinvd=".
+session_run_base() {
+	echo "$(session_dir_of "$(kv "$1" session)")/run-$(kv "$1" run)-$(kv "$1" variant)-wbinvd$(kv "$1" wbinvd)"
+}
+
 # session_filed SESSION-LINE FILE: from collect, the run's records filed.
 session_filed() {
-	local name num x w file=$2 seconds='' c st
-	name=$(kv "$1" session) num=$(kv "$1" run) x=$(kv "$1" variant) w=$(kv "$1" wbinvd)
+	local name num x file=$2 seconds='' c st
+	name=$(kv "$1" session) num=$(kv "$1" run) x=$(kv "$1" variant)
 	c=$(pending_value clock)
 	[ -n "$c" ] && seconds=$(( $(now_epoch) - c ))
 	st=$(sed -n 's/^@end status=\([a-z]*\).*/\1/p' "$file" | tail -1)
-	rm -f "$(session_dir_of "$name")/run-$num-$x-wbinvd$w.started"
+	rm -f "$(session_run_base "$1").started"
 	plan_line "$name" "run=$num variant=$x filed ${file##*/} bytes=$(wc -c <"$file") status=${st:-none}${seconds:+ seconds=$seconds}"
 }
 
 # session_interrupted SESSION-LINE WHY
 session_interrupted() {
-	local name num x w base c seconds=
-	name=$(kv "$1" session) num=$(kv "$1" run) x=$(kv "$1" variant) w=$(kv "$1" wbinvd)
-	base=$(session_dir_of "$name")/run-$num-$x-wbinvd$w
+	local name num x base c seconds=
+	name=$(kv "$1" session) num=$(kv "$1" run) x=$(kv "$1" variant)
+	base=$(session_run_base "$1")
 	c=$(pending_value clock)
 	[ -n "$c" ] && seconds=$(( $(now_epoch) - c ))
 	printf '%s\n' "$2" | write_file "$base.interrupted"

@@ -184,7 +184,7 @@ setup_undo() {
 	fi
 	if [ -f "$P_PENDING" ]; then
 		say "forgetting the run in flight ($P_PENDING)"
-		rm -f "$P_PENDING"
+		clear_pending
 	fi
 	if command -v grub-editenv >/dev/null 2>&1 && [ -f "$P_GRUBENV" ]; then
 		grub-editenv "$P_GRUBENV" unset apstart_options >/dev/null 2>&1 || true
