@@ -81,8 +81,6 @@ run_lane() {
 		cat "$work/$i.log"
 	} 9>"$work/print.lock"
 }
-# next_shared: the index of the next host or qemu lane not yet taken, or
-# nothing when none is left.
 # One queue for every lane that may run beside others (kinds host, qemu,
 # image: each lane has its own work folder and only reads what test-prep
 # built). The longest first, by the last make test's times in
@@ -103,6 +101,8 @@ if [ -s build/lane-times ]; then
 		sort -s -k1,1nr | cut -d' ' -f2)
 fi
 echo 0 >"$work/next"
+# next_shared: the index of the next lane in the queue not yet taken, or
+# nothing when none is left.
 next_shared() {
 	{
 		flock 8
@@ -139,15 +139,18 @@ done
 drain_shared
 wait "${workers[@]}"
 for i in "${!names[@]}"; do [ "${kinds[$i]}" = alone ] && run_lane "$i"; done
+lane_times=() # each lane's wall time, for the next make test's order
 for i in "${!names[@]}"; do
-	read -r st dt cpu <"$work/$i.st" 2>/dev/null || { st=1 dt=0 cpu=0; echo "no result" >>"$work/$i.log"; }
+	if read -r st dt cpu <"$work/$i.st" 2>/dev/null; then
+		lane_times+=("${names[$i]} $dt")
+	else
+		st=1 dt=0 cpu=0
+		echo "no result" >>"$work/$i.log"
+	fi
 	total_cpu=$((total_cpu + cpu))
 	count "${whats[$i]}" "$work/$i.log" "$st" "$dt" "$cpu"
 done
-# Each lane's wall time, for the next make test's order.
-for i in "${!names[@]}"; do
-	read -r _ dt _ <"$work/$i.st" 2>/dev/null && echo "${names[$i]} $dt"
-done >build/lane-times.new && mv build/lane-times.new build/lane-times
+printf '%s\n' "${lane_times[@]}" >build/lane-times.new && mv build/lane-times.new build/lane-times
 echo
 echo "=== make test summary (wall time, CPU time, counts per lane)"
 printf '%s\n' "${table[@]}"
