@@ -11,19 +11,8 @@
 # Variants build side by side in build/wbinvd0/ and build/wbinvd1/
 # (ARCH=i386: build/i386-wbinvd0/ and build/i386-wbinvd1/).
 
-ARCH ?= x86_64
-WBINVD ?= 0
-SLOW_TRAMP_NS ?= 0
-SLOW_PARK_NS ?= 0
-# Test-only: K extra NOPs at one point of the AP path (realmode/pad.inc),
-# PAD_INSNS=K PAD_AT=real|prot|long|park, or per point PAD_REAL=K ...
-PAD_INSNS ?= 0
-PAD_AT ?=
-MAX_CPUS ?= 512
-# Measurement-only (make marks-cost): MARKS=0 leaves out the per-phase
-# timestamps of the online path, keeping each measured window's start and
-# end (docs/timing.md, "What the marks cost").
-MARKS ?= 1
+# The knobs you will use: SMP, ARGS, FLUSH ... here; the kernel's own
+# (ARCH, WBINVD, the test-only ones) in one table, tools/build/knobs.mk.
 SMP ?= 8
 ACCEL ?= auto
 MACHINE ?= pc
@@ -39,56 +28,12 @@ VERSION := 0.1
 # make V=1 shows full command lines.
 Q := $(if $(filter 1,$(V)),,@)
 
-ifneq ($(filter-out x86_64 i386,$(ARCH)),)
-$(error ARCH must be x86_64 or i386, not '$(ARCH)')
-endif
-ifneq ($(filter-out 0 1,$(WBINVD)),)
-$(error WBINVD must be 0 or 1, not '$(WBINVD)')
-endif
-ifeq ($(shell echo '$(MAX_CPUS)' | grep -Ex '[1-9][0-9]*'),)
-$(error MAX_CPUS must be a positive number, not '$(MAX_CPUS)')
-endif
-ifeq ($(shell echo '$(SLOW_TRAMP_NS)' | grep -Ex '[0-9]+'),)
-$(error SLOW_TRAMP_NS must be a number of nanoseconds, not '$(SLOW_TRAMP_NS)')
-endif
-ifeq ($(shell echo '$(SLOW_PARK_NS)' | grep -Ex '[0-9]+'),)
-$(error SLOW_PARK_NS must be a number of nanoseconds, not '$(SLOW_PARK_NS)')
-endif
-ifneq ($(filter-out 0 1,$(MARKS)),)
-$(error MARKS must be 0 or 1, not '$(MARKS)')
-endif
-ifneq ($(filter-out real prot long park,$(PAD_AT)),)
-$(error PAD_AT must be real, prot, long or park, not '$(PAD_AT)')
-endif
-ifeq ($(shell echo '$(PAD_INSNS)' | grep -Ex '[0-9]+'),)
-$(error PAD_INSNS must be a number of instructions, not '$(PAD_INSNS)')
-endif
-ifneq ($(PAD_INSNS),0)
-ifeq ($(strip $(PAD_AT)),)
-$(error PAD_INSNS=$(PAD_INSNS) needs PAD_AT=real|prot|long|park)
-endif
-endif
-PAD_REAL ?= $(if $(filter real,$(PAD_AT)),$(PAD_INSNS),0)
-PAD_PROT ?= $(if $(filter prot,$(PAD_AT)),$(PAD_INSNS),0)
-PAD_LONG ?= $(if $(filter long,$(PAD_AT)),$(PAD_INSNS),0)
-PAD_PARK ?= $(if $(filter park,$(PAD_AT)),$(PAD_INSNS),0)
-ifeq ($(shell echo '$(PAD_REAL) $(PAD_PROT) $(PAD_LONG) $(PAD_PARK)' | grep -Ex '[0-9]+ [0-9]+ [0-9]+ [0-9]+'),)
-$(error PAD_REAL/PROT/LONG/PARK must be numbers of instructions)
-endif
-PAD_SUFFIX := $(if $(filter-out 0,$(PAD_REAL)),-padreal$(PAD_REAL))$(if $(filter-out 0,$(PAD_PROT)),-padprot$(PAD_PROT))$(if $(filter-out 0,$(PAD_LONG)),-padlong$(PAD_LONG))$(if $(filter-out 0,$(PAD_PARK)),-padpark$(PAD_PARK))
-
 # The kernel's wings (docs/layout.md): all by default; WINGS= links the
 # core alone, the minimal kernel (serial records only).
 ALL_WINGS := screen nvram experiments selftest pstore
-WINGS ?= $(ALL_WINGS)
+include tools/build/knobs.mk
 override WINGS := $(strip $(WINGS))
-ifneq ($(filter-out $(ALL_WINGS),$(WINGS)),)
-$(error WINGS names no wing: $(filter-out $(ALL_WINGS),$(WINGS)) (the wings: $(ALL_WINGS)))
-endif
-WINGS_SUFFIX := $(if $(filter-out $(ALL_WINGS),$(ALL_WINGS) $(WINGS))$(filter-out $(WINGS),$(ALL_WINGS)),$(if $(WINGS),-wings-$(subst $(eval) ,+,$(WINGS)),-core))
-VARIANT := $(if $(filter i386,$(ARCH)),i386-)wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(PAD_SUFFIX)$(if $(filter 0,$(MARKS)),-nomarks)$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))$(WINGS_SUFFIX)
 OUT := build/$(VARIANT)
-SLOW_SPIN := $(if $(filter-out 0,$(SLOW_TRAMP_NS)),1,0)
 
 CC := gcc
 NASM := nasm
@@ -117,15 +62,11 @@ endif
 KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-builtin \
 	-mgeneral-regs-only $(ARCH_CFLAGS) \
-	-I. -MMD -MP \
-	-DAPSTART_WBINVD=$(WBINVD) -DAPSTART_SLOW_TRAMP_NS=$(SLOW_TRAMP_NS) \
-	-DAPSTART_SLOW_PARK_NS=$(SLOW_PARK_NS) -DAPSTART_PAD_PARK=$(PAD_PARK) \
-	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_MARKS=$(MARKS) -DAPSTART_VERSION='"$(VERSION)"'
+	-I. -MMD -MP -DAPSTART_VERSION='"$(VERSION)"' $(KNOB_CFLAGS)
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack \
 	-m $(LD_EMULATION) -T linker.ld
 # The trampoline's variant (its own defines: it is not compiled by gcc).
-TRAMP_DEFS := -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
-	-DPAD_REAL=$(PAD_REAL) -DPAD_PROT=$(PAD_PROT) -DPAD_LONG=$(PAD_LONG) -DMARKS=$(MARKS)
+TRAMP_DEFS := $(KNOB_NASMFLAGS)
 
 # lib/ files only apstart.efi links: the kernel's bytes stay as they were.
 NOT_KERNEL_C := lib/sha256.c
@@ -148,7 +89,7 @@ include tools/build/font.mk
 # another variant's name (OUT=..., make ab's build/ab/build-a) or another
 # compiler rebuilds (tools/build/build-vars.mk).
 KBUILD_VARS := $(OUT)/build.vars
-VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS)
+VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS) | $(KNOB_WORDS)
 
 # build/apstart.elf is always the variant just asked for, so it is copied
 # every time (a timestamp rule would keep the other variant's newer copy).
@@ -159,15 +100,13 @@ kernel: $(OUT)/apstart.elf
 
 # make variant: build/<variant>/apstart.elf for the variables given
 # (ARCH, WBINVD, MAX_CPUS...), without kernel's copies. The other targets
-# ask for a variant through BUILD_VARIANT, which builds it plain (no
-# test-only spin or padding; x86_64, WBINVD=0, MAX_CPUS=512 unless named)
-# whatever this make was called with:  @$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
+# ask for a variant through BUILD_VARIANT, which builds it plain (every
+# knob of tools/build/knobs.mk at its default unless named) whatever this
+# make was called with:  @$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
 .PHONY: variant
 variant: $(OUT)/apstart.elf
 	@:
-BUILD_VARIANT = $(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 MAX_CPUS=512 MARKS=1 \
-	SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 PAD_INSNS=0 PAD_AT= PAD_REAL=0 PAD_PROT=0 \
-	PAD_LONG=0 PAD_PARK=0 WINGS='$(ALL_WINGS)' $(1) variant
+BUILD_VARIANT = $(MAKE) --no-print-directory $(KNOB_DEFAULTS) $(1) variant
 
 $(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld $(KBUILD_VARS)
 	@echo "  LD      $@"

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Developer conveniences, included from the top-level Makefile after the
-# kernel rules (it uses $(OUT), $(WBINVD), $(SLOW_SPIN)):
+# kernel rules (it uses $(OUT), $(NASMFLAGS), $(TRAMP_DEFS)):
 #
 #   make help                   every target and variable, one line each
 #                               (tools/dev/help.txt)
@@ -36,7 +36,7 @@ DEBUG_TRAMP_INSTALL ?= trampoline_install
 # flat blob's bytes, or its symbols would lie: checked on every build.
 TRAMP_SRC ?= $(TRAMP_SRC_MAIN)
 TRAMP_ELF := $(OUT)/trampoline.elf
-TRAMP_ELF_NASMFLAGS = $(NASMFLAGS) -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) -DMARKS=$(MARKS)
+TRAMP_ELF_NASMFLAGS = $(NASMFLAGS) $(TRAMP_DEFS)
 
 trampoline-elf: $(TRAMP_ELF)
 
