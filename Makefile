@@ -76,6 +76,8 @@ KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
+# A variant that sets knobs shares the plain variant's objects where it can.
+include tools/build/plain-objects.mk
 
 .PHONY: all kernel test clean deps deps-check unit-tests trampoline-tests qemu-tests timing-tests tscskew-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
