@@ -3,7 +3,8 @@
 # kernel rules (it uses $(OUT), $(NASMFLAGS), $(TRAMP_DEFS)):
 #
 #   make help                   every target and variable, one line each
-#                               (tools/dev/help.txt)
+#                               (tools/dev/help.txt; the kernel's knobs from
+#                               tools/build/knobs.mk, tools/dev/help.sh)
 #   make debug [...]            QEMU (TCG) paused with its gdb server, and gdb
 #                               with the kernel's symbols and the trampoline
 #                               blob's at its run-time address (tools/dev/debug.sh)
@@ -20,7 +21,7 @@ DEV_Q := $(if $(filter 1,$(V)),,@)
 .PHONY: help debug trampoline-elf compile_commands.json
 
 help:
-	@cat tools/dev/help.txt
+	@tools/dev/help.sh tools/dev/help.txt $(knob_help)
 
 # ---- make debug
 DEBUG_SMP ?= 2
