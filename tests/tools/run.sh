@@ -271,5 +271,8 @@ fi
 # that follow their variables
 # shellcheck source=tests/tools/refusals.sh
 . tests/tools/refusals.sh
+# ---- the kernel's build knobs: one table, checked values, the recipe
+# shellcheck source=tests/tools/knobs.sh
+. tests/tools/knobs.sh
 
 summary tools
