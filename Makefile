@@ -6,10 +6,13 @@
 #                                (TCG plugin, tools/flushmodel; or FLUSH=us=2000)
 #   make ab [RUNS=10]            WBINVD=1 against WBINVD=0, interleaved runs,
 #                                the reference's rows and a verdict
-#   make test                    unit tests, trampoline content, QEMU matrix
+#   make test                    every lane of tests/lanes; make check: those
+#                                the working tree's change needs
 #   make ARCH=i386               the 32-bit protected-mode kernel (no long mode)
+#   make help                    every target and variable
 # Variants build side by side in build/wbinvd0/ and build/wbinvd1/
-# (ARCH=i386: build/i386-wbinvd0/ and build/i386-wbinvd1/).
+# (ARCH=i386: build/i386-wbinvd0/ and build/i386-wbinvd1/; the knobs:
+# tools/build/knobs.mk).
 
 # The knobs you will use: SMP, ARGS, FLUSH ... here; the kernel's own
 # (ARCH, WBINVD, the test-only ones) in one table, tools/build/knobs.mk.
@@ -174,8 +177,9 @@ deps-check:
 verdict-calibration: deps
 	@tests/verdicts/calibrate.sh
 
-# tools.mk first: it names the kernel files host programs share (KSTATS_SRC).
-# The wings' own build rules: the host tools, the runners, the image.
+# The host tools, the runners, the EFI loader, the images. aplog.mk comes
+# before the lanes: it names the kernel file host programs share
+# (KSTATS_SRC), which the unit lane's rules take.
 include tools/aplog/aplog.mk
 include tools/run/exit-status.mk
 include tools/run/run.mk
