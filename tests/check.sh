@@ -53,7 +53,10 @@ for f in "${files[@]}"; do
 		lane=${lane%%/*}
 		want "lane:$lane" ;;
 	README.md | docs/* | CONTRIBUTING.md) want docs ;;
-	Makefile | tools/*.mk | tools/*.sh) want tools ;;
+	# the kernel's knobs and how its variants are built: the build,
+	# the exact gate (a flag that moves the code moves it), make help
+	Makefile | tools/build/knob* | tools/build/plain-objects.mk) want build tools exact ;;
+	tools/*.mk | tools/*.sh) want tools ;;
 	*) ;;
 	esac
 done
