@@ -34,10 +34,8 @@ endef
 knob = $(eval $(call knob_row,$(strip $1),$(strip $2),$(strip $3),$(strip $4),$(strip $5),$(strip $6)))$(call \
 	knob_check,$(strip $1))
 
-# ---- the values a row allows (VALUES, its first word says the kind)
-#   a|b|c      one of the words; a leading | also allows nothing
-#   a+b+c      any of the words, or none (given as "a c")
-#   N UNIT     a whole number;   N>0 UNIT   a positive one
+# ---- the values a row allows: one of a|b, some of a+b, N or N>0 UNIT
+# (knobs.mk's header), the kind told by a | or a + or the first word
 knob_digits = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst \
 	7,,$(subst 8,,$(subst 9,,$1))))))))))
 knob_number = $(and $(filter 1,$(words $1)),$(if $(call knob_digits,$1),,y))
