@@ -138,7 +138,7 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 
 .PHONY: all kernel test clean deps deps-check unit-tests trampoline-tests qemu-tests timing-tests tscskew-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
-all: deps-check kernel
+all: deps-check kernel $(APREALMODE)
 
 include tools/build/host.mk
 include tools/build/build-vars.mk
@@ -245,6 +245,7 @@ include tools/image/iso.mk
 include tools/image/secureboot.mk
 include tools/lab/netboot/netboot.mk
 include tools/lab/lava/lava.mk
+include tools/linux/realmode/realmode.mk
 include tools/linux/linux.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev/dev.mk

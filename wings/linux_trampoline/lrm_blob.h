@@ -86,6 +86,9 @@ extern const unsigned lrm_layout_count;
 /* The layout with that id, or NULL. */
 const struct lrm_layout *lrm_layout_by_id(uint32_t id);
 
+/* A field's name as Linux's struct real_mode_header has it ("?" if none). */
+const char *lrm_field_name(unsigned field);
+
 /* What a blob is, derived from its bytes. Offsets are into the blob; 0 for
  * a field the layout has not (the blob's header is at 0, so no field the
  * layout has is 0). */
