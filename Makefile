@@ -308,6 +308,8 @@ test-prep: deps
 	@# Debian's kernel for the Linux VM lanes (kexec, linux-hotplug, linux-vm):
 	@# fetched once; without the mirror each of those lanes says so and skips.
 	@tools/linux/vm/fetch.sh >/dev/null 2>&1 || echo "test-prep: Debian's kernel not fetched (the Linux VM lanes will say why)"
+	@# Debian's 6.1, 6.12 and 686 images for the realmode lane: fetched once too.
+	@tests/realmode/fetch-images.sh >/dev/null 2>&1 || echo "test-prep: Debian's kernel images not fetched (the realmode lane will say why)"
 
 clean:
 	rm -rf build

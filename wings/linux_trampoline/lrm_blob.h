@@ -29,7 +29,7 @@
 #define LRM_WAKEUP_SIGNATURE_AT 56u      /* its offset in struct wakeup_header */
 #define LRM_HEADER_WORDS_MAX 12u
 /* One line of why a check failed, for a message or a record. */
-#define LRM_WHY_SIZE 256u
+#define LRM_WHY_SIZE 512u
 
 /* The flags an LRM file records (lrm_file.h). WBINVD, 32BIT and EDITED
  * are what the blob's bytes show (lrm_blob_check derives them); the others

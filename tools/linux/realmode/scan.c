@@ -20,6 +20,7 @@ static int header_shape(const uint8_t *p, size_t avail)
 
 unsigned scan_for_blob(const uint8_t *buf, size_t len, struct scan_result *r)
 {
+	unsigned nearest_rank = 0;
 	memset(r, 0, sizeof *r);
 	for (size_t at = 0; at < len && len - at >= LRM_PAGE + 8; at += LRM_PAGE) {
 		const uint8_t *p = buf + at;
@@ -34,10 +35,8 @@ unsigned scan_for_blob(const uint8_t *buf, size_t len, struct scan_result *r)
 				continue;
 			char why[LRM_WHY_SIZE];
 			size_t rsize = lrm_relocs_parse(p + size, avail - size, size, why);
-			if (!rsize)
-				continue;
 			struct lrm_blob_info info;
-			if (lrm_blob_check(p, size, p + size, rsize, &info, why)) {
+			if (rsize && lrm_blob_check(p, size, p + size, rsize, &info, why)) {
 				if (r->found++ == 0) {
 					r->blob_at = at;
 					r->blob_size = size;
@@ -48,7 +47,11 @@ unsigned scan_for_blob(const uint8_t *buf, size_t len, struct scan_result *r)
 				}
 				break;
 			}
-			if (r->shapes++ == 0) {
+			/* The nearest: the first whose tables parsed, else the
+			 * first of all. */
+			unsigned rank = rsize ? 2 : 1;
+			if (r->shapes++ == 0 || rank > nearest_rank) {
+				nearest_rank = rank;
 				r->nearest_at = at;
 				memcpy(r->why, why, sizeof r->why);
 			}

@@ -21,9 +21,9 @@ struct scan_result {
 	size_t relocs_size;      /* and its relocations' (right after it) */
 	struct lrm_blob_info info;
 	size_t second_at;        /* the second one's offset (found > 1) */
-	unsigned shapes;         /* page-aligned blob shapes seen: a header
-				    start, an end signature, relocation tables
-				    that parse */
+	unsigned shapes;         /* page-aligned blob shapes seen that failed
+				    the check: a header's start, an end
+				    signature after it */
 	size_t nearest_at;       /* found == 0, shapes > 0: the first shape's */
 	char why[LRM_WHY_SIZE];  /* ... refusal */
 };
