@@ -4,7 +4,9 @@
 #   - Debian 12's kernel images (tests/realmode/fetch-images.sh: 6.1 xz,
 #     6.12 zstd with its appended size, 6.1 686 i386): the blob found by
 #     validation, WBINVD reported, the LRM file and its patched twin
-#     written and checked; a corrupted and a truncated image refused;
+#     written and checked, the twin's real-mode instructions the shipped
+#     ones less the wbinvd (entry-path.sh); a corrupted and a truncated
+#     image refused;
 #   - synthetic images and trees around a synthetic blob (mkfixture.c,
 #     mkimage.py; no download): every payload format through the system's
 #     own command, a build tree as shipped and as patched, and each bad
@@ -210,6 +212,15 @@ for img in amd64-6.1:linux-6.1-x86_64 amd64-6.12:linux-6.12-x86_64 i386-6.1:linu
 		ok "Debian's $n: the LRM file and its twin check as the kernel checks them"
 	else
 		fail "Debian's $n: the LRM files check" "see below" "$(cat "$work/deb-$n-check.err" "$work/deb-$n-twin.err")"
+	fi
+	# The twin runs the shipped instructions but the wbinvd: one fewer.
+	tests/realmode/entry-path.sh "$work/$n.lrm" >"$work/path-$n" 2>&1
+	tests/realmode/entry-path.sh "$work/$n-twin.lrm" >"$work/path-$n-twin" 2>&1
+	if [ "$(grep -vx wbinvd "$work/path-$n")" = "$(cat "$work/path-$n-twin")" ] &&
+		[ "$(wc -l <"$work/path-$n")" = $(($(wc -l <"$work/path-$n-twin") + 1)) ] && grep -qx wbinvd "$work/path-$n"; then
+		ok "Debian's $n: the twin's real-mode path is the shipped one without its wbinvd ($(wc -l <"$work/path-$n") -> $(wc -l <"$work/path-$n-twin") instructions to the ljmpl)"
+	else
+		fail "Debian's $n: the twin's real-mode path" "not the shipped one less its wbinvd" "$(diff "$work/path-$n" "$work/path-$n-twin")"
 	fi
 done
 # A corrupted and a truncated real image (6.12: zstd checks its frame).

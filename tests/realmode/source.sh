@@ -8,7 +8,9 @@
 # then aprealmode on the tree: the blob as shipped, byte for byte the one
 # in Debian's image of the same version; then the reference's diff
 # (tests/realmode/wbinvd.diff) applied by patch -p1, the blob rebuilt: no
-# WBINVD, recorded as patched; the diff reverted after. Each step timed.
+# WBINVD, recorded as patched, its real-mode instructions those of the
+# twin aprealmode makes of the shipped blob (entry-path.sh); the diff
+# reverted after. Each step timed.
 # Needs flex, bison, bc, libelf-dev, libssl-dev (tools/build/packages.list).
 #   tests/realmode/source.sh APREALMODE APREALMODE_ASAN
 set -uo pipefail
@@ -122,6 +124,14 @@ for v in ${SOURCE_VERSIONS:-6.1 6.12}; do
 		ok "linux-source-$v patched: $(field "$work/source-$v-patched.out" layout | cut -d' ' -f1), trampoline_start cli; ljmpw, recorded as patched, blob sha256 $(field "$work/source-$v-patched.out" blob | sed 's/.*sha256 //' | cut -c1-16)..."
 	else
 		fail "linux-source-$v patched" "exit $st" "$(cat "$work/source-$v-patched.out")"
+	fi
+	# The patch's build runs what the image's twin runs.
+	tests/realmode/entry-path.sh "$work/source-$v-patched.lrm" >"$work/path-$v-patched" 2>&1
+	tests/realmode/entry-path.sh "$work/source-$v-twin.lrm" >"$work/path-$v-twin" 2>&1
+	if [ -s "$work/path-$v-twin" ] && cmp -s "$work/path-$v-patched" "$work/path-$v-twin"; then
+		ok "linux-source-$v patched: its real-mode path = the twin's ($(wc -l <"$work/path-$v-twin") instructions to the ljmpl, addresses aside)"
+	else
+		fail "linux-source-$v patched: its real-mode path = the twin's" "they differ" "$(diff "$work/path-$v-patched" "$work/path-$v-twin")"
 	fi
 	cp "$rm/realmode.bin" "$work/realmode-$v-patched.bin"
 	cp "$rm/realmode.relocs" "$work/realmode-$v-patched.relocs"
