@@ -190,9 +190,9 @@ int main(int argc, char **argv)
 		return refuse("%s", why);
 	}
 	const char *banner = version ? version : in.banner;
-	uint32_t origin = in.origin | ((in.info.flags & (LRM_WBINVD | LRM_EDITED)) ? 0 : LRM_PATCHED);
-	if (in.info.flags & LRM_EDITED)
-		origin |= LRM_PATCHED;
+	/* A blob without WBINVD is in the reference patch's state (a tree
+	 * built with it): recorded as patched. */
+	uint32_t origin = in.origin | ((in.info.flags & LRM_WBINVD) ? 0 : LRM_PATCHED);
 	struct lrm_header h;
 	int rc = 0;
 	printf("input:             %s: %s\n", path, in.what);
