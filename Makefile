@@ -190,6 +190,9 @@ include tools/image/iso.mk
 include tools/image/secureboot.mk
 include tools/lab/netboot/netboot.mk
 include tools/lab/lava/lava.mk
+include tools/linux/realmode/realmode.mk
+# (make builds aprealmode too: named here, where realmode.mk has set it)
+all: $(APREALMODE)
 include tools/linux/linux.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev/dev.mk
@@ -243,19 +246,24 @@ test: deps
 # (tests/run-all.sh): no two lanes may build the same file at once. Made
 # with make -jN, it keeps every CPU busy: the x86_64 and i386 kernels side
 # by side (each WBINVD=1 after its plain WBINVD=0, whose objects it
-# shares), then the host tools and images as one make; Debian's kernel for
-# the Linux VM lanes (kexec, linux-hotplug, linux-vm) is fetched meanwhile
-# (once; without the mirror each of those lanes says so and skips).
+# shares), then the host tools and images as one make; meanwhile Debian's
+# kernel for the Linux VM lanes (kexec, linux-hotplug, linux-vm), then its
+# 6.1, 6.12 and 686 images for the realmode lane (fetch-images.sh takes
+# the first from the former) are fetched (once; without the mirror each
+# of those lanes says so and skips).
 .PHONY: test-prep
 test-prep: deps
-	@mkdir -p build; tools/linux/vm/fetch.sh >/dev/null 2>&1 & fetch=$$!; \
+	@mkdir -p build; \
+	{ tools/linux/vm/fetch.sh >/dev/null 2>&1 || \
+		echo "test-prep: Debian's kernel not fetched (the Linux VM lanes will say why)"; \
+	  tests/realmode/fetch-images.sh >/dev/null 2>&1 || \
+		echo "test-prep: Debian's kernel images not fetched (the realmode lane will say why)"; } & fetch=$$!; \
 	{ $(call BUILD_VARIANT,WBINVD=0) && $(call BUILD_VARIANT,WBINVD=1); } & x86=$$!; \
 	$(call BUILD_VARIANT,ARCH=i386 WBINVD=0) && $(call BUILD_VARIANT,ARCH=i386 WBINVD=1); i386=$$?; \
 	wait $$x86 && [ $$i386 = 0 ] && \
 	$(MAKE) --no-print-directory $(APLOG) $(APLOG_ASAN) $(APSTART_EFI) $(ISO) \
 		$(ISO_TEST_IMAGES) $(ISO_TEST_EFI) $(VARSTORE) $(SCREENTEXT) $(PPMCHECK) flushmodel; st=$$?; \
-	wait $$fetch || echo "test-prep: Debian's kernel not fetched (the Linux VM lanes will say why)"; \
-	exit $$st
+	wait $$fetch; exit $$st
 
 clean:
 	rm -rf build
