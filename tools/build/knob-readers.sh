@@ -5,9 +5,11 @@
 # text or in a header they include, directly or not: the files whose
 # objects a test variant must compile itself (tools/build/plain-objects.mk).
 # It reads the sources as they are now, every *.c and *.h of the tree
-# (build/ aside). A name in a comment counts too, and an include is
-# followed whether or not an #if around it holds: when in doubt, a file
-# reads the knob (its object is compiled again, never shared wrongly).
+# (build/ aside; through symbolic links, as the docs lane's work folder
+# has them). A name in a comment counts too, and an include is followed
+# whether or not an #if around it holds; a SOURCE it did not find, or an
+# include it cannot resolve, reads anything: when in doubt, a file reads
+# the knob (its object is compiled again, never shared wrongly).
 # An include names a file from the top folder (the build's -I.) or from
 # the including file's folder, as the compiler finds it.
 set -eu
@@ -70,7 +72,8 @@ END {
 		for (i = 1; i <= nincs; i++)
 			if ((to[i] in reads) && !(from[i] in reads)) { reads[from[i]] = 1; more = 1 }
 	} while (more)
+	# A SOURCE not read here (not found) may read anything.
 	k = split(want, w, " ")
-	for (i = 1; i <= k; i++) if (w[i] in reads) print w[i]
-}' $(find . -path ./build -prune -o -path ./.git -prune -o -type f \( -name '*.c' -o -name '*.h' \) -print |
+	for (i = 1; i <= k; i++) if ((w[i] in reads) || !(w[i] in known)) print w[i]
+}' $(find -L . -path ./build -prune -o -path ./.git -prune -o -type f \( -name '*.c' -o -name '*.h' \) -print |
 	sed 's|^\./||')

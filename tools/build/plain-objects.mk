@@ -17,6 +17,12 @@
 ifndef PLAIN_OBJECTS_MK_INCLUDED
 PLAIN_OBJECTS_MK_INCLUDED := 1
 
+# Which objects the kernel links is itself a stamp (tools/build/build-vars.mk):
+# an object taken from the plain variant instead of compiled here, or
+# back, relinks it even when no file changed.
+VARS.$(OUT)/link = $(KERNEL_OBJS)
+$(OUT)/apstart.elf: $(OUT)/link.vars
+
 # The knobs that change how every file is built, or which are linked.
 PLAIN_KEEPS := ARCH WINGS
 plain_value = $(if $(filter $(PLAIN_KEEPS),$1),$($1),$(KNOB_DEFAULT.$1))
