@@ -61,9 +61,11 @@ unsigned plan_run_wbinvd(const struct plan *p, size_t run)
 int plan_format(const struct plan *p, const char *created, char *buf, size_t len)
 {
 	char test_line[32] = "";
-	if (p->test_fail_run) /* tests only: this run gets selftest=ap-hang */
+#if APSTART_EFI_TEST_HOOKS
+	if (p->test_fail_run) /* this run gets selftest=ap-hang */
 		fmt_snprintf(test_line, sizeof test_line, "test_fail_run=%03u\n",
 			     (unsigned)p->test_fail_run);
+#endif
 	int n = fmt_snprintf(buf, len,
 			     "# apstart A/B session, written by apstart.efi: the plan, then a line\n"
 			     "# per step. A = WBINVD=1 (Linux before the patch), B = WBINVD=0\n"
@@ -94,36 +96,54 @@ static size_t text_len(const char *s)
 	return n;
 }
 
-/* Decimal or 0x hex at s (len bytes); stops at the first other byte. */
-static uint64_t number_at(const uint8_t *s, size_t len)
+/* A decimal number of at most max, the whole of s (len bytes). */
+static bool decimal(const uint8_t *s, size_t len, uint64_t max, uint64_t *out)
 {
 	uint64_t v = 0;
-	size_t i = 0;
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		for (i = 2; i < len; i++) {
-			uint8_t c = s[i];
-			unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0') :
-				     c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) :
-				     c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16;
-			if (d == 16)
-				break;
-			v = v * 16 + d;
-		}
-		return v;
+	if (!len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
 	}
-	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++)
-		v = v * 10 + (s[i] - '0');
-	return v;
+	*out = v;
+	return true;
 }
 
-/* The value of key=VALUE within a line ("clock=" inside a run line). */
+/* 0x and 1..16 hex digits, the whole of s. */
+static bool hex(const uint8_t *s, size_t len, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (len < 3 || len > 18 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+		return false;
+	for (size_t i = 2; i < len; i++) {
+		uint8_t c = s[i];
+		unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0') :
+			     c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10) :
+			     c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16;
+		if (d == 16)
+			return false;
+		v = v * 16 + d;
+	}
+	*out = v;
+	return true;
+}
+
+/* The decimal value of key=VALUE within a line ("clock=" inside a run
+ * line), up to the next blank. */
 static bool field(const uint8_t *s, size_t len, const char *key, uint64_t *out)
 {
 	size_t kl = text_len(key);
 	for (size_t i = 0; i + kl <= len; i++) {
 		if ((i == 0 || s[i - 1] == ' ') && starts_with(s + i, len - i, key)) {
-			*out = number_at(s + i + kl, len - i - kl);
-			return true;
+			size_t at = i + kl, n = 0;
+			while (at + n < len && s[at + n] != ' ')
+				n++;
+			return decimal(s + at, n, UINT64_MAX, out);
 		}
 	}
 	return false;
@@ -133,7 +153,10 @@ bool plan_parse(const uint8_t *text, size_t size, struct plan *p, char *why, siz
 {
 	size_t number = p->number;
 	*p = (struct plan){ .number = number };
-	bool have_state = false;
+	bool have_state = false, have_k = false, k_ok = false, seed_ok = true;
+	size_t order_len = 0;
+	uint64_t v;
+	why[0] = 0;
 	for (size_t pos = 0; pos < size;) {
 		const uint8_t *l = text + pos;
 		size_t len = 0;
@@ -142,40 +165,64 @@ bool plan_parse(const uint8_t *text, size_t size, struct plan *p, char *why, siz
 		pos += len + 1;
 		while (len && (l[len - 1] == '\r' || l[len - 1] == ' '))
 			len--;
-		uint64_t clock;
 		if (starts_with(l, len, "runs_per_variant=")) {
-			p->k = number_at(l + 17, len - 17);
+			have_k = true;
+			k_ok = decimal(l + 17, len - 17, PLAN_K_MAX, &v) && v >= 1;
+			p->k = k_ok ? (size_t)v : 0;
 		} else if (starts_with(l, len, "order=")) {
-			size_t n = len - 6 < PLAN_RUNS_MAX ? len - 6 : PLAN_RUNS_MAX;
+			/* Its true length is kept: a longer one is refused below,
+			 * never cut to fit. */
+			order_len = len - 6;
+			size_t n = order_len < PLAN_RUNS_MAX ? order_len : PLAN_RUNS_MAX;
 			for (size_t i = 0; i < n; i++)
 				p->order[i] = (char)l[6 + i];
 			p->order[n] = 0;
 		} else if (starts_with(l, len, "seed=")) {
-			p->seed = number_at(l + 5, len - 5);
+			seed_ok = hex(l + 5, len - 5, &p->seed);
 		} else if (starts_with(l, len, "cmdline=")) {
-			/* The stick is anyone's to edit: a control byte becomes a
-			 * blank, as in loader.cfg (config.c). */
+			/* A control byte becomes a blank, as in loader.cfg
+			 * (config.c). */
 			size_t n = len - 8 < PLAN_CMDLINE_MAX ? len - 8 : PLAN_CMDLINE_MAX;
 			for (size_t i = 0; i < n; i++)
 				p->cmdline[i] = l[8 + i] >= 0x20 && l[8 + i] < 0x7F ? (char)l[8 + i] : ' ';
 			p->cmdline[n] = 0;
+#if APSTART_EFI_TEST_HOOKS
 		} else if (starts_with(l, len, "test_fail_run=")) {
-			p->test_fail_run = number_at(l + 14, len - 14);
+			/* Tests only: a run number, or none. */
+			p->test_fail_run = decimal(l + 14, len - 14, PLAN_RUNS_MAX, &v) ? (size_t)v : 0;
+#endif
 		} else if (starts_with(l, len, "state=")) {
 			have_state = true;
 			p->state = starts_with(l, len, "state=running") ? PLAN_RUNNING :
 				   starts_with(l, len, "state=stopped") ? PLAN_STOPPED : PLAN_DONE;
-		} else if (starts_with(l, len, "run=") && field(l, len, "clock=", &clock)) {
+		} else if (starts_with(l, len, "run=") && field(l, len, "clock=", &v)) {
 			if (!p->started++)
-				p->first_start_s = clock;
-			p->last_start_s = clock;
+				p->first_start_s = v;
+			p->last_start_s = v;
 		}
 	}
 	p->runs = 2 * p->k;
-	bool ok = have_state && p->k >= 1 && p->k <= PLAN_K_MAX && text_len(p->order) == p->runs;
-	for (size_t i = 0; ok && i < p->runs; i++)
-		ok = p->order[i] == 'A' || p->order[i] == 'B';
-	if (!ok)
-		fmt_snprintf(why, why_len, "not a plan apstart.efi wrote");
-	return ok;
+	size_t a = 0, b = 0, other = 0;
+	for (size_t i = 0; i < order_len && i < PLAN_RUNS_MAX; i++) {
+		a += p->order[i] == 'A';
+		b += p->order[i] == 'B';
+		other += p->order[i] != 'A' && p->order[i] != 'B';
+	}
+	if (!have_state)
+		fmt_snprintf(why, why_len, "not a plan: no state= line");
+	else if (!have_k || !k_ok)
+		fmt_snprintf(why, why_len, "not a plan: runs_per_variant= is not a number 1..%u",
+			     PLAN_K_MAX);
+	else if (!seed_ok)
+		fmt_snprintf(why, why_len, "not a plan: seed= is not 0x and 1..16 hex digits");
+	else if (order_len != p->runs)
+		fmt_snprintf(why, why_len, "not a plan: order= has %llu runs, runs_per_variant=%u "
+			     "needs %u", (unsigned long long)order_len, (unsigned)p->k,
+			     (unsigned)p->runs);
+	else if (other)
+		fmt_snprintf(why, why_len, "not a plan: order= has a letter other than A or B");
+	else if (a != p->k || b != p->k)
+		fmt_snprintf(why, why_len, "not a plan: order= has %u runs of A and %u of B, not "
+			     "%u each", (unsigned)a, (unsigned)b, (unsigned)p->k);
+	return why[0] == 0;
 }

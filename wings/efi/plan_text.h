@@ -12,6 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "wings/efi/test_hooks.h"
+
 #define PLAN_K_MAX 100                  /* runs per variant */
 #define PLAN_RUNS_MAX (2 * PLAN_K_MAX)
 #define PLAN_NUMBER_MAX 9999            /* session-NNNN */
@@ -33,7 +35,7 @@ struct plan {
 	uint64_t seed;                       /* of the order */
 	char cmdline[PLAN_CMDLINE_MAX + 1];  /* every run's kernel options */
 	enum plan_state state;
-	size_t test_fail_run;                /* tests: run given selftest=ap-hang */
+	size_t test_fail_run;                /* test builds: run given selftest=ap-hang */
 	uint64_t first_start_s, last_start_s; /* firmware clock of runs started */
 	size_t started;                      /* how many "started" lines */
 };
@@ -53,8 +55,9 @@ int plan_format(const struct plan *p, const char *created, char *buf, size_t len
 
 /* Reads a whole plan.txt into p (p->number is left as the caller set
  * it). true if it is a plan apstart.efi could have written: a state=
- * line, runs_per_variant= 1..PLAN_K_MAX, order= of 2k A's and B's;
- * else false and why (a phrase). */
+ * line, runs_per_variant= 1..PLAN_K_MAX, order= of exactly k A's and k
+ * B's, every number whole and within its bound; else false and why (a
+ * phrase). test_fail_run= is read only with APSTART_EFI_TEST_HOOKS. */
 bool plan_parse(const uint8_t *text, size_t size, struct plan *p, char *why, size_t why_len);
 
 #endif

@@ -55,7 +55,10 @@ bool rec_u64(const uint8_t *d, size_t size, const char *prefix, const char *key,
 	for (size_t i = 0; text[i]; i++) {
 		if (text[i] < '0' || text[i] > '9')
 			return false;
-		v = v * 10 + (uint64_t)(text[i] - '0');
+		unsigned d = (unsigned)(text[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false; /* does not fit: never a wrapped number */
+		v = v * 10 + d;
 	}
 	*out = v;
 	return true;

@@ -15,7 +15,8 @@
  * prefix ("@end "), cut at a blank and at out_len - 1 bytes. */
 bool rec_text(const uint8_t *d, size_t size, const char *prefix, const char *key, char *out,
 	      size_t out_len);
-/* The same as a decimal number; false if missing or not a number. */
+/* The same as a decimal number; false if missing, not a number or more
+ * than 64 bits hold. */
 bool rec_u64(const uint8_t *d, size_t size, const char *prefix, const char *key, uint64_t *out);
 
 #endif

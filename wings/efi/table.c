@@ -53,7 +53,7 @@ static UINTN split_lines(char *t, UINTN len, const char **lines, UINTN max)
 void table_make(struct volume *v, const struct plan *p)
 {
 	table_start(&table, p);
-	for (UINTN r = 1; r <= p->runs; r++)
+	for (UINTN r = 1; r <= p->runs && r <= PLAN_RUNS_MAX; r++)
 		read_run(v, p, r);
 	table_finish(&table);
 	char *text = table.text;

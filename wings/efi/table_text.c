@@ -86,13 +86,17 @@ static enum outcome read_run(struct table *t, size_t run, const uint8_t *d, size
 	}
 	if (!t->emu)
 		t->emu = emulator(d, size);
-	if (!same_text(status, "pass") || !have_off || !have_on) {
+	if (settled)
+		off = off_settled;
+	bool sane = off <= TABLE_NS_MAX && on <= TABLE_NS_MAX;
+	if (!same_text(status, "pass") || !have_off || !have_on || !sane) {
 		fmt_snprintf(line, line_len, "run %03u %c WBINVD=%c FAILED: @end status=%s online=%s "
 			     "failed=%s%s", (unsigned)run, p->order[run - 1], wb, status, online,
-			     failed, have_off && have_on ? "" : ", no @summary totals");
+			     failed, !have_off || !have_on ? ", no @summary totals"
+			     : !sane ? ", @summary totals beyond 1e15 ns" : "");
 		return RUN_FAIL;
 	}
-	val[ROW_OFFLINE] = settled ? off_settled : off;
+	val[ROW_OFFLINE] = off;
 	val[ROW_ONLINE] = on;
 	val[ROW_TOTAL] = val[ROW_OFFLINE] + on;
 	char a[24], b[24], c[24];
@@ -104,11 +108,19 @@ static enum outcome read_run(struct table *t, size_t run, const uint8_t *d, size
 	return RUN_PASS;
 }
 
+/* The runs a table has lines for: the plan's, at most PLAN_RUNS_MAX. */
+static size_t runs_of(const struct plan *p)
+{
+	return p->runs < PLAN_RUNS_MAX ? p->runs : PLAN_RUNS_MAX;
+}
+
 void table_start(struct table *t, const struct plan *p)
 {
 	t->p = p;
 	for (int s = 0; s < 2; s++)
 		t->side[s] = (struct table_side){ .n = 0 };
+	for (size_t r = 0; r < PLAN_RUNS_MAX; r++)
+		t->run_line[r][0] = 0;
 	t->machine[0] = 0;
 	t->emu = NULL;
 	t->text_len = t->rows_start = t->rows_end = 0;
@@ -117,9 +129,12 @@ void table_start(struct table *t, const struct plan *p)
 void table_add_run(struct table *t, size_t run, const uint8_t *d, size_t size, bool interrupted)
 {
 	const struct plan *p = t->p;
+	if (run < 1 || run > runs_of(p))
+		return;
 	struct table_side *s = &t->side[p->order[run - 1] == 'A' ? 0 : 1];
 	char *line = t->run_line[run - 1];
 	uint64_t val[TABLE_ROWS];
+	size_t room = p->k < PLAN_K_MAX ? p->k : PLAN_K_MAX;
 
 	if (!d) {
 		fmt_snprintf(line, TABLE_LINE_MAX, "run %03u %c WBINVD=%c %s", (unsigned)run,
@@ -134,6 +149,10 @@ void table_add_run(struct table *t, size_t run, const uint8_t *d, size_t size, b
 	}
 	switch (read_run(t, run, d, size, val, line, TABLE_LINE_MAX)) {
 	case RUN_PASS:
+		if (s->n >= room) {
+			s->over++;
+			break;
+		}
 		for (int k = 0; k < TABLE_ROWS; k++)
 			s->v[k][s->n] = val[k];
 		s->n++;
@@ -147,7 +166,7 @@ void table_add_run(struct table *t, size_t run, const uint8_t *d, size_t size, b
 static void side_counts(struct table *t, const char *name, const struct table_side *s)
 {
 	put(t, "%s: %u of %u runs in the figures", name, (unsigned)s->n, (unsigned)t->p->k);
-	if (s->failed || s->interrupted || s->missing) {
+	if (s->failed || s->interrupted || s->missing || s->over) {
 		put(t, " (");
 		const char *sep = "";
 		if (s->failed) {
@@ -158,8 +177,12 @@ static void side_counts(struct table *t, const char *name, const struct table_si
 			put(t, "%s%u interrupted", sep, (unsigned)s->interrupted);
 			sep = ", ";
 		}
-		if (s->missing)
+		if (s->missing) {
 			put(t, "%s%u missing", sep, (unsigned)s->missing);
+			sep = ", ";
+		}
+		if (s->over)
+			put(t, "%s%u more than the plan has, not counted", sep, (unsigned)s->over);
 		put(t, ")");
 	}
 }
@@ -193,6 +216,6 @@ void table_finish(struct table *t)
 	t->rows_end = t->text_len;
 	put(t, "order %s (randomised pairs); one observation per run; failed and interrupted "
 	    "runs are not in the figures\n", p->order);
-	for (size_t r = 0; r < p->runs; r++)
+	for (size_t r = 0; r < runs_of(p); r++)
 		put(t, "%s\n", t->run_line[r]);
 }

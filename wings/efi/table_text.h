@@ -17,12 +17,15 @@
 #define TABLE_ROWS 3               /* Offline, Online, Total */
 #define TABLE_LINE_MAX 160         /* one run's line */
 #define TABLE_TEXT_MAX (16 * 1024 + PLAN_RUNS_MAX * TABLE_LINE_MAX)
+/* A run's total beyond this is no measurement (aplog's NS_MAX, 1e6 s). */
+#define TABLE_NS_MAX 1000000000000000ull
 
 /* One variant's runs. */
 struct table_side {
 	uint64_t v[TABLE_ROWS][PLAN_K_MAX]; /* the rows' values of the runs in the figures */
 	size_t n;                           /* runs in the figures */
 	size_t failed, interrupted, missing;
+	size_t over;                        /* passing runs past the plan's k: not counted */
 };
 
 struct table {
@@ -38,7 +41,10 @@ struct table {
 
 void table_start(struct table *t, const struct plan *p);
 /* Run number run (from 1): its file's bytes d, or d NULL when there is
- * none (then interrupted: whether its .interrupted mark is there). */
+ * none (then interrupted: whether its .interrupted mark is there). A run
+ * the plan does not have is ignored, and a side never takes more than
+ * min(k, PLAN_K_MAX) runs into its figures, whatever the plan and the
+ * files say (plan_parse refuses such plans; this holds without it). */
 void table_add_run(struct table *t, size_t run, const uint8_t *d, size_t size, bool interrupted);
 /* The whole table into t->text. */
 void table_finish(struct table *t);
