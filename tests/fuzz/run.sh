@@ -37,6 +37,8 @@ for t in "$@"; do
 	opts=(-max_total_time="$seconds" -print_final_stats=1 -max_len=$max_len
 		-artifact_prefix="$out/crashes/$t-" -timeout=10 -rss_limit_mb=2048)
 	[ "$runs" != 0 ] && opts+=(-runs="$runs")
+	# aplog reports every bad record on stderr: not the fuzzer's output.
+	[ "$t" = aplog ] && opts+=(-close_fd_mask=2)
 	nice_cmd=()
 	[ "$mode" = long ] && nice_cmd=(nice -n 19)
 	t0=$SECONDS
