@@ -5,10 +5,11 @@
  * within its arrays whatever the plan and the files say.
  *
  * Input: byte 0 runs per variant (0..255), byte 1 the number of runs
- * (0..255), then that many order letters (bit 0: A or B; 0xff: a letter
- * that is neither), then the run files, each ended by a NUL byte (a
- * missing file, a run past the last: none; bit 1 of its letter byte
- * says whether it was marked interrupted). */
+ * (0..255), then that many order letters: bit 0 A or B (0xff: a letter
+ * that is neither), bit 2 the run has no file (then bit 1: it was marked
+ * interrupted); then the run files, each ended by a NUL byte, taken in
+ * turn by the runs that have one; when they run out the last one is
+ * taken again (200 passing runs cost one file: the inputs stay small). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,20 +38,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(p->cmdline, "cycles=1", 9);
 	table_start(t, p);
 	/* One more run than the plan has, and run 0: both must be ignored. */
+	const uint8_t *file = NULL;
+	size_t file_len = 0;
 	for (size_t r = 0; r <= p->runs + 1; r++) {
-		const uint8_t *end = at < size ? memchr(data + at, 0, size - at) : NULL;
-		if (!end) {
-			table_add_run(t, r, NULL, 0, r < PLAN_RUNS_MAX && r && (flags[r - 1] & 2));
+		uint8_t f = r && r <= PLAN_RUNS_MAX ? flags[r - 1] : 0;
+		if (f & 4) {
+			table_add_run(t, r, NULL, 0, (f & 2) != 0);
 			continue;
 		}
-		size_t n = (size_t)(end - (data + at));
-		uint8_t *file = malloc(n ? n : 1);
-		if (!file)
+		const uint8_t *end = at < size ? memchr(data + at, 0, size - at) : NULL;
+		if (end) {
+			file = data + at;
+			file_len = (size_t)(end - file);
+			at += file_len + 1;
+		}
+		if (!file) {
+			table_add_run(t, r, NULL, 0, false);
+			continue;
+		}
+		uint8_t *copy = malloc(file_len ? file_len : 1); /* exact size for ASan */
+		if (!copy)
 			break;
-		memcpy(file, data + at, n);
-		table_add_run(t, r, file, n, false);
-		free(file);
-		at += n + 1;
+		memcpy(copy, file, file_len);
+		table_add_run(t, r, copy, file_len, false);
+		free(copy);
 	}
 	table_finish(t);
 	size_t room = p->k < PLAN_K_MAX ? p->k : PLAN_K_MAX;

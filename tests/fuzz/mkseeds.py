@@ -145,14 +145,15 @@ out("plan", "crafted-k100-200A",
 out("plan", "wrapping-k", b"runs_per_variant=18446744073709551617\norder=AB\nstate=running\n")
 
 # The table's input (tests/fuzz/fuzz_table.c): k, runs, the order's
-# letters, the run files each ended by NUL.
+# letters (bit 0 B, bit 2 no file, bit 1 interrupted), the run files each
+# ended by NUL (the last one repeats).
 RUN = (b"@boot cpus=4 firmware=uefi wbinvd=1\n@env brand=QEMU_TCG_CPU acpi_oem=BOCHS\n"
        b"@summary op=offline cpus=3 total_ns=40000000 settled_total_ns=41000000\n"
        b"@summary op=online cpus=3 total_ns=60000000\n@end status=pass online=4 failed=0\n")
 FAILED = b"@boot cpus=4 firmware=uefi wbinvd=0\n@end status=fail online=3 failed=1\n"
 out("table", "session-k2", bytes([2, 4, 0, 1, 1, 0]) + RUN + b"\0" + RUN + b"\0" + FAILED + b"\0")
-out("table", "interrupted", bytes([2, 4, 0, 1, 3, 0]) + RUN + b"\0" + RUN + b"\0")
-out("table", "crafted-k100-200A", bytes([100, 200]) + bytes(200) + (RUN + b"\0") * 200)
+out("table", "interrupted", bytes([2, 4, 0, 1, 7, 4]) + RUN + b"\0" + RUN + b"\0")
+out("table", "crafted-k100-200A", bytes([100, 200]) + bytes(200) + RUN + b"\0")
 out("table", "huge-totals", bytes([1, 2, 0, 1]) +
     b"@summary op=offline total_ns=18446744073709551615\n@summary op=online total_ns=99999999999999999999\n"
     b"@end status=pass\n\0" + RUN + b"\0")
