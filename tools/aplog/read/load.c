@@ -118,7 +118,15 @@ int load_file(struct set *set, const char *path, bool allow_trunc)
 	FILE *f = open_input(path);
 	if (!f)
 		return 1;
-	struct loader ld = { .m = { .file = is_stdin ? "<stdin>" : path },
+	int errors = load_stream(set, f, is_stdin ? "<stdin>" : path, allow_trunc);
+	if (!is_stdin)
+		fclose(f);
+	return errors;
+}
+
+int load_stream(struct set *set, FILE *f, const char *name, bool allow_trunc)
+{
+	struct loader ld = { .m = { .file = name },
 			     .set = set, .allow_trunc = allow_trunc, .cur = -1 };
 	char *chunk = xcalloc(CHUNK_BYTES, 1), *lb = xcalloc(LINE_MAX_BYTES, 1);
 	size_t first = set->n, line = 0, ln = 0;
@@ -176,8 +184,6 @@ int load_file(struct set *set, const char *path, bool allow_trunc)
 			ld.m.file);
 		ld.m.errors++;
 	}
-	if (!is_stdin)
-		fclose(f);
 	free(chunk);
 	free(lb);
 	return ld.m.errors;

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lib/phase_names.h"
 
@@ -152,6 +153,11 @@ enum use run_use(const struct run *r);
 /* Appends the runs of one log to set; returns the number of errors (each
  * already reported). */
 int load_file(struct set *set, const char *path, bool allow_trunc);
+/* The same from an open stream (name: the file's, in messages); the
+ * stream stays open. Whatever the bytes (a serial capture, a pstore
+ * zone, NVRAM's parts, a QR code's text from a crashed machine), it
+ * reads within its bounds or reports an error: fuzzed (tests/fuzz). */
+int load_stream(struct set *set, FILE *f, const char *name, bool allow_trunc);
 
 /* Samples marked nmi=1 feed no statistic, total, comparison or baseline
  * unless this is set (--with-nmi); verify and csv see every sample. */
