@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Host unit tests for the kernel's pure parsers (format, cmdline, stats,
-# multiboot, acpi) and the app's summary capture and QR records. Included from the top-level Makefile; paths are
+# multiboot, acpi), the app's summary capture and QR records, and the
+# Linux realmode blob check and LRM file (wings/linux_trampoline/). Included from the top-level Makefile; paths are
 # relative to the repository root. Every variable is UNIT_-prefixed.
 #
 #   make unit-tests    build both binaries, run both, print one summary
@@ -12,6 +13,7 @@ UNIT_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) \
 	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128
 UNIT_SANFLAGS := $(HOST_SAN)
 UNIT_KERNEL_SRCS := app/options.c app/kept_lines.c wings/nvram/nvram_save.c wings/screen/qr_records.c smp/modes.c \
+	wings/linux_trampoline/lrm_blob.c wings/linux_trampoline/lrm_file.c \
 	lib/format.c lib/keyword.c lib/persistent_ram.c lib/sha256.c \
 	$(addprefix kernel/,multiboot.c acpi.c memmap.c firmware.c) $(KSTATS_SRC)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)
