@@ -79,7 +79,7 @@ PAD_SUFFIX := $(if $(filter-out 0,$(PAD_REAL)),-padreal$(PAD_REAL))$(if $(filter
 
 # The kernel's wings (docs/layout.md): all by default; WINGS= links the
 # core alone, the minimal kernel (serial records only).
-ALL_WINGS := screen nvram experiments selftest pstore
+ALL_WINGS := screen nvram experiments selftest pstore linux_trampoline
 WINGS ?= $(ALL_WINGS)
 override WINGS := $(strip $(WINGS))
 ifneq ($(filter-out $(ALL_WINGS),$(WINGS)),)
@@ -127,11 +127,13 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z 
 TRAMP_DEFS := -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
 	-DPAD_REAL=$(PAD_REAL) -DPAD_PROT=$(PAD_PROT) -DPAD_LONG=$(PAD_LONG) -DMARKS=$(MARKS)
 
-# lib/ files only apstart.efi links: the kernel's bytes stay as they were.
-NOT_KERNEL_C := lib/sha256.c
+# lib/ files only apstart.efi links (and the kernel with the
+# linux_trampoline wing, whose LRM check hashes the blob).
+NOT_KERNEL_C := $(if $(filter linux_trampoline,$(WINGS)),,lib/sha256.c)
 KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT) $(NOT_KERNEL_C),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
 	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c)))
-KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
+KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM) \
+	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.asm))
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
@@ -197,6 +199,14 @@ $(OUT)/gen/%/asm_defs.inc: %/asm_defs.c Makefile $(KBUILD_VARS)
 		$(@:.inc=.s); } >$@.tmp
 	$(Q)grep -q '^%define' $@.tmp || { echo "$<: no constants found in $(@:.inc=.s)"; exit 1; }
 	$(Q)mv $@.tmp $@
+
+# A wing's entry from another trampoline (wings/linux_trampoline/entry.asm)
+# shares the core trampoline's macros: its variant's defines too.
+$(OUT)/wings/%.o: wings/%.asm Makefile $(KBUILD_VARS) | $(ASM_DEFS)
+	@mkdir -p $(dir $@)
+	@echo "  NASM    $@"
+	$(Q)$(NASM) $(NASMFLAGS) $(TRAMP_DEFS) -M -MF $(@:.o=.d) -MT $@ -MP $<
+	$(Q)$(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) -o $@ $<
 
 $(OUT)/%.o: %.asm Makefile $(KBUILD_VARS) | $(ASM_DEFS)
 	@mkdir -p $(dir $@)
