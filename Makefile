@@ -140,7 +140,7 @@ KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 
 .PHONY: all kernel test clean deps deps-check unit-tests trampoline-tests qemu-tests timing-tests tscskew-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
-all: deps-check kernel
+all: deps-check kernel $(APREALMODE)
 
 include tools/build/host.mk
 include tools/build/build-vars.mk
@@ -255,6 +255,7 @@ include tools/image/iso.mk
 include tools/image/secureboot.mk
 include tools/lab/netboot/netboot.mk
 include tools/lab/lava/lava.mk
+include tools/linux/realmode/realmode.mk
 include tools/linux/linux.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev/dev.mk
@@ -317,6 +318,8 @@ test-prep: deps
 	@# Debian's kernel for the Linux VM lanes (kexec, linux-hotplug, linux-vm):
 	@# fetched once; without the mirror each of those lanes says so and skips.
 	@tools/linux/vm/fetch.sh >/dev/null 2>&1 || echo "test-prep: Debian's kernel not fetched (the Linux VM lanes will say why)"
+	@# Debian's 6.1, 6.12 and 686 images for the realmode lane: fetched once too.
+	@tests/realmode/fetch-images.sh >/dev/null 2>&1 || echo "test-prep: Debian's kernel images not fetched (the realmode lane will say why)"
 
 clean:
 	rm -rf build

@@ -46,6 +46,8 @@ for f in "${files[@]}"; do
 	wings/pstore/*) want build layers unit qemu kexec ;;
 	wings/experiments/*) want build layers flushprobe ;;
 	wings/selftest/*) want build layers qemu ;;
+	wings/linux_trampoline/*) want build layers unit fuzz lane:realmode ;;
+	tools/linux/realmode/*) want layers fuzz docs lane:realmode ;;
 	tools/aplog/* | tools/flushmodel/*) want aplog layers docs ;;
 	tests/baselines/*) want exact ;;
 	tests/*/*)

@@ -31,13 +31,14 @@ else
 	fail "make install" "(below)" "$(tail -n 5 "$T/install.out")"
 fi
 want="boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/20_apstart usr/local/bin/aplog
+usr/local/bin/aprealmode
 usr/local/lib/apstart/collect.sh usr/local/lib/apstart/common.sh usr/local/lib/apstart/facts.sh
 usr/local/lib/apstart/region.sh usr/local/lib/apstart/run.sh usr/local/lib/apstart/session.sh
 usr/local/lib/apstart/setup.sh usr/local/lib/systemd/system/apstart-collect.service
 usr/local/lib/systemd/system/apstart-session.service usr/local/sbin/apstart
-usr/local/share/man/man1/aplog.1 usr/local/share/man/man8/apstart.8"
+usr/local/share/man/man1/aplog.1 usr/local/share/man/man1/aprealmode.1 usr/local/share/man/man8/apstart.8"
 got=$(cd "$D" 2>/dev/null && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
-[ "$got" = "$(tr '\n' ' ' <<<"$want" | tr -s ' ' | sed 's/ $//') " ] && ok "make install: the 16 files in their places" ||
+[ "$got" = "$(tr '\n' ' ' <<<"$want" | tr -s ' ' | sed 's/ $//') " ] && ok "make install: the 18 files in their places" ||
 	fail "make install: the files" "got: $got"
 if grep -q '^ExecStart=/usr/local/sbin/apstart collect --boot$' "$D/usr/local/lib/systemd/system/apstart-collect.service" &&
 	grep -q '^APSTART_LIBDIR=${APSTART_LIBDIR:-/usr/local/lib/apstart}$' "$D/usr/local/sbin/apstart" &&
@@ -53,13 +54,13 @@ v=$(APSTART_LIBDIR="$D/usr/local/lib/apstart" "$D/usr/local/sbin/apstart" --vers
 # ---- 2. the package
 X=$T/deb
 dpkg-deb -x "$DEB" "$X" && dpkg-deb -e "$DEB" "$X/DEBIAN" || fail "dpkg-deb -x" "cannot unpack $DEB"
-for f in boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/20_apstart usr/sbin/apstart usr/bin/aplog \
+for f in boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/20_apstart usr/sbin/apstart usr/bin/aplog usr/bin/aprealmode \
 	usr/lib/apstart/run.sh lib/systemd/system/apstart-collect.service lib/systemd/system/apstart-session.service \
-	usr/share/man/man8/apstart.8.gz usr/share/man/man1/aplog.1.gz usr/share/doc/apstart/copyright \
+	usr/share/man/man8/apstart.8.gz usr/share/man/man1/aplog.1.gz usr/share/man/man1/aprealmode.1.gz usr/share/doc/apstart/copyright \
 	usr/share/doc/apstart/changelog.gz; do
 	[ -f "$X/$f" ] || missing="${missing:-} $f"
 done
-[ -z "${missing:-}" ] && ok "deb: kernels in /boot, the GRUB script, apstart, aplog, units, manuals, copyright" ||
+[ -z "${missing:-}" ] && ok "deb: kernels in /boot, the GRUB script, apstart, aplog, aprealmode, units, manuals, copyright" ||
 	fail "deb: files" "missing:$missing"
 [ "$(cat "$X/DEBIAN/conffiles")" = /etc/grub.d/20_apstart ] && [ -x "$X/etc/grub.d/20_apstart" ] &&
 	ok "deb: /etc/grub.d/20_apstart is an executable conffile" || fail "deb: conffile" "$(cat "$X/DEBIAN/conffiles")"
@@ -75,7 +76,7 @@ done
 printf '\060\202\001\000' >"$T/cert.der"
 # The listing into a file: grep -q behind a pipe would end it early and
 # dpkg-deb would die of SIGPIPE (seen: "tar subprocess was killed").
-if DEB_VERSION=0.1 DEB_CERT="$T/cert.der" APLOG="$APLOG" tools/linux/deb/mkdeb.sh "$T/debcert" >"$T/debcert.out" 2>&1 &&
+if DEB_VERSION=0.1 DEB_CERT="$T/cert.der" APLOG="$APLOG" APREALMODE="${APREALMODE:-build/host/aprealmode}" tools/linux/deb/mkdeb.sh "$T/debcert" >"$T/debcert.out" 2>&1 &&
 	dpkg-deb -c "$T/debcert/apstart_0.1_amd64.deb" >"$T/debcert.list" 2>&1 &&
 	grep -q ' ./usr/share/apstart/apstart-mok.der$' "$T/debcert.list"; then
 	ok "make deb DEB_CERT=FILE.der: the certificate as /usr/share/apstart/apstart-mok.der"

@@ -290,6 +290,13 @@ static const char *const field_names[] = {
 	[RMH_MACHINE_REAL_RESTART_SEG] = "machine_real_restart_seg",
 };
 
+const char *lrm_field_name(unsigned field)
+{
+	if (field >= sizeof field_names / sizeof field_names[0] || !field_names[field])
+		return "?";
+	return field_names[field];
+}
+
 /* The blob against one layout; *score counts the checks passed (the
  * nearest layout names the first that failed). */
 static int try_layout(const uint8_t *blob, size_t size, const struct lrm_layout *l,

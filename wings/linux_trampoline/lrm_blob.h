@@ -29,7 +29,7 @@
 #define LRM_WAKEUP_SIGNATURE_AT 56u      /* its offset in struct wakeup_header */
 #define LRM_HEADER_WORDS_MAX 12u
 /* One line of why a check failed, for a message or a record. */
-#define LRM_WHY_SIZE 256u
+#define LRM_WHY_SIZE 512u
 
 /* The flags an LRM file records (lrm_file.h). WBINVD, 32BIT and EDITED
  * are what the blob's bytes show (lrm_blob_check derives them); the others
@@ -85,6 +85,9 @@ extern const struct lrm_layout lrm_layouts[];
 extern const unsigned lrm_layout_count;
 /* The layout with that id, or NULL. */
 const struct lrm_layout *lrm_layout_by_id(uint32_t id);
+
+/* A field's name as Linux's struct real_mode_header has it ("?" if none). */
+const char *lrm_field_name(unsigned field);
 
 /* What a blob is, derived from its bytes. Offsets are into the blob; 0 for
  * a field the layout has not (the blob's header is at 0, so no field the

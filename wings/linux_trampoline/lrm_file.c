@@ -141,11 +141,11 @@ int lrm_check(const void *file, size_t len, struct lrm_header *out,
 	struct lrm_header h, d;
 	struct lrm_blob_info in;
 
+	if (len < LRM_MAGIC_SIZE || memcmp(f, LRM_MAGIC, LRM_MAGIC_SIZE))
+		return lrm_why(why, "not an LRM file (no \"APLRM\" magic)");
 	if (len < sizeof h)
 		return lrm_why(why, "%zu bytes: shorter than an LRM header (%u)", len, LRM_HEADER_SIZE);
 	memcpy(&h, f, sizeof h);
-	if (memcmp(h.magic, LRM_MAGIC, LRM_MAGIC_SIZE))
-		return lrm_why(why, "not an LRM file (no \"APLRM\" magic)");
 	if (h.version != LRM_VERSION || h.header_size != LRM_HEADER_SIZE)
 		return lrm_why(why, "LRM version %u, header %u bytes: this build reads version %u, %u bytes",
 			    (unsigned)h.version, (unsigned)h.header_size, LRM_VERSION, LRM_HEADER_SIZE);
