@@ -270,8 +270,10 @@ include tests/chroot/lane.mk tests/soak/lane.mk
 # and its verdict (tools/run/ab.sh; docs/verdicts.md). AB_A/AB_B: each
 # side's make variables (AB_A=WBINVD=0 AB_B=WBINVD=0: an A/A).
 RUNS ?= 10
-AB_A ?= WBINVD=1
-AB_B ?= WBINVD=0
+# LINUX_IMAGE=FILE: that kernel's own trampoline as shipped (A) against its
+# patched twin (B), unless AB_A/AB_B say otherwise (tools/run/ab.sh).
+AB_A ?= $(if $(strip $(LINUX_IMAGE)),LINUX_IMAGE=$(strip $(LINUX_IMAGE)) LINUX_PATCHED=0,WBINVD=1)
+AB_B ?= $(if $(strip $(LINUX_IMAGE)),LINUX_IMAGE=$(strip $(LINUX_IMAGE)) LINUX_PATCHED=1,WBINVD=0)
 AB_OUT ?= build/ab
 AB_ARCH = $(if $(filter i386,$(ARCH)),ARCH=i386)
 # Under TCG one host thread for all vCPUs: far less run-to-run spread.
@@ -279,7 +281,7 @@ TCG_THREAD ?= single
 # Its exit status (0 a verdict, 1 a failed run, 2 no verdict) reaches the
 # shell as make run's does (tools/run/exit-status.mk).
 .PHONY: ab
-AB_PREREQS := deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel)
+AB_PREREQS := deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel) $(if $(findstring LINUX_IMAGE=,$(AB_A) $(AB_B)),aprealmode)
 AB_CMD = tools/run/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARCH) $(AB_B)' --tcg-thread '$(TCG_THREAD)' \
 	--out '$(AB_OUT)' \
 	--smp '$(SMP)' --accel $(ACCEL) --machine $(MACHINE) --timeout $(TIMEOUT) \
@@ -313,7 +315,7 @@ test-prep: deps
 	@$(call BUILD_VARIANT,WBINVD=1)
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
-	@$(MAKE) --no-print-directory $(APLOG) $(APLOG_ASAN) $(APSTART_EFI) $(ISO) \
+	@$(MAKE) --no-print-directory $(APLOG) $(APLOG_ASAN) $(APREALMODE) $(APREALMODE_ASAN) $(APSTART_EFI) $(ISO) \
 		$(ISO_TEST_IMAGES) $(ISO_TEST_EFI) $(VARSTORE) $(SCREENTEXT) $(PPMCHECK) flushmodel
 	@# Debian's kernel for the Linux VM lanes (kexec, linux-hotplug, linux-vm):
 	@# fetched once; without the mirror each of those lanes says so and skips.
