@@ -17,8 +17,13 @@
 # - the refusals, each before any SIPI: 6.1's (one real-mode stack, no
 #   tr_lock) with bringup=parallel, a module that is not an LRM file (the
 #   vmlinuz itself), an LRM file with one byte of its blob changed;
-# - through GRUB's module2 from the image: UEFI (OVMF) with 6.1's blob,
-#   BIOS (SeaBIOS) with the i386 kernel and 6.1's i386 twin.
+# - UEFI (OVMF): apstart.efi built with 6.1's blob and twin (make
+#   EFI_OUT=... LINUX_IMAGE=...) hands the twin over as the module and the
+#   kernel runs it; the same with one byte of the twin changed: apstart.efi
+#   says it is not the blob it was built with (Secure Boot off: a warning;
+#   on: refused, as a kernel) and the kernel refuses it before any SIPI;
+# - BIOS (SeaBIOS) through GRUB's module2 from a per-run image: the i386
+#   kernel with 6.1's i386 twin.
 #
 #   run.sh            the lane
 #   run.sh --update   rewrite the six baselines from fresh runs, show what
@@ -203,7 +208,57 @@ iso() {
 		fail "$name" "exit $st" "$(cat "$OUT/verify-iso-$1.txt" 2>/dev/null)" "$(tail -n 3 "$OUT/iso-$1.out")"
 	fi
 }
-iso "GRUB module2, UEFI (OVMF): 6.1's blob, every AP, 2 cycles, pass" "$OUT/amd64-6.1.lrm" 0 uefi
+
+# UEFI through apstart.efi: a FAT volume as the firmware's disk, the blobs
+# in \apstart\linux\, loader.cfg's entry with module=twin.
+efi_boot() { # NAME FAT-DIR LOG: OVMF boots it; sets st
+	cp /usr/share/OVMF/OVMF_VARS_4M.fd "$OUT/vars.fd"
+	timeout 240 qemu-system-x86_64 -machine q35 -accel tcg -cpu max -smp $SMP -m 512 -display none \
+		-no-reboot -serial "file:$3" -monitor none -device isa-debug-exit,iobase=0xf4,iosize=4 \
+		-drive if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd \
+		-drive "if=pflash,format=raw,unit=1,snapshot=on,file=$OUT/vars.fd" \
+		-drive "file=fat:rw:$2,format=raw,if=virtio" -nic none >"$3.qemu" 2>&1
+	st=$?
+	tr -d '\r' <"$3" >"$3.txt"
+}
+if [ -z "${image[amd64-6.1]:-}" ]; then
+	skip "apstart.efi (OVMF): 6.1's twin as the module" "Debian's 6.1 image not fetched"
+elif [ ! -r /usr/share/OVMF/OVMF_CODE_4M.fd ]; then
+	skip "apstart.efi (OVMF): 6.1's twin as the module" "no OVMF (apt-get install ovmf)"
+elif ! make --no-print-directory EFI_OUT="$OUT/efi" LINUX_IMAGE="${image[amd64-6.1]}/vmlinuz" \
+	"$OUT/efi/apstart.efi" >"$OUT/efi.make" 2>&1; then
+	fail "apstart.efi built with 6.1's blob and twin" "make failed" "$(tail -n 5 "$OUT/efi.make")"
+else
+	fat=$OUT/fat
+	rm -rf "$fat"
+	mkdir -p "$fat/EFI/BOOT" "$fat/apstart/linux"
+	cp "$OUT/efi/apstart.efi" "$fat/EFI/BOOT/BOOTX64.EFI"
+	cp "$OUT"/efi/kernels/*.elf "$fat/apstart/"
+	cp "$OUT"/efi/linux/*.lrm "$fat/apstart/linux/"
+	printf 'timeout=0\nresults_wait=0\nwbinvd=0\nmodule=twin\ncmdline=trampoline=linux cycles=2 save=off\n' \
+		>"$fat/apstart/loader.cfg"
+	log=$OUT/efi-twin.log
+	efi_boot twin "$fat" "$log"
+	if [ $st = 1 ] && grep -q 'handoff: module \\apstart\\linux\\twin.lrm at 0x' "$log.txt" &&
+		! grep -q 'is not the Linux blob' "$log.txt" &&
+		grep -q '^@trampoline kind=linux wbinvd=0 linux_version=6.1.0-[0-9]*-amd64 .*edited=1 ' "$log.txt" &&
+		"$APLOG" verify --status pass --cpus $SMP --cycles 2 "$log.txt" >"$OUT/verify-efi.txt" 2>&1; then
+		ok "apstart.efi (OVMF): 6.1's twin, its SHA-256 as built in, as the module: every AP, 2 cycles, pass"
+	else
+		fail "apstart.efi (OVMF): 6.1's twin as the module" "QEMU exit $st" "$(cat "$OUT/verify-efi.txt" 2>/dev/null)" \
+			"$(grep -a -e 'apstart.efi' -e handoff -e '^@end' -e refused "$log.txt" | tail -n 6)"
+	fi
+	printf '\x90' | dd of="$fat/apstart/linux/twin.lrm" bs=1 seek=$((0x140 + 0x2010)) conv=notrunc status=none
+	log=$OUT/efi-changed.log
+	efi_boot changed "$fat" "$log"
+	if grep -q 'apstart.efi: warning: \\apstart\\linux\\twin.lrm is not the Linux blob this apstart.efi was built with' "$log.txt" &&
+		grep -q '^@fail what=trampoline reason=lrm_invalid$' "$log.txt" && grep -q '^@end status=fail online=1 ' "$log.txt"; then
+		ok "apstart.efi (OVMF): a twin changed after the build: not the blob it was built with (Secure Boot off: a warning), the kernel refuses it"
+	else
+		fail "apstart.efi (OVMF): a changed twin" "QEMU exit $st" \
+			"$(grep -a -e 'apstart.efi' -e '^@fail' -e '^@end' -e refused "$log.txt" | tail -n 6)"
+	fi
+fi
 iso "GRUB module2, BIOS (SeaBIOS): the i386 kernel, 6.1's i386 twin, 2 cycles, pass" \
 	"$OUT/i386-6.1-twin.lrm" i386-0 bios
 

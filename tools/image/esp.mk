@@ -12,6 +12,9 @@
 #   \EFI\apstart\apstart.efi, \apstart\apstart-wbinvd{0,1}.elf
 #                            apstart.efi and the kernels whose SHA-256 it
 #                            carries (wings/efi/efi.mk)
+#   \apstart\linux\{shipped,twin}.lrm
+#                            with LINUX_IMAGE=: Linux's blob and its twin,
+#                            their SHA-256 in apstart.efi too
 # grub-mkrescue's own GRUB becomes \EFI\apstart\grub.efi: the menu when
 # Secure Boot is off. Included from the top-level Makefile.
 #
@@ -32,7 +35,8 @@ ESP_GATE := tools/image/gate.cfg
 ESP_FILES := $(ESP_TREE)/EFI/BOOT/BOOTX64.EFI $(ESP_TREE)/EFI/BOOT/mmx64.efi \
 	$(ESP_TREE)/EFI/BOOT/grubx64.efi $(ESP_TREE)/EFI/BOOT/grub.cfg $(ESP_TREE)/EFI/debian/grub.cfg \
 	$(ESP_TREE)/EFI/apstart/apstart.efi \
-	$(ESP_TREE)/apstart/apstart-wbinvd0.elf $(ESP_TREE)/apstart/apstart-wbinvd1.elf
+	$(ESP_TREE)/apstart/apstart-wbinvd0.elf $(ESP_TREE)/apstart/apstart-wbinvd1.elf \
+	build/esp-linux.stamp
 
 build/missing-package/%:
 	@echo "no $* files here: install the package $* (as root: make deps; or sudo apt-get install $*)" >&2
@@ -50,3 +54,9 @@ $(ESP_TREE)/EFI/apstart/apstart.efi: $(APSTART_EFI)
 	@install -D -m 644 $< $@
 $(ESP_TREE)/apstart/apstart-wbinvd%.elf: $(EFI_OUT)/kernels/apstart-wbinvd%.elf
 	@install -D -m 644 $< $@
+# The blobs as the table has them, in \apstart\linux\; without
+# LINUX_IMAGE the folder goes (the stamp is outside the tree: not on the stick).
+build/esp-linux.stamp: $(EFI_LRM_DIR)/image $(EFI_LRMS)
+	@rm -rf $(ESP_TREE)/apstart/linux
+	$(if $(EFI_LRMS),@mkdir -p $(ESP_TREE)/apstart/linux && cp $(EFI_LRMS) $(ESP_TREE)/apstart/linux/)
+	@touch $@

@@ -129,7 +129,7 @@ esac
 [ -r "$input" ] || die "--input: cannot read '$input'"
 if [ -n "$module" ]; then
 	[ -r "$module" ] || die "--module: cannot read '$module'"
-	[ "$loader" = grub ] || die "--module: apstart.efi loads no module (GRUB's module2 does)"
+	[ "$loader" = grub ] || die "--module: apstart.efi takes only the blobs built into it (make iso LINUX_IMAGE=...; loader.cfg module=): use --loader grub"
 	[ -z "$disk" ] || die "--module makes a per-run image: not with --disk"
 fi
 [ -z "$vars" ] || [ -w "$vars" ] || die "--vars: '$vars' is not a writable file (cp /usr/share/OVMF/OVMF_VARS_4M.fd FILE)"

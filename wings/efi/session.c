@@ -311,6 +311,7 @@ static void set_menu_lines(struct volume *v, const struct session_config *c, str
 static void fill_entry(UINTN run, struct boot_entry *e)
 {
 	e->wbinvd = plan_run_wbinvd(&cur, run);
+	e->module = NULL;
 	e->from_config = FALSE;
 	fmt_snprintf((char *)e->cmdline, sizeof e->cmdline, "%s exit=reset%s",
 		     (const char *)cur.cmdline,
