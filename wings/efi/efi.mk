@@ -57,8 +57,7 @@ $(EFI_OUT)/kernels/apstart-wbinvd%.elf: efi-kernels
 # none) makes the table again.
 EFI_LRM_DIR := $(EFI_OUT)/linux
 EFI_LRMS := $(if $(strip $(LINUX_IMAGE)),$(EFI_LRM_DIR)/shipped.lrm $(EFI_LRM_DIR)/twin.lrm)
-.PHONY: efi-lrms
-efi-lrms: $(if $(strip $(LINUX_IMAGE)),$(APREALMODE))
+$(EFI_LRM_DIR)/image: FORCE $(if $(strip $(LINUX_IMAGE)),$(APREALMODE))
 	@mkdir -p $(EFI_LRM_DIR)
 	$(Q)if [ -z '$(strip $(LINUX_IMAGE))' ]; then rm -f $(EFI_LRM_DIR)/*.lrm; else \
 		for k in shipped twin; do \
@@ -68,7 +67,7 @@ efi-lrms: $(if $(strip $(LINUX_IMAGE)),$(APREALMODE))
 	@echo '$(strip $(LINUX_IMAGE))' >$(EFI_LRM_DIR)/image.new
 	@cmp -s $(EFI_LRM_DIR)/image.new $(EFI_LRM_DIR)/image || mv -f $(EFI_LRM_DIR)/image.new $(EFI_LRM_DIR)/image
 	@rm -f $(EFI_LRM_DIR)/image.new
-$(EFI_LRM_DIR)/image $(EFI_LRMS): efi-lrms
+$(EFI_LRMS): $(EFI_LRM_DIR)/image
 	@:
 
 $(EFI_HASHES): $(EFI_KERNELS) $(EFI_LRM_DIR)/image $(EFI_LRMS) wings/efi/mkhashes.sh
