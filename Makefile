@@ -33,7 +33,7 @@ Q := $(if $(filter 1,$(V)),,@)
 
 # The kernel's wings (docs/layout.md): all by default; WINGS= links the
 # core alone, the minimal kernel (serial records only).
-ALL_WINGS := screen nvram experiments selftest pstore
+ALL_WINGS := screen nvram experiments selftest pstore linux_trampoline
 include tools/build/knobs.mk
 override WINGS := $(strip $(WINGS))
 OUT := build/$(VARIANT)
@@ -71,11 +71,13 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z 
 # The trampoline's variant (its own defines: it is not compiled by gcc).
 TRAMP_DEFS := $(KNOB_NASMFLAGS)
 
-# lib/ files only apstart.efi links: the kernel's bytes stay as they were.
-NOT_KERNEL_C := lib/sha256.c
+# lib/ files only apstart.efi links (and the kernel with the
+# linux_trampoline wing, whose LRM check hashes the blob).
+NOT_KERNEL_C := $(if $(filter linux_trampoline,$(WINGS)),,lib/sha256.c)
 KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT) $(NOT_KERNEL_C),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
 	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c)))
-KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
+KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM) \
+	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.asm))
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
@@ -142,6 +144,14 @@ $(OUT)/gen/%/asm_defs.inc: %/asm_defs.c Makefile $(KBUILD_VARS)
 	$(Q)grep -q '^%define' $@.tmp || { echo "$<: no constants found in $(@:.inc=.s)"; exit 1; }
 	$(Q)mv $@.tmp $@
 
+# A wing's entry from another trampoline (wings/linux_trampoline/entry.asm)
+# shares the core trampoline's macros: its variant's defines too.
+$(OUT)/wings/%.o: wings/%.asm Makefile $(KBUILD_VARS) | $(ASM_DEFS)
+	@mkdir -p $(dir $@)
+	@echo "  NASM    $@"
+	$(Q)$(NASM) $(NASMFLAGS) $(TRAMP_DEFS) -M -MF $(@:.o=.d) -MT $@ -MP $<
+	$(Q)$(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) -o $@ $<
+
 $(OUT)/%.o: %.asm Makefile $(KBUILD_VARS) | $(ASM_DEFS)
 	@mkdir -p $(dir $@)
 	@echo "  NASM    $@"
@@ -207,8 +217,10 @@ include tests/chroot/lane.mk tests/soak/lane.mk
 # and its verdict (tools/run/ab.sh; docs/verdicts.md). AB_A/AB_B: each
 # side's make variables (AB_A=WBINVD=0 AB_B=WBINVD=0: an A/A).
 RUNS ?= 10
-AB_A ?= WBINVD=1
-AB_B ?= WBINVD=0
+# LINUX_IMAGE=FILE: that kernel's own trampoline as shipped (A) against its
+# patched twin (B), unless AB_A/AB_B say otherwise (tools/run/ab.sh).
+AB_A ?= $(if $(strip $(LINUX_IMAGE)),LINUX_IMAGE=$(strip $(LINUX_IMAGE)) LINUX_PATCHED=0,WBINVD=1)
+AB_B ?= $(if $(strip $(LINUX_IMAGE)),LINUX_IMAGE=$(strip $(LINUX_IMAGE)) LINUX_PATCHED=1,WBINVD=0)
 AB_OUT ?= build/ab
 AB_ARCH = $(if $(filter i386,$(ARCH)),ARCH=i386)
 # Under TCG one host thread for all vCPUs: far less run-to-run spread.
@@ -216,7 +228,7 @@ TCG_THREAD ?= single
 # Its exit status (0 a verdict, 1 a failed run, 2 no verdict) reaches the
 # shell as make run's does (tools/run/exit-status.mk).
 .PHONY: ab
-AB_PREREQS := deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel)
+AB_PREREQS := deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel) $(if $(findstring LINUX_IMAGE=,$(AB_A) $(AB_B)),aprealmode)
 AB_CMD = tools/run/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARCH) $(AB_B)' --tcg-thread '$(TCG_THREAD)' \
 	--out '$(AB_OUT)' \
 	--smp '$(SMP)' --accel $(ACCEL) --machine $(MACHINE) --timeout $(TIMEOUT) \
@@ -261,7 +273,7 @@ test-prep: deps
 	{ $(call BUILD_VARIANT,WBINVD=0) && $(call BUILD_VARIANT,WBINVD=1); } & x86=$$!; \
 	$(call BUILD_VARIANT,ARCH=i386 WBINVD=0) && $(call BUILD_VARIANT,ARCH=i386 WBINVD=1); i386=$$?; \
 	wait $$x86 && [ $$i386 = 0 ] && \
-	$(MAKE) --no-print-directory $(APLOG) $(APLOG_ASAN) $(APSTART_EFI) $(ISO) \
+	$(MAKE) --no-print-directory $(APLOG) $(APLOG_ASAN) $(APREALMODE) $(APREALMODE_ASAN) $(APSTART_EFI) $(ISO) \
 		$(ISO_TEST_IMAGES) $(ISO_TEST_EFI) $(VARSTORE) $(SCREENTEXT) $(PPMCHECK) flushmodel; st=$$?; \
 	wait $$fetch; exit $$st
 

@@ -34,7 +34,7 @@ want="boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/20_apstart us
 usr/local/bin/aprealmode
 usr/local/lib/apstart/collect.sh usr/local/lib/apstart/common.sh usr/local/lib/apstart/facts.sh
 usr/local/lib/apstart/region.sh usr/local/lib/apstart/run.sh usr/local/lib/apstart/session.sh
-usr/local/lib/apstart/setup.sh usr/local/lib/systemd/system/apstart-collect.service
+usr/local/lib/apstart/setup.sh usr/local/lib/apstart/trampoline.sh usr/local/lib/systemd/system/apstart-collect.service
 usr/local/lib/systemd/system/apstart-session.service usr/local/sbin/apstart
 usr/local/share/man/man1/aplog.1 usr/local/share/man/man1/aprealmode.1 usr/local/share/man/man8/apstart.8"
 got=$(cd "$D" 2>/dev/null && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')

@@ -9,7 +9,10 @@
 # ext2 disk, so the filed runs survive the resets (tests/linux-tool/vm-init).
 # Linux's command line holds what apstart setup puts there. Each boot runs
 # apstart collect, then apstart run --via kexec -- cycles=K; the kernel's
-# warm reset boots the same Linux again. SeaBIOS makes 2 runs, OVMF 1.
+# warm reset boots the same Linux again. SeaBIOS makes 2 runs, OVMF 1;
+# SeaBIOS's second goes through Linux's own trampoline: apstart run --via
+# kexec --trampoline running --wbinvd 1 (the VM's /boot/vmlinuz-$(uname -r),
+# Debian's image, through aprealmode and xz in the VM; kexec --module).
 # Checked from the serial capture and the disk (debugfs):
 #   - each run filed (run-0001.log, run-0002.log) = the run's serial bytes,
 #     byte for byte (from the CR LF before apstart's banner through its
@@ -17,7 +20,10 @@
 #   - the second run did not overwrite the first; aplog verify on each
 #     (firmware said as Linux knows it, the run's cycles);
 #   - what apstart told kexec (pstore=, exit=reboot, firmware=, and on UEFI
-#     acpi_rsdp= from /sys/firmware/efi/systab).
+#     acpi_rsdp= from /sys/firmware/efi/systab);
+#   - the trampoline run: its record says Linux's blob of the VM's own
+#     kernel ran, as shipped (@trampoline kind=linux wbinvd=1
+#     linux_version=RELEASE), kexec got the LRM file as --module.
 #   tests/linux-tool/vm.sh APLOG
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -58,6 +64,13 @@ add_binary() { # PATH DEST: a dynamic binary and every library ldd names
 }
 add_binary "$(command -v bash)" bin/bash
 add_binary "$stage/usr/bin/aplog" usr/bin/aplog
+# --trampoline running: aprealmode, the xz its payload needs, the image.
+add_binary "$stage/usr/bin/aprealmode" usr/bin/aprealmode
+add_binary "$(command -v xz)" usr/bin/xz
+release=$(sed -n 's/^kernel: *Linux version \([^ ]*\).*/\1/p' \
+	<("$stage/usr/bin/aprealmode" "$dir/vmlinuz" -o "$out/vm-kernel.lrm" 2>&1))
+[ -n "$release" ] || { fail "aprealmode on the VM's kernel" "no release found"; summary "$lane"; exit 1; }
+adds+=(--add "$dir/vmlinuz:boot/vmlinuz-$release")
 adds+=(--add "$stage/usr/sbin/apstart:usr/sbin/apstart")
 for w in 0 1; do adds+=(--add "$stage/boot/apstart-wbinvd$w.elf:boot/apstart-wbinvd$w.elf"); done
 for f in "$stage"/usr/lib/apstart/*.sh; do adds+=(--add "$f:usr/lib/apstart/${f##*/}"); done
@@ -93,7 +106,7 @@ boot() { # NAME RUNS QEMU-ARGS...: one QEMU session in the background
 	) &
 }
 t0=$SECONDS
-boot bios 2 -machine pc
+boot bios "2 vm_tramp_run=2" -machine pc
 cp /usr/share/OVMF/OVMF_VARS_4M.fd "$out/OVMF_VARS.fd"
 boot uefi 1 -machine q35 \
 	-drive if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd \
@@ -139,6 +152,14 @@ EOF
 		fail "$label: kexec's command line" "" "$(grep -a 'kexec -l' "$out/$name.txt")"
 }
 check_session bios SeaBIOS 2 bios
+tr_run=$out/bios-run-2.log
+if [ -s "$tr_run" ] && grep -aq "^@trampoline kind=linux wbinvd=1 linux_version=$release .*patched=0 " <(tr -d '\r' <"$tr_run") &&
+	grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd1.elf --type multiboot2-x86 --module=/var/lib/apstart/trampoline/vmlinuz-$release.lrm --command-line=\".* trampoline=linux cycles=2\"" "$out/bios.txt"; then
+	ok "SeaBIOS run 2: apstart run --trampoline running: the VM's kernel's own blob ($release), as shipped, kexec --module"
+else
+	fail "SeaBIOS run 2: apstart run --trampoline running" "" "$(grep -a 'kexec -l\|refused\|trampoline' "$out/bios.txt" | tail -5)" \
+		"$(grep -a '^@trampoline' "$tr_run" 2>/dev/null)"
+fi
 check_session uefi OVMF 1 uefi
 if [ -s "$out/bios-run-1.log" ] && [ -s "$out/bios-run-2.log" ] && ! cmp -s "$out/bios-run-1.log" "$out/bios-run-2.log" &&
 	grep -q 'cycles=1' "$out/bios-run-1.log" && grep -q 'cycles=2' "$out/bios-run-2.log"; then

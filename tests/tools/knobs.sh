@@ -26,11 +26,13 @@ else
 fi
 
 # ---- the variants' names (docs/building.md, tests/timing, make ab use them)
+# Every wing, in another order than ALL_WINGS: still the default variant.
+all_wings=$(make -pq 2>/dev/null | sed -n 's/^ALL_WINGS := //p' | tr ' ' '\n' | tac | xargs)
 names=("|wbinvd0" "WBINVD=1|wbinvd1" "ARCH=i386 WBINVD=1 SLOW_TRAMP_NS=2000|i386-wbinvd1-slow2000"
 	"SLOW_PARK_NS=2000|wbinvd0-slowpark2000" "PAD_INSNS=5 PAD_AT=park|wbinvd0-padpark5"
 	"PAD_REAL=1 PAD_PROT=10 PAD_LONG=100 PAD_PARK=1|wbinvd0-padreal1-padprot10-padlong100-padpark1"
 	"MARKS=0 MAX_CPUS=4|wbinvd0-nomarks-max4" "WINGS=|wbinvd0-core" "WINGS=pstore screen|wbinvd0-wings-pstore+screen"
-	"WINGS=pstore screen nvram experiments selftest|wbinvd0")
+	"WINGS=$all_wings|wbinvd0")
 wrong=
 for n in "${names[@]}"; do
 	IFS='|' read -r vars want <<<"$n"

@@ -12,6 +12,9 @@
 #   \EFI\apstart\apstart.efi, \apstart\apstart-wbinvd{0,1}.elf
 #                            apstart.efi and the kernels whose SHA-256 it
 #                            carries (wings/efi/efi.mk)
+#   \apstart\linux\{shipped,twin}.lrm
+#                            with LINUX_IMAGE=: Linux's blob and its twin,
+#                            their SHA-256 in apstart.efi too
 # grub-mkrescue's own GRUB becomes \EFI\apstart\grub.efi: the menu when
 # Secure Boot is off. Two trees: build/esp/ for the image (make iso, make
 # usb, what make sign signs: build/efi/apstart.efi) and build/esp-test/
@@ -37,7 +40,8 @@ ESP_TEST_TREE := build/esp-test
 ESP_FILES_IN = $(addprefix $(1)/,EFI/BOOT/BOOTX64.EFI EFI/BOOT/mmx64.efi EFI/BOOT/grubx64.efi \
 	EFI/BOOT/grub.cfg EFI/debian/grub.cfg EFI/apstart/apstart.efi \
 	apstart/apstart-wbinvd0.elf apstart/apstart-wbinvd1.elf)
-ESP_FILES := $(call ESP_FILES_IN,$(ESP_TREE))
+# The release tree also holds LINUX_IMAGE's blobs (build/esp-linux.stamp).
+ESP_FILES := $(call ESP_FILES_IN,$(ESP_TREE)) build/esp-linux.stamp
 ESP_TEST_FILES := $(call ESP_FILES_IN,$(ESP_TEST_TREE))
 
 build/missing-package/%:
@@ -63,3 +67,10 @@ $(1)/apstart/apstart-wbinvd%.elf: $$(EFI_OUT)/kernels/apstart-wbinvd%.elf
 endef
 $(eval $(call ESP_TREE_RULES,$(ESP_TREE),$(APSTART_EFI)))
 $(eval $(call ESP_TREE_RULES,$(ESP_TEST_TREE),$(APSTART_EFI_TEST)))
+# The blobs as the table has them, in \apstart\linux\ of the release
+# tree; without
+# LINUX_IMAGE the folder goes (the stamp is outside the tree: not on the stick).
+build/esp-linux.stamp: $(EFI_LRM_DIR)/image $(EFI_LRMS)
+	@rm -rf $(ESP_TREE)/apstart/linux
+	$(if $(EFI_LRMS),@mkdir -p $(ESP_TREE)/apstart/linux && cp $(EFI_LRMS) $(ESP_TREE)/apstart/linux/)
+	@touch $@

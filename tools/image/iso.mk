@@ -100,20 +100,31 @@ $(ISO_KDIR)/boot/grub/x86_64-efi/grub.cfg: $(ESP_GATE)
 $(ISO_TEST_KDIR)/boot/grub/x86_64-efi/grub.cfg: $(ESP_GATE)
 	@install -D -m 644 $< $@
 
-# $(call ISO_IMAGE,image,menu dir,timeout[,default wbinvd,default args])
+# LINUX_IMAGE=FILE|TREE|running (make iso, make usb): that Linux kernel's
+# realmode blob and its patched twin on the image (/boot/linux/), each with
+# a menu entry that runs it (trampoline=linux, GRUB's module2;
+# tools/image/linux-entries.sh, docs/linux-trampoline.md). Without it the
+# folder goes. The files' SHA-256s end the grub.cfg: a new blob, a new image.
+LINUX_IMAGE ?=
+ISO_LINUX = entries=$$$$(tools/image/linux-entries.sh $(1) '$(subst ','\'',$(strip $(LINUX_IMAGE)))') || exit 1; \
+	export LINUX_ENTRIES="$$$$entries";
+
+# $(call ISO_IMAGE,image,menu dir,timeout[,default wbinvd,default args[,linux]])
 # Rules for one image: its grub.cfg (regenerated every time, replaced only
 # when the text differs, so changed parameters also rebuild the image) and
-# the ISO made from the shared kernel tree plus that menu. An image under
-# $(ISO_TEST_DIR) is made from the tests' trees.
+# the ISO made from the shared kernel tree plus that menu; linux: with
+# LINUX_IMAGE's entries. An image under $(ISO_TEST_DIR) is made from the
+# tests' trees.
 ISO_IS_TEST = $(filter $(ISO_TEST_DIR)/%,$(1))
 ISO_KDIR_OF = $(if $(ISO_IS_TEST),$(ISO_TEST_KDIR),$(ISO_KDIR))
 ISO_KERNELS_OF = $(if $(ISO_IS_TEST),$(ISO_TEST_KERNELS),$(ISO_KERNELS))
 ISO_ESP_OF = $(if $(ISO_IS_TEST),$(ESP_TEST_TREE),$(ESP_TREE))
 ISO_ESP_FILES_OF = $(if $(ISO_IS_TEST),$(ESP_TEST_FILES),$(ESP_FILES))
 define ISO_IMAGE
-$(2)/boot/grub/grub.cfg: iso-force
+$(2)/boot/grub/grub.cfg: iso-force $(if $(6),$(if $(strip $(LINUX_IMAGE)),$(APREALMODE)))
 	@mkdir -p $$(@D)
-	$(ISO_Q)$(ISO_MKCFG) $(ISO_TEMPLATE) $(3) $(4) $(5) >$$@.new
+	$(ISO_Q)$(if $(6),$(call ISO_LINUX,$(2))) $(ISO_MKCFG) $(ISO_TEMPLATE) $(3) $(4) $(5) >$$@.new
+	$(if $(6),@[ ! -d $(2)/boot/linux ] || (cd $(2)/boot/linux && sha256sum *.lrm 2>/dev/null) | sed 's/^/# linux blob: /' >>$$@.new)
 	@if cmp -s $$@.new $$@; then rm -f $$@.new; else \
 		echo "  GRUBCFG $$@"; mv -f $$@.new $$@; fi
 
@@ -125,7 +136,7 @@ $(1): $(call ISO_KERNELS_OF,$(1)) $(call ISO_ESP_FILES_OF,$(1)) $(2)/boot/grub/g
 	@mv -f $$@.new $$@
 endef
 
-$(eval $(call ISO_IMAGE,$(ISO),build/iso/menu,$(ISO_TIMEOUT)))
+$(eval $(call ISO_IMAGE,$(ISO),build/iso/menu,$(ISO_TIMEOUT),,,linux))
 # Test images: default entry WBINVD=0 with ISO_TEST_ARGS; the -halt one
 # runs ISO_TEST_SCREEN_ARGS and keeps the machine up after @end for the
 # screen's pages.

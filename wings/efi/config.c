@@ -182,6 +182,16 @@ void config_load(struct volume *v, struct menu *m, struct loader_config *c)
 			} else {
 				Print(L"loader.cfg:%d: wbinvd must be 0 or 1 (ignored)\n", lineno);
 			}
+		} else if (key_is(line, klen, "module")) {
+			/* Linux's own trampoline: the blob as shipped or its twin */
+			if (vlen == 7 && key_is(val, vlen, "shipped"))
+				own.module = APSTART_LRM_SHIPPED;
+			else if (vlen == 4 && key_is(val, vlen, "twin"))
+				own.module = APSTART_LRM_TWIN;
+			else
+				Print(L"loader.cfg:%d: module must be shipped or twin (ignored)\n",
+				      lineno);
+			have_own = have_own || own.module;
 		} else if (key_is(line, klen, "cmdline")) {
 			UINTN i = 0;
 			for (; i < vlen && i < CMDLINE_MAX; i++)

@@ -69,11 +69,34 @@ $(EFI_OUT)/kernels/apstart-wbinvd%.elf: efi-kernels
 	$(Q)objcopy --strip-debug build/wbinvd$*/apstart.elf $@.new
 	@if cmp -s $@.new $@; then rm -f $@.new; else echo "  STRIP   $@"; mv -f $@.new $@; fi
 
-$(EFI_HASHES): $(EFI_KERNELS) wings/efi/mkhashes.sh
+# LINUX_IMAGE= (make iso, make usb, make efi): that kernel's realmode blob
+# and its patched twin go onto the stick as \apstart\linux\shipped.lrm and
+# twin.lrm (tools/image/esp.mk), their SHA-256 into the table beside the
+# kernels': under Secure Boot apstart.efi hands over only those
+# (docs/linux-trampoline.md). The stamp holds LINUX_IMAGE: a change (or
+# none) makes the table again.
+EFI_LRM_DIR := $(EFI_OUT)/linux
+EFI_LRMS := $(if $(strip $(LINUX_IMAGE)),$(EFI_LRM_DIR)/shipped.lrm $(EFI_LRM_DIR)/twin.lrm)
+$(EFI_LRM_DIR)/image: FORCE $(if $(strip $(LINUX_IMAGE)),$(APREALMODE))
+	@mkdir -p $(EFI_LRM_DIR)
+	$(Q)if [ -z '$(strip $(LINUX_IMAGE))' ]; then rm -f $(EFI_LRM_DIR)/*.lrm; else \
+		for k in shipped twin; do \
+			f=$$(tools/run/linux-lrm.sh $$([ $$k = twin ] && echo --twin) '$(strip $(LINUX_IMAGE))') || exit 1; \
+			cmp -s "$$f" $(EFI_LRM_DIR)/$$k.lrm || { echo "  LRM     $(EFI_LRM_DIR)/$$k.lrm"; cp "$$f" $(EFI_LRM_DIR)/$$k.lrm; }; \
+		done; fi
+	@echo '$(strip $(LINUX_IMAGE))' >$(EFI_LRM_DIR)/image.new
+	@cmp -s $(EFI_LRM_DIR)/image.new $(EFI_LRM_DIR)/image || mv -f $(EFI_LRM_DIR)/image.new $(EFI_LRM_DIR)/image
+	@rm -f $(EFI_LRM_DIR)/image.new
+$(EFI_LRMS): $(EFI_LRM_DIR)/image
+	@:
+
+$(EFI_HASHES): $(EFI_KERNELS) $(EFI_LRM_DIR)/image $(EFI_LRMS) wings/efi/mkhashes.sh
 	@mkdir -p $(@D)
 	@echo "  GEN     $@"
 	$(Q)wings/efi/mkhashes.sh APSTART_KERNEL0=$(EFI_OUT)/kernels/apstart-wbinvd0.elf \
-		APSTART_KERNEL1=$(EFI_OUT)/kernels/apstart-wbinvd1.elf >$@.new
+		APSTART_KERNEL1=$(EFI_OUT)/kernels/apstart-wbinvd1.elf \
+		$(if $(EFI_LRMS),APSTART_LRM_SHIPPED=$(EFI_LRM_DIR)/shipped.lrm \
+		APSTART_LRM_TWIN=$(EFI_LRM_DIR)/twin.lrm) >$@.new
 	@mv -f $@.new $@
 
 # The section's C: one array, 4 KiB-aligned, so that gnu-efi's linker

@@ -321,6 +321,7 @@ static void set_menu_lines(struct volume *v, const struct session_config *c, str
 static void fill_entry(UINTN run, struct boot_entry *e)
 {
 	e->wbinvd = plan_run_wbinvd(&cur, run);
+	e->module = NULL;
 	e->from_config = FALSE;
 	const char *test = "";
 #if APSTART_EFI_TEST_HOOKS

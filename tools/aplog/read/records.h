@@ -93,6 +93,8 @@ struct run {
 	bool bad_boot;        /* @boot was malformed: skip range checks */
 	char *boot_fields;    /* the @boot line after the word, for lookups */
 	char *env_fields;     /* the same of @env, NULL if the run has none */
+	char *tramp_fields;   /* the same of @trampoline, NULL if none (a kernel
+				 before it: the core's trampoline) */
 	char kernel[STR_MAX], version[STR_MAX], tsc_source[STR_MAX];
 	int firmware;         /* index into firmware_names */
 	unsigned wbinvd, x2apic;
@@ -182,6 +184,8 @@ int run_tsc_sync(const struct run *r, uint32_t apic);
 const char *run_boot_field(const struct run *r, const char *key, size_t *len);
 /* The same in its @env record. */
 const char *run_env_field(const struct run *r, const char *key, size_t *len);
+/* The same in its @trampoline record. */
+const char *run_tramp_field(const struct run *r, const char *key, size_t *len);
 
 /* ---- key=value records, shared with the baseline file parser --------- */
 
