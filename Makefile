@@ -144,6 +144,14 @@ include tools/build/host.mk
 include tools/build/build-vars.mk
 include tools/build/font.mk
 
+# The options of the wings left out (WINGS=...), "NAME:WING ...", read
+# from their tables: a kernel built without a wing names it when one of
+# its options is given (app/wing.c).
+ABSENT_WINGS := $(filter-out $(WINGS),$(ALL_WINGS))
+ABSENT_OPTIONS := $(strip $(foreach w,$(ABSENT_WINGS),$(shell awk -v wing=$(w) -f tools/build/kernel-options.awk wings/$(w)/*.c)))
+$(OUT)/app/wing.o: KCFLAGS += -DAPSTART_ABSENT_OPTIONS='"$(ABSENT_OPTIONS)"'
+$(OUT)/app/wing.o: $(foreach w,$(ABSENT_WINGS),$(wildcard wings/$(w)/*.c)) tools/build/kernel-options.awk
+
 # Everything a kernel build in $(OUT) is made with: a folder named by
 # another variant's name (OUT=..., make ab's build/ab/build-a) or another
 # compiler rebuilds (tools/build/build-vars.mk).

@@ -37,10 +37,21 @@ void wings_before_end(void)
 			w->before_end();
 }
 
-bool wing_linked(const char *name)
+/* The options of the wings this kernel was built without, "NAME:WING ...":
+ * the Makefile reads them from those wings' tables (app/wing.o only). */
+#ifndef APSTART_ABSENT_OPTIONS
+#define APSTART_ABSENT_OPTIONS ""
+#endif
+
+void wings_option_targets(struct option_targets *t, struct options *o)
 {
+	static struct option_table tables[WINGS_MAX];
+	uint32_t n = 0;
+
 	for_each_wing(w)
-		if (strlen(w->name) == strlen(name) && memcmp(w->name, name, strlen(name)) == 0)
-			return true;
-	return false;
+		if (w->options.count && n < WINGS_MAX)
+			tables[n++] = w->options;
+	*t = (struct option_targets){
+		.core = o, .wings = tables, .wing_count = n, .absent = APSTART_ABSENT_OPTIONS,
+	};
 }

@@ -35,10 +35,30 @@ struct run_facts {
 	uint32_t cycles;
 };
 
+/* A measurement a wing makes instead of the offline/online cycles, when
+ * its options ask for it (probe=flush: the experiments wing). The core
+ * chooses the run once, before anything is measured, and says which
+ * (app/run.h: run_choose()); the chosen one runs after the first
+ * bring-up, where the cycles would. */
+struct wing_run {
+	const char *name;        /* the option that asks for it: "probe=flush" */
+	const char *title;       /* what its result is called: "flush probe" */
+	bool (*chosen)(void);    /* its options ask for it */
+	bool (*measure)(const struct options *o); /* true: it finished */
+	/* Its result in a few lines for people (the result page): *n of them,
+	 * 0 when there is none. */
+	const char *const *(*summary)(uint32_t *n);
+};
+
 /* The steps of a run at which a wing may act, in the order they come.
  * Every member may be NULL. */
 struct wing {
 	const char *name;
+	/* The options the wing brings: its rows, parsed with the core's from
+	 * the command line into its own struct (app/options.h), before any
+	 * step below; WING_OPTIONS(rows, &store). A kernel built without the
+	 * wing names it when one of them is given (problem=no_wing). */
+	struct option_table options;
 	/* Before anything is placed in memory, after a silent first pass over
 	 * the command line (as Linux's early_param()): a wing may claim RAM
 	 * the loader handed over (pstore=), clear of busy[], what the kernel
@@ -52,7 +72,7 @@ struct wing {
 	 * from here on shows on it); facts has the firmware and loader. */
 	void (*boot_info)(const struct boot_info *bi, const struct run_facts *facts);
 	/* The command line is parsed (its @warn records are printed). */
-	void (*options)(const struct options *o, const struct boot_info *bi);
+	void (*options_parsed)(const struct options *o, const struct boot_info *bi);
 	/* cpus[] is filled from the MADT; no AP has been started. */
 	void (*cpus_found)(const struct options *o);
 	/* Everything about the run is known: just before the measurement. */
@@ -60,10 +80,8 @@ struct wing {
 	/* Around the first bring-up of every AP. */
 	void (*before_bring_up)(void);
 	void (*after_bring_up)(const struct options *o);
-	/* Instead of the offline/online cycles: true if this wing measured
-	 * (*complete says whether it finished), false if it has nothing to
-	 * do for these options. The first wing that measures is the run. */
-	bool (*measure)(const struct options *o, bool *complete);
+	/* A measurement it may make instead of the cycles (struct wing_run). */
+	const struct wing_run *run;
 	/* The measurement is over; the APs are about to be parked for the
 	 * end of the run. */
 	void (*measured)(void);
@@ -77,24 +95,25 @@ struct wing {
 	 * the run finished): a wing may show them until power-off. Does not
 	 * return if it takes the screen. */
 	void (*halted)(bool pass);
-	/* A wing that measured: what its result is called on the result
-	 * page ("flush probe"), and the page's lines, *n of them. */
-	const char *result_title;
-	const char *const *(*result_lines)(uint32_t *n);
 };
+
+#define WING_OPTIONS(rows, store) OPTION_TABLE(rows, store)
 
 #define WING(id) \
 	static const struct wing wing_##id \
 		__attribute__((used, section(".wings"), aligned(sizeof(void *))))
 
-/* The wings linked in, from the linker script. */
+/* The wings linked in, from the linker script; at most WINGS_MAX. */
+#define WINGS_MAX 16
 extern const struct wing __wings_start[], __wings_end[];
 #define for_each_wing(w) for (const struct wing *w = __wings_start; w < __wings_end; w++)
 
 /* "screen,nvram,..." or "none", for the records. */
 const char *wings_linked(void);
-/* Is the wing of this name linked in? */
-bool wing_linked(const char *name);
+/* What the command line is parsed into: the core's options o, every
+ * linked wing's table, and the options of the wings this kernel was built
+ * without. */
+void wings_option_targets(struct option_targets *t, struct options *o);
 /* The RAM the wings hold (their reserved steps), at most max ranges into
  * out; returns how many. */
 #define WINGS_RESERVED_MAX 4

@@ -62,6 +62,15 @@ bool efi_runtime_usable(void)
 	return rt_usable;
 }
 
+/* The wing maps the runtime services itself, only when it will save. */
+static unsigned runtime_inits;
+bool efi_runtime_init(const struct boot_info *bi, diag_fn diag, void *ctx)
+{
+	(void)bi, (void)diag, (void)ctx;
+	runtime_inits++;
+	return rt_usable;
+}
+
 efi_status efi_query_variable_info(uint32_t attrs, uint64_t *max_storage,
 				   uint64_t *remaining, uint64_t *max_variable)
 {
@@ -136,8 +145,9 @@ static void start_as(bool save, bool uefi, bool usable, uint64_t max_var, efi_st
 	for (unsigned i = 0; i < APSTART_RESULTS_PARTS; i++)
 		part_live[i] = false;
 	said[0] = 0;
+	runtime_inits = 0;
 	kept_lines_begin();
-	struct options o = { .save = save ? SAVE_ON : SAVE_OFF };
+	struct nvram_options o = { .save = save ? SAVE_ON : SAVE_OFF };
 	struct boot_info bi = { .firmware = uefi ? FIRMWARE_UEFI : FIRMWARE_BIOS,
 				.efi_system_table = uefi ? 0x7f000000 : 0 };
 	nvram_save_options(&o, &bi);
@@ -213,12 +223,14 @@ static void test_small_run(void)
 static void test_not_saved(void)
 {
 	start(false, true, 0x8400, EFI_SUCCESS);
+	CHECK_EQ(runtime_inits, 0);
 	serial("@boot kernel=apstart\n@end status=pass\n");
 	summary_save();
 	CHECK_EQ(set_calls, 0);
 	CHECK(strstr(said, "save=off") != NULL);
 
 	start(true, false, 0x8400, EFI_SUCCESS);
+	CHECK_EQ(runtime_inits, 1);
 	serial("@boot kernel=apstart\n@end status=pass\n");
 	summary_save();
 	CHECK_EQ(set_calls, 0);
@@ -232,6 +244,7 @@ static void test_not_saved(void)
 
 	/* Not booted through UEFI: nothing to do, nothing said. */
 	start_as(true, false, false, 0, EFI_SUCCESS);
+	CHECK_EQ(runtime_inits, 0);
 	serial("@boot kernel=apstart\n@end status=pass\n");
 	summary_save();
 	CHECK_EQ(set_calls, 0);

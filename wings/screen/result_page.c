@@ -24,6 +24,7 @@
 #include "wings/screen/header.h"
 #include "app/report.h"
 #include "app/kept_lines.h"
+#include "app/run.h"
 #include "app/wing.h"
 #include "smp/smp.h"
 #include "kernel/cpu.h"
@@ -334,16 +335,12 @@ void result_page_draw(bool pass, const char *footer)
 	p.last = p.rows - 1;
 	screen_clear_rows(0, p.rows);
 	header_draw();
+	/* A wing's measurement instead of the cycles: its own lines. */
+	const struct wing_run *run = run_chosen();
 	uint32_t wing_lines = 0;
-	const char *const *lines = NULL;
-	const char *title = NULL;
-	for_each_wing(w) {
-		if (w->result_lines && (lines = w->result_lines(&wing_lines)) && wing_lines) {
-			title = w->result_title;
-			break;
-		}
-	}
-	if (wing_lines) {
+	const char *const *lines = run && run->summary ? run->summary(&wing_lines) : NULL;
+	const char *title = run ? run->title : NULL;
+	if (lines && wing_lines) {
 		char head[96];
 		fmt_snprintf(head, sizeof head, "%s  %s (records on serial)",
 			     pass ? "PASS" : "FAIL", title ? title : "result");
