@@ -272,7 +272,6 @@ static void read_boot_info(uint32_t magic, uint64_t info_phys)
 	check_option_rsdp();
 	identify_firmware();
 	reserve_boot_memory();
-	console_early_end();
 	console_set_self_id(cpu_apic_id);
 	facts.firmware = firmware_name(boot.firmware);
 	facts.loader = boot.loader_name;
@@ -451,6 +450,7 @@ static bool measure(void)
 
 void kmain(uint32_t magic, uint64_t info_phys)
 {
+	wings_connect();
 	run_init();
 	console_init_serial();
 	idt_init(); /* exceptions are reported from here on, even in the parsers */

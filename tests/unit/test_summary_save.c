@@ -15,7 +15,8 @@
 #include "kernel/efi_runtime.h"
 #include "lib/efi_vendor.h"
 
-static void (*sink)(unsigned targets, const char *text);
+/* The console's tap, as app/wing.c hangs it on the console. */
+static void (*const sink)(unsigned targets, const char *text) = kept_lines_tap;
 static char said[512];              /* the last kprintf */
 static bool rt_usable;
 static uint64_t rt_max_var;         /* 0: QueryVariableInfo unsupported */
@@ -41,12 +42,6 @@ void *bootmem_try_alloc(uint64_t size, uint64_t align, const char *what)
 	(void)align;
 	(void)what;
 	return bootmem_room ? calloc(1, size) : NULL;
-}
-
-bool console_add_tap(void (*fn)(unsigned targets, const char *text))
-{
-	sink = fn;
-	return true;
 }
 
 void kprintf(const char *fmt, ...)

@@ -6,6 +6,7 @@
 #include "app/wing.h"
 #include "smp/measure.h"
 #include "smp/smp.h"
+#include "wings/experiments/ap_call.h"
 #include "wings/experiments/flush_probe.h"
 #include "wings/experiments/victims.h"
 #include "lib/format.h"
@@ -43,10 +44,14 @@ static const struct option_row option_rows[] = {
 	OPT(victims, 0, .min = 0, .max_is_cpus = true),
 };
 
+/* After each timed window of the cycles: what it did to the victims. */
 static void window_seen(const char *what, uint32_t apic, uint32_t cycle, uint64_t t0,
 			uint64_t t1)
 {
 	char tags[24];
+
+	if (!victims_running())
+		return;
 	fmt_snprintf(tags, sizeof tags, "cycle=%u", cycle);
 	victims_window(what, apic, tags, t0, t1);
 }
@@ -54,8 +59,7 @@ static void window_seen(const char *what, uint32_t apic, uint32_t cycle, uint64_
 static void start_victims(const struct options *o)
 {
 	(void)o;
-	if (victims_start(opt.victims))
-		smp_set_window_observer(window_seen);
+	victims_start(opt.victims);
 }
 
 static bool probe_chosen(void)
@@ -87,7 +91,6 @@ static const struct wing_run flush_probe = {
  * the end-of-run halt. */
 static void stop_victims(void)
 {
-	smp_set_window_observer(NULL);
 	victims_stop();
 }
 
@@ -97,4 +100,6 @@ WING(experiments) = {
 	.after_bring_up = start_victims,
 	.run = &flush_probe,
 	.measured = stop_victims,
+	.window_timed = window_seen,
+	.interrupt = ap_call_interrupt,
 };

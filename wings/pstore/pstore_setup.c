@@ -24,8 +24,10 @@ void pstore_setup(const struct boot_info *boot, const struct options *o,
 {
 	(void)o;
 	given = pstore_options.pstore.size != 0;
-	if (!given)
+	if (!given) {
+		pstore_early_end();
 		return;
+	}
 	addr = pstore_options.pstore.addr;
 	size = pstore_options.pstore.size;
 	uint64_t end = addr + size;
@@ -50,6 +52,8 @@ void pstore_setup(const struct boot_info *boot, const struct options *o,
 	}
 	if (!problem_code)
 		pstore_start(addr, size);
+	else
+		pstore_early_end();
 }
 
 bool pstore_zone(struct phys_range *out)

@@ -29,4 +29,5 @@ WING(pstore) = {
 	.options_parsed = say_zone,
 	.before_end = pstore_report_end,
 	.run_ends = keep_all,
+	.console_text = pstore_console_text,
 };

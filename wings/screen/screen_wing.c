@@ -37,10 +37,17 @@ static void show_results(bool pass)
 	pager_run(pass);
 }
 
+static const struct wing_screen console_screen = {
+	.kind = screen_kind,
+	.write = screen_stream_locked,
+};
+
 WING(screen) = {
 	.name = "screen",
 	.options = WING_OPTIONS(option_rows, &opt),
 	.boot_info = start_screen,
 	.run_starts = show_run,
 	.halted = show_results,
+	.screen = &console_screen,
+	.progress = progress_show,
 };
