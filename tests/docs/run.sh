@@ -160,7 +160,7 @@ else fail "the docs show their examples of output made by their commands" "only 
 # docs/session.md's table.txt was written by apstart.efi (a fixture from
 # the session lane): its rows must be the ones aplog compare prints for
 # that folder now, as the session lane checks for a fresh session (one
-# lib/verdict.c for both).
+# tools/aplog/stats/verdict.c for both).
 sd=tests/docs/fixtures/session/session-0001
 want=$(grep -E '^(Offline|Online|Total): ' "$sd/table.txt")
 got=$(build/host/aplog compare "$sd" 2>/dev/null | grep -E '^(Offline|Online|Total): ')

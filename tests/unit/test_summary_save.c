@@ -13,7 +13,7 @@
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/efi_runtime.h"
-#include "lib/efi_vendor.h"
+#include "wings/efi/efi_vendor.h"
 
 /* The console's tap, as app/wing.c hangs it on the console. */
 static void (*const sink)(unsigned targets, const char *text) = kept_lines_tap;

@@ -3,7 +3,7 @@
  * nobody has a serial cable. At the end of a run booted through UEFI, the
  * kept record lines (app/kept_lines.h) go into non-volatile UEFI variables
  * through the runtime services (kernel/efi_runtime.h): ApstartResults, and
- * ApstartResults1.. when it needs more than one (lib/efi_vendor.h), capped
+ * ApstartResults1.. when it needs more than one (wings/efi/efi_vendor.h), capped
  * at APSTART_RESULTS_TOTAL_MAX, at half the free NVRAM and at what the
  * firmware says a variable may hold. apstart.efi writes it to the stick on
  * the next boot (wings/efi/saved.c). save=off: no firmware call at all. */
@@ -16,7 +16,7 @@
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/efi_runtime.h"
-#include "lib/efi_vendor.h"
+#include "wings/efi/efi_vendor.h"
 #include "lib/format.h"
 #include "lib/kstring.h"
 
@@ -73,7 +73,7 @@ static void guid_text(char *buf, size_t size, const struct efi_guid *g)
 		     g->data4[3], g->data4[4], g->data4[5], g->data4[6], g->data4[7]);
 }
 
-/* ApstartResults, ApstartResults1, ... (lib/efi_vendor.h). */
+/* ApstartResults, ApstartResults1, ... (wings/efi/efi_vendor.h). */
 static void part_name(uint16_t name[24], unsigned part)
 {
 	static const uint16_t base[] = APSTART_RESULTS_VAR_NAME;

@@ -2,7 +2,7 @@
 /* The ramoops console zone, fed by the console (wings/pstore/pstore.h). */
 #include "wings/pstore/pstore.h"
 
-#include "kernel/cache_ops.h"
+#include "kernel/cpu.h"
 #include "kernel/console.h"
 #include "kernel/x86.h"
 
@@ -76,7 +76,7 @@ void pstore_start(uint64_t addr, uint64_t size)
 	st.addr = addr;
 	st.size = size;
 	st.clflush = (cpuid(1, 0).edx & CPUID1_EDX_CLFSH) != 0;
-	line_bytes = cache_line_bytes();
+	line_bytes = cpu_clflush_bytes();
 	st.found = pram_open(&zone, (void *)(uintptr_t)addr, (uint32_t)size, push_out, 0,
 			     &st.held);
 	bool taken = console_lock();

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The run's console kept in RAM for the next boot (pstore=): every byte
  * sent to the serial port also goes into Linux's ramoops console zone
- * (lib/persistent_ram.h), which Linux reads after a warm reset as
+ * (wings/pstore/persistent_ram.h), which Linux reads after a warm reset as
  * /sys/fs/pstore/console-ramoops-0. Each store is pushed out of the cache
  * at once (CLFLUSH, SDM Vol. 2A: written back from every cache of the
  * coherence domain), so that a reset at any point, or a crash followed by
@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/persistent_ram.h"
+#include "wings/pstore/persistent_ram.h"
 
 struct pstore_status {
 	bool on;

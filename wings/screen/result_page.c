@@ -31,7 +31,7 @@
 #include "wings/screen/screen.h"
 #include "lib/format.h"
 #include "lib/kstring.h"
-#include "lib/warn_events.h"
+#include "wings/screen/warn_events.h"
 
 #define WARN_LINES_MAX 6
 #define SLOWEST_MAX 5
@@ -52,7 +52,7 @@ static void line(struct page *p, enum screen_style st, const char *text)
 
 /* A pass with warnings (a bad option, a CPU it could not reach) did not
  * measure what was asked: the verdict line says how many, in the warning
- * colour, as make run and aplog verify count them (lib/warn_events.h). */
+ * colour, as make run and aplog verify count them (wings/screen/warn_events.h). */
 static void count_warning(void *ctx, const char *l, size_t len)
 {
 	uint32_t *n = ctx;
