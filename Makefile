@@ -135,7 +135,7 @@ KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildca
 KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
-	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
+	$(OUT)/realmode/blob.o
 
 .PHONY: all kernel test clean deps deps-check unit-tests trampoline-tests qemu-tests timing-tests tscskew-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
@@ -158,6 +158,10 @@ $(OUT)/app/wing.o: $(foreach w,$(ABSENT_WINGS),$(wildcard wings/$(w)/*.c)) tools
 # compiler rebuilds (tools/build/build-vars.mk).
 KBUILD_VARS := $(OUT)/build.vars
 VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS)
+
+# A wing's generated objects (its wing.mk: WING_OBJS.NAME), linked with it.
+include $(wildcard wings/*/wing.mk)
+KERNEL_OBJS += $(foreach w,$(WINGS),$(WING_OBJS.$(w)))
 
 # build/apstart.elf is always the variant just asked for, so it is copied
 # every time (a timestamp rule would keep the other variant's newer copy).
@@ -186,10 +190,6 @@ $(OUT)/%.o: %.c Makefile $(KBUILD_VARS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(KCFLAGS) -c -o $@ $<
-
-$(OUT)/gen/font8x16.o: $(FONT_GEN) $(KBUILD_VARS)
-	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -c -o $@ $<
 
 # Constants the assembly takes from C, so that each has one definition:
 # <layer>/asm_defs.c is compiled to assembly and its markers become NASM
