@@ -79,7 +79,7 @@ PAD_SUFFIX := $(if $(filter-out 0,$(PAD_REAL)),-padreal$(PAD_REAL))$(if $(filter
 
 # The kernel's wings (docs/layout.md): all by default; WINGS= links the
 # core alone, the minimal kernel (serial records only).
-ALL_WINGS := screen nvram experiments selftest pstore
+ALL_WINGS := screen nvram experiments selftest pstore uefi
 WINGS ?= $(ALL_WINGS)
 override WINGS := $(strip $(WINGS))
 ifneq ($(filter-out $(ALL_WINGS),$(WINGS)),)
@@ -103,14 +103,12 @@ ARCH_CFLAGS := -m32 -march=i686 -mtune=generic
 NASM_FORMAT := elf32
 LD_EMULATION := elf_i386
 TRAMP_SRC_MAIN := realmode/trampoline_32.asm
-ARCH_ASM :=
 ARCH_C_OUT :=
 else
 ARCH_CFLAGS := -m64 -mno-red-zone -mcmodel=small
 NASM_FORMAT := elf64
 LD_EMULATION := elf_x86_64
 TRAMP_SRC_MAIN := realmode/trampoline.asm
-ARCH_ASM := kernel/efi_call.asm
 ARCH_C_OUT := kernel/libgcc32.c
 endif
 
@@ -132,7 +130,7 @@ TRAMP_DEFS := -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
 LIB_C := lib/format.c lib/keyword.c lib/phase_names.c lib/stats.c lib/string.c
 KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) \
 	$(wildcard kernel/*.c)) $(LIB_C) $(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c))
-KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
+KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o
@@ -159,9 +157,13 @@ $(OUT)/app/wing.o: $(foreach w,$(ABSENT_WINGS),$(wildcard wings/$(w)/*.c)) tools
 KBUILD_VARS := $(OUT)/build.vars
 VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS)
 
-# A wing's generated objects (its wing.mk: WING_OBJS.NAME), linked with it.
+# A wing's own make lines (wings/NAME/wing.mk): objects not made from its
+# C files (WING_OBJS.NAME), linked with it, and the wings it needs
+# (WING_NEEDS.NAME), which must be linked too.
 include $(wildcard wings/*/wing.mk)
 KERNEL_OBJS += $(foreach w,$(WINGS),$(WING_OBJS.$(w)))
+$(foreach w,$(WINGS),$(foreach n,$(WING_NEEDS.$(w)),$(if $(filter $(n),$(WINGS)),,\
+	$(error the $(w) wing needs the $(n) wing: WINGS='$(WINGS) $(n)'))))
 
 # build/apstart.elf is always the variant just asked for, so it is copied
 # every time (a timestamp rule would keep the other variant's newer copy).

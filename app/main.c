@@ -24,11 +24,9 @@
 #include "kernel/config.h"
 #include "kernel/confound.h"
 #include "kernel/console.h"
-#include "kernel/efi_runtime.h"
 #include "kernel/firmware.h"
 #include "kernel/idt.h"
 #include "kernel/memmap.h"
-#include "kernel/msr_safe.h"
 #include "kernel/multiboot.h"
 #include "kernel/nmi.h"
 #include "kernel/paging.h"
@@ -338,14 +336,6 @@ static void confirm_exit(bool qemu)
 		opt.exit == EXIT_AUTO ? " (auto)" : "");
 }
 
-/* Runtime services for exit=reset and exit=reboot: their regions are
- * mapped now, while no AP runs (kernel/paging.h). */
-static void map_runtime_services(void)
-{
-	if (boot.efi_system_table && (exit_mode == EXIT_RESET || exit_mode == EXIT_REBOOT))
-		efi_runtime_init(&boot, diag_print, 0);
-}
-
 static void calibrate_tsc(void)
 {
 	tsc_init(&acpi);
@@ -455,7 +445,6 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	console_init_serial();
 	idt_init(); /* exceptions are reported from here on, even in the parsers */
 	idt_load();
-	msr_safe_init();
 	nmi_init();
 	boot_report_banner();
 
@@ -465,7 +454,6 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	bool qemu = choose_exit();
 	find_acpi(boot.firmware != FIRMWARE_UEFI ? bios_ebda() : 0);
 	confirm_exit(qemu);
-	map_runtime_services();
 	calibrate_tsc();
 	find_cpus();
 	install_trampoline();

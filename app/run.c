@@ -61,10 +61,14 @@ static void leave(bool pass, bool finished)
 			w->run_ends(pass);
 	if (exit_mode == EXIT_QEMU)
 		qemu_debug_exit(pass);
-	if (exit_mode == EXIT_RESET)
-		machine_reset();
-	if (exit_mode == EXIT_REBOOT)
+	if (exit_mode == EXIT_RESET || exit_mode == EXIT_REBOOT) {
+		for_each_wing(w)
+			if (w->reset)
+				w->reset(exit_mode == EXIT_REBOOT);
+		if (exit_mode == EXIT_RESET)
+			machine_reset();
 		machine_reboot_warm();
+	}
 	if (finished)
 		for_each_wing(w)
 			if (w->halted)

@@ -36,10 +36,11 @@ void wings_connect(void)
 {
 	struct console_hooks con = { .tap = console_text };
 	void (*vector)(void) = NULL;
+	bool (*fixup)(struct trap_frame *f) = NULL;
 	bool progress_wanted = false, windows_wanted = false;
 
-	/* One wing each at most drives the screen, takes the vector, acts at
-	 * the self-test points: the first in link order. */
+	/* One wing each at most drives the screen, takes the vector, takes
+	 * faults back, acts at the self-test points: the first in link order. */
 	for_each_wing(w) {
 		if (w->screen && !con.screen) {
 			con.screen = w->screen->write;
@@ -47,6 +48,8 @@ void wings_connect(void)
 		}
 		if (w->interrupt && !vector)
 			vector = w->interrupt;
+		if (w->fault_fixup && !fixup)
+			fixup = w->fault_fixup;
 		if (w->selftest_points && !selftest_points.ap_arrived)
 			selftest_points = *w->selftest_points;
 		progress_wanted |= w->progress != NULL;
@@ -54,6 +57,7 @@ void wings_connect(void)
 	}
 	console_set_hooks(&con);
 	trap_set_wing_vector(vector);
+	trap_set_fault_fixup(fixup);
 	if (progress_wanted)
 		smp_set_progress_hook(progress);
 	if (windows_wanted)

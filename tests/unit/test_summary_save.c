@@ -12,7 +12,7 @@
 #include "check.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
-#include "kernel/efi_runtime.h"
+#include "wings/uefi/efi_runtime.h"
 #include "wings/efi/efi_vendor.h"
 
 /* The console's tap, as app/wing.c hangs it on the console. */
