@@ -77,9 +77,10 @@ $(error PAD_REAL/PROT/LONG/PARK must be numbers of instructions)
 endif
 PAD_SUFFIX := $(if $(filter-out 0,$(PAD_REAL)),-padreal$(PAD_REAL))$(if $(filter-out 0,$(PAD_PROT)),-padprot$(PAD_PROT))$(if $(filter-out 0,$(PAD_LONG)),-padlong$(PAD_LONG))$(if $(filter-out 0,$(PAD_PARK)),-padpark$(PAD_PARK))
 
-# The kernel's wings (docs/layout.md): all by default; WINGS= links the
-# core alone, the minimal kernel (serial records only).
-ALL_WINGS := screen nvram experiments selftest pstore uefi
+# The kernel's wings (docs/layout.md), in link order (wings/wings.list):
+# all by default; WINGS= links the core alone, the minimal kernel (serial
+# records only).
+ALL_WINGS := $(strip $(shell sed 's/\#.*//' wings/wings.list))
 WINGS ?= $(ALL_WINGS)
 override WINGS := $(strip $(WINGS))
 ifneq ($(filter-out $(ALL_WINGS),$(WINGS)),)
