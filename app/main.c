@@ -5,7 +5,6 @@
 #include <stdint.h>
 
 #include "app/boot_report.h"
-#include "app/kept_lines.h"
 #include "app/options.h"
 #include "app/report.h"
 #include "app/run.h"
@@ -207,7 +206,6 @@ static void option_warning(void *ctx, const char *record)
 static void read_command_line(void)
 {
 	boot_report_loader(&boot, firmware_why);
-	kept_lines_begin();
 	options_set_defaults(&opt_targets);
 	options_parse(&opt_targets, boot.cmdline, APSTART_MAX_CPUS, diag_print, option_warning, 0);
 	for_each_wing(w)
@@ -307,7 +305,9 @@ static bool measure(void)
 		smp_run_cycles(&opt.wake, cycles);
 		if (run_ended())
 			halt_forever();
-		kept_lines_report();
+		for_each_wing(w)
+			if (w->results)
+				w->results();
 		complete = report_results(cycles);
 	}
 	if (run_ended())

@@ -6,7 +6,6 @@
 
 #include <stdint.h>
 
-#include "app/kept_lines.h"
 #include "app/wing.h"
 
 #include "smp/events.h"
@@ -75,7 +74,6 @@ void run_fail(const char *what)
 static void leave(bool pass, bool finished) __attribute__((noreturn));
 static void leave(bool pass, bool finished)
 {
-	kept_lines_end();
 	for_each_wing(w)
 		if (w->run_ends)
 			w->run_ends(pass);

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "app/wing.h"
 
-#include "app/kept_lines.h"
 #include "smp/measure.h"
 #include "smp/selftest_points.h"
 #include "kernel/console.h"
@@ -11,7 +10,6 @@
 /* The fan-outs: each hook point's call, to every wing that hangs on it. */
 static void console_text(unsigned targets, const char *text)
 {
-	kept_lines_tap(targets, text);
 	for_each_wing(w)
 		if (w->console_text)
 			w->console_text(targets, text);

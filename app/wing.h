@@ -103,6 +103,9 @@ struct wing {
 	void (*after_bring_up)(const struct options *o);
 	/* A measurement it may make instead of the cycles (struct wing_run). */
 	const struct wing_run *run;
+	/* The cycles are over and their results are about to be printed
+	 * (not after a wing's measurement). */
+	void (*results)(void);
 	/* The measurement is over; the APs are about to be parked for the
 	 * end of the run. */
 	void (*measured)(void);

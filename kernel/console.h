@@ -24,7 +24,7 @@ void console_use_ttyS(uint32_t n, uint32_t baud, bool bios);
  * name, when a wing drives one (text printed for CON_SCREEN, records and
  * all: the writer leaves them out), and a tap handed every printed piece
  * with the targets it went to, under the console lock and in print order
- * (the kept records, app/kept_lines.c; a wing's copy). Any may be NULL. */
+ * (a wing's copy: the kept records, a RAM zone). Any may be NULL. */
 struct console_hooks {
 	void (*screen)(const char *text);
 	const char *(*screen_kind)(void);

@@ -80,7 +80,8 @@ if ! make -C "$copy" --no-print-directory variant >"$out/build.log" 2>&1; then
 	fail "planted wing: make builds and links it" "see $out/build.log" "$(tail -n 5 "$out/build.log")"
 elif ! boot full "$copy/build/wbinvd0/apstart.elf" cycles=1 planted_knob=7; then
 	fail "planted wing: the kernel runs with it" "see $out/full.log" "$(tail -n 5 "$out/full.log")"
-elif grep -q '^@env .* wings=screen,nvram,experiments,selftest,pstore,uefi,planted$' "$out/full.log" &&
+elif grep -q "^@env .* wings=$(sed 's/#.*//' "$copy/wings/wings.list" | xargs | tr ' ' ,)\$" "$out/full.log" &&
+	grep -q '^@env .* wings=.*,planted$' "$out/full.log" &&
 	grep -q '^planted: knob=7 of 2 CPUs$' "$out/full.log"; then
 	ok "planted wing: make builds and links it, @env wings= names it, planted_knob=7 reaches it"
 else
