@@ -29,7 +29,6 @@
 #include "kernel/multiboot.h"
 #include "kernel/nmi.h"
 #include "kernel/paging.h"
-#include "kernel/reset.h"
 #include "kernel/rsdp.h"
 #include "kernel/tsc.h"
 #include "kernel/warn.h"
@@ -70,8 +69,8 @@ static void diag_print(void *ctx, const char *msg)
 	kprintf("%s\n", msg);
 }
 
-/* acpi_parse(), boot_report_acpi_warnings(), the bits kernel/reset.c
- * needs (its reset register); a clean stop without a MADT. */
+/* acpi_parse() from the RSDP found, its problems said, the wings told
+ * (their tables_read step); a clean stop without a MADT. */
 static void read_acpi(void)
 {
 	struct rsdp_found r;
@@ -80,7 +79,9 @@ static void read_acpi(void)
 		run_fail("no ACPI RSDP: cannot find the CPUs (MADT)");
 	int bad = acpi_parse(r.rsdp, r.len, r.phys, identity_map, 0, &acpi, diag_print, 0);
 	boot_report_acpi_warnings(&acpi);
-	reset_use_acpi(&acpi);
+	for_each_wing(w)
+		if (w->tables_read)
+			w->tables_read(&acpi);
 	if (bad)
 		run_fail("no usable MADT: cannot find the CPUs");
 }
@@ -279,7 +280,6 @@ static void announce_run(void)
 {
 	facts.cpus = aps + 1;
 	facts.cycles = cycles;
-	boot_report_cpu_model(facts.cpu_model);
 	for_each_wing(w)
 		if (w->run_starts)
 			w->run_starts(&opt, &facts);

@@ -20,8 +20,8 @@
 #include "lib/format.h"
 #include "lib/keyword.h"
 
-/* reset: the firmware's cold reset where it has one; reboot: a warm reset
- * that keeps RAM (pstore=), kernel/reset.h. */
+/* reset: the firmware's cold reset where it has one, else the chipset's;
+ * reboot: a warm reset that keeps RAM (pstore=): the wings' (uefi, reset). */
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT, EXIT_RESET, EXIT_REBOOT };
 /* icount=on: we run under an instruction-counting emulator (QEMU -icount,
  * round-robin TCG) and ap_start() keeps a LAPIC timer deadline armed until

@@ -14,7 +14,6 @@
 #include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/qemu.h"
-#include "kernel/reset.h"
 #include "kernel/warn.h"
 #include "lib/kstring.h"
 
@@ -83,9 +82,8 @@ static void leave(bool pass, bool finished)
 		for_each_wing(w)
 			if (w->reset)
 				w->reset(exit_mode == EXIT_REBOOT);
-		if (exit_mode == EXIT_RESET)
-			machine_reset();
-		machine_reboot_warm();
+		kprintf("reset: no wing of this kernel reset the machine (the uefi and reset "
+			"wings do): halting\n");
 	}
 	if (finished)
 		for_each_wing(w)

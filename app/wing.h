@@ -24,6 +24,7 @@
 
 #include "app/options.h"
 #include "smp/measure.h"
+#include "kernel/acpi.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
 
@@ -41,7 +42,6 @@ struct run_facts {
 				  * broadcast shows its fallback, parallel */
 	const char *firmware;    /* "BIOS", "UEFI", "unknown" */
 	const char *loader;      /* as the loader names itself */
-	char cpu_model[49];      /* brand string, or vendor family model */
 	uint32_t cpus;           /* taking part, BSP included; 0: not known */
 	uint32_t cycles;
 };
@@ -94,6 +94,8 @@ struct wing {
 	void (*boot_info)(const struct boot_info *bi, const struct run_facts *facts);
 	/* The command line is parsed (its @warn records are printed). */
 	void (*options_parsed)(const struct options *o, const struct boot_info *bi);
+	/* The ACPI tables are read (the FADT's reset register, ...). */
+	void (*tables_read)(const struct acpi_info *acpi);
 	/* cpus[] is filled from the MADT; no AP has been started. */
 	void (*cpus_found)(const struct options *o);
 	/* Everything about the run is known: just before the measurement. */
@@ -116,9 +118,9 @@ struct wing {
 	 * machine is left: the last chance to keep the results. */
 	void (*run_ends)(bool pass);
 	/* The machine is to be reset (exit=reset: cold; exit=reboot: warm,
-	 * RAM kept): a wing may do it its own way first (the firmware's
-	 * ResetSystem); it returns if the machine did not reset, and the
-	 * core's ways follow (kernel/reset.h). */
+	 * RAM kept): in link order, each wing that can tries its way (the
+	 * firmware's ResetSystem, then the chipset's); it returns if the
+	 * machine did not reset. */
 	void (*reset)(bool warm);
 	/* The machine stays halted with the results (real hardware, exit=halt,
 	 * the run finished): a wing may show them until power-off. Does not

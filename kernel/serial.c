@@ -44,11 +44,6 @@ bool serial_init(void)
 	return serial_init_port(SERIAL_COM1, 115200);
 }
 
-bool serial_present(void)
-{
-	return present;
-}
-
 void serial_putc(char c)
 {
 	if (!present)

@@ -41,6 +41,5 @@ static inline bool serial_baud_valid(uint32_t baud)
 	return baud && baud <= SERIAL_MAX_BAUD && SERIAL_MAX_BAUD % baud == 0;
 }
 void serial_putc(char c);
-bool serial_present(void);
 
 #endif

@@ -131,11 +131,6 @@ void kept_lines_end(void)
 	phase = PHASE_OFF;
 }
 
-bool kept_lines_ended(void)
-{
-	return phase == PHASE_OFF;
-}
-
 /* Whole lines of s[0..len) from the end that fit in budget: the offset
  * where they start. */
 static size_t last_lines_start(const char *s, size_t len, size_t budget)

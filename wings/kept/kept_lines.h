@@ -20,7 +20,6 @@ void kept_lines_report(void);
 /* The run is over: what is printed from here on (about keeping the
  * results) is not kept. */
 void kept_lines_end(void);
-bool kept_lines_ended(void);
 
 /* What fits in cap bytes: the kept lines, or when they do not fit, the
  * first ones, a line saying how many were left out, and the last ones

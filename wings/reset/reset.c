@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Resetting the machine, the chipset's ways (the firmware's ResetSystem,
  * where UEFI runtime services were handed over, is the uefi wing's and
- * comes first: app/run.c). exit=reset: the keyboard controller's reset
+ * comes first: wings/wings.list). exit=reset: the keyboard controller's reset
  * line, which PC-compatible machines and QEMU wire to the CPUs' reset.
  * exit=reboot keeps RAM (pstore=): warm at every step, in the order
  * Linux's reboot tries (arch/x86/kernel/reboot.c: ACPI, keyboard
  * controller, EFI, CF9); each step says what it tries, and the next one
  * follows if the machine is still running a moment later. */
-#include "kernel/reset.h"
+#include "wings/reset/reset.h"
+
+#include "app/wing.h"
 
 #include <stdint.h>
 
@@ -112,3 +114,16 @@ void machine_reboot_warm(void)
 	kprintf("reset: the machine did not reset; halting\n");
 	halt_forever();
 }
+
+static void reset(bool warm)
+{
+	if (warm)
+		machine_reboot_warm();
+	machine_reset();
+}
+
+WING(reset) = {
+	.name = "reset",
+	.tables_read = reset_use_acpi,
+	.reset = reset,
+};
