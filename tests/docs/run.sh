@@ -30,6 +30,25 @@ for s in "Measure it on your machine" "Try it under QEMU" "Two commands"; do
 	else fail "the first screen (24 lines) links '$s'" "no such link in the first 24 lines"; fi
 done
 
+# ---- the AP path, file by file: a reading of an evening (the files the
+# README names between its ap-path marks, at most 3,000 lines), with the
+# CPU record (smp/smp.h) among them
+mapfile -t path_files < <(awk '/^<!-- ap-path/ { on = 1; next } /^<!-- end/ { on = 0 } on' README.md |
+	grep -o '`[a-z_/]*\.\(c\|h\|asm\|inc\)`' | tr -d '`' | sort -u)
+path_lines=0 path_missing=()
+for f in "${path_files[@]}"; do
+	if [ -f "$f" ]; then path_lines=$((path_lines + $(wc -l <"$f"))); else path_missing+=("$f"); fi
+done
+if [ ${#path_files[@]} = 0 ] || [ ${#path_missing[@]} -gt 0 ]; then
+	fail "README.md's AP path names files that exist" "${path_missing[*]:-no files between the ap-path marks}"
+elif ! printf '%s\n' "${path_files[@]}" | grep -qx smp/smp.h; then
+	fail "README.md's AP path reads smp/smp.h (struct cpu)" "not among: ${path_files[*]}"
+elif [ $path_lines -gt 3000 ]; then
+	fail "README.md's AP path reads in an evening (at most 3000 lines)" "$path_lines lines in ${#path_files[@]} files"
+else
+	ok "README.md's AP path reads in an evening: ${#path_files[@]} files, $path_lines lines, smp/smp.h among them"
+fi
+
 # ---- every docs/*.md is linked from the front page and has contents
 for f in docs/*.md; do
 	if grep -q "](${f})" README.md; then ok "README.md links $f"
