@@ -79,9 +79,7 @@ static void read_acpi(void)
 		run_fail("no ACPI RSDP: cannot find the CPUs (MADT)");
 	int bad = acpi_parse(r.rsdp, r.len, r.phys, identity_map, 0, &acpi, diag_print, 0);
 	boot_report_acpi_warnings(&acpi);
-	for_each_wing(w)
-		if (w->tables_read)
-			w->tables_read(&acpi);
+	WINGS_STEP(tables_read, &acpi);
 	if (bad)
 		run_fail("no usable MADT: cannot find the CPUs");
 }
@@ -115,9 +113,7 @@ static void reserve_boot_memory(void)
 	uint32_t n = 0;
 
 	boot_ranges(busy);
-	for_each_wing(w)
-		if (w->claim_memory)
-			w->claim_memory(&boot, &opt, busy, BOOT_RANGES);
+	WINGS_STEP(claim_memory, &boot, &opt, busy, BOOT_RANGES);
 	while (n < BOOT_RANGES)
 		reserved[n] = busy[n].r, n++;
 	n += wings_reserved(&reserved[n], WINGS_RESERVED_MAX);
@@ -180,9 +176,7 @@ static void read_boot_info(uint32_t magic, uint64_t info_phys)
 	console_set_self_id(cpu_apic_id);
 	facts.firmware = firmware_name(boot.firmware);
 	facts.loader = boot.loader_name;
-	for_each_wing(w)
-		if (w->boot_info)
-			w->boot_info(&boot, &facts);
+	WINGS_STEP(boot_info, &boot, &facts);
 }
 
 /* Only the LAPIC interrupts: mask the legacy PICs, and leave PIT
@@ -209,9 +203,7 @@ static void read_command_line(void)
 	boot_report_loader(&boot, firmware_why);
 	options_set_defaults(&opt_targets);
 	options_parse(&opt_targets, boot.cmdline, APSTART_MAX_CPUS, diag_print, option_warning, 0);
-	for_each_wing(w)
-		if (w->options_parsed)
-			w->options_parsed(&opt, &boot);
+	WINGS_STEP(options_parsed, &opt, &boot);
 	console_use_ttyS(opt.console_port, opt.console_baud, boot.firmware == FIRMWARE_BIOS);
 	run_choose();
 }
@@ -235,9 +227,7 @@ static void find_cpus(void)
 		run_fail("local APIC unusable");
 	if (!smp_setup(&acpi, opt.maxcpus))
 		run_fail("no CPUs in the MADT");
-	for_each_wing(w)
-		if (w->cpus_found)
-			w->cpus_found(&opt);
+	WINGS_STEP(cpus_found, &opt);
 	if (opt.selftest != SELFTEST_NONE && selftest_armed == SELFTEST_NONE)
 		warn_record("what=option option=selftest value=%s problem=no_wing "
 			    "wings=%s", keyword_word(selftest_words, opt.selftest),
@@ -280,9 +270,7 @@ static void announce_run(void)
 {
 	facts.cpus = aps + 1;
 	facts.cycles = cycles;
-	for_each_wing(w)
-		if (w->run_starts)
-			w->run_starts(&opt, &facts);
+	WINGS_STEP(run_starts, &opt, &facts);
 }
 
 /* The measurement: first bring-up, then the cycles (smp/measure.c), or
@@ -292,29 +280,21 @@ static bool measure(void)
 	const struct wing_run *run = run_chosen();
 	bool complete;
 
-	for_each_wing(w)
-		if (w->before_bring_up)
-			w->before_bring_up();
+	WINGS_STEP(before_bring_up);
 	smp_bring_up(&opt.wake);
-	for_each_wing(w)
-		if (w->after_bring_up)
-			w->after_bring_up(&opt);
+	WINGS_STEP(after_bring_up, &opt);
 	if (run) {
 		complete = run->measure(&opt);
 	} else {
 		smp_run_cycles(&opt.wake, cycles);
 		if (run_ended())
 			halt_forever();
-		for_each_wing(w)
-			if (w->results)
-				w->results();
+		WINGS_STEP(results);
 		complete = report_results(cycles);
 	}
 	if (run_ended())
 		halt_forever();
-	for_each_wing(w)
-		if (w->measured)
-			w->measured();
+	WINGS_STEP(measured);
 	smp_park_all(&opt.wake);
 	return complete;
 }

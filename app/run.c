@@ -73,22 +73,16 @@ void run_fail(const char *what)
 static void leave(bool pass, bool finished) __attribute__((noreturn));
 static void leave(bool pass, bool finished)
 {
-	for_each_wing(w)
-		if (w->run_ends)
-			w->run_ends(pass);
+	WINGS_STEP(run_ends, pass);
 	if (exit_mode == EXIT_QEMU)
 		qemu_debug_exit(pass);
 	if (exit_mode == EXIT_RESET || exit_mode == EXIT_REBOOT) {
-		for_each_wing(w)
-			if (w->reset)
-				w->reset(exit_mode == EXIT_REBOOT);
+		WINGS_STEP(reset, exit_mode == EXIT_REBOOT);
 		kprintf("reset: no wing of this kernel reset the machine (the uefi and reset "
 			"wings do): halting\n");
 	}
 	if (finished)
-		for_each_wing(w)
-			if (w->halted)
-				w->halted(pass);
+		WINGS_STEP(halted, pass);
 	halt_forever();
 }
 
@@ -96,7 +90,7 @@ static void leave(bool pass, bool finished)
 static void end_aborted(const char *why)
 {
 	kprintf("run aborted: %s\n", why);
-	wings_before_end();
+	WINGS_STEP(before_end);
 	kprintf("@end status=fail online=%u failed=%u warnings=%u\n",
 		smp_count_state(CPU_ONLINE) + smp_count_state(CPU_PARKED),
 		smp_count_state(CPU_FAILED), warn_count());
@@ -127,7 +121,7 @@ bool run_verdict(uint32_t cycles, bool complete)
 		retries += cpus[i].retries;
 	}
 	bool pass = failed == 0 && complete;
-	wings_before_end();
+	WINGS_STEP(before_end);
 	kprintf("@end status=%s online=%u failed=%u warnings=%u nmis=%u strays=%u "
 		"retries=%u smi_windows=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
 		events_nmi_total(), events_stray_total(), retries, confound_smi_windows());

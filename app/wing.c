@@ -10,24 +10,18 @@
 /* The fan-outs: each hook point's call, to every wing that hangs on it. */
 static void console_text(unsigned targets, const char *text)
 {
-	for_each_wing(w)
-		if (w->console_text)
-			w->console_text(targets, text);
+	WINGS_STEP(console_text, targets, text);
 }
 
 static void progress(const struct smp_progress *p)
 {
-	for_each_wing(w)
-		if (w->progress)
-			w->progress(p);
+	WINGS_STEP(progress, p);
 }
 
 static void window_timed(const char *what, uint32_t apic, uint32_t cycle, uint64_t t0,
 			 uint64_t t1)
 {
-	for_each_wing(w)
-		if (w->window_timed)
-			w->window_timed(what, apic, cycle, t0, t1);
+	WINGS_STEP(window_timed, what, apic, cycle, t0, t1);
 }
 
 void wings_connect(void)
@@ -89,12 +83,6 @@ uint32_t wings_reserved(struct phys_range *out, uint32_t max)
 	return n;
 }
 
-void wings_before_end(void)
-{
-	for_each_wing(w)
-		if (w->before_end)
-			w->before_end();
-}
 
 /* The options of the wings this kernel was built without, "NAME:WING ...":
  * the Makefile reads them from those wings' tables (app/wing.o only). */

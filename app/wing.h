@@ -163,6 +163,12 @@ struct wing {
 #define WINGS_MAX 16
 extern const struct wing __wings_start[], __wings_end[];
 #define for_each_wing(w) for (const struct wing *w = __wings_start; w < __wings_end; w++)
+/* Every wing's step (or hook point) of that name, in link order, with
+ * these arguments: WINGS_STEP(run_starts, &opt, &facts). */
+#define WINGS_STEP(step, ...)                  \
+	for_each_wing(w_)                      \
+		if (w_->step)                  \
+			w_->step(__VA_ARGS__)
 
 /* Hangs the wings' hook points on the layers that call them; first
  * thing in kmain(), before anything is printed. */
@@ -177,7 +183,5 @@ void wings_option_targets(struct option_targets *t, struct options *o);
  * out; returns how many. */
 #define WINGS_RESERVED_MAX 4
 uint32_t wings_reserved(struct phys_range *out, uint32_t max);
-/* Every wing's before_end step, in link order. */
-void wings_before_end(void);
 
 #endif
