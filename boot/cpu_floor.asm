@@ -5,19 +5,11 @@
 ; shown that it exists (SDM Vol. 2A, CPUID: "the ability of software to
 ; set and clear the ID flag (bit 21) in EFLAGS indicates support").
 ;
-; What each build needs, CPUID leaf 1 EDX (SDM Vol. 2A, Table 3-11) and
-; leaf 0x80000001 EDX bit 29 (long mode); tests/floor/check.sh compares
-; every instruction of the compiled C with these lists:
-;   both     TSC   RDTSC, every timing
-;            MSR   RDMSR/WRMSR: IA32_APIC_BASE, EFER
-;            APIC  the local APIC: every IPI (and IA32_APIC_BASE exists)
-;            CMOV  gcc emits CMOVcc (i386: -march=i686; x86_64: baseline)
-;   i386     PSE   4 MiB pages in boot/start.asm's and the APs' identity map
-;            CX8   CMPXCHG8B: the 64-bit atomics of kernel/libgcc32.c
-;   x86_64   SSE2  LFENCE before RDTSC, MFENCE (kernel/x86.h)
-;            long mode
-; Anything else (SSE2's LFENCE on i386, CLFLUSH, MONITOR/MWAIT, WBNOINVD,
-; x2APIC...) is used only after its own CPUID check.
+; What each build needs (the table "needs" below: CPUID leaf 1 EDX, SDM
+; Vol. 2A, Table 3-11, and leaf 0x80000001 EDX bit 29, long mode) and what
+; each feature is for: docs/building.md, "The CPU floor";
+; tests/floor/instructions.sh holds every instruction of the compiled C
+; to this table. Anything newer is used only after its own CPUID check.
 ;
 ; Below the floor: one line naming what is missing and what the build
 ; needs, on COM1 and on VGA text where the loader left it (screen_find),
