@@ -31,9 +31,10 @@ VERSION := 0.1
 # make V=1 shows full command lines.
 Q := $(if $(filter 1,$(V)),,@)
 
-# The kernel's wings (docs/layout.md): all by default; WINGS= links the
-# core alone, the minimal kernel (serial records only).
-ALL_WINGS := screen nvram experiments selftest pstore linux_trampoline
+# The kernel's wings (docs/layout.md), in link order (wings/wings.list):
+# all by default; WINGS= links the core alone, the minimal kernel (serial
+# records only).
+ALL_WINGS := $(strip $(shell sed 's/\#.*//' wings/wings.list))
 include tools/build/knobs.mk
 override WINGS := $(strip $(WINGS))
 OUT := build/$(VARIANT)
@@ -51,14 +52,12 @@ ARCH_CFLAGS := -m32 -march=i686 -mtune=generic
 NASM_FORMAT := elf32
 LD_EMULATION := elf_i386
 TRAMP_SRC_MAIN := realmode/trampoline_32.asm
-ARCH_ASM :=
 ARCH_C_OUT :=
 else
 ARCH_CFLAGS := -m64 -mno-red-zone -mcmodel=small
 NASM_FORMAT := elf64
 LD_EMULATION := elf_x86_64
 TRAMP_SRC_MAIN := realmode/trampoline.asm
-ARCH_ASM := kernel/efi_call.asm
 ARCH_C_OUT := kernel/libgcc32.c
 endif
 
@@ -71,16 +70,15 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z 
 # The trampoline's variant (its own defines: it is not compiled by gcc).
 TRAMP_DEFS := $(KNOB_NASMFLAGS)
 
-# lib/ files only apstart.efi links (and the kernel with the
-# linux_trampoline wing, whose LRM check hashes the blob).
-NOT_KERNEL_C := $(if $(filter linux_trampoline,$(WINGS)),,lib/sha256.c)
-KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT) $(NOT_KERNEL_C),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
-	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c)))
-KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM) \
-	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.asm))
+# The core is what make WINGS= links (docs/layout.md): its folders, lib/
+# by name (pure C the host tools build too); then each wing linked.
+LIB_C := lib/format.c lib/keyword.c lib/phase_names.c lib/stats.c lib/string.c
+KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) \
+	$(wildcard kernel/*.c)) $(LIB_C) $(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c))
+KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
-	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
+	$(OUT)/realmode/blob.o
 # A variant that sets knobs shares the plain variant's objects where it can.
 include tools/build/plain-objects.mk
 
@@ -92,11 +90,27 @@ include tools/build/host.mk
 include tools/build/build-vars.mk
 include tools/build/font.mk
 
+# The options of the wings left out (WINGS=...), "NAME:WING ...", read
+# from their tables: a kernel built without a wing names it when one of
+# its options is given (app/wing.c).
+ABSENT_WINGS := $(filter-out $(WINGS),$(ALL_WINGS))
+ABSENT_OPTIONS := $(strip $(foreach w,$(ABSENT_WINGS),$(shell awk -v wing=$(w) -f tools/build/kernel-options.awk wings/$(w)/*.c)))
+$(OUT)/app/wing.o: KCFLAGS += -DAPSTART_ABSENT_OPTIONS='"$(ABSENT_OPTIONS)"'
+$(OUT)/app/wing.o: $(foreach w,$(ABSENT_WINGS),$(wildcard wings/$(w)/*.c)) tools/build/kernel-options.awk
+
 # Everything a kernel build in $(OUT) is made with: a folder named by
 # another variant's name (OUT=..., make ab's build/ab/build-a) or another
 # compiler rebuilds (tools/build/build-vars.mk).
 KBUILD_VARS := $(OUT)/build.vars
 VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS) | $(KNOB_WORDS)
+
+# A wing's own make lines (wings/NAME/wing.mk): objects not made from its
+# C files (WING_OBJS.NAME), linked with it, and the wings it needs
+# (WING_NEEDS.NAME), which must be linked too.
+include $(wildcard wings/*/wing.mk)
+KERNEL_OBJS += $(foreach w,$(WINGS),$(WING_OBJS.$(w)))
+$(foreach w,$(WINGS),$(foreach n,$(WING_NEEDS.$(w)),$(if $(filter $(n),$(WINGS)),,\
+	$(error the $(w) wing needs the $(n) wing: WINGS='$(WINGS) $(n)'))))
 
 # build/apstart.elf is always the variant just asked for, so it is copied
 # every time (a timestamp rule would keep the other variant's newer copy).
@@ -117,16 +131,12 @@ BUILD_VARIANT = $(MAKE) --no-print-directory $(KNOB_DEFAULTS) $(1) variant
 
 $(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld $(KBUILD_VARS)
 	@echo "  LD      $@"
-	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS)
+	$(Q)$(LD) $(KLDFLAGS) -Map=$@.map -o $@ $(KERNEL_OBJS)
 
 $(OUT)/%.o: %.c Makefile $(KBUILD_VARS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(KCFLAGS) -c -o $@ $<
-
-$(OUT)/gen/font8x16.o: $(FONT_GEN) $(KBUILD_VARS)
-	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -c -o $@ $<
 
 # Constants the assembly takes from C, so that each has one definition:
 # <layer>/asm_defs.c is compiled to assembly and its markers become NASM

@@ -55,21 +55,6 @@ void boot_report_acpi_warnings(const struct acpi_info *acpi)
 	}
 }
 
-void boot_report_cpu_model(char out[49])
-{
-	char brand[49], vendor[13];
-	cpu_brand(brand);
-	const char *b = brand;
-	while (*b == ' ')
-		b++;
-	if (*b) {
-		fmt_snprintf(out, 49, "%s", b);
-		return;
-	}
-	cpu_vendor(vendor);
-	fmt_snprintf(out, 49, "%s family 0x%x model 0x%x", vendor, cpu_family(), cpu_model());
-}
-
 /* What a reader of bare-metal numbers needs to know about the machine:
  * one human line and one @env record. Spaces in the brand string become
  * '_' in the record so it stays key=value. */

@@ -34,8 +34,5 @@ void boot_report_acpi_warnings(const struct acpi_info *acpi);
 /* The CPUs, the skipped ones, the wake and park configuration, @boot
  * and the machine (@env). */
 void boot_report_run(const struct boot_choices *c);
-/* The header's CPU model: the brand string without its padding, or
- * vendor, family and model when the CPU has none. */
-void boot_report_cpu_model(char out[49]);
 
 #endif

@@ -6,7 +6,6 @@
 
 #include <stdint.h>
 
-#include "app/kept_lines.h"
 #include "app/wing.h"
 
 #include "smp/events.h"
@@ -15,14 +14,58 @@
 #include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/qemu.h"
-#include "kernel/reset.h"
 #include "kernel/warn.h"
+#include "lib/kstring.h"
 
 static enum exit_mode exit_mode = EXIT_HALT;
+static bool under_qemu;
+static const struct wing_run *chosen;
 
-void run_set_exit_mode(enum exit_mode mode)
+const struct wing_run *run_choose(void)
 {
-	exit_mode = mode;
+	chosen = NULL;
+	for_each_wing(w) {
+		if (!w->run || !w->run->chosen())
+			continue;
+		if (chosen) {
+			kprintf("run: %s ignored: %s was asked for first\n", w->run->name,
+				chosen->name);
+			warn_record("what=option problem=second_run option=%s", w->run->name);
+			continue;
+		}
+		chosen = w->run;
+		kprintf("run: %s (the %s wing) instead of the offline/online cycles\n",
+			chosen->name, w->name);
+	}
+	return chosen;
+}
+
+const struct wing_run *run_chosen(void)
+{
+	return chosen;
+}
+
+void run_choose_exit(enum exit_mode asked)
+{
+	under_qemu = qemu_detect();
+	exit_mode = asked != EXIT_AUTO ? asked : under_qemu ? EXIT_QEMU : EXIT_HALT;
+}
+
+void run_confirm_exit(enum exit_mode asked, const char *acpi_oem_id)
+{
+	if (asked == EXIT_AUTO && !under_qemu && memcmp(acpi_oem_id, "BOCHS ", 6) == 0)
+		exit_mode = EXIT_QEMU;
+	kprintf("exit: %s%s\n", exit_mode == EXIT_QEMU ? "qemu (isa-debug-exit)" :
+		exit_mode == EXIT_RESET ? "reset" :
+		exit_mode == EXIT_REBOOT ? "reboot (warm reset, RAM kept)" : "halt",
+		asked == EXIT_AUTO ? " (auto)" : "");
+}
+
+void run_fail(const char *what)
+{
+	kprintf("PANIC: %s\n", what);
+	kprintf("@fail what=panic\n");
+	abort_run(what);
 }
 
 /* finished: the run got to its report (not aborted), so the result and
@@ -30,20 +73,16 @@ void run_set_exit_mode(enum exit_mode mode)
 static void leave(bool pass, bool finished) __attribute__((noreturn));
 static void leave(bool pass, bool finished)
 {
-	kept_lines_end();
-	for_each_wing(w)
-		if (w->run_ends)
-			w->run_ends(pass);
+	WINGS_STEP(run_ends, pass);
 	if (exit_mode == EXIT_QEMU)
 		qemu_debug_exit(pass);
-	if (exit_mode == EXIT_RESET)
-		machine_reset();
-	if (exit_mode == EXIT_REBOOT)
-		machine_reboot_warm();
+	if (exit_mode == EXIT_RESET || exit_mode == EXIT_REBOOT) {
+		WINGS_STEP(reset, exit_mode == EXIT_REBOOT);
+		kprintf("reset: no wing of this kernel reset the machine (the uefi and reset "
+			"wings do): halting\n");
+	}
 	if (finished)
-		for_each_wing(w)
-			if (w->halted)
-				w->halted(pass);
+		WINGS_STEP(halted, pass);
 	halt_forever();
 }
 
@@ -51,7 +90,7 @@ static void leave(bool pass, bool finished)
 static void end_aborted(const char *why)
 {
 	kprintf("run aborted: %s\n", why);
-	wings_before_end();
+	WINGS_STEP(before_end);
 	kprintf("@end status=fail online=%u failed=%u warnings=%u\n",
 		smp_count_state(CPU_ONLINE) + smp_count_state(CPU_PARKED),
 		smp_count_state(CPU_FAILED), warn_count());
@@ -82,7 +121,7 @@ bool run_verdict(uint32_t cycles, bool complete)
 		retries += cpus[i].retries;
 	}
 	bool pass = failed == 0 && complete;
-	wings_before_end();
+	WINGS_STEP(before_end);
 	kprintf("@end status=%s online=%u failed=%u warnings=%u nmis=%u strays=%u "
 		"retries=%u smi_windows=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
 		events_nmi_total(), events_stray_total(), retries, confound_smi_windows());

@@ -12,8 +12,22 @@
 /* Registers the end of a failed run with the platform (kernel/abort.h),
  * so that an exception on any CPU prints the verdict and exits. */
 void run_init(void);
-/* exit=auto resolves to qemu under QEMU (fw_cfg, or QEMU's ACPI OEM ID). */
-void run_set_exit_mode(enum exit_mode mode);
+struct wing_run;
+/* What the run measures, chosen once the command line is read: the
+ * offline/online cycles (NULL), or the one measurement of a wing that its
+ * options ask for instead (app/wing.h), which is said. */
+const struct wing_run *run_choose(void);
+/* The choice run_choose() made. */
+const struct wing_run *run_chosen(void);
+/* exit=: how the machine is left, decided before anything can fail, so
+ * that a failure under QEMU ends QEMU instead of halting it until a
+ * timeout: auto is qemu under QEMU (fw_cfg, a hypervisor), else halt. */
+void run_choose_exit(enum exit_mode asked);
+/* Once the ACPI tables are read, said: auto is qemu too on QEMU's tables
+ * without a hypervisor bit (TCG: OEM ID "BOCHS "). */
+void run_confirm_exit(enum exit_mode asked, const char *acpi_oem_id);
+/* A clean stop before the results: says why, ends the run as failed. */
+void run_fail(const char *what) __attribute__((noreturn));
 /* After the report (complete: every AP did its cycles): the APs that
  * arrived after they were given up on, the NMI and stray counts, and the
  * @end record; returns the verdict, pass or not. */

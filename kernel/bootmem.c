@@ -78,8 +78,3 @@ void *bootmem_try_alloc(uint64_t size, uint64_t align, const char *what)
 {
 	return take(size, align, what, false);
 }
-
-uint64_t bootmem_used(void)
-{
-	return used;
-}

@@ -28,7 +28,4 @@ void *bootmem_alloc(uint64_t size, uint64_t align, const char *what);
  * failure a line on serial and NULL. */
 void *bootmem_try_alloc(uint64_t size, uint64_t align, const char *what);
 
-/* Bytes handed out so far. */
-uint64_t bootmem_used(void);
-
 #endif

@@ -10,6 +10,7 @@
 #include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/apic_id.h"
+#include "kernel/msr_safe.h"
 #include "kernel/x86.h"
 
 static void eoi_none(void)
@@ -24,15 +25,13 @@ void trap_set_eoi(void (*fn)(void))
 	eoi = fn ? fn : eoi_none;
 }
 
-/* Tried in the order they were added: msr_safe's, then a firmware call's. */
-#define FIXUPS_MAX 4
-static bool (*fault_fixups[FIXUPS_MAX])(struct trap_frame *f);
+static bool (*fault_fixup)(struct trap_frame *f);
 static void (*nmi_handler)(void);
-static void (*volatile call_hook)(void);
+static void (*wing_vector)(void);
 
-void trap_set_call_hook(void (*hook)(void))
+void trap_set_wing_vector(void (*handler)(void))
 {
-	call_hook = hook;
+	wing_vector = handler;
 }
 
 static void (*volatile stray_hook)(uint8_t vector);
@@ -48,14 +47,9 @@ uint32_t trap_stray_total(void)
 	return __atomic_load_n(&strays, __ATOMIC_RELAXED);
 }
 
-void trap_add_fault_fixup(bool (*fixup)(struct trap_frame *f))
+void trap_set_fault_fixup(bool (*fixup)(struct trap_frame *f))
 {
-	for (unsigned i = 0; i < FIXUPS_MAX; i++)
-		if (!fault_fixups[i] || fault_fixups[i] == fixup) {
-			fault_fixups[i] = fixup;
-			return;
-		}
-	abort_run("trap: more fault fixups than FIXUPS_MAX");
+	fault_fixup = fixup;
 }
 
 void trap_set_nmi_handler(void (*handler)(void))
@@ -103,9 +97,8 @@ static void __attribute__((noinline)) stray(uint64_t vector)
 /* Vectors 0..31 but the NMI: fatal unless a fixup takes it back. */
 static void __attribute__((noinline)) fault(struct trap_frame *f)
 {
-	for (unsigned i = 0; i < FIXUPS_MAX && fault_fixups[i]; i++)
-		if (fault_fixups[i](f))
-			return;
+	if (msr_safe_fixup(f) || (fault_fixup && fault_fixup(f)))
+		return;
 
 	uint32_t apic = cpu_apic_id();
 	const char *name = trap_exception_name(f->vector);
@@ -138,15 +131,14 @@ static void __attribute__((noinline)) fault(struct trap_frame *f)
 
 /* Off the VEC_WAKE/VEC_TIMER path: a vector of its own, so that the idle
  * loop of every AP (smp/ap_entry.c) and its timed paths stay as they are. */
-static void __attribute__((noinline)) posted_call(uint64_t vector)
+static void __attribute__((noinline)) wing_interrupt(uint64_t vector)
 {
-	void (*hook)(void) = call_hook;
-	if (!hook) {
+	if (!wing_vector) {
 		stray(vector);
 		return;
 	}
 	eoi();
-	hook();
+	wing_vector();
 }
 
 /* The wake-up and timer vectors first, and nothing else inlined here:
@@ -160,8 +152,8 @@ void trap_dispatch(struct trap_frame *f)
 		eoi();
 	else if (vector == VEC_NMI && nmi_handler)
 		nmi_handler();
-	else if (vector == VEC_CALL)
-		posted_call(vector);
+	else if (vector == VEC_WING)
+		wing_interrupt(vector);
 	else if (vector >= 32)
 		stray(vector);
 	else

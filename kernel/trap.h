@@ -6,22 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#if defined(__i386__)
-/* kernel/isr.asm's i386 frame: PUSHAD, then the stub's vector and error
- * code, then what the CPU pushed (from ring 0 no ESP and SS). */
-struct trap_frame {
-	uint32_t edi, esi, ebp, esp_at_pushad, ebx, edx, ecx, eax;
-	uint32_t vector, error;
-	uint32_t eip, cs, eflags;
-};
-#else
-struct trap_frame {
-	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
-	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
-	uint64_t vector, error;
-	uint64_t rip, cs, rflags, rsp, ss; /* pushed by the CPU */
-};
-#endif
+#include "kernel/trap_frame.h"
 
 /* The NMI's vector (SDM Vol. 3A §6.3, Table 6-1) and the interrupt
  * vectors in use besides the exceptions; every other vector from 32 up
@@ -29,24 +14,25 @@ struct trap_frame {
  * Vol. 3A §11.9 recommends the low nibble all ones for older APICs. */
 #define VEC_NMI      2
 #define VEC_WAKE     0xF0
-#define VEC_CALL     0xE0 /* run a posted function (wings/experiments/ap_call.c) */
+#define VEC_WING     0xE0 /* a wing's (app/wing.h: .interrupt) */
 #define VEC_TIMER    0xF1
 #define VEC_SPURIOUS 0xFF
 
 /* VEC_WAKE and VEC_TIMER are acknowledged through the interrupt
  * controller's end-of-interrupt, which its driver registers here. */
 void trap_set_eoi(void (*eoi)(void));
-/* An exception some code expects and can take back (an MSR a CPU may
- * lack, kernel/msr_safe.c; a firmware call, kernel/efi_runtime.c): the
- * fixup returns true once it has pointed the frame at where to resume,
- * false to leave the exception fatal. Fixups are tried in the order they
- * were added. */
-void trap_add_fault_fixup(bool (*fixup)(struct trap_frame *f));
+/* An exception some code expects and takes back: an MSR a CPU may lack
+ * (kernel/msr_safe.c, asked first), else the layer above's fixup, set
+ * once at boot (app/wing.c: a wing's firmware call). A fixup returns true
+ * once it has pointed the frame at where to resume, false to leave the
+ * exception fatal. */
+void trap_set_fault_fixup(bool (*fixup)(struct trap_frame *f));
 /* VEC_NMI: handler() runs in NMI context (kernel/nmi.c registers it). */
 void trap_set_nmi_handler(void (*handler)(void));
-/* VEC_CALL: acknowledged, then hook() runs in the handler (interrupts
- * off) for as long as it takes. NULL: VEC_CALL is a stray. */
-void trap_set_call_hook(void (*hook)(void));
+/* VEC_WING: acknowledged, then handler() runs (interrupts off) for as
+ * long as it takes; set once at boot by the layer above (app/wing.c).
+ * NULL: VEC_WING is a stray. */
+void trap_set_wing_vector(void (*handler)(void));
 /* A stray interrupt (any vector from 32 up but VEC_WAKE and VEC_TIMER,
  * VEC_SPURIOUS included) is counted and hook(vector) told, in interrupt
  * context (atomics only, no output); then the CPU carries on. */

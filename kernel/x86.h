@@ -83,7 +83,6 @@ static inline void mwait(uint32_t hint) { __asm__ volatile("mwait" :: "a"(hint),
 
 /* Control registers are register-sized (32 bits on i386); callers get
  * them zero-extended. */
-static inline uint64_t read_cr0(void) { uintptr_t v; __asm__ volatile("mov %%cr0, %0" : "=r"(v)); return v; }
 static inline uint64_t read_cr2(void) { uintptr_t v; __asm__ volatile("mov %%cr2, %0" : "=r"(v)); return v; }
 static inline uint64_t read_cr3(void) { uintptr_t v; __asm__ volatile("mov %%cr3, %0" : "=r"(v)); return v; }
 static inline uint64_t read_cr4(void) { uintptr_t v; __asm__ volatile("mov %%cr4, %0" : "=r"(v)); return v; }

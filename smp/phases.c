@@ -14,11 +14,6 @@
 _Static_assert(PHASES == PHASE_NAMES_COUNT && PH_CHAIN == PHASE_NAMES_CHAIN,
 	       "enum phase and lib/phase_names.c disagree");
 
-const char *phase_name(enum phase p)
-{
-	return p < PHASES ? phase_names[p] : "unknown";
-}
-
 int64_t tsc_cross_cpu(const struct cpu *c, uint64_t ap_tsc, uint64_t bsp_tsc)
 {
 	if (!c->tsc_synced)

@@ -35,8 +35,6 @@ enum phase {
 };
 #define PH_CHAIN PH_SIPI2 /* phases [0, PH_CHAIN) add up to the total */
 
-const char *phase_name(enum phase p);
-
 /* The tick arithmetic of every figure: ap_tsc (read on c) minus bsp_tsc
  * (read on the BSP), or TICKS_NA when c's TSC is not known to be
  * synchronised (the warp test, smp/tsc_sync.c) or the difference is

@@ -25,15 +25,16 @@ FUZZ_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) -Itests/fuzz \
 fuzz_srcs_acpi := kernel/acpi.c lib/format.c
 fuzz_srcs_mb1 := kernel/multiboot.c lib/format.c
 fuzz_srcs_mb2 := kernel/multiboot.c lib/format.c
-fuzz_srcs_cmdline := app/options.c smp/modes.c lib/keyword.c lib/format.c
+fuzz_srcs_cmdline := app/options.c wings/pstore/pstore_option.c smp/modes.c lib/keyword.c \
+	lib/format.c
 # apstart.efi's pure files, built as its tests' build has them (the test
 # switches in: more code to reach).
 fuzz_srcs_plan := wings/efi/plan_text.c lib/format.c
-fuzz_srcs_table := wings/efi/table_text.c wings/efi/plan_text.c wings/efi/records.c lib/verdict.c \
+fuzz_srcs_table := wings/efi/table_text.c wings/efi/plan_text.c wings/efi/records.c tools/aplog/stats/verdict.c \
 	lib/format.c
 fuzz_srcs_aplog := $(addprefix tools/aplog/read/,load.c handlers.c fields.c records.c runcheck.c) \
-	tools/aplog/util.c lib/phase_names.c lib/warn_events.c
-fuzz_srcs_lrm := wings/linux_trampoline/lrm_blob.c wings/linux_trampoline/lrm_file.c lib/format.c lib/sha256.c
+	tools/aplog/util.c lib/phase_names.c wings/screen/warn_events.c
+fuzz_srcs_lrm := wings/linux_trampoline/lrm_blob.c wings/linux_trampoline/lrm_file.c lib/format.c wings/efi/sha256.c
 fuzz_srcs_realmode_scan := tools/linux/realmode/kernel_image.c tools/linux/realmode/scan.c \
 	tools/linux/realmode/twin.c wings/linux_trampoline/lrm_blob.c lib/format.c
 FUZZ_SRCS := $(sort $(foreach t,$(FUZZ_TARGETS),$(fuzz_srcs_$(t))))

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: MIT
 # The size of each part of the house (docs/layout.md's table of parts):
 # its files and lines of code (C, assembly, shell, Python, make, the
-# linker script), tests apart. `make lines` prints the table that
+# linker script), tests apart; then the core (its folders: what make
+# WINGS= links, tests/layers/check.sh --core-map proves it), the kernel's
+# wings and the host's tools. `make lines` prints the table that
 # docs/layout.md shows; tests/docs checks that they agree.
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 2
@@ -37,6 +39,6 @@ for p in $(printf '%s\n' "${!kind[@]}" | sort); do
 	host) total_host=$((total_host + ${lines[$p]:-0})) ;;
 	esac
 done
-printf '    %-22s %-5s %6s %7s\n' "the core" "" "" "$total_core"
+printf '    %-22s %-5s %6s %7s\n' "the core (make WINGS=)" "" "" "$total_core"
 printf '    %-22s %-5s %6s %7s\n' "the kernel's wings" "" "" "$total_wing"
 printf '    %-22s %-5s %6s %7s\n' "host tools" "" "" "$total_host"

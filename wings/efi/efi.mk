@@ -3,13 +3,14 @@
 # (package gnu-efi: headers in /usr/include/efi, crt0 and linker script in
 # /usr/lib). It links freestanding files of the kernel's: lib/format.c
 # and kernel/serial.c (its one message after ExitBootServices), and for an
-# A/B session's table lib/verdict.c (the rows, as aplog prints them),
-# lib/qr.c and the kernel's font (the page with its QR code). Its
-# hand-over code takes the GDT layout from kernel/gdt.inc. It carries the
-# SHA-256 of the two kernels it loads, as they go onto the stick
-# (build/efi/kernels/: debug sections stripped), in a table generated
-# when it is built (wings/efi/mkhashes.sh; checked with lib/sha256.c by
-# wings/efi/kernel_hash.c): building it builds those kernels.
+# A/B session's table aplog's verdict (tools/aplog/stats/verdict.c: the
+# rows, as aplog prints them), the screen wing's QR encoder and font (the
+# page with its QR code). Its hand-over code takes the GDT layout from
+# kernel/gdt.inc. It carries the SHA-256 of the two kernels it loads, as
+# they go onto the stick (build/efi/kernels/: debug sections stripped), in
+# a table generated when it is built (wings/efi/mkhashes.sh; checked with
+# wings/efi/sha256.c by wings/efi/kernel_hash.c): building it builds those
+# kernels.
 # Included from the top-level Makefile.
 #
 # Two builds, the same sources: build/efi/apstart.efi (EFI_TEST_HOOKS=0)
@@ -50,8 +51,8 @@ EFI_SBAT_GENERATION := 1
 SBAT_URL ?= mail:maintainers@users.noreply.a-seed-2d1466fb.example
 EFI_SBAT_FORMAT := sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md
 EFI_SBAT_APSTART = apstart,$(EFI_SBAT_GENERATION),apstart,apstart,$(VERSION),$(SBAT_URL)
-EFI_C := $(wildcard wings/efi/*.c) lib/format.c kernel/serial.c lib/qr.c lib/verdict.c \
-	lib/sha256.c $(FONT_GEN) $(EFI_HASHES) $(EFI_SBAT)
+EFI_C := $(wildcard wings/efi/*.c) lib/format.c kernel/serial.c wings/screen/qr.c \
+	tools/aplog/stats/verdict.c $(FONT_GEN) $(EFI_HASHES) $(EFI_SBAT)
 # What it is built with (tools/build/build-vars.mk): a changed compiler, flag or
 # gnu-efi rebuilds it.
 include tools/build/build-vars.mk

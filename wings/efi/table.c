@@ -8,7 +8,7 @@
 #include "wings/efi/menu.h"
 #include "wings/efi/page.h"
 #include "wings/efi/table_text.h"
-#include "lib/efi_vendor.h"
+#include "wings/efi/efi_vendor.h"
 #include "lib/format.h"
 
 #define RUN_FILE_MAX (APSTART_RESULTS_PARTS * APSTART_RESULTS_MAX * 4)

@@ -13,7 +13,7 @@
 
 #include "wings/efi/records.h"
 #include "lib/format.h"
-#include "lib/verdict.h"
+#include "tools/aplog/stats/verdict.h"
 
 enum row { ROW_OFFLINE, ROW_ONLINE, ROW_TOTAL };
 static const char *const row_name[TABLE_ROWS] = { "Offline", "Online", "Total" };

@@ -20,12 +20,30 @@
 #include "wings/linux_trampoline/lrm_module.h"
 #include "wings/linux_trampoline/realmode_setup.h"
 
+/* trampoline=: the code the APs start in. apstart: the core's own
+ * (realmode/), as a kernel without this wing always runs; linux: Linux's
+ * realmode blob from the boot module. The wing's own option: a kernel
+ * built without it names it as this wing's (app/options.h). */
+enum trampoline_choice { TRAMPOLINE_APSTART, TRAMPOLINE_LINUX };
+struct linux_trampoline_options {
+	enum trampoline_choice trampoline;
+};
+static struct linux_trampoline_options lt_opt;
+static const struct keyword trampoline_words[] = {
+	{ "apstart", TRAMPOLINE_APSTART }, { "linux", TRAMPOLINE_LINUX }, { NULL, 0 },
+};
+static const struct option_row option_rows[] = {
+	OPTION_ROW(struct linux_trampoline_options, trampoline, TRAMPOLINE_APSTART,
+		   .keywords = trampoline_words),
+};
+
 static void claim(const struct boot_info *bi, const struct options *o,
 		  const struct busy_range *busy, uint32_t n)
 {
+	(void)o;
 	(void)busy;
 	(void)n;
-	if (o->trampoline == TRAMPOLINE_LINUX)
+	if (lt_opt.trampoline == TRAMPOLINE_LINUX)
 		lrm_module_claim(bi);
 }
 
@@ -91,7 +109,7 @@ static bool install(const struct options *o, low_memory_fn low, struct wing_tram
 	struct lrm_header h;
 	struct lrm_blob_info info;
 
-	if (o->trampoline != TRAMPOLINE_LINUX)
+	if (lt_opt.trampoline != TRAMPOLINE_LINUX)
 		return false;
 	struct phys_range module;
 	if (!lrm_module_reserved(&module))
@@ -170,6 +188,7 @@ static bool install(const struct options *o, low_memory_fn low, struct wing_tram
 
 WING(linux_trampoline) = {
 	.name = "linux_trampoline",
+	.options = WING_OPTIONS(option_rows, &lt_opt),
 	.claim_memory = claim,
 	.reserved = lrm_module_reserved,
 	.install_trampoline = install,

@@ -12,14 +12,14 @@
  * from the blob's bytes (lrm_blob_check, the verified layouts) and refuses
  * a file whose header says otherwise, whose sizes or offsets leave the
  * file, or whose SHA-256s do not match. Pure C, no allocation: the kernel
- * and the host run it alike (the kernel links lib/sha256.c for it). */
+ * and the host run it alike (the kernel links wings/efi/sha256.c for it). */
 #ifndef APSTART_LRM_FILE_H
 #define APSTART_LRM_FILE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/sha256.h"
+#include "wings/efi/sha256.h"
 #include "wings/linux_trampoline/lrm_blob.h"
 
 #define LRM_MAGIC "APLRM\0\1\0" /* 8 bytes */

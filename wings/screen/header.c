@@ -7,6 +7,7 @@
 #include "wings/screen/header.h"
 
 #include "wings/screen/screen.h"
+#include "kernel/cpu.h"
 #include "lib/format.h"
 
 static const struct run_facts *facts;
@@ -19,6 +20,23 @@ const struct run_facts *header_facts(void)
 static const char *or_dash(const char *s)
 {
 	return s && s[0] ? s : "-";
+}
+
+/* The CPU: the brand string without its padding, or vendor, family and
+ * model when the CPU has none. */
+static void cpu_model_text(char out[49])
+{
+	char brand[49], vendor[13];
+	cpu_brand(brand);
+	const char *b = brand;
+	while (*b == ' ')
+		b++;
+	if (*b) {
+		fmt_snprintf(out, 49, "%s", b);
+		return;
+	}
+	cpu_vendor(vendor);
+	fmt_snprintf(out, 49, "%s family 0x%x model 0x%x", vendor, cpu_family(), cpu_model());
 }
 
 void header_draw(void)
@@ -37,7 +55,7 @@ void header_draw(void)
 	screen_blank(0, 0, 0, SCREEN_BAR);
 	screen_text(0, 0, SCREEN_BAR, row);
 
-	char cpus[24] = "CPUs: -", cycles[24] = "";
+	char cpus[24] = "CPUs: -", cycles[24] = "", model[49];
 	if (facts->cpus)
 		fmt_snprintf(cpus, sizeof cpus, "%u CPU%s", facts->cpus,
 			     facts->cpus == 1 ? "" : "s");
@@ -45,7 +63,8 @@ void header_draw(void)
 		fmt_snprintf(cycles, sizeof cycles, "  %u cycle%s", facts->cycles,
 			     facts->cycles == 1 ? "" : "s");
 	/* Least important last: a long brand string cuts off the loader. */
-	fmt_snprintf(row, sizeof row, " %s  %s%s  %s via %s", or_dash(facts->cpu_model), cpus,
+	cpu_model_text(model);
+	fmt_snprintf(row, sizeof row, " %s  %s%s  %s via %s", or_dash(model), cpus,
 		     cycles, or_dash(facts->firmware), or_dash(facts->loader));
 	screen_blank(0, 1, 0, SCREEN_BAR);
 	screen_text(0, 1, SCREEN_BAR, row);

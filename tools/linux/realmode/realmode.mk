@@ -10,10 +10,10 @@ AP_RM_SAVED_GOAL := $(.DEFAULT_GOAL)
 AP_RM_DIR := tools/linux/realmode
 # The blob's check and the LRM file are the kernel's own (one source).
 AP_RM_SHARED := wings/linux_trampoline/lrm_blob.c wings/linux_trampoline/lrm_file.c \
-	lib/format.c lib/sha256.c
+	lib/format.c wings/efi/sha256.c
 AP_RM_SRCS := $(sort $(wildcard $(AP_RM_DIR)/*.c)) $(AP_RM_SHARED)
 AP_RM_DEPS := $(AP_RM_SRCS) $(wildcard $(AP_RM_DIR)/*.h) $(wildcard wings/linux_trampoline/*.h) \
-	lib/format.h lib/sha256.h lib/bytes.h lib/kstring.h $(AP_RM_DIR)/realmode.mk
+	lib/format.h wings/efi/sha256.h lib/bytes.h lib/kstring.h $(AP_RM_DIR)/realmode.mk
 APREALMODE := build/host/aprealmode
 APREALMODE_ASAN := build/host/aprealmode_asan
 AP_RM_CC ?= gcc

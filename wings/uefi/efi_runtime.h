@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kernel/multiboot.h"
+#include "kernel/trap_frame.h"
 #include "lib/format.h"
 
 typedef uint64_t efi_status;
@@ -17,7 +18,7 @@ typedef uint64_t efi_status;
 #define EFI_SUCCESS 0ull
 #define EFI_ERROR_BIT (1ull << 63)
 /* Not a UEFI status: the firmware took an exception inside the call and
- * the kernel took the call back (kernel/efi_runtime.c). */
+ * the kernel took the call back (wings/uefi/efi_runtime.c). */
 #define EFI_STATUS_FAULTED (EFI_ERROR_BIT | 0x0FFFFFFFull)
 
 struct efi_guid {
@@ -29,7 +30,8 @@ struct efi_guid {
 /* Checks the system table and its runtime services table and maps every
  * region the EFI memory map marks EFI_MEMORY_RUNTIME. Call on the BSP
  * before any AP starts (kernel/paging.h). False, with the reason through
- * diag, if the services cannot be used. */
+ * diag, if the services cannot be used; true at once if they are mapped
+ * already. */
 bool efi_runtime_init(const struct boot_info *bi, diag_fn diag, void *ctx);
 bool efi_runtime_usable(void);
 
@@ -41,6 +43,10 @@ efi_status efi_query_variable_info(uint32_t attrs, uint64_t *max_storage,
 /* ResetSystem(EfiResetCold), or EfiResetWarm (UEFI 2.10 §8.5.1: RAM kept
  * where the platform can): returns only if the firmware did not reset. */
 efi_status efi_reset_system(bool warm);
+/* An exception: true when it came from inside a call this CPU made (the
+ * frame then resumes the call's caller with EFI_STATUS_FAULTED, and no
+ * call is made again); the wing's fault fixup (app/wing.h). */
+bool efi_runtime_fault(struct trap_frame *f);
 
 /* "EFI_OUT_OF_RESOURCES" and the like; "EFI_STATUS_FAULTED"; "unknown". */
 const char *efi_status_name(efi_status st);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The run's records, kept in memory as they are printed (no second
- * formatting): the console hands every printed piece to this tap
- * (kernel/console.h). Whatever shows the results after the run (the
- * result page and its QR code, the summary kept in NVRAM, a RAM zone Linux
- * reads back) takes the same lines from here, so that all of them agree.
+ * formatting): the console hands every printed piece to this tap (the
+ * wing's .console_text). Whatever shows the results after the run (the
+ * result page and its QR code, the summary kept in NVRAM) takes the same
+ * lines from here, so that all of them agree.
  *
  * Kept: @boot, @env, @trampoline, @warn, @fail, @end from the start (a run that ends
  * early still says how); from the results on, every serial line but
@@ -14,7 +14,7 @@
  * fit, the end (totals, @summary, @end) and the records in print order
  * while they fit (the first CPUs' @cpusum). A note says how many lines are
  * missing. */
-#include "app/kept_lines.h"
+#include "wings/kept/kept_lines.h"
 
 #include <stdint.h>
 
@@ -88,7 +88,7 @@ static void keep_line(const char *l, size_t n)
 	tail_len += n;
 }
 
-static void tap(unsigned targets, const char *text)
+void kept_lines_tap(unsigned targets, const char *text)
 {
 	if (!(targets & CON_SERIAL) || phase == PHASE_OFF)
 		return;
@@ -119,7 +119,6 @@ void kept_lines_begin(void)
 	line_len = keep_len = tail_len = 0;
 	dropped = 0;
 	phase = PHASE_RECORDS;
-	console_add_tap(tap);
 }
 
 void kept_lines_report(void)
@@ -131,11 +130,6 @@ void kept_lines_report(void)
 void kept_lines_end(void)
 {
 	phase = PHASE_OFF;
-}
-
-bool kept_lines_ended(void)
-{
-	return phase == PHASE_OFF;
 }
 
 /* Whole lines of s[0..len) from the end that fit in budget: the offset

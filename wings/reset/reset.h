@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Resetting the machine at the end of a run: exit=reset (cold where the
- * firmware offers it) and exit=reboot (warm: RAM kept for pstore=). */
+/* The reset wing: the chipset's ways of resetting the machine at the end
+ * of a run, exit=reset and the warm exit=reboot (RAM kept for pstore=),
+ * after the uefi wing's ResetSystem where the firmware offers it. */
 #ifndef APSTART_RESET_H
 #define APSTART_RESET_H
 
