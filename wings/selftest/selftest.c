@@ -175,9 +175,9 @@ static void double_start(struct cpu *c, const struct wake_config *w, uint8_t vec
 		return;
 	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
 
-	while (!ap_entered(c, true) && !tsc_passed(deadline))
+	while (!ap_entered(c, WAKE_ONE) && !tsc_passed(deadline))
 		cpu_relax();
-	uint32_t seen = ap_last_stage(c, ap_entered(c, true));
+	uint32_t seen = ap_last_stage(c, ap_entered(c, WAKE_ONE));
 	ap_send_init(c, w);
 	uint64_t start = c->marks.start;
 	ap_prepare(c);
