@@ -127,10 +127,11 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z 
 TRAMP_DEFS := -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
 	-DPAD_REAL=$(PAD_REAL) -DPAD_PROT=$(PAD_PROT) -DPAD_LONG=$(PAD_LONG) -DMARKS=$(MARKS)
 
-# lib/ files only apstart.efi links: the kernel's bytes stay as they were.
-NOT_KERNEL_C := lib/sha256.c
-KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT) $(NOT_KERNEL_C),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
-	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c)))
+# The core is what make WINGS= links (docs/layout.md): its folders, lib/
+# by name (pure C the host tools build too); then each wing linked.
+LIB_C := lib/format.c lib/keyword.c lib/phase_names.c lib/stats.c lib/string.c
+KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) \
+	$(wildcard kernel/*.c)) $(LIB_C) $(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c))
 KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
@@ -143,6 +144,14 @@ all: deps-check kernel
 include tools/build/host.mk
 include tools/build/build-vars.mk
 include tools/build/font.mk
+
+# The options of the wings left out (WINGS=...), "NAME:WING ...", read
+# from their tables: a kernel built without a wing names it when one of
+# its options is given (app/wing.c).
+ABSENT_WINGS := $(filter-out $(WINGS),$(ALL_WINGS))
+ABSENT_OPTIONS := $(strip $(foreach w,$(ABSENT_WINGS),$(shell awk -v wing=$(w) -f tools/build/kernel-options.awk wings/$(w)/*.c)))
+$(OUT)/app/wing.o: KCFLAGS += -DAPSTART_ABSENT_OPTIONS='"$(ABSENT_OPTIONS)"'
+$(OUT)/app/wing.o: $(foreach w,$(ABSENT_WINGS),$(wildcard wings/$(w)/*.c)) tools/build/kernel-options.awk
 
 # Everything a kernel build in $(OUT) is made with: a folder named by
 # another variant's name (OUT=..., make ab's build/ab/build-a) or another

@@ -10,7 +10,7 @@
 
 #include "tools/aplog/read/loader.h"
 #include "tools/aplog/util.h"
-#include "lib/warn_events.h"
+#include "wings/screen/warn_events.h"
 
 static const char *const boot_keys[] = { "kernel", "version", "wbinvd", "cpus",
 	"x2apic", "tsc_khz", "tsc_source", "tramp", "firmware", "cycles", NULL };
@@ -350,7 +350,7 @@ void on_fail(struct loader *ld, size_t line, const char *p, size_t n)
 	}
 }
 
-/* @warn records of the events a passing run may have (lib/warn_events.h). */
+/* @warn records of the events a passing run may have (wings/screen/warn_events.h). */
 void on_warn(struct loader *ld, const char *p, size_t n)
 {
 	if (ld->cur >= 0 && warn_is_event(p, n))
