@@ -160,6 +160,7 @@ static void window_open(uint32_t n, uint32_t *nmis)
 
 void smp_bring_up(const struct wake_config *w)
 {
+	selftest_arm();
 	smp_bsp_wait = w->bsp_wait; /* read by the APs */
 	/* Firmware may leave APs running (OVMF's spin after
 	 * ExitBootServices): put every one into wait-for-SIPI before
@@ -258,7 +259,7 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			selftest_at_parked(c, w);
 			nmis = events_window_nmis(c);
 			confound_open(&cw);
-			selftest_at_bracket_open(slot, k);
+			selftest_at_bracket_open();
 			ok = ap_start(c, w, &ph);
 			confound_close(&cw);
 			nmi = events_window_nmis(c) != nmis;
