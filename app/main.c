@@ -367,7 +367,7 @@ static void find_cpus(void)
 	for_each_wing(w)
 		if (w->cpus_found)
 			w->cpus_found(&opt);
-	slow_spins_set(opt.slow_tramp_ns, opt.slow_park_ns);
+	INSTRUMENT_SPINS_SIZED(opt.slow_tramp_ns, opt.slow_park_ns);
 	facts.slow_tramp_ns = opt.slow_tramp_ns;
 	events_init();
 	lapic_set_extnmi(opt.extnmi);

@@ -13,7 +13,7 @@
 
 #include "smp/lapic.h"
 #include "smp/park.h"
-#include "smp/timing_knobs.h"
+#include "smp/instrument.h"
 #include "smp/wake.h"
 #include "kernel/firmware.h"
 #include "lib/format.h"
@@ -24,7 +24,7 @@
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT, EXIT_RESET, EXIT_REBOOT };
 /* icount=on: we run under an instruction-counting emulator (QEMU -icount,
  * round-robin TCG) and ap_start() keeps a LAPIC timer deadline armed until
- * the AP has taken its INIT; see smp/icount_fence.h. Off on real hardware. */
+ * the AP has taken its INIT; see smp/instrument.h. Off on real hardware. */
 enum icount_mode { ICOUNT_OFF, ICOUNT_ON };
 extern const struct keyword icount_words[];
 

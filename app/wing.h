@@ -133,7 +133,7 @@ struct wing {
 	/* VEC_WING (kernel/trap.h), acknowledged, in interrupt context on
 	 * the CPU that took it (one wing at most). */
 	void (*interrupt)(void);
-	/* The AP path's self-test points (smp/selftest_points.h): what the
+	/* The AP path's self-test points (smp/instrument.h): what the
 	 * wing does at each (one wing at most). */
 	const struct selftest_points *selftest_points;
 };

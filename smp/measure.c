@@ -7,10 +7,10 @@
 #include "smp/measure.h"
 
 #include "smp/events.h"
+#include "smp/instrument.h"
 #include "smp/many_aps.h"
 #include "smp/one_ap.h"
 #include "smp/phases.h"
-#include "smp/selftest_points.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
 #include "smp/tsc_sync.h"
@@ -160,7 +160,7 @@ static void window_open(uint32_t n, uint32_t *nmis)
 
 void smp_bring_up(const struct wake_config *w)
 {
-	selftest_arm();
+	INSTRUMENT_BRING_UP_BEGINS();
 	smp_bsp_wait = w->bsp_wait; /* read by the APs */
 	/* Firmware may leave APs running (OVMF's spin after
 	 * ExitBootServices): put every one into wait-for-SIPI before
@@ -256,10 +256,10 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			c->settled_ticks[k] = off.settled;
 			offline_line(c, k + 1, &off, nmi, &cw);
 			window_done("offline", c->apic_id, k + 1, &cw);
-			selftest_at_parked(c, w);
+			INSTRUMENT_PARKED(c, w);
 			nmis = events_window_nmis(c);
 			confound_open(&cw);
-			selftest_at_bracket_open();
+			INSTRUMENT_BRACKET_OPEN();
 			ok = ap_start(c, w, &ph);
 			confound_close(&cw);
 			nmi = events_window_nmis(c) != nmis;

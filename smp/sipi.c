@@ -11,10 +11,9 @@
 #include "smp/sipi.h"
 
 #include "smp/ap_wait.h"
-#include "smp/icount_fence.h"
+#include "smp/instrument.h"
 #include "smp/lapic.h"
 #include "smp/phases.h"
-#include "smp/selftest_points.h"
 #include "smp/smp.h"
 #include "smp/trampoline.h"
 #include "kernel/abort.h"
@@ -169,7 +168,6 @@ struct startup_round {
 	uint32_t icr;               /* ICR_STARTUP | the vector */
 	uint32_t k;                 /* 0: the first STARTUP IPI, 1: the second */
 	bool until_in;              /* sipi_count=auto: a wait ends once every AP is in */
-	const struct cpu *left_out; /* gets none (selftest=lost-sipi), or NULL */
 };
 
 /* What follows one STARTUP IPI of a round: the next AP's, or, after the
@@ -264,7 +262,7 @@ FORCE_INLINE bool startup_to(const struct startup_round *r, struct cpu *c, enum 
 	if (APSTART_MARKS)
 		*sipi_mark(c, r->k) = t;
 	bool sent = lapic_write_icr(c->apic_id, r->icr,
-				    waits ? icount_fence_after_sipi(r->w, r->k) : NULL);
+				    waits ? INSTRUMENT_AFTER_SIPI_WRITE(r->w, r->k) : NULL);
 	if (waits)
 		us = sipi_delays(r->w);
 	if (waits && us.before_idle)
@@ -291,8 +289,7 @@ FORCE_INLINE bool startup_to_all(const struct startup_round *r)
 	for (uint32_t i = 0; APSTART_MARKS && i < r->s->n; i++)
 		*sipi_mark(r->s->cpus[i], r->k) = t;
 	bool sent = lapic_send_ipi_all_but_self(r->icr);
-	if (icount_fence_after_sipi(r->w, r->k))
-		icount_fence_stop();
+	INSTRUMENT_BROADCAST_SIPI_SENT(r->w, r->k);
 	struct sipi_delays us = sipi_delays(r->w);
 	if (us.before_idle)
 		in = sipi_wait(r, us.before_idle);
@@ -304,13 +301,13 @@ FORCE_INLINE bool startup_to_all(const struct startup_round *r)
 	return in;
 }
 
-/* Does c get this round's STARTUP IPI? Not one left out, not after a
+/* Does c get this round's STARTUP IPI? Not one withheld, not after a
  * failed one, and with sipi_count=auto not once it is in (one that runs
  * ignores it anyway: in the sequence cited at the top, a STARTUP IPI is
  * taken only in wait-for-SIPI). */
 FORCE_INLINE bool wants_sipi(const struct startup_round *r, const struct cpu *c)
 {
-	return c != r->left_out && !c->sipi_failed &&
+	return !INSTRUMENT_SIPIS_WITHHELD(c) && !c->sipi_failed &&
 	       !(r->k > 0 && r->until_in && ap_entered(c, r->s->target));
 }
 
@@ -328,8 +325,8 @@ FORCE_INLINE bool send_round(const struct startup_round *r)
 	for (uint32_t i = 0; i < s->n; i++)
 		if (wants_sipi(r, s->cpus[i]))
 			last = i;
-	if (last == s->n && r->k == 0 && r->w->icount_fence)
-		icount_fence_stop(); /* nothing sent: the fence's end all the same */
+	if (last == s->n)
+		INSTRUMENT_NO_SIPI_SENT(r->w, r->k);
 	for (uint32_t i = 0; i < s->n && last < s->n; i++)
 		if (i == last || wants_sipi(r, s->cpus[i]))
 			in = startup_to(r, s->cpus[i], i == last ? SIPI_THEN_WAIT : SIPI_THEN_NEXT);
@@ -337,7 +334,7 @@ FORCE_INLINE bool send_round(const struct startup_round *r)
 }
 
 FORCE_INLINE void startups(const struct wake_set *s, const struct wake_config *w,
-			   uint8_t vector, const struct cpu *left_out)
+			   uint8_t vector)
 {
 	bool until_in = w->sipi_count == SIPI_COUNT_AUTO;
 	uint32_t count = until_in ? 2 : w->sipi_count;
@@ -346,23 +343,21 @@ FORCE_INLINE void startups(const struct wake_set *s, const struct wake_config *w
 		s->cpus[i]->sipi_failed = false;
 	for (uint32_t k = 0; k < count; k++) {
 		struct startup_round r = { .s = s, .w = w, .icr = ICR_STARTUP | vector, .k = k,
-					   .until_in = until_in, .left_out = left_out };
+					   .until_in = until_in };
 		if (send_round(&r) && until_in)
 			break;
 	}
 }
 
 void ap_send_startups_many(const struct wake_set *s, const struct wake_config *w,
-			   uint8_t vector, const struct cpu *left_out)
+			   uint8_t vector)
 {
-	startups(s, w, vector, left_out);
+	startups(s, w, vector);
 }
 
-void ap_send_startups(struct cpu *c, const struct wake_config *w, uint8_t vector,
-		      bool lost)
+void ap_send_startups(struct cpu *c, const struct wake_config *w, uint8_t vector)
 {
-	startups(&(struct wake_set){ .cpus = &c, .n = 1, .target = WAKE_ONE }, w, vector,
-		 lost ? c : NULL);
+	startups(&(struct wake_set){ .cpus = &c, .n = 1, .target = WAKE_ONE }, w, vector);
 }
 
 /* STARTING -> FAILED by compare-and-exchange, as the AP goes STARTING ->
@@ -401,7 +396,8 @@ static void wake_again(struct cpu *c, const struct wake_config *w, uint32_t atte
 	reset_slot(c);
 	c->marks.sipi1 = c->marks.sipi2 = c->marks.seen = 0;
 	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
-	ap_send_startups(c, w, sipi_vector(), false);
+	INSTRUMENT_WITHHOLD_SIPIS(c, WAKE_ONE);
+	ap_send_startups(c, w, sipi_vector());
 }
 
 bool ap_give_up(struct cpu *c, const struct wake_config *w, bool in_real)
@@ -426,7 +422,7 @@ bool ap_give_up(struct cpu *c, const struct wake_config *w, bool in_real)
 		ap_stage_name(c->fail_stage));
 	kprintf("@fail what=ap_timeout apic=%u stage=%u timeout_ms=%u\n",
 		c->apic_id, c->fail_stage, w->ap_timeout_ms);
-	selftest_at_gave_up(c);
+	INSTRUMENT_GAVE_UP(c);
 	/* Back to wait-for-SIPI, so it cannot wander in later. */
 	ap_send_init(c, w);
 	return true;

@@ -38,13 +38,12 @@ void ap_send_init(struct cpu *c, const struct wake_config *w);
  * second only to those not in yet), each followed by Linux's waits (or
  * sipi_delay_us) once per round, its ICR and APIC error status checked
  * per IPI; an AP whose IPI failed gets no more. marks.sipi1/sipi2 are
- * the BSP's TSC just before each. lost: an AP left out (selftest=
- * lost-sipi), or NULL. */
+ * the BSP's TSC just before each. An AP whose STARTUP IPIs a self-test
+ * withheld (INSTRUMENT_WITHHOLD_SIPIS, smp/instrument.h) gets none. */
 void ap_send_startups_many(const struct wake_set *s, const struct wake_config *w,
-			   uint8_t vector, const struct cpu *lost);
-/* The same to one AP, alone; lost: none at all (selftest=lost-sipi). */
-void ap_send_startups(struct cpu *c, const struct wake_config *w, uint8_t vector,
-		     bool lost);
+			   uint8_t vector);
+/* The same to one AP, alone. */
+void ap_send_startups(struct cpu *c, const struct wake_config *w, uint8_t vector);
 
 /* Has c entered the trampoline? (its slot, or, woken as WAKE_ONE, the
  * header's count of real-mode entries) */

@@ -5,7 +5,7 @@
 #include "smp/trampoline.h"
 
 #include "smp/smp.h"
-#include "smp/timing_knobs.h"
+#include "smp/instrument.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/x86.h"
@@ -71,7 +71,7 @@ bool trampoline_install(uint64_t phys, void (*c_entry)(uint32_t apic_id, uint32_
 
 	struct tramp_header *h = trampoline_header();
 	h->cr3 = (uint32_t)cr3;
-	h->slow_ticks = slow_tramp_spin_ticks();
+	INSTRUMENT_TRAMPOLINE_INSTALLED(h);
 	h->gdt_base += (uint32_t)phys;
 	h->far32_offset += (uint32_t)phys;
 #if defined(__i386__)

@@ -76,7 +76,7 @@ struct wake_config {
 	/* Resolved once (smp_resolve_wake()): the mode used for a round of
 	 * every AP; broadcast only if smp_broadcast_refused() is NULL. */
 	enum bringup_mode bringup_used;
-	bool icount_fence;       /* icount=on: see smp/icount_fence.h */
+	bool icount_fence;       /* icount=on: see smp/instrument.h */
 };
 
 /* init_delay_us takes this value until resolved: pick by CPU family. */

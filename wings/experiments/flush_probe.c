@@ -11,7 +11,7 @@
 #include "wings/experiments/ap_call.h"
 #include "wings/experiments/cache_ops.h"
 #include "wings/experiments/victims.h"
-#include "smp/selftest_points.h"
+#include "smp/instrument.h"
 #include "smp/smp.h"
 #include "kernel/bootmem.h"
 #include "kernel/confound.h"
@@ -82,7 +82,7 @@ static void timed(enum probe_op op, const uint8_t *buf, uint64_t bytes, struct w
 	struct confound_snap a, b;
 	confound_read(&a);
 	uint64_t t0 = rdtsc();
-	selftest_at_bracket_open(); /* selftest=smi: the first window */
+	INSTRUMENT_BRACKET_OPEN(); /* selftest=smi: the first window */
 	switch (op) {
 	case OP_WBINVD:
 		wbinvd();

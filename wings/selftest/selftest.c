@@ -2,7 +2,7 @@
 /* selftest=: the failure paths, made to happen on purpose so that the
  * tests can show each ends with a clear report (docs/tests.md). The wing
  * brings the option and its kinds (selftest_option.c) and hangs its hooks
- * on the core's points (smp/selftest_points.h); as the first bring-up
+ * on the core's points (smp/instrument.h); as the first bring-up
  * begins it arms the points of the one test asked, on the first AP to be
  * started. */
 #include <stdbool.h>
@@ -10,7 +10,7 @@
 
 #include "app/wing.h"
 #include "smp/lapic.h"
-#include "smp/selftest_points.h"
+#include "smp/instrument.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
 #include "smp/wake.h"
@@ -118,7 +118,7 @@ static void after_bring_up(const struct options *o)
 			selftest_apic);
 }
 
-static bool lose_sipis(struct cpu *c)
+static bool withhold_sipis(struct cpu *c)
 {
 	if (!selftest_target(c) || c->retries)
 		return false;
@@ -187,7 +187,7 @@ static void double_start(struct cpu *c, const struct wake_config *w, uint8_t vec
 	uint64_t start = c->marks.start;
 	ap_prepare(c);
 	c->marks.start = start;
-	ap_send_startups(c, w, vector, false);
+	ap_send_startups(c, w, vector);
 	kprintf("selftest: APIC ID %u stopped with INIT at stage %u (%s) and "
 		"started again\n", c->apic_id, seen, ap_stage_name(seen));
 }
@@ -205,7 +205,7 @@ static void bracket_open(void)
 	confound_raise_smi();
 }
 
-/* The points each test acts at (smp/selftest_points.h). bsp-fault acts
+/* The points each test acts at (smp/instrument.h). bsp-fault acts
  * at the wing's own step before the bring-up, tsc-skew also after it. */
 static uint32_t points_of(enum selftest t)
 {
@@ -220,7 +220,7 @@ static uint32_t points_of(enum selftest t)
 	case SELFTEST_DOUBLE_START:
 		return SELFTEST_AT_SIPIS_SENT;
 	case SELFTEST_LOST_SIPI:
-		return SELFTEST_AT_LOSE_SIPIS;
+		return SELFTEST_AT_WITHHOLD_SIPIS;
 	case SELFTEST_STRAY_IPI:
 	case SELFTEST_PARKED_NMI:
 		return SELFTEST_AT_PARKED;
@@ -260,7 +260,7 @@ static const struct selftest_points points = {
 	.arm = arm,
 	.ap_arrived = ap_arrived,
 	.sipis_sent = double_start,
-	.lose_sipis = lose_sipis,
+	.withhold_sipis = withhold_sipis,
 	.parked = parked,
 	.gave_up = gave_up,
 	.bracket_open = bracket_open,
