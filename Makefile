@@ -15,7 +15,7 @@ ARCH ?= x86_64
 WBINVD ?= 0
 SLOW_TRAMP_NS ?= 0
 SLOW_PARK_NS ?= 0
-# Test-only: K extra NOPs at one point of the AP path (realmode/pad.inc),
+# Test-only: K extra NOPs at one point of the AP path (realmode/instrument.inc),
 # PAD_INSNS=K PAD_AT=real|prot|long|park, or per point PAD_REAL=K ...
 PAD_INSNS ?= 0
 PAD_AT ?=

@@ -33,9 +33,9 @@ static uint64_t ns_to_ticks(uint32_t ns)
 	return (uint64_t)ns * tsc_info()->khz / 1000000;
 }
 
-void instrument_slow_trampoline(struct tramp_header *h)
+void instrument_slow_trampoline(uint8_t *page)
 {
-	h->slow_ticks = (uint32_t)ns_to_ticks(slow_tramp_ns);
+	*(volatile uint32_t *)(page + TRAMP_SLOW_TICKS_AT) = (uint32_t)ns_to_ticks(slow_tramp_ns);
 }
 
 void instrument_slow_park(void)

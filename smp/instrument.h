@@ -110,9 +110,9 @@ void icount_fence_stop(void); /* PAUSE (the yield), then stop the timer */
  * puts the spin in the code, the option sizes it per boot, so that the
  * timing gate can size its proof to the host (tests/timing/wall.sh). */
 void instrument_size_spins(uint32_t tramp_ns, uint32_t park_ns);
-/* Into the installed trampoline's header: its spin's TSC ticks. */
-struct tramp_header;
-void instrument_slow_trampoline(struct tramp_header *h);
+/* Into the installed trampoline's page: its spin's TSC ticks
+ * (TRAMP_SLOW_TICKS_AT, realmode/trampoline_abi.h). */
+void instrument_slow_trampoline(uint8_t *page);
 /* AP: spin the park path's slow_park_ns. */
 void instrument_slow_park(void);
 
@@ -134,7 +134,7 @@ void instrument_slow_park(void);
 #define INSTRUMENT_BRACKET_OPEN()              ((void)0)
 #define INSTRUMENT_PARK_FLUSHED()              ((void)0)
 #define INSTRUMENT_SPINS_SIZED(tramp_ns, park_ns) ((void)0)
-#define INSTRUMENT_TRAMPOLINE_INSTALLED(h)     ((void)0)
+#define INSTRUMENT_TRAMPOLINE_INSTALLED(page)  ((void)0)
 
 #else
 
@@ -244,10 +244,10 @@ void instrument_slow_park(void);
 /* BSP, once the options are read: the spins' sizes for this run. */
 #define INSTRUMENT_SPINS_SIZED(tramp_ns, park_ns) instrument_size_spins(tramp_ns, park_ns)
 /* BSP, the trampoline copied to its page: the slowed build's spin count. */
-#define INSTRUMENT_TRAMPOLINE_INSTALLED(h)                                     \
+#define INSTRUMENT_TRAMPOLINE_INSTALLED(page)                                  \
 	do {                                                                   \
 		if (APSTART_SLOW_TRAMP_NS)                                     \
-			instrument_slow_trampoline(h);                         \
+			instrument_slow_trampoline(page);                      \
 	} while (0)
 
 #endif /* APSTART_RELEASE */

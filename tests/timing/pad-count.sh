@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# What a PAD build (make PAD_INSNS=K PAD_AT=..., realmode/pad.inc) added,
+# What a PAD build (make PAD_INSNS=K PAD_AT=..., realmode/instrument.inc) added,
 # counted from the code itself: disassemble the plain and the padded
 # build part by part (the trampoline's real-, protected- and long-mode
 # code with their own bitness, split at the offsets its header records,
@@ -50,7 +50,7 @@ parts "$base" "$tmp/a"
 parts "$pad" "$tmp/b"
 for p in real prot long park; do
 	d=$(diff "$tmp/a-$p" "$tmp/b-$p" | grep -E '^[<>]' || true)
-	# nops_added: one-byte NOPs (what PAD_POINT emits) in the padded
+	# nops_added: one-byte NOPs (what INSTRUMENT_PAD emits) in the padded
 	# build less those in the plain one. Any changed line other than a
 	# NOP form is an other_change. Multi-byte NOP forms (nopl, nopw,
 	# xchg %ax,%ax, data16...) are the compiler's alignment fill before a
