@@ -20,6 +20,10 @@ SLOW_PARK_NS ?= 0
 PAD_INSNS ?= 0
 PAD_AT ?=
 MAX_CPUS ?= 512
+# RELEASE=1: a release kernel: the AP path's test instrumentation
+# (smp/instrument.h, realmode/instrument.inc) compiled to nothing, the
+# selftest wing left out, the test-only knobs refused (docs/building.md).
+RELEASE ?= 0
 # Measurement-only (make marks-cost): MARKS=0 leaves out the per-phase
 # timestamps of the online path, keeping each measured window's start and
 # end (docs/timing.md, "What the marks cost").
@@ -75,18 +79,32 @@ PAD_PARK ?= $(if $(filter park,$(PAD_AT)),$(PAD_INSNS),0)
 ifeq ($(shell echo '$(PAD_REAL) $(PAD_PROT) $(PAD_LONG) $(PAD_PARK)' | grep -Ex '[0-9]+ [0-9]+ [0-9]+ [0-9]+'),)
 $(error PAD_REAL/PROT/LONG/PARK must be numbers of instructions)
 endif
+ifneq ($(filter-out 0 1,$(RELEASE)),)
+$(error RELEASE must be 0 or 1, not '$(RELEASE)')
+endif
+ifeq ($(RELEASE),1)
+ifneq ($(SLOW_TRAMP_NS) $(SLOW_PARK_NS) $(PAD_REAL) $(PAD_PROT) $(PAD_LONG) $(PAD_PARK),0 0 0 0 0 0)
+$(error RELEASE=1 has no test instrumentation: SLOW_TRAMP_NS, SLOW_PARK_NS and PAD_* must be 0)
+endif
+endif
 PAD_SUFFIX := $(if $(filter-out 0,$(PAD_REAL)),-padreal$(PAD_REAL))$(if $(filter-out 0,$(PAD_PROT)),-padprot$(PAD_PROT))$(if $(filter-out 0,$(PAD_LONG)),-padlong$(PAD_LONG))$(if $(filter-out 0,$(PAD_PARK)),-padpark$(PAD_PARK))
 
-# The kernel's wings (docs/layout.md): all by default; WINGS= links the
-# core alone, the minimal kernel (serial records only).
+# The kernel's wings (docs/layout.md): all by default (RELEASE=1: all but
+# selftest, whose points it compiles out); WINGS= links the core alone,
+# the minimal kernel (serial records only).
 ALL_WINGS := screen nvram experiments selftest pstore
-WINGS ?= $(ALL_WINGS)
+DEFAULT_WINGS := $(if $(filter 1,$(RELEASE)),$(filter-out selftest,$(ALL_WINGS)),$(ALL_WINGS))
+WINGS ?= $(DEFAULT_WINGS)
 override WINGS := $(strip $(WINGS))
 ifneq ($(filter-out $(ALL_WINGS),$(WINGS)),)
 $(error WINGS names no wing: $(filter-out $(ALL_WINGS),$(WINGS)) (the wings: $(ALL_WINGS)))
 endif
-WINGS_SUFFIX := $(if $(filter-out $(ALL_WINGS),$(ALL_WINGS) $(WINGS))$(filter-out $(WINGS),$(ALL_WINGS)),$(if $(WINGS),-wings-$(subst $(eval) ,+,$(WINGS)),-core))
-VARIANT := $(if $(filter i386,$(ARCH)),i386-)wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(PAD_SUFFIX)$(if $(filter 0,$(MARKS)),-nomarks)$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))$(WINGS_SUFFIX)
+ifneq ($(RELEASE)$(filter selftest,$(WINGS)),1selftest)
+else
+$(error RELEASE=1 compiles the self-test points out: WINGS cannot name selftest)
+endif
+WINGS_SUFFIX := $(if $(filter-out $(DEFAULT_WINGS),$(DEFAULT_WINGS) $(WINGS))$(filter-out $(WINGS),$(DEFAULT_WINGS)),$(if $(WINGS),-wings-$(subst $(eval) ,+,$(WINGS)),-core))
+VARIANT := $(if $(filter i386,$(ARCH)),i386-)wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(PAD_SUFFIX)$(if $(filter 0,$(MARKS)),-nomarks)$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))$(if $(filter 1,$(RELEASE)),-release)$(WINGS_SUFFIX)
 OUT := build/$(VARIANT)
 SLOW_SPIN := $(if $(filter-out 0,$(SLOW_TRAMP_NS)),1,0)
 
@@ -120,7 +138,8 @@ KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pi
 	-I. -MMD -MP \
 	-DAPSTART_WBINVD=$(WBINVD) -DAPSTART_SLOW_TRAMP_NS=$(SLOW_TRAMP_NS) \
 	-DAPSTART_SLOW_PARK_NS=$(SLOW_PARK_NS) -DAPSTART_PAD_PARK=$(PAD_PARK) \
-	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_MARKS=$(MARKS) -DAPSTART_VERSION='"$(VERSION)"'
+	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_MARKS=$(MARKS) -DAPSTART_RELEASE=$(RELEASE) \
+	-DAPSTART_VERSION='"$(VERSION)"'
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack \
 	-m $(LD_EMULATION) -T linker.ld
 # The trampoline's variant (its own defines: it is not compiled by gcc).
@@ -130,8 +149,10 @@ TRAMP_DEFS := -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
 # The core is what make WINGS= links (docs/layout.md): its folders, lib/
 # by name (pure C the host tools build too); then each wing linked.
 LIB_C := lib/format.c lib/keyword.c lib/phase_names.c lib/stats.c lib/string.c
-KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) \
-	$(wildcard kernel/*.c)) $(LIB_C) $(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c))
+# RELEASE=1 leaves out the instrumentation's state (smp/instrument.c).
+RELEASE_OUT_C := $(if $(filter 1,$(RELEASE)),smp/instrument.c)
+KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT) $(RELEASE_OUT_C),$(wildcard app/*.c) \
+	$(wildcard smp/*.c) $(wildcard kernel/*.c)) $(LIB_C) $(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c))
 KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
@@ -169,14 +190,17 @@ kernel: $(OUT)/apstart.elf
 # make variant: build/<variant>/apstart.elf for the variables given
 # (ARCH, WBINVD, MAX_CPUS...), without kernel's copies. The other targets
 # ask for a variant through BUILD_VARIANT, which builds it plain (no
-# test-only spin or padding; x86_64, WBINVD=0, MAX_CPUS=512 unless named)
-# whatever this make was called with:  @$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
+# test-only spin or padding; x86_64, WBINVD=0, MAX_CPUS=512, its default
+# wings unless named) whatever this make was called with:
+#   @$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
+# (WINGS is passed as the text $(DEFAULT_WINGS): the sub-make expands it,
+# so RELEASE=1 gets its own default.)
 .PHONY: variant
 variant: $(OUT)/apstart.elf
 	@:
-BUILD_VARIANT = $(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 MAX_CPUS=512 MARKS=1 \
+BUILD_VARIANT = $(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 MAX_CPUS=512 MARKS=1 RELEASE=0 \
 	SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 PAD_INSNS=0 PAD_AT= PAD_REAL=0 PAD_PROT=0 \
-	PAD_LONG=0 PAD_PARK=0 WINGS='$(ALL_WINGS)' $(1) variant
+	PAD_LONG=0 PAD_PARK=0 WINGS='$$(DEFAULT_WINGS)' $(1) variant
 
 $(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld $(KBUILD_VARS)
 	@echo "  LD      $@"
