@@ -231,9 +231,85 @@ void smp_bring_up(const struct wake_config *w)
 		keyword_word(bringup_words, mode), n, online, (unsigned long long)tsc_ticks_to_ns(total));
 }
 
+/* One AP's timed window in the serial cycles: the bracket around it (the
+ * SMI and frequency counters, kernel/confound.h) and whether an NMI hit
+ * the BSP or the AP meanwhile (smp/events.h). */
+struct ap_window {
+	struct cpu *c;
+	uint32_t nmis;
+	struct confound_window cw;
+	bool nmi;
+};
+
+static void ap_window_open(struct ap_window *win, struct cpu *c)
+{
+	win->c = c;
+	win->nmis = events_window_nmis(c);
+	confound_open(&win->cw);
+}
+
+/* Closed right after the timed code; the events it saw are reported. */
+static void ap_window_close(struct ap_window *win)
+{
+	confound_close(&win->cw);
+	win->nmi = events_window_nmis(win->c) != win->nmis;
+	events_report();
+}
+
+/* Cycle k's offline of c (park= decides how): timed, kept, printed,
+ * shown to whoever watches the windows. False if c did not go. */
+static bool timed_offline(struct cpu *c, const struct wake_config *w, uint32_t k)
+{
+	struct offline_times off;
+	struct ap_window win;
+
+	ap_window_open(&win, c);
+	bool ok = ap_offline(c, w, &off);
+	ap_window_close(&win);
+	if (!ok)
+		return false;
+	c->offline_ticks[k] = off.total;
+	c->settled_ticks[k] = off.settled;
+	offline_line(c, k + 1, &off, win.nmi, &win.cw);
+	window_done("offline", c->apic_id, k + 1, &win.cw);
+	return true;
+}
+
+/* Cycle k's start of c: timed, kept with its phases, printed, shown.
+ * False if c did not come back. */
+static bool timed_online(struct cpu *c, const struct wake_config *w, uint32_t k)
+{
+	struct start_times ph;
+	struct ap_window win;
+
+	ap_window_open(&win, c);
+	INSTRUMENT_BRACKET_OPEN();
+	bool ok = ap_start(c, w, &ph);
+	ap_window_close(&win);
+	if (!ok)
+		return false;
+	c->online_ticks[k] = ph.total;
+	c->ap_ticks[k] = ph.ap;
+	c->cycles_done = k + 1;
+	online_line(c, k + 1, &ph, win.nmi, &win.cw);
+	window_done("online", c->apic_id, k + 1, &win.cw);
+	phases_record(c, k + 1, win.nmi);
+	return true;
+}
+
+/* Where the cycles are: cycle k (from 0) of the slot-th AP (1-based) done. */
+static void cycles_progress(uint32_t slot, uint32_t aps, uint32_t k, uint32_t cycles)
+{
+	progress(&(struct smp_progress){
+		.part = MEASURE_CYCLES, .cpu = slot, .cpus = aps, .cycle = k + 1,
+		.cycles = cycles, .done = (slot - 1) * cycles + k + 1, .total = aps * cycles });
+}
+
+/* Each AP in turn, cycles times: offline, then online, each a timed
+ * window; an AP that fails either is done. */
 static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t aps)
 {
-	uint32_t slot = 0; /* the AP at work, 1-based, for progress() */
+	uint32_t slot = 0; /* the AP at work, 1-based */
 
 	for (uint32_t i = 0; i < cpu_count && !run_ended(); i++) {
 		struct cpu *c = &cpus[i];
@@ -241,41 +317,12 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			continue;
 		slot++;
 		for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
-			struct offline_times off;
-			struct start_times ph;
-			struct confound_window cw;
-			uint32_t nmis = events_window_nmis(c);
-			confound_open(&cw);
-			bool ok = ap_offline(c, w, &off);
-			confound_close(&cw);
-			bool nmi = events_window_nmis(c) != nmis;
-			events_report();
-			if (!ok)
+			if (!timed_offline(c, w, k))
 				break;
-			c->offline_ticks[k] = off.total;
-			c->settled_ticks[k] = off.settled;
-			offline_line(c, k + 1, &off, nmi, &cw);
-			window_done("offline", c->apic_id, k + 1, &cw);
 			INSTRUMENT_PARKED(c, w);
-			nmis = events_window_nmis(c);
-			confound_open(&cw);
-			INSTRUMENT_BRACKET_OPEN();
-			ok = ap_start(c, w, &ph);
-			confound_close(&cw);
-			nmi = events_window_nmis(c) != nmis;
-			events_report();
-			if (!ok)
+			if (!timed_online(c, w, k))
 				break;
-			c->online_ticks[k] = ph.total;
-			c->ap_ticks[k] = ph.ap;
-			c->cycles_done = k + 1;
-			online_line(c, k + 1, &ph, nmi, &cw);
-			window_done("online", c->apic_id, k + 1, &cw);
-			phases_record(c, k + 1, nmi);
-			progress(&(struct smp_progress){
-				.part = MEASURE_CYCLES, .cpu = slot, .cpus = aps,
-				.cycle = k + 1, .cycles = cycles,
-				.done = (slot - 1) * cycles + k + 1, .total = aps * cycles });
+			cycles_progress(slot, aps, k, cycles);
 		}
 	}
 }
