@@ -116,115 +116,73 @@ void instrument_slow_trampoline(uint8_t *page);
 /* AP: spin the park path's slow_park_ns. */
 void instrument_slow_park(void);
 
+/* Each point below is one of these: its code, or in a release kernel
+ * nothing (a value point: the value that acts as "not armed"). */
 #if APSTART_RELEASE
-
-#define INSTRUMENT_SELFTEST_HUNG(points)       ((void)0)
-#define INSTRUMENT_BRING_UP_BEGINS()           ((void)0)
-#define INSTRUMENT_WITHHOLD_SIPIS(c, target)   ((void)0)
-#define INSTRUMENT_SIPIS_WITHHELD(c)           false
-#define INSTRUMENT_BEFORE_T0(w)                ((void)0)
-#define INSTRUMENT_AFTER_INIT(w)               ((void)0)
-#define INSTRUMENT_AFTER_SIPI_WRITE(w, k)      NULL
-#define INSTRUMENT_BROADCAST_SIPI_SENT(w, k)   ((void)0)
-#define INSTRUMENT_NO_SIPI_SENT(w, k)          ((void)0)
-#define INSTRUMENT_SIPIS_SENT(c, w, vector)    ((void)0)
-#define INSTRUMENT_GAVE_UP(c)                  ((void)0)
-#define INSTRUMENT_AP_ARRIVED(c)               ((void)0)
-#define INSTRUMENT_PARKED(c, w)                ((void)0)
-#define INSTRUMENT_BRACKET_OPEN()              ((void)0)
-#define INSTRUMENT_PARK_FLUSHED()              ((void)0)
-#define INSTRUMENT_SPINS_SIZED(tramp_ns, park_ns) ((void)0)
-#define INSTRUMENT_TRAMPOLINE_INSTALLED(page)  ((void)0)
-
+#define INSTRUMENTED(...) ((void)0)
+#define INSTRUMENTED_VALUE(value, release_value) (release_value)
 #else
+#define INSTRUMENTED(...) do { __VA_ARGS__ } while (0)
+#define INSTRUMENTED_VALUE(value, release_value) (value)
+#endif
 
 /* Is self-test point p armed? */
 #define SELFTEST_ARMED(p) (selftest_armed & (p))
 
 /* At boot (wings_connect()): a wing's self-test points hung, the first
  * wing's only. */
-#define INSTRUMENT_SELFTEST_HUNG(points)                                       \
-	do {                                                                   \
-		if (!selftest_points.ap_arrived)                               \
-			selftest_points = *(points);                           \
-	} while (0)
+#define INSTRUMENT_SELFTEST_HUNG(points) \
+	INSTRUMENTED(if (!selftest_points.ap_arrived) selftest_points = *(points);)
 /* BSP, as the first bring-up begins: the self-test's points armed. */
-#define INSTRUMENT_BRING_UP_BEGINS()                                           \
-	do {                                                                   \
-		if (selftest_points.arm)                                       \
-			__atomic_store_n(&selftest_armed, selftest_points.arm(), \
-					 __ATOMIC_RELEASE);                    \
-	} while (0)
+#define INSTRUMENT_BRING_UP_BEGINS()                                          \
+	INSTRUMENTED(if (selftest_points.arm)                                 \
+		__atomic_store_n(&selftest_armed, selftest_points.arm(), __ATOMIC_RELEASE);)
 
 /* BSP, before an attempt's STARTUP IPIs are sent (before t0, and before
  * a retry): selftest=lost-sipi may withhold c's. */
-#define INSTRUMENT_WITHHOLD_SIPIS(c, target)                                   \
-	do {                                                                   \
-		if (SELFTEST_ARMED(SELFTEST_AT_WITHHOLD_SIPIS))                \
-			(c)->sipis_withheld = (target) != WAKE_BROADCAST &&    \
-					      selftest_points.withhold_sipis(c); \
-	} while (0)
-/* In the STARTUP rounds: does c get none this attempt? (the flag is
- * struct cpu's, written only at the point above) */
-#define INSTRUMENT_SIPIS_WITHHELD(c) ((c)->sipis_withheld)
+#define INSTRUMENT_WITHHOLD_SIPIS(c, target)                                  \
+	INSTRUMENTED(if (SELFTEST_ARMED(SELFTEST_AT_WITHHOLD_SIPIS))          \
+		(c)->sipis_withheld = (target) != WAKE_BROADCAST &&           \
+				      selftest_points.withhold_sipis(c);)
+/* In the STARTUP rounds: does c get none this attempt? (struct cpu's
+ * flag, written only at the point above) */
+#define INSTRUMENT_SIPIS_WITHHELD(c) INSTRUMENTED_VALUE((c)->sipis_withheld, false)
 
 /* BSP, just before t0: the icount fence, if it goes before the INIT. */
-#define INSTRUMENT_BEFORE_T0(w)                                                \
-	do {                                                                   \
-		if ((w)->icount_fence && (w)->init_delay_us == 0)              \
-			lapic_timer_periodic_ticks(1);                         \
-	} while (0)
+#define INSTRUMENT_BEFORE_T0(w)                                               \
+	INSTRUMENTED(if ((w)->icount_fence && (w)->init_delay_us == 0)        \
+		lapic_timer_periodic_ticks(1);)
 /* BSP, right after the INIT: the icount fence, if it did not go before. */
-#define INSTRUMENT_AFTER_INIT(w)                                               \
-	do {                                                                   \
-		if ((w)->icount_fence && (w)->init_delay_us != 0)              \
-			lapic_timer_periodic_ticks(1);                         \
-	} while (0)
+#define INSTRUMENT_AFTER_INIT(w)                                              \
+	INSTRUMENTED(if ((w)->icount_fence && (w)->init_delay_us != 0)        \
+		lapic_timer_periodic_ticks(1);)
 /* What the send of STARTUP IPI number k (from 0) runs right behind its
  * ICR write (lapic_send_ipi_then()): the fence's end after the first. */
 #define INSTRUMENT_AFTER_SIPI_WRITE(w, k) \
-	((w)->icount_fence && (k) == 0 ? icount_fence_stop : NULL)
-/* The same behind the all-excluding-self shorthand's write. */
-#define INSTRUMENT_BROADCAST_SIPI_SENT(w, k)                                   \
-	do {                                                                   \
-		if ((w)->icount_fence && (k) == 0)                             \
-			icount_fence_stop();                                   \
-	} while (0)
-/* A first round that sent no STARTUP IPI: the fence's end all the same. */
+	INSTRUMENTED_VALUE((w)->icount_fence && (k) == 0 ? icount_fence_stop : NULL, NULL)
+/* The same behind the all-excluding-self shorthand's write; and for a
+ * first round that sent no STARTUP IPI, the fence's end all the same. */
+#define INSTRUMENT_BROADCAST_SIPI_SENT(w, k) \
+	INSTRUMENTED(if ((w)->icount_fence && (k) == 0) icount_fence_stop();)
 #define INSTRUMENT_NO_SIPI_SENT(w, k) INSTRUMENT_BROADCAST_SIPI_SENT(w, k)
 
 /* BSP, in ap_start() right after the STARTUP IPIs: selftest=double-start. */
-#define INSTRUMENT_SIPIS_SENT(c, w, vector)                                    \
-	do {                                                                   \
-		if (SELFTEST_ARMED(SELFTEST_AT_SIPIS_SENT))                    \
-			selftest_points.sipis_sent(c, w, vector);              \
-	} while (0)
+#define INSTRUMENT_SIPIS_SENT(c, w, vector)                                   \
+	INSTRUMENTED(if (SELFTEST_ARMED(SELFTEST_AT_SIPIS_SENT))              \
+		selftest_points.sipis_sent(c, w, vector);)
 /* BSP, having given up on c, before the INIT that stops it: ap-late. */
-#define INSTRUMENT_GAVE_UP(c)                                                  \
-	do {                                                                   \
-		if (SELFTEST_ARMED(SELFTEST_AT_GAVE_UP))                       \
-			selftest_points.gave_up(c);                            \
-	} while (0)
+#define INSTRUMENT_GAVE_UP(c) \
+	INSTRUMENTED(if (SELFTEST_ARMED(SELFTEST_AT_GAVE_UP)) selftest_points.gave_up(c);)
 /* AP, in ap_entry() before its LAPIC: ap-fault, ap-hang, apic-renumber,
  * ap-late, tsc-skew. */
-#define INSTRUMENT_AP_ARRIVED(c)                                               \
-	do {                                                                   \
-		if (selftest_armed)                                            \
-			selftest_points.ap_arrived(c);                         \
-	} while (0)
+#define INSTRUMENT_AP_ARRIVED(c) INSTRUMENTED(if (selftest_armed) selftest_points.ap_arrived(c);)
 /* BSP, AP c offline in a cycle, between two windows: stray-ipi,
  * parked-nmi. */
-#define INSTRUMENT_PARKED(c, w)                                                \
-	do {                                                                   \
-		if (SELFTEST_ARMED(SELFTEST_AT_PARKED))                        \
-			selftest_points.parked(c, w);                          \
-	} while (0)
+#define INSTRUMENT_PARKED(c, w) \
+	INSTRUMENTED(if (SELFTEST_ARMED(SELFTEST_AT_PARKED)) selftest_points.parked(c, w);)
 /* BSP, a timed window's bracket open, its timed code not begun: smi. */
-#define INSTRUMENT_BRACKET_OPEN()                                              \
-	do {                                                                   \
-		if (SELFTEST_ARMED(SELFTEST_AT_BRACKET_OPEN))                  \
-			selftest_points.bracket_open();                        \
-	} while (0)
+#define INSTRUMENT_BRACKET_OPEN() \
+	INSTRUMENTED(if (SELFTEST_ARMED(SELFTEST_AT_BRACKET_OPEN)) selftest_points.bracket_open();)
 
 /* AP, in the park path right after its WBINVD (before settled_ns is
  * taken): a SLOW_PARK_NS=N build spins N ns there (or slow_park_ns=),
@@ -233,23 +191,16 @@ void instrument_slow_park(void);
  * PAD_AT=park) runs exactly K NOPs, the park path's counterpart of the
  * trampoline's PAD points, so the exact gate must see +K ns in
  * settled_ns. */
-#define INSTRUMENT_PARK_FLUSHED()                                              \
-	do {                                                                   \
-		if (APSTART_SLOW_PARK_NS)                                      \
-			instrument_slow_park();                                \
-		if (APSTART_PAD_PARK)                                          \
-			__asm__ volatile(".rept %c0\n\tnop\n\t.endr"           \
-					 : : "i"(APSTART_PAD_PARK));          \
-	} while (0)
+#define INSTRUMENT_PARK_FLUSHED()                                             \
+	INSTRUMENTED(if (APSTART_SLOW_PARK_NS) instrument_slow_park();        \
+		     if (APSTART_PAD_PARK)                                    \
+			__asm__ volatile(".rept %c0\n\tnop\n\t.endr"          \
+					 : : "i"(APSTART_PAD_PARK));)
 /* BSP, once the options are read: the spins' sizes for this run. */
-#define INSTRUMENT_SPINS_SIZED(tramp_ns, park_ns) instrument_size_spins(tramp_ns, park_ns)
+#define INSTRUMENT_SPINS_SIZED(tramp_ns, park_ns) \
+	INSTRUMENTED(instrument_size_spins(tramp_ns, park_ns);)
 /* BSP, the trampoline copied to its page: the slowed build's spin count. */
-#define INSTRUMENT_TRAMPOLINE_INSTALLED(page)                                  \
-	do {                                                                   \
-		if (APSTART_SLOW_TRAMP_NS)                                     \
-			instrument_slow_trampoline(page);                      \
-	} while (0)
-
-#endif /* APSTART_RELEASE */
+#define INSTRUMENT_TRAMPOLINE_INSTALLED(page) \
+	INSTRUMENTED(if (APSTART_SLOW_TRAMP_NS) instrument_slow_trampoline(page);)
 
 #endif
