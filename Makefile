@@ -89,10 +89,11 @@ endif
 endif
 PAD_SUFFIX := $(if $(filter-out 0,$(PAD_REAL)),-padreal$(PAD_REAL))$(if $(filter-out 0,$(PAD_PROT)),-padprot$(PAD_PROT))$(if $(filter-out 0,$(PAD_LONG)),-padlong$(PAD_LONG))$(if $(filter-out 0,$(PAD_PARK)),-padpark$(PAD_PARK))
 
-# The kernel's wings (docs/layout.md): all by default (RELEASE=1: all but
-# selftest, whose points it compiles out); WINGS= links the core alone,
-# the minimal kernel (serial records only).
-ALL_WINGS := screen nvram experiments selftest pstore
+# The kernel's wings (docs/layout.md), in link order (wings/wings.list):
+# all by default (RELEASE=1: all but selftest, whose points it compiles
+# out); WINGS= links the core alone, the minimal kernel (serial records
+# only).
+ALL_WINGS := $(strip $(shell sed 's/\#.*//' wings/wings.list))
 DEFAULT_WINGS := $(if $(filter 1,$(RELEASE)),$(filter-out selftest,$(ALL_WINGS)),$(ALL_WINGS))
 WINGS ?= $(DEFAULT_WINGS)
 override WINGS := $(strip $(WINGS))
@@ -121,14 +122,12 @@ ARCH_CFLAGS := -m32 -march=i686 -mtune=generic
 NASM_FORMAT := elf32
 LD_EMULATION := elf_i386
 TRAMP_SRC_MAIN := realmode/trampoline_32.asm
-ARCH_ASM :=
 ARCH_C_OUT :=
 else
 ARCH_CFLAGS := -m64 -mno-red-zone -mcmodel=small
 NASM_FORMAT := elf64
 LD_EMULATION := elf_x86_64
 TRAMP_SRC_MAIN := realmode/trampoline.asm
-ARCH_ASM := kernel/efi_call.asm
 ARCH_C_OUT := kernel/libgcc32.c
 endif
 
@@ -153,10 +152,10 @@ LIB_C := lib/format.c lib/keyword.c lib/phase_names.c lib/stats.c lib/string.c
 RELEASE_OUT_C := $(if $(filter 1,$(RELEASE)),smp/instrument.c)
 KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT) $(RELEASE_OUT_C),$(wildcard app/*.c) \
 	$(wildcard smp/*.c) $(wildcard kernel/*.c)) $(LIB_C) $(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c))
-KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
+KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
-	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
+	$(OUT)/realmode/blob.o
 
 .PHONY: all kernel test clean deps deps-check unit-tests trampoline-tests qemu-tests timing-tests tscskew-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
@@ -179,6 +178,14 @@ $(OUT)/app/wing.o: $(foreach w,$(ABSENT_WINGS),$(wildcard wings/$(w)/*.c)) tools
 # compiler rebuilds (tools/build/build-vars.mk).
 KBUILD_VARS := $(OUT)/build.vars
 VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS)
+
+# A wing's own make lines (wings/NAME/wing.mk): objects not made from its
+# C files (WING_OBJS.NAME), linked with it, and the wings it needs
+# (WING_NEEDS.NAME), which must be linked too.
+include $(wildcard wings/*/wing.mk)
+KERNEL_OBJS += $(foreach w,$(WINGS),$(WING_OBJS.$(w)))
+$(foreach w,$(WINGS),$(foreach n,$(WING_NEEDS.$(w)),$(if $(filter $(n),$(WINGS)),,\
+	$(error the $(w) wing needs the $(n) wing: WINGS='$(WINGS) $(n)'))))
 
 # build/apstart.elf is always the variant just asked for, so it is copied
 # every time (a timestamp rule would keep the other variant's newer copy).
@@ -204,16 +211,12 @@ BUILD_VARIANT = $(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 MAX_CPUS=512 M
 
 $(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld $(KBUILD_VARS)
 	@echo "  LD      $@"
-	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS)
+	$(Q)$(LD) $(KLDFLAGS) -Map=$@.map -o $@ $(KERNEL_OBJS)
 
 $(OUT)/%.o: %.c Makefile $(KBUILD_VARS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(KCFLAGS) -c -o $@ $<
-
-$(OUT)/gen/font8x16.o: $(FONT_GEN) $(KBUILD_VARS)
-	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -c -o $@ $<
 
 # Constants the assembly takes from C, so that each has one definition:
 # <layer>/asm_defs.c is compiled to assembly and its markers become NASM

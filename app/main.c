@@ -5,7 +5,6 @@
 #include <stdint.h>
 
 #include "app/boot_report.h"
-#include "app/kept_lines.h"
 #include "app/options.h"
 #include "app/report.h"
 #include "app/run.h"
@@ -23,22 +22,17 @@
 #include "kernel/config.h"
 #include "kernel/confound.h"
 #include "kernel/console.h"
-#include "kernel/efi_runtime.h"
 #include "kernel/firmware.h"
 #include "kernel/idt.h"
 #include "kernel/memmap.h"
-#include "kernel/msr_safe.h"
 #include "kernel/multiboot.h"
 #include "kernel/nmi.h"
 #include "kernel/paging.h"
-#include "kernel/qemu.h"
 #include "kernel/reset.h"
-#include "kernel/serial.h"
-#include "kernel/trap.h"
+#include "kernel/rsdp.h"
 #include "kernel/tsc.h"
 #include "kernel/warn.h"
 #include "kernel/x86.h"
-#include "lib/bytes.h"
 #include "lib/kstring.h"
 
 #ifndef APSTART_WBINVD
@@ -54,10 +48,6 @@ static struct boot_info boot;
 static struct options opt;
 static struct option_targets opt_targets; /* opt and the wings' options */
 static const char *firmware_why;
-/* acpi_rsdp=, read at boot: its length if an RSDP is there, else why not. */
-static size_t option_rsdp_len;
-static const char *option_rsdp_problem;
-static enum exit_mode exit_mode;
 static struct acpi_info acpi;
 static uint32_t aps, cycles;
 static uint64_t tramp;
@@ -79,164 +69,79 @@ static void diag_print(void *ctx, const char *msg)
 	kprintf("%s\n", msg);
 }
 
-static void panic(const char *what) __attribute__((noreturn));
-static void panic(const char *what)
+/* acpi_parse(), boot_report_acpi_warnings(), the bits kernel/reset.c
+ * needs (its reset register); a clean stop without a MADT. */
+static void read_acpi(void)
 {
-	kprintf("PANIC: %s\n", what);
-	kprintf("@fail what=panic\n");
-	abort_run(what);
-}
+	struct rsdp_found r;
 
-static uint64_t bios_ebda(void)
-{
-	uint64_t ebda = (uint64_t)phys_read16(BDA_EBDA_SEGMENT) << 4;
-	/* Only trust a value in the range the EBDA can occupy. */
-	return ebda >= 0x80000 && ebda < LEGACY_HOLE_START ? ebda : 0;
-}
-
-/* acpi_rsdp=ADDR: is there an RSDP? Read at boot, said in find_acpi():
- * 20 bytes, 36 for revision 2, or the length it gives (at most 4 KiB). */
-static void check_option_rsdp(void)
-{
-	const uint8_t *p = opt.acpi_rsdp ? identity_map(0, opt.acpi_rsdp, 36) : NULL;
-
-	option_rsdp_len = 0;
-	if (!opt.acpi_rsdp)
-		return;
-	if (!p) {
-		option_rsdp_problem = "beyond what this kernel maps";
-		return;
-	}
-	size_t len = 36;
-	if (p[15] >= 2 && rd32(p + 20) > 36 && rd32(p + 20) <= 4096 &&
-	    identity_map(0, opt.acpi_rsdp, rd32(p + 20)))
-		len = rd32(p + 20);
-	option_rsdp_problem = acpi_rsdp_problem(p, len);
-	if (!option_rsdp_problem)
-		option_rsdp_len = len;
-}
-
-/* The RSDP: the loader's copy; else acpi_rsdp= (kexec from Linux hands
- * over none); else the BIOS areas' scan (ACPI 6.5 §5.2.5.1). */
-static void find_acpi(uint64_t ebda)
-{
-	uint64_t rsdp_phys = 0;
-	const void *rsdp = boot.rsdp;
-	size_t rsdp_len = boot.rsdp_len;
-
-	if (rsdp && acpi_rsdp_valid(rsdp, rsdp_len)) {
-		if (opt.acpi_rsdp)
-			kprintf("acpi: acpi_rsdp=0x%llx not used: the loader handed over the "
-				"RSDP (tag %d)\n", (unsigned long long)opt.acpi_rsdp, boot.rsdp_tag);
-	} else {
-		if (rsdp)
-			kprintf("acpi: boot loader's RSDP copy is invalid; %s\n",
-				opt.acpi_rsdp ? "trying acpi_rsdp=" : "scanning");
-		rsdp = NULL;
-		if (option_rsdp_len) {
-			rsdp_phys = opt.acpi_rsdp;
-			rsdp = (const void *)(uintptr_t)rsdp_phys;
-			rsdp_len = option_rsdp_len;
-			kprintf("acpi: RSDP at 0x%llx from acpi_rsdp=\n",
-				(unsigned long long)rsdp_phys);
-		} else if (opt.acpi_rsdp) {
-			kprintf("acpi: acpi_rsdp=0x%llx: no RSDP there (%s); scanning the "
-				"BIOS areas\n", (unsigned long long)opt.acpi_rsdp,
-				option_rsdp_problem);
-			warn_record("what=acpi_rsdp addr=0x%llx problem=%s",
-				    (unsigned long long)opt.acpi_rsdp, option_rsdp_problem);
-		}
-	}
-	if (!rsdp) {
-		rsdp_phys = acpi_scan_rsdp(identity_map, 0, ebda);
-		if (!rsdp_phys) {
-			if (boot.firmware != FIRMWARE_BIOS)
-				kprintf("acpi: no RSDP in the BIOS areas; under UEFI give its "
-					"address: acpi_rsdp= (Linux: ACPI20= in "
-					"/sys/firmware/efi/systab)\n");
-			panic("no ACPI RSDP: cannot find the CPUs (MADT)");
-		}
-		rsdp = (const void *)(uintptr_t)rsdp_phys;
-		/* The scan found it valid within the BIOS area, which ends
-		 * at 1 MiB: that bounds every read of it. */
-		rsdp_len = (size_t)(LOW_MEMORY_LIMIT - rsdp_phys);
-	}
-	int r = acpi_parse(rsdp, rsdp_len, rsdp_phys, identity_map, 0, &acpi,
-			   diag_print, 0);
+	if (!rsdp_find(&boot, &r))
+		run_fail("no ACPI RSDP: cannot find the CPUs (MADT)");
+	int bad = acpi_parse(r.rsdp, r.len, r.phys, identity_map, 0, &acpi, diag_print, 0);
 	boot_report_acpi_warnings(&acpi);
 	reset_use_acpi(&acpi);
-	if (r != 0)
-		panic("no usable MADT: cannot find the CPUs");
+	if (bad)
+		run_fail("no usable MADT: cannot find the CPUs");
 }
 
-/* What the allocator of big buffers (kernel/bootmem.h) must leave alone
- * besides what the map reserves: the loaded image, the boot information,
- * and the strings it points to (outside the block under Multiboot1). */
-static void reserve_boot_memory(void)
+/* What the loaded kernel and its boot information occupy (the strings
+ * it points to lie outside the block under Multiboot1), and the real-mode
+ * IVT and BIOS data area: what the wings' claims, the allocator of big
+ * buffers (kernel/bootmem.h) and the trampoline's page keep clear of,
+ * besides what the memory map reserves. */
+#define BOOT_RANGES 5
+static void boot_ranges(struct busy_range out[BOOT_RANGES])
 {
 	uint64_t cmdline = (uintptr_t)boot.cmdline, loader = (uintptr_t)boot.loader_name;
-	struct busy_range busy[] = {
-		{ { (uintptr_t)__kernel_start, (uintptr_t)__kernel_end }, "the kernel" },
-		{ { boot.info_start, boot.info_end }, "the boot information" },
-		{ { cmdline, cmdline + strlen(boot.cmdline) + 1 }, "the command line" },
-		{ { loader, loader + strlen(boot.loader_name) + 1 }, "the loader's name" },
-		{ { 0, 0x1000 }, "the real-mode IVT and BIOS data area" },
-	};
-	struct phys_range reserved[4 + WINGS_RESERVED_MAX];
+
+	out[0] = (struct busy_range){ { (uintptr_t)__kernel_start, (uintptr_t)__kernel_end },
+				      "the kernel" };
+	out[1] = (struct busy_range){ { boot.info_start, boot.info_end }, "the boot information" };
+	out[2] = (struct busy_range){ { cmdline, cmdline + strlen(boot.cmdline) + 1 },
+				      "the command line" };
+	out[3] = (struct busy_range){ { loader, loader + strlen(boot.loader_name) + 1 },
+				      "the loader's name" };
+	out[4] = (struct busy_range){ { 0, 0x1000 }, "the real-mode IVT and BIOS data area" };
+}
+
+/* The wings' claims first (pstore=): they keep clear of the boot's
+ * ranges, and everything allocated from here on keeps clear of them. */
+static void reserve_boot_memory(void)
+{
+	struct busy_range busy[BOOT_RANGES];
+	struct phys_range reserved[BOOT_RANGES + WINGS_RESERVED_MAX];
 	uint32_t n = 0;
 
-	/* The wings' claims first (pstore=): they keep clear of all of these,
-	 * and everything allocated from here on keeps clear of them. */
+	boot_ranges(busy);
 	for_each_wing(w)
 		if (w->claim_memory)
-			w->claim_memory(&boot, &opt, busy, sizeof busy / sizeof busy[0]);
-	for (uint32_t i = 0; i < 4; i++)
-		reserved[n++] = busy[i].r;
+			w->claim_memory(&boot, &opt, busy, BOOT_RANGES);
+	while (n < BOOT_RANGES)
+		reserved[n] = busy[n].r, n++;
 	n += wings_reserved(&reserved[n], WINGS_RESERVED_MAX);
 	bootmem_init(boot.mem, boot.mem_count, reserved, n);
 }
 
+/* A free 4 KiB page below 1 MiB, under the firmware's area (Linux's
+ * reserve_bios_regions rule, from the BIOS data area). */
 static uint64_t place_trampoline(void)
 {
 	uint16_t base_kib = phys_read16(BDA_BASE_MEM_KIB);
 	uint16_t ebda_seg = phys_read16(BDA_EBDA_SEGMENT);
 	uint64_t bios_start = memmap_bios_area_start(base_kib, ebda_seg);
-	struct phys_range excluded[4 + WINGS_RESERVED_MAX] = {
-		{ (uintptr_t)__kernel_start, (uintptr_t)__kernel_end },
-		{ boot.info_start, boot.info_end },
-		{ bios_start, LOW_MEMORY_LIMIT },
-		{ 0, 0x1000 }, /* real-mode IVT and BIOS data area */
-	};
-	uint32_t n = 4 + wings_reserved(&excluded[4], WINGS_RESERVED_MAX);
+	struct busy_range busy[BOOT_RANGES];
+	struct phys_range excluded[BOOT_RANGES + 1 + WINGS_RESERVED_MAX];
+	uint32_t n = 0;
+
+	boot_ranges(busy);
+	while (n < BOOT_RANGES)
+		excluded[n] = busy[n].r, n++;
+	excluded[n++] = (struct phys_range){ bios_start, LOW_MEMORY_LIMIT };
+	n += wings_reserved(&excluded[n], WINGS_RESERVED_MAX);
 	kprintf("lowmem: firmware area from 0x%llx up (BDA: base memory %u KiB, "
 		"EBDA segment 0x%x; Linux's reserve_bios_regions rule)\n",
 		(unsigned long long)bios_start, base_kib, ebda_seg);
 	return memmap_pick_low_page(boot.mem, boot.mem_count, excluded, n);
-}
-
-/* console=ttyS<n>,<baud>: ttyS<n> is at Linux's fixed address for it
- * (0x3F8/0x2F8/0x3E8/0x2E8), not at the BIOS data area's COM<n+1> entry:
- * a server's serial-over-LAN port that works as ttyS1 under Linux works
- * here with the same words, and UEFI machines often leave the BDA empty.
- * Where the BDA names another address, the message says so. */
-#define BDA_COM_PORTS 0x400 /* COM1-COM4 I/O bases, one word each */
-static void switch_serial_console(void)
-{
-	uint32_t n = opt.console_port, baud = opt.console_baud;
-	uint16_t port = serial_std_port(n);
-
-	if (n == 0 && baud == SERIAL_MAX_BAUD)
-		return;
-	uint16_t bda = boot.firmware == FIRMWARE_BIOS
-			       ? phys_read16(BDA_COM_PORTS + 2 * n) : 0;
-	kprintf("console: serial output moves to ttyS%u (COM%u, I/O 0x%x, Linux's "
-		"address for ttyS%u) at %u baud 8N1\n", n, n + 1, port, n, baud);
-	if (bda && bda != port)
-		kprintf("console: note: the BIOS data area lists COM%u at 0x%x\n",
-			n + 1, bda);
-	if (!console_switch_serial(port, baud))
-		kprintf("console: no UART answers at 0x%x: staying on ttyS0 "
-			"(0x3F8) at 115200\n", port);
 }
 
 /* The firmware as far as it is known (kernel/firmware.h). */
@@ -247,8 +152,8 @@ static void identify_firmware(void)
 		.protocol = boot.protocol,
 		.loader = boot.loader_name,
 		.hint = opt.firmware,
-		.rsdp_phys = option_rsdp_len ? opt.acpi_rsdp : 0,
-		.ebda_phys = bios_ebda(),
+		.rsdp_phys = rsdp_check_option(opt.acpi_rsdp),
+		.ebda_phys = rsdp_bios_ebda(),
 	};
 	boot.firmware = firmware_identify(&f, &firmware_why);
 }
@@ -268,7 +173,6 @@ static void read_boot_info(uint32_t magic, uint64_t info_phys)
 	wings_option_targets(&opt_targets, &opt);
 	options_set_defaults(&opt_targets);
 	options_parse(&opt_targets, boot.cmdline, APSTART_MAX_CPUS, NULL, NULL, 0);
-	check_option_rsdp();
 	identify_firmware();
 	reserve_boot_memory();
 	console_set_self_id(cpu_apic_id);
@@ -301,48 +205,13 @@ static void option_warning(void *ctx, const char *record)
 static void read_command_line(void)
 {
 	boot_report_loader(&boot, firmware_why);
-	kept_lines_begin();
 	options_set_defaults(&opt_targets);
 	options_parse(&opt_targets, boot.cmdline, APSTART_MAX_CPUS, diag_print, option_warning, 0);
 	for_each_wing(w)
 		if (w->options_parsed)
 			w->options_parsed(&opt, &boot);
-	switch_serial_console();
+	console_use_ttyS(opt.console_port, opt.console_baud, boot.firmware == FIRMWARE_BIOS);
 	run_choose();
-}
-
-/* exit=auto: qemu under QEMU (fw_cfg, a hypervisor), else halt. Decided
- * before anything can panic, so that a failure under QEMU ends QEMU
- * instead of halting it until a timeout. */
-static bool choose_exit(void)
-{
-	bool qemu = qemu_detect();
-	exit_mode = opt.exit;
-	if (exit_mode == EXIT_AUTO)
-		exit_mode = qemu ? EXIT_QEMU : EXIT_HALT;
-	run_set_exit_mode(exit_mode);
-	return qemu;
-}
-
-/* ... and QEMU's ACPI tables without a hypervisor bit (TCG) say QEMU too. */
-static void confirm_exit(bool qemu)
-{
-	if (opt.exit == EXIT_AUTO && !qemu && memcmp(acpi.oem_id, "BOCHS ", 6) == 0) {
-		exit_mode = EXIT_QEMU;
-		run_set_exit_mode(exit_mode);
-	}
-	kprintf("exit: %s%s\n", exit_mode == EXIT_QEMU ? "qemu (isa-debug-exit)" :
-		exit_mode == EXIT_RESET ? "reset" :
-		exit_mode == EXIT_REBOOT ? "reboot (warm reset, RAM kept)" : "halt",
-		opt.exit == EXIT_AUTO ? " (auto)" : "");
-}
-
-/* Runtime services for exit=reset and exit=reboot: their regions are
- * mapped now, while no AP runs (kernel/paging.h). */
-static void map_runtime_services(void)
-{
-	if (boot.efi_system_table && (exit_mode == EXIT_RESET || exit_mode == EXIT_REBOOT))
-		efi_runtime_init(&boot, diag_print, 0);
 }
 
 static void calibrate_tsc(void)
@@ -361,9 +230,9 @@ static void find_cpus(void)
 	for (uint32_t i = 0; i < acpi.cpu_count; i++)
 		need_x2apic |= acpi.cpus[i].apic_id > XAPIC_MAX_ID;
 	if (!lapic_init_bsp(opt.x2apic, need_x2apic))
-		panic("local APIC unusable");
+		run_fail("local APIC unusable");
 	if (!smp_setup(&acpi, opt.maxcpus))
-		panic("no CPUs in the MADT");
+		run_fail("no CPUs in the MADT");
 	for_each_wing(w)
 		if (w->cpus_found)
 			w->cpus_found(&opt);
@@ -385,9 +254,9 @@ static void install_trampoline(void)
 {
 	tramp = place_trampoline();
 	if (!tramp)
-		panic("no free 4 KiB page below 1 MiB for the AP trampoline");
+		run_fail("no free 4 KiB page below 1 MiB for the AP trampoline");
 	if (!trampoline_install(tramp, ap_entry))
-		panic("trampoline blob rejected");
+		run_fail("trampoline blob rejected");
 }
 
 /* The wake configuration for the whole run, and the park plan it names. */
@@ -431,7 +300,9 @@ static bool measure(void)
 		smp_run_cycles(&opt.wake, cycles);
 		if (run_ended())
 			halt_forever();
-		kept_lines_report();
+		for_each_wing(w)
+			if (w->results)
+				w->results();
 		complete = report_results(cycles);
 	}
 	if (run_ended())
@@ -450,17 +321,15 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	console_init_serial();
 	idt_init(); /* exceptions are reported from here on, even in the parsers */
 	idt_load();
-	msr_safe_init();
 	nmi_init();
 	boot_report_banner();
 
 	read_boot_info(magic, info_phys);
 	quiet_legacy_interrupts();
 	read_command_line();
-	bool qemu = choose_exit();
-	find_acpi(boot.firmware != FIRMWARE_UEFI ? bios_ebda() : 0);
-	confirm_exit(qemu);
-	map_runtime_services();
+	run_choose_exit(opt.exit);
+	read_acpi();
+	run_confirm_exit(opt.exit, acpi.oem_id);
 	calibrate_tsc();
 	find_cpus();
 	install_trampoline();

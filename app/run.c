@@ -6,7 +6,6 @@
 
 #include <stdint.h>
 
-#include "app/kept_lines.h"
 #include "app/wing.h"
 
 #include "smp/events.h"
@@ -17,8 +16,10 @@
 #include "kernel/qemu.h"
 #include "kernel/reset.h"
 #include "kernel/warn.h"
+#include "lib/kstring.h"
 
 static enum exit_mode exit_mode = EXIT_HALT;
+static bool under_qemu;
 static const struct wing_run *chosen;
 
 const struct wing_run *run_choose(void)
@@ -45,9 +46,27 @@ const struct wing_run *run_chosen(void)
 	return chosen;
 }
 
-void run_set_exit_mode(enum exit_mode mode)
+void run_choose_exit(enum exit_mode asked)
 {
-	exit_mode = mode;
+	under_qemu = qemu_detect();
+	exit_mode = asked != EXIT_AUTO ? asked : under_qemu ? EXIT_QEMU : EXIT_HALT;
+}
+
+void run_confirm_exit(enum exit_mode asked, const char *acpi_oem_id)
+{
+	if (asked == EXIT_AUTO && !under_qemu && memcmp(acpi_oem_id, "BOCHS ", 6) == 0)
+		exit_mode = EXIT_QEMU;
+	kprintf("exit: %s%s\n", exit_mode == EXIT_QEMU ? "qemu (isa-debug-exit)" :
+		exit_mode == EXIT_RESET ? "reset" :
+		exit_mode == EXIT_REBOOT ? "reboot (warm reset, RAM kept)" : "halt",
+		asked == EXIT_AUTO ? " (auto)" : "");
+}
+
+void run_fail(const char *what)
+{
+	kprintf("PANIC: %s\n", what);
+	kprintf("@fail what=panic\n");
+	abort_run(what);
 }
 
 /* finished: the run got to its report (not aborted), so the result and
@@ -55,16 +74,19 @@ void run_set_exit_mode(enum exit_mode mode)
 static void leave(bool pass, bool finished) __attribute__((noreturn));
 static void leave(bool pass, bool finished)
 {
-	kept_lines_end();
 	for_each_wing(w)
 		if (w->run_ends)
 			w->run_ends(pass);
 	if (exit_mode == EXIT_QEMU)
 		qemu_debug_exit(pass);
-	if (exit_mode == EXIT_RESET)
-		machine_reset();
-	if (exit_mode == EXIT_REBOOT)
+	if (exit_mode == EXIT_RESET || exit_mode == EXIT_REBOOT) {
+		for_each_wing(w)
+			if (w->reset)
+				w->reset(exit_mode == EXIT_REBOOT);
+		if (exit_mode == EXIT_RESET)
+			machine_reset();
 		machine_reboot_warm();
+	}
 	if (finished)
 		for_each_wing(w)
 			if (w->halted)

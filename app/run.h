@@ -19,8 +19,15 @@ struct wing_run;
 const struct wing_run *run_choose(void);
 /* The choice run_choose() made. */
 const struct wing_run *run_chosen(void);
-/* exit=auto resolves to qemu under QEMU (fw_cfg, or QEMU's ACPI OEM ID). */
-void run_set_exit_mode(enum exit_mode mode);
+/* exit=: how the machine is left, decided before anything can fail, so
+ * that a failure under QEMU ends QEMU instead of halting it until a
+ * timeout: auto is qemu under QEMU (fw_cfg, a hypervisor), else halt. */
+void run_choose_exit(enum exit_mode asked);
+/* Once the ACPI tables are read, said: auto is qemu too on QEMU's tables
+ * without a hypervisor bit (TCG: OEM ID "BOCHS "). */
+void run_confirm_exit(enum exit_mode asked, const char *acpi_oem_id);
+/* A clean stop before the results: says why, ends the run as failed. */
+void run_fail(const char *what) __attribute__((noreturn));
 /* After the report (complete: every AP did its cycles): the APs that
  * arrived after they were given up on, the NMI and stray counts, and the
  * @end record; returns the verdict, pass or not. */

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "app/wing.h"
 
-#include "app/kept_lines.h"
 #include "smp/measure.h"
 #include "smp/instrument.h"
 #include "kernel/console.h"
@@ -11,7 +10,6 @@
 /* The fan-outs: each hook point's call, to every wing that hangs on it. */
 static void console_text(unsigned targets, const char *text)
 {
-	kept_lines_tap(targets, text);
 	for_each_wing(w)
 		if (w->console_text)
 			w->console_text(targets, text);
@@ -36,10 +34,11 @@ void wings_connect(void)
 {
 	struct console_hooks con = { .tap = console_text };
 	void (*vector)(void) = NULL;
+	bool (*fixup)(struct trap_frame *f) = NULL;
 	bool progress_wanted = false, windows_wanted = false;
 
-	/* One wing each at most drives the screen, takes the vector, acts at
-	 * the self-test points: the first in link order. */
+	/* One wing each at most drives the screen, takes the vector, takes
+	 * faults back, acts at the self-test points: the first in link order. */
 	for_each_wing(w) {
 		if (w->screen && !con.screen) {
 			con.screen = w->screen->write;
@@ -47,6 +46,8 @@ void wings_connect(void)
 		}
 		if (w->interrupt && !vector)
 			vector = w->interrupt;
+		if (w->fault_fixup && !fixup)
+			fixup = w->fault_fixup;
 		if (w->selftest_points)
 			INSTRUMENT_SELFTEST_HUNG(w->selftest_points);
 		progress_wanted |= w->progress != NULL;
@@ -54,6 +55,7 @@ void wings_connect(void)
 	}
 	console_set_hooks(&con);
 	trap_set_wing_vector(vector);
+	trap_set_fault_fixup(fixup);
 	if (progress_wanted)
 		smp_set_progress_hook(progress);
 	if (windows_wanted)

@@ -28,6 +28,7 @@
 #include "kernel/multiboot.h"
 
 struct selftest_points;
+struct trap_frame;
 
 /* What the run is, for whoever shows it (the screen's header, the
  * result page): filled by kmain() as it learns it. */
@@ -102,6 +103,9 @@ struct wing {
 	void (*after_bring_up)(const struct options *o);
 	/* A measurement it may make instead of the cycles (struct wing_run). */
 	const struct wing_run *run;
+	/* The cycles are over and their results are about to be printed
+	 * (not after a wing's measurement). */
+	void (*results)(void);
 	/* The measurement is over; the APs are about to be parked for the
 	 * end of the run. */
 	void (*measured)(void);
@@ -111,6 +115,11 @@ struct wing {
 	/* The run is ending (pass or not, finished or aborted), before the
 	 * machine is left: the last chance to keep the results. */
 	void (*run_ends)(bool pass);
+	/* The machine is to be reset (exit=reset: cold; exit=reboot: warm,
+	 * RAM kept): a wing may do it its own way first (the firmware's
+	 * ResetSystem); it returns if the machine did not reset, and the
+	 * core's ways follow (kernel/reset.h). */
+	void (*reset)(bool warm);
 	/* The machine stays halted with the results (real hardware, exit=halt,
 	 * the run finished): a wing may show them until power-off. Does not
 	 * return if it takes the screen. */
@@ -133,6 +142,10 @@ struct wing {
 	/* VEC_WING (kernel/trap.h), acknowledged, in interrupt context on
 	 * the CPU that took it (one wing at most). */
 	void (*interrupt)(void);
+	/* An exception the wing may take back (a fault inside its firmware
+	 * call, kernel/trap.h): true once it has pointed the frame at where
+	 * to resume (one wing at most). */
+	bool (*fault_fixup)(struct trap_frame *f);
 	/* The AP path's self-test points (smp/instrument.h): what the
 	 * wing does at each (one wing at most). */
 	const struct selftest_points *selftest_points;

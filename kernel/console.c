@@ -39,9 +39,23 @@ void console_init_serial(void)
 	serial_init();
 }
 
-bool console_switch_serial(uint16_t base, uint32_t baud)
+/* A server's serial-over-LAN port that works as ttyS1 under Linux works
+ * here with the same words. */
+#define BDA_COM_PORTS 0x400 /* COM1-COM4 I/O bases, one word each */
+void console_use_ttyS(uint32_t n, uint32_t baud, bool bios)
 {
-	return serial_init_port(base, baud);
+	uint16_t port = serial_std_port(n);
+
+	if (n == 0 && baud == SERIAL_MAX_BAUD)
+		return;
+	uint16_t listed = bios ? phys_read16(BDA_COM_PORTS + 2 * n) : 0;
+	kprintf("console: serial output moves to ttyS%u (COM%u, I/O 0x%x, Linux's "
+		"address for ttyS%u) at %u baud 8N1\n", n, n + 1, port, n, baud);
+	if (listed && listed != port)
+		kprintf("console: note: the BIOS data area lists COM%u at 0x%x\n", n + 1, listed);
+	if (!serial_init_port(port, baud))
+		kprintf("console: no UART answers at 0x%x: staying on ttyS0 (0x3F8) at 115200\n",
+			port);
 }
 
 bool console_lock(void)

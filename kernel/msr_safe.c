@@ -8,7 +8,7 @@
  * exists exactly once. */
 #include "kernel/msr_safe.h"
 
-#include "kernel/trap.h"
+#include "kernel/trap_frame.h"
 
 #include <stdint.h>
 
@@ -61,7 +61,7 @@ static uintptr_t resume_after(uintptr_t insn)
 }
 
 /* A fault was this file's RDMSR or WRMSR: resume after it, as failed. */
-static bool msr_safe_fixup(struct trap_frame *f)
+bool msr_safe_fixup(struct trap_frame *f)
 {
 #if defined(__i386__)
 	uintptr_t to = resume_after(f->eip);
@@ -79,9 +79,4 @@ static bool msr_safe_fixup(struct trap_frame *f)
 	f->rax = f->rdx = 0;
 #endif
 	return true;
-}
-
-void msr_safe_init(void)
-{
-	trap_add_fault_fixup(msr_safe_fixup);
 }

@@ -24,8 +24,10 @@ bool msr_read_safe(uint32_t msr, uint64_t *val);
 /* WRMSR msr := val: true, or false when it faulted. */
 bool msr_write_safe(uint32_t msr, uint64_t val);
 
-/* Once, on the BSP, right after the IDT: from here on a #GP from
- * msr_read_safe()'s RDMSR or msr_write_safe()'s WRMSR is taken back. */
-void msr_safe_init(void);
+/* kernel/trap.c, on an exception: true, the frame pointed past the
+ * instruction and the call made to fail, when it was msr_read_safe()'s
+ * RDMSR or msr_write_safe()'s WRMSR. */
+struct trap_frame;
+bool msr_safe_fixup(struct trap_frame *f);
 
 #endif

@@ -1,19 +1,18 @@
 /* SPDX-License-Identifier: MIT */
-/* Resetting the machine. exit=reset: the firmware's ResetSystem (cold)
- * when UEFI runtime services are usable, else the keyboard controller's
- * reset line, which PC-compatible machines and QEMU wire to the CPUs'
- * reset. exit=reboot keeps RAM (pstore=): warm at every step, in the order
+/* Resetting the machine, the chipset's ways (the firmware's ResetSystem,
+ * where UEFI runtime services were handed over, is the uefi wing's and
+ * comes first: app/run.c). exit=reset: the keyboard controller's reset
+ * line, which PC-compatible machines and QEMU wire to the CPUs' reset.
+ * exit=reboot keeps RAM (pstore=): warm at every step, in the order
  * Linux's reboot tries (arch/x86/kernel/reboot.c: ACPI, keyboard
- * controller, EFI, CF9), EFI first where its runtime services were handed
- * over; each step says what it tries, and the next one follows if the
- * machine is still running a moment later. */
+ * controller, EFI, CF9); each step says what it tries, and the next one
+ * follows if the machine is still running a moment later. */
 #include "kernel/reset.h"
 
 #include <stdint.h>
 
 #include "kernel/abort.h"
 #include "kernel/console.h"
-#include "kernel/efi_runtime.h"
 #include "kernel/paging.h"
 #include "kernel/x86.h"
 
@@ -65,10 +64,6 @@ static void kbc_pulse(void)
 
 void machine_reset(void)
 {
-	if (efi_runtime_usable()) {
-		efi_status st = efi_reset_system(false);
-		kprintf("reset: ResetSystem returned %s\n", efi_status_name(st));
-	}
 	kbc_pulse();
 	wait_a_moment();
 	kprintf("reset: the machine did not reset; halting\n");
@@ -100,11 +95,6 @@ static void acpi_reset(void)
 
 void machine_reboot_warm(void)
 {
-	if (efi_runtime_usable()) {
-		kprintf("reset: warm, through UEFI ResetSystem(EfiResetWarm)\n");
-		efi_status st = efi_reset_system(true);
-		kprintf("reset: ResetSystem returned %s\n", efi_status_name(st));
-	}
 	if (have_acpi_reset) {
 		acpi_reset();
 		wait_a_moment();

@@ -10,6 +10,7 @@
 #include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/apic_id.h"
+#include "kernel/msr_safe.h"
 #include "kernel/x86.h"
 
 static void eoi_none(void)
@@ -24,9 +25,7 @@ void trap_set_eoi(void (*fn)(void))
 	eoi = fn ? fn : eoi_none;
 }
 
-/* Tried in the order they were added: msr_safe's, then a firmware call's. */
-#define FIXUPS_MAX 4
-static bool (*fault_fixups[FIXUPS_MAX])(struct trap_frame *f);
+static bool (*fault_fixup)(struct trap_frame *f);
 static void (*nmi_handler)(void);
 static void (*wing_vector)(void);
 
@@ -48,14 +47,9 @@ uint32_t trap_stray_total(void)
 	return __atomic_load_n(&strays, __ATOMIC_RELAXED);
 }
 
-void trap_add_fault_fixup(bool (*fixup)(struct trap_frame *f))
+void trap_set_fault_fixup(bool (*fixup)(struct trap_frame *f))
 {
-	for (unsigned i = 0; i < FIXUPS_MAX; i++)
-		if (!fault_fixups[i] || fault_fixups[i] == fixup) {
-			fault_fixups[i] = fixup;
-			return;
-		}
-	abort_run("trap: more fault fixups than FIXUPS_MAX");
+	fault_fixup = fixup;
 }
 
 void trap_set_nmi_handler(void (*handler)(void))
@@ -103,9 +97,8 @@ static void __attribute__((noinline)) stray(uint64_t vector)
 /* Vectors 0..31 but the NMI: fatal unless a fixup takes it back. */
 static void __attribute__((noinline)) fault(struct trap_frame *f)
 {
-	for (unsigned i = 0; i < FIXUPS_MAX && fault_fixups[i]; i++)
-		if (fault_fixups[i](f))
-			return;
+	if (msr_safe_fixup(f) || (fault_fixup && fault_fixup(f)))
+		return;
 
 	uint32_t apic = cpu_apic_id();
 	const char *name = trap_exception_name(f->vector);

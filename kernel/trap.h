@@ -6,22 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#if defined(__i386__)
-/* kernel/isr.asm's i386 frame: PUSHAD, then the stub's vector and error
- * code, then what the CPU pushed (from ring 0 no ESP and SS). */
-struct trap_frame {
-	uint32_t edi, esi, ebp, esp_at_pushad, ebx, edx, ecx, eax;
-	uint32_t vector, error;
-	uint32_t eip, cs, eflags;
-};
-#else
-struct trap_frame {
-	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
-	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
-	uint64_t vector, error;
-	uint64_t rip, cs, rflags, rsp, ss; /* pushed by the CPU */
-};
-#endif
+#include "kernel/trap_frame.h"
 
 /* The NMI's vector (SDM Vol. 3A §6.3, Table 6-1) and the interrupt
  * vectors in use besides the exceptions; every other vector from 32 up
@@ -36,12 +21,12 @@ struct trap_frame {
 /* VEC_WAKE and VEC_TIMER are acknowledged through the interrupt
  * controller's end-of-interrupt, which its driver registers here. */
 void trap_set_eoi(void (*eoi)(void));
-/* An exception some code expects and can take back (an MSR a CPU may
- * lack, kernel/msr_safe.c; a firmware call, kernel/efi_runtime.c): the
- * fixup returns true once it has pointed the frame at where to resume,
- * false to leave the exception fatal. Fixups are tried in the order they
- * were added. */
-void trap_add_fault_fixup(bool (*fixup)(struct trap_frame *f));
+/* An exception some code expects and takes back: an MSR a CPU may lack
+ * (kernel/msr_safe.c, asked first), else the layer above's fixup, set
+ * once at boot (app/wing.c: a wing's firmware call). A fixup returns true
+ * once it has pointed the frame at where to resume, false to leave the
+ * exception fatal. */
+void trap_set_fault_fixup(bool (*fixup)(struct trap_frame *f));
 /* VEC_NMI: handler() runs in NMI context (kernel/nmi.c registers it). */
 void trap_set_nmi_handler(void (*handler)(void));
 /* VEC_WING: acknowledged, then handler() runs (interrupts off) for as

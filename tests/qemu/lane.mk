@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: MIT
 # make qemu-tests: the QEMU matrix and the CPU floor (tests/qemu/matrix.sh,
-# tests/floor/instructions.sh, tests/qemu/cpu-models.sh); make cpu-models: every model.
+# tests/floor/instructions.sh, tests/qemu/cpu-models.sh), CONTRIBUTING.md's
+# recipe for a wing walked through (tests/qemu/planted-wing.sh); make
+# cpu-models: every model.
 # Included from the top-level Makefile (tests/lanes lists the lanes).
 
-qemu-tests: $(APLOG)
+qemu-tests: $(APLOG) $(SCREENTEXT)
 	@$(call BUILD_VARIANT,WBINVD=0)
 	@$(call BUILD_VARIANT,WBINVD=1)
 	@$(call BUILD_VARIANT,WBINVD=0 MAX_CPUS=4)
@@ -11,7 +13,7 @@ qemu-tests: $(APLOG)
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
 	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
 	@st=0; APLOG=$(APLOG) tests/qemu/matrix.sh || st=1; tests/floor/instructions.sh || st=1; \
-		tests/qemu/cpu-models.sh || st=1; exit $$st
+		tests/qemu/cpu-models.sh || st=1; tests/qemu/planted-wing.sh || st=1; exit $$st
 
 # Long, not in make test: the CPU floor under every CPU model QEMU lists,
 # for both kernels (make qemu-tests boots a representative set).

@@ -44,7 +44,7 @@ void put16(uint8_t *p, uint16_t v);
 void put32(uint8_t *p, uint32_t v);
 void put64(uint8_t *p, uint64_t v);
 
-/* Text printed to serial, as the summary capture (app/kept_lines.c)
+/* Text printed to serial, as the summary capture (wings/kept/kept_lines.c)
  * sees it: the console stand-in of test_summary_save.c. */
 void summary_feed_serial(const char *text);
 

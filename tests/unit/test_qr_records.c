@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* wings/screen/qr_records.c on the host: which records the QR code holds and in
- * what order, from a summary captured as app/kept_lines.c keeps it.
+ * what order, from a summary captured as wings/kept/kept_lines.c keeps it.
  * report_result() and report_cpusum_line() are stand-ins defined here. */
 #include <stdio.h>
 #include <string.h>
 
 #include "wings/screen/qr_records.h"
 #include "app/report.h"
-#include "app/kept_lines.h"
+#include "wings/kept/kept_lines.h"
 #include "check.h"
 #include "helpers.h"
 

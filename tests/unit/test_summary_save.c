@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* app/kept_lines.c and wings/nvram/nvram_save.c on the host: what is kept
+/* wings/kept/kept_lines.c and wings/nvram/nvram_save.c on the host: what is kept
  * from the console, how it is cut to the cap, and what reaches SetVariable. The console and the
  * runtime services are stand-ins defined here. */
 #include <stdarg.h>
@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/kept_lines.h"
+#include "wings/kept/kept_lines.h"
 #include "wings/nvram/nvram_save.h"
 #include "check.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
-#include "kernel/efi_runtime.h"
+#include "wings/uefi/efi_runtime.h"
 #include "wings/efi/efi_vendor.h"
 
 /* The console's tap, as app/wing.c hangs it on the console. */

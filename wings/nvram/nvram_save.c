@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Results that survive a reset: a server's screen scrolls away and often
  * nobody has a serial cable. At the end of a run booted through UEFI, the
- * kept record lines (app/kept_lines.h) go into non-volatile UEFI variables
- * through the runtime services (kernel/efi_runtime.h): ApstartResults, and
+ * kept record lines (wings/kept/kept_lines.h) go into non-volatile UEFI variables
+ * through the runtime services (wings/uefi/efi_runtime.h): ApstartResults, and
  * ApstartResults1.. when it needs more than one (wings/efi/efi_vendor.h), capped
  * at APSTART_RESULTS_TOTAL_MAX, at half the free NVRAM and at what the
  * firmware says a variable may hold. apstart.efi writes it to the stick on
@@ -10,12 +10,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "app/kept_lines.h"
+#include "wings/kept/kept_lines.h"
 #include "app/wing.h"
 #include "wings/nvram/nvram_save.h"
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
-#include "kernel/efi_runtime.h"
+#include "wings/uefi/efi_runtime.h"
 #include "wings/efi/efi_vendor.h"
 #include "lib/format.h"
 #include "lib/kstring.h"

@@ -18,10 +18,10 @@ struct nvram_options {
 
 /* After the command line: save= and whether this boot came through UEFI
  * (elsewhere there is nowhere to keep it and nothing is said); with both,
- * the firmware's runtime services are mapped (kernel/efi_runtime.h). */
+ * the firmware's runtime services are mapped (wings/uefi/efi_runtime.h). */
 void nvram_save_options(const struct nvram_options *o, const struct boot_info *bi);
 /* At the end of the run (finished or aborted), once: write the kept lines
- * (app/kept_lines.h) into the variables and say how it went. Never fatal. */
+ * (wings/kept/kept_lines.h) into the variables and say how it went. Never fatal. */
 void nvram_save_summary(bool pass);
 
 #endif

@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "app/report.h"
-#include "app/kept_lines.h"
+#include "wings/kept/kept_lines.h"
 #include "kernel/config.h"
 #include "lib/kstring.h"
 

@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-/* The kept records (app/kept_lines.h) in print order: every one that
+/* The kept records (wings/kept/kept_lines.h) in print order: every one that
  * is not per-CPU or per-phase; then the @phases records (the per-phase
  * table), if all of them fit in cap bytes; then as many @cpusum records
  * (app/report.h) as fit: the slowest online medians first, placed where

@@ -14,7 +14,7 @@
  *    footer (1 row)
  *
  * Everything is computed by app/report.c (report_result()); the
- * warnings come from the kept summary (app/kept_lines.h), so the page,
+ * warnings come from the kept summary (wings/kept/kept_lines.h), so the page,
  * the saved results and the QR code say the same. */
 #include "wings/screen/result_page.h"
 
@@ -23,7 +23,7 @@
 
 #include "wings/screen/header.h"
 #include "app/report.h"
-#include "app/kept_lines.h"
+#include "wings/kept/kept_lines.h"
 #include "app/run.h"
 #include "app/wing.h"
 #include "smp/smp.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The run's records kept in memory as printed (app/kept_lines.c), for
+/* The run's records kept in memory as printed (wings/kept/kept_lines.c), for
  * whatever keeps or shows them after the run: the result page, the QR
  * code, the summary in NVRAM, a RAM zone for Linux. */
 #ifndef APSTART_KEPT_LINES_H

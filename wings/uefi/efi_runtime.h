@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "kernel/multiboot.h"
+#include "kernel/trap_frame.h"
 #include "lib/format.h"
 
 typedef uint64_t efi_status;
@@ -17,7 +18,7 @@ typedef uint64_t efi_status;
 #define EFI_SUCCESS 0ull
 #define EFI_ERROR_BIT (1ull << 63)
 /* Not a UEFI status: the firmware took an exception inside the call and
- * the kernel took the call back (kernel/efi_runtime.c). */
+ * the kernel took the call back (wings/uefi/efi_runtime.c). */
 #define EFI_STATUS_FAULTED (EFI_ERROR_BIT | 0x0FFFFFFFull)
 
 struct efi_guid {
@@ -42,6 +43,10 @@ efi_status efi_query_variable_info(uint32_t attrs, uint64_t *max_storage,
 /* ResetSystem(EfiResetCold), or EfiResetWarm (UEFI 2.10 §8.5.1: RAM kept
  * where the platform can): returns only if the firmware did not reset. */
 efi_status efi_reset_system(bool warm);
+/* An exception: true when it came from inside a call this CPU made (the
+ * frame then resumes the call's caller with EFI_STATUS_FAULTED, and no
+ * call is made again); the wing's fault fixup (app/wing.h). */
+bool efi_runtime_fault(struct trap_frame *f);
 
 /* "EFI_OUT_OF_RESOURCES" and the like; "EFI_STATUS_FAULTED"; "unknown". */
 const char *efi_status_name(efi_status st);

@@ -1,5 +1,5 @@
 ; SPDX-License-Identifier: MIT
-; Calling UEFI runtime services from the kernel (kernel/efi_runtime.c).
+; Calling UEFI runtime services from the kernel (wings/uefi/efi_runtime.c).
 ;
 ;   uint64_t efi_call(const void *fn, uint64_t a1, ..., uint64_t a5)
 ;

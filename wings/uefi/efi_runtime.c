@@ -5,12 +5,12 @@
  * (UEFI 2.10 §2.3.4.2 and §8): every EFI_MEMORY_RUNTIME region mapped
  * 1:1 (the boot code maps 0-4 GiB; regions above are added here, MMIO
  * uncached), the Microsoft x64 calling convention, a 16-byte
- * aligned stack, SSE usable, one caller at a time. kernel/efi_call.asm
+ * aligned stack, SSE usable, one caller at a time. wings/uefi/efi_call.asm
  * makes the call. If the firmware takes an exception anyway, the fault
  * fixup reports it and returns EFI_STATUS_FAULTED to the caller: a
  * failed save must never end the run. After that no further call is
  * made (firmware state is unknown). */
-#include "kernel/efi_runtime.h"
+#include "wings/uefi/efi_runtime.h"
 
 #include "kernel/console.h"
 #include "kernel/cpu.h"
@@ -73,6 +73,12 @@ static efi_status call(const char *what, uint32_t offset, uint64_t a1, uint64_t 
 {
 	(void)what, (void)offset, (void)a1, (void)a2, (void)a3, (void)a4, (void)a5;
 	return EFI_ERROR_BIT | 3; /* EFI_UNSUPPORTED */
+}
+
+bool efi_runtime_fault(struct trap_frame *f)
+{
+	(void)f;
+	return false;
 }
 #else
 uint64_t efi_call(const void *fn, uint64_t a1, uint64_t a2, uint64_t a3, uint64_t a4,
@@ -154,7 +160,7 @@ static bool map_runtime_regions(const struct boot_info *bi, diag_fn diag, void *
 	return true;
 }
 
-static bool fault_fixup(struct trap_frame *f)
+bool efi_runtime_fault(struct trap_frame *f)
 {
 	if (!in_call || cpu_apic_id() != caller_apic)
 		return false;
@@ -197,7 +203,6 @@ bool efi_runtime_init(const struct boot_info *bi, diag_fn diag, void *ctx)
 	rt_size = rd32(rt + HDR_SIZE);
 	if (!map_runtime_regions(bi, diag, ctx))
 		return false;
-	trap_add_fault_fixup(fault_fixup);
 	return usable = true;
 }
 

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The run's records, kept in memory as they are printed (no second
- * formatting): the console hands every printed piece to this tap
- * (kernel/console.h, through app/wing.c). Whatever shows the results after the run (the
- * result page and its QR code, the summary kept in NVRAM, a RAM zone Linux
- * reads back) takes the same lines from here, so that all of them agree.
+ * formatting): the console hands every printed piece to this tap (the
+ * wing's .console_text). Whatever shows the results after the run (the
+ * result page and its QR code, the summary kept in NVRAM) takes the same
+ * lines from here, so that all of them agree.
  *
  * Kept: @boot, @env, @warn, @fail, @end from the start (a run that ends
  * early still says how); from the results on, every serial line but
@@ -14,7 +14,7 @@
  * fit, the end (totals, @summary, @end) and the records in print order
  * while they fit (the first CPUs' @cpusum). A note says how many lines are
  * missing. */
-#include "app/kept_lines.h"
+#include "wings/kept/kept_lines.h"
 
 #include <stdint.h>
 
