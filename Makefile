@@ -32,8 +32,9 @@ VERSION := 0.1
 Q := $(if $(filter 1,$(V)),,@)
 
 # The kernel's wings (docs/layout.md), in link order (wings/wings.list):
-# all by default; WINGS= links the core alone, the minimal kernel (serial
-# records only).
+# all by default (RELEASE=1: all but selftest, whose points it compiles
+# out); WINGS= links the core alone, the minimal kernel (serial records
+# only).
 ALL_WINGS := $(strip $(shell sed 's/\#.*//' wings/wings.list))
 include tools/build/knobs.mk
 override WINGS := $(strip $(WINGS))
@@ -73,8 +74,10 @@ TRAMP_DEFS := $(KNOB_NASMFLAGS)
 # The core is what make WINGS= links (docs/layout.md): its folders, lib/
 # by name (pure C the host tools build too); then each wing linked.
 LIB_C := lib/format.c lib/keyword.c lib/phase_names.c lib/stats.c lib/string.c
-KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) \
-	$(wildcard kernel/*.c)) $(LIB_C) $(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c))
+# RELEASE=1 leaves out the instrumentation's state (smp/instrument.c).
+RELEASE_OUT_C := $(if $(filter 1,$(RELEASE)),smp/instrument.c)
+KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT) $(RELEASE_OUT_C),$(wildcard app/*.c) \
+	$(wildcard smp/*.c) $(wildcard kernel/*.c)) $(LIB_C) $(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c))
 KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
@@ -127,7 +130,9 @@ kernel: $(OUT)/apstart.elf
 .PHONY: variant
 variant: $(OUT)/apstart.elf
 	@:
-BUILD_VARIANT = $(MAKE) --no-print-directory $(KNOB_DEFAULTS) $(1) variant
+# (WINGS is passed again as the text $(DEFAULT_WINGS): the sub-make
+# expands it, so that RELEASE=1 named in $(1) gets its own default.)
+BUILD_VARIANT = $(MAKE) --no-print-directory $(KNOB_DEFAULTS) WINGS='$$(DEFAULT_WINGS)' $(1) variant
 
 $(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld $(KBUILD_VARS)
 	@echo "  LD      $@"

@@ -2,7 +2,7 @@
 #include "app/wing.h"
 
 #include "smp/measure.h"
-#include "smp/selftest_points.h"
+#include "smp/instrument.h"
 #include "kernel/console.h"
 #include "kernel/trap.h"
 #include "lib/kstring.h"
@@ -42,8 +42,8 @@ void wings_connect(void)
 			vector = w->interrupt;
 		if (w->fault_fixup && !fixup)
 			fixup = w->fault_fixup;
-		if (w->selftest_points && !selftest_points.ap_arrived)
-			selftest_points = *w->selftest_points;
+		if (w->selftest_points)
+			INSTRUMENT_SELFTEST_HUNG(w->selftest_points);
 		progress_wanted |= w->progress != NULL;
 		windows_wanted |= w->window_timed != NULL;
 	}

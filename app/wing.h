@@ -178,7 +178,7 @@ struct wing {
 	 * call, kernel/trap.h): true once it has pointed the frame at where
 	 * to resume (one wing at most). */
 	bool (*fault_fixup)(struct trap_frame *f);
-	/* The AP path's self-test points (smp/selftest_points.h): what the
+	/* The AP path's self-test points (smp/instrument.h): what the
 	 * wing does at each (one wing at most). */
 	const struct selftest_points *selftest_points;
 };

@@ -20,7 +20,7 @@ void realmode_asm_defs(void)
 	ASM_DEFINE(TRAMP_HDR, TRAMP_HDR);
 	ASM_DEFINE(TRAMP_HDR_SIZE, sizeof(struct tramp_header));
 	ASM_DEFINE(TRAMP_FLAG_WBINVD, TRAMP_FLAG_WBINVD);
-	ASM_DEFINE(TRAMP_FLAG_SLOW, TRAMP_FLAG_SLOW);
+	ASM_DEFINE(TRAMP_SLOW_TICKS_AT, TRAMP_SLOW_TICKS_AT);
 	ASM_DEFINE(APIC_ID_NONE, APIC_ID_NONE);
 	ASM_DEFINE(MSR_IA32_APIC_BASE, MSR_IA32_APIC_BASE);
 	ASM_DEFINE(APIC_BASE_EN, APIC_BASE_EN);
@@ -34,7 +34,7 @@ void realmode_asm_defs(void)
 	HDR_FIELD(VERSION, version);
 	HDR_FIELD(SIZE, size);
 	HDR_FIELD(CR3, cr3);
-	HDR_FIELD(SLOW_TICKS, slow_ticks);
+	HDR_FIELD(FLAGS, flags);
 	HDR_FIELD(GDT_LIMIT, gdt_limit);
 	HDR_FIELD(GDT_BASE, gdt_base);
 	HDR_FIELD(PAD0, pad0);
@@ -49,11 +49,9 @@ void realmode_asm_defs(void)
 	HDR_FIELD(CPU_COUNT, cpu_count);
 	HDR_FIELD(REAL_ENTRIES, real_entries);
 	HDR_FIELD(NO_SLOT_APIC, no_slot_apic);
-	HDR_FIELD(FLAGS, flags);
 	HDR_FIELD(OFF_CODE32, off_code32);
 	HDR_FIELD(OFF_CODE64, off_code64);
 	HDR_FIELD(OFF_CODE_END, off_code_end);
-	HDR_FIELD(RESERVED, reserved);
 
 	ASM_DEFINE(TRAMP_CPU_SIZE, sizeof(struct tramp_cpu));
 	ASM_DEFINE(TRAMP_CPU_APIC_ID, offsetof(struct tramp_cpu, apic_id));

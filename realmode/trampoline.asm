@@ -14,13 +14,13 @@
 ; the same bytes. Any number of APs may run it at once: each one finds
 ; its slot by its own APIC ID, read from the APIC in protected mode.
 ;
-; Build knobs (nasm -D): WBINVD=0|1, SLOW_SPIN=0|1 (a test-only delay
-; spinning header.slow_ticks TSC ticks where WBINVD sits), PAD_REAL,
-; PAD_PROT, PAD_LONG=K (test-only: K NOPs at that PAD_POINT, pad.inc).
+; Build knobs (nasm -D): WBINVD=0|1, MARKS=0|1; the test-only ones,
+; SLOW_SPIN=0|1 (a spin where WBINVD sits) and PAD_REAL, PAD_PROT,
+; PAD_LONG=K (K NOPs at that point), are realmode/instrument.inc's.
 
 %include "realmode/asm_defs.inc"      ; layout: realmode/trampoline_abi.h
 %include "kernel/gdt.inc"               ; GDT_TABLE, SEL_*
-%include "realmode/pad.inc"             ; PAD_POINT, SLOW_SPIN_POINT
+%include "realmode/instrument.inc"      ; INSTRUMENT_SLOW_SPIN, INSTRUMENT_PAD
 %include "realmode/trampoline.inc"      ; TRAMP_HEADER, STAMP_LONG, TRAMP_END
 
 ; CR0 is written whole: PE | MP | ET | NE, CD and NW clear (caches on).
@@ -44,7 +44,7 @@ trampoline_start:
 %if WBINVD
 	wbinvd
 %endif
-	SLOW_SPIN_POINT
+	INSTRUMENT_SLOW_SPIN
 	jmp real_mode_entry
 
 	times TRAMP_HDR - ($ - $$) db 0xCC      ; error here = prologue too long
@@ -57,7 +57,7 @@ trampoline_start:
 
 ; ---------------------------------------------------------------------------
 real_mode_entry:
-	PAD_POINT REAL                  ; before the first timestamp: to_real
+	INSTRUMENT_PAD REAL             ; before the first timestamp: to_real
 	; The first phase's timestamp, kept in edi:ebp until protected mode,
 	; where the APIC ID (an MMIO read above 1 MiB in xAPIC mode) tells
 	; which slot is ours. Until then the AP is only counted.

@@ -21,15 +21,14 @@
 ; phases at the same points; stage LONG and tsc[AP_MARK_LONG] mark
 ; paging on. Any number of APs may run it at once.
 ;
-; Build knobs (nasm -D): WBINVD=0|1, SLOW_SPIN=0|1 (a test-only delay
-; spinning header.slow_ticks TSC ticks where WBINVD sits), PAD_REAL,
-; PAD_PROT, PAD_LONG=K (test-only: K NOPs at that PAD_POINT, pad.inc; at
-; the same points of the AP path as in the x86_64 blob, LONG after the
-; paging-on timestamp).
+; Build knobs (nasm -D): WBINVD=0|1, MARKS=0|1; the test-only ones,
+; SLOW_SPIN=0|1 and PAD_REAL, PAD_PROT, PAD_LONG=K, are
+; realmode/instrument.inc's, at the same points of the AP path as in the
+; x86_64 blob (LONG after the paging-on timestamp).
 
 %include "realmode/asm_defs.inc"      ; layout: realmode/trampoline_abi.h
 %include "kernel/gdt.inc"               ; GDT_TABLE, SEL_*
-%include "realmode/pad.inc"             ; PAD_POINT, SLOW_SPIN_POINT
+%include "realmode/instrument.inc"      ; INSTRUMENT_SLOW_SPIN, INSTRUMENT_PAD
 %include "realmode/trampoline.inc"      ; TRAMP_HEADER, STAMP_LONG, TRAMP_END
 
 ; LMSW sets PE alone, as Linux's trampoline does; CR0 is written whole
@@ -43,7 +42,7 @@ trampoline_start:
 %if WBINVD
 	wbinvd
 %endif
-	SLOW_SPIN_POINT
+	INSTRUMENT_SLOW_SPIN
 	; Linux's LJMPW_RM: CS = P >> 4 whatever CS:IP the AP came in with.
 	jmp dword far [cs:TRAMP_HDR + HDR_FAR64_OFFSET]
 
@@ -64,7 +63,7 @@ cs_reloaded:
 	; edi:ebp until protected mode, where the APIC ID (an MMIO read above
 	; 1 MiB in xAPIC mode) tells which slot is ours. Until then the AP
 	; is only counted.
-	PAD_POINT REAL                  ; before the first timestamp: to_real
+	INSTRUMENT_PAD REAL             ; before the first timestamp: to_real
 %if MARKS
 	rdtsc
 	mov ebp, eax

@@ -16,7 +16,7 @@
 #include "kernel/cpu.h"
 
 #define TRAMP_MAGIC   0x54535041u /* "APST" */
-#define TRAMP_VERSION 2
+#define TRAMP_VERSION 3
 #define TRAMP_HDR     0x40        /* header offset in the page, after the entry code */
 
 /* Stages the AP writes into its slot (smp/smp.h continues them in C).
@@ -48,7 +48,12 @@ enum ap_mark {
 
 /* Header flags: the build knobs the blob was assembled with. */
 #define TRAMP_FLAG_WBINVD 1u
-#define TRAMP_FLAG_SLOW   2u
+
+/* The page's last dword: the TSC ticks the slowed build's spin takes
+ * (make SLOW_TRAMP_NS=N: realmode/instrument.inc reads it, the BSP
+ * writes it, smp/instrument.h), 0 in every other build; the blob ends
+ * before it. */
+#define TRAMP_SLOW_TICKS_AT 0xFFC
 
 /* Packed to rule out padding the assembly does not know about; every
  * field is still at its natural alignment (asserted below), so each
@@ -59,7 +64,7 @@ struct tramp_header {
 	uint16_t version;
 	uint16_t size;
 	uint32_t cr3;                 /* kernel PML4, below 4 GiB */
-	uint32_t slow_ticks;          /* SLOW_TRAMP_NS builds: spin this long */
+	uint32_t flags;               /* TRAMP_FLAG_* */
 	uint16_t gdt_limit;           /* lgdt operand: limit, then base */
 	uint32_t gdt_base;
 	uint16_t pad0;
@@ -74,11 +79,9 @@ struct tramp_header {
 	uint32_t cpu_count;
 	volatile uint32_t real_entries; /* APs that entered real mode (lock inc) */
 	volatile uint32_t no_slot_apic; /* last APIC ID not in the table */
-	uint32_t flags;               /* TRAMP_FLAG_* */
 	uint32_t off_code32;          /* where each mode's code starts, for */
 	uint32_t off_code64;          /* the content test */
 	uint32_t off_code_end;
-	uint32_t reserved;
 } __attribute__((packed));
 
 /* One slot per CPU the trampoline may start: it looks itself up by APIC
@@ -100,7 +103,7 @@ TRAMP_ALIGNED(struct tramp_header, magic);
 TRAMP_ALIGNED(struct tramp_header, version);
 TRAMP_ALIGNED(struct tramp_header, size);
 TRAMP_ALIGNED(struct tramp_header, cr3);
-TRAMP_ALIGNED(struct tramp_header, slow_ticks);
+TRAMP_ALIGNED(struct tramp_header, flags);
 TRAMP_ALIGNED(struct tramp_header, gdt_limit);
 TRAMP_ALIGNED(struct tramp_header, far32_offset);
 TRAMP_ALIGNED(struct tramp_header, far32_selector);
@@ -111,7 +114,6 @@ TRAMP_ALIGNED(struct tramp_header, cpu_table);
 TRAMP_ALIGNED(struct tramp_header, cpu_count);
 TRAMP_ALIGNED(struct tramp_header, real_entries);
 TRAMP_ALIGNED(struct tramp_header, no_slot_apic);
-TRAMP_ALIGNED(struct tramp_header, flags);
 TRAMP_ALIGNED(struct tramp_cpu, apic_id);
 TRAMP_ALIGNED(struct tramp_cpu, stack_top);
 TRAMP_ALIGNED(struct tramp_cpu, stage);

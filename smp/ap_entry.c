@@ -3,10 +3,10 @@
  * something: the TSC warp test, or going offline (smp/park.c). */
 #include "smp/ap_entry.h"
 
+#include "smp/instrument.h"
 #include "smp/lapic.h"
 #include "smp/park.h"
 #include "smp/phases.h"
-#include "smp/selftest_points.h"
 #include "smp/smp.h"
 #include "smp/tsc_sync.h"
 #include "kernel/abort.h"
@@ -48,7 +48,7 @@ void ap_entry(uint32_t apic_id, uint32_t index)
 		c->late_arrivals++;
 		halt_forever();
 	}
-	selftest_at_ap_arrived(c);
+	INSTRUMENT_AP_ARRIVED(c);
 	lapic_init_ap();
 	ap_reached(slot, AP_MARK_LAPIC, AP_STAGE_LAPIC);
 	c->request = REQ_NONE;

@@ -64,7 +64,7 @@ void lapic_eoi(void);
 bool lapic_send_ipi(uint32_t dest, uint32_t icr_low);
 /* The same, running after_write right behind the ICR write, before the
  * wait for it to go idle (or instead of the write when the ICR stayed
- * busy): the point the icount fence needs (wings/selftest/test_hooks.h). */
+ * busy): the point the icount fence needs (smp/instrument.h). */
 bool lapic_send_ipi_then(uint32_t dest, uint32_t icr_low, void (*after_write)(void));
 /* The two halves of lapic_send_ipi_then(), for a caller that does
  * something between the ICR write and the wait for it to go idle (Linux's

@@ -8,11 +8,10 @@
 #include "smp/many_aps.h"
 
 #include "smp/ap_wait.h"
-#include "smp/icount_fence.h"
+#include "smp/instrument.h"
 #include "smp/lapic.h"
 #include "smp/one_ap.h"
 #include "smp/phases.h"
-#include "smp/selftest_points.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
 #include "smp/trampoline.h"
@@ -22,9 +21,9 @@
 #include "kernel/x86.h"
 
 uint32_t ap_start_many(struct cpu *const *set, uint32_t n,
-		       const struct wake_config *w, bool broadcast, uint64_t *wall)
+		       const struct wake_config *w, enum wake_target target, uint64_t *wall)
 {
-	struct wake_set s = { set, n, broadcast, false };
+	struct wake_set s = { .cpus = set, .n = n, .target = target };
 	uint32_t entries0 = trampoline_header()->real_entries;
 	/* When the BSP saw each AP: from free RAM at the first round, before
 	 * anything is timed (bootmem_alloc() prints). */
@@ -33,23 +32,19 @@ uint32_t ap_start_many(struct cpu *const *set, uint32_t n,
 		seen = bootmem_alloc((uint64_t)cpu_count * sizeof *seen, 64,
 				     "the parallel seen marks");
 
-	/* selftest=lost-sipi: one AP's STARTUP IPIs are "lost" (per-AP
-	 * IPIs only: a broadcast cannot leave one out). */
-	const struct cpu *lost = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		if (!broadcast && !lost && selftest_at_lose_sipis(set[i]))
-			lost = set[i];
+		INSTRUMENT_WITHHOLD_SIPIS(set[i], target);
 		ap_prepare(set[i]);
 	}
 	lapic_clear_esr();
-	bool fence_armed = icount_fence_arm_early(w);
+	INSTRUMENT_BEFORE_T0(w);
 	uint64_t t0 = rdtsc();
 	for (uint32_t i = 0; i < n; i++)
 		set[i]->marks.start = t0;
 
 	ap_send_init_many(&s, w);
-	icount_fence_arm_late(w, fence_armed);
-	ap_send_startups_many(&s, w, sipi_vector(), lost);
+	INSTRUMENT_AFTER_INIT(w);
+	ap_send_startups_many(&s, w, sipi_vector());
 
 	ap_wait_all(set, n, NULL, ap_is_online, seen, w);
 	uint32_t online = 0;

@@ -7,10 +7,10 @@
 #include "smp/measure.h"
 
 #include "smp/events.h"
+#include "smp/instrument.h"
 #include "smp/many_aps.h"
 #include "smp/one_ap.h"
 #include "smp/phases.h"
-#include "smp/selftest_points.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
 #include "smp/tsc_sync.h"
@@ -103,11 +103,12 @@ static void online_line(const struct cpu *c, uint32_t cycle,
  * free RAM in smp_bring_up(): the image stays small). */
 static struct cpu **set;
 
-/* Broadcast only when the rules allow it (smp_broadcast_refused()) and
- * every AP takes part in this round (the shorthand reaches them all). */
-static bool use_broadcast(const struct wake_config *w, uint32_t n, uint32_t aps)
+/* A round of n APs: broadcast only when the rules allow it
+ * (smp_broadcast_refused()) and every AP takes part (the shorthand
+ * reaches them all); one IPI each otherwise. */
+static enum wake_target round_target(const struct wake_config *w, uint32_t n, uint32_t aps)
 {
-	return w->bringup_used == BRINGUP_BROADCAST && n == aps;
+	return w->bringup_used == BRINGUP_BROADCAST && n == aps ? WAKE_BROADCAST : WAKE_MANY;
 }
 
 void smp_resolve_wake(struct wake_config *w)
@@ -159,6 +160,7 @@ static void window_open(uint32_t n, uint32_t *nmis)
 
 void smp_bring_up(const struct wake_config *w)
 {
+	INSTRUMENT_BRING_UP_BEGINS();
 	smp_bsp_wait = w->bsp_wait; /* read by the APs */
 	/* Firmware may leave APs running (OVMF's spin after
 	 * ExitBootServices): put every one into wait-for-SIPI before
@@ -205,9 +207,9 @@ void smp_bring_up(const struct wake_config *w)
 						 .cpus = n, .done = i + 1, .total = n });
 		}
 	} else {
-		bool bc = mode == BRINGUP_BROADCAST;
+		enum wake_target target = mode == BRINGUP_BROADCAST ? WAKE_BROADCAST : WAKE_MANY;
 		window_open(n, nmis);
-		online = n ? ap_start_many(set, n, w, bc, &total) : 0;
+		online = n ? ap_start_many(set, n, w, target, &total) : 0;
 		events_report();
 		for (uint32_t i = 0; i < n && !run_ended(); i++) {
 			struct cpu *c = set[i];
@@ -229,9 +231,85 @@ void smp_bring_up(const struct wake_config *w)
 		keyword_word(bringup_words, mode), n, online, (unsigned long long)tsc_ticks_to_ns(total));
 }
 
+/* One AP's timed window in the serial cycles: the bracket around it (the
+ * SMI and frequency counters, kernel/confound.h) and whether an NMI hit
+ * the BSP or the AP meanwhile (smp/events.h). */
+struct ap_window {
+	struct cpu *c;
+	uint32_t nmis;
+	struct confound_window cw;
+	bool nmi;
+};
+
+static void ap_window_open(struct ap_window *win, struct cpu *c)
+{
+	win->c = c;
+	win->nmis = events_window_nmis(c);
+	confound_open(&win->cw);
+}
+
+/* Closed right after the timed code; the events it saw are reported. */
+static void ap_window_close(struct ap_window *win)
+{
+	confound_close(&win->cw);
+	win->nmi = events_window_nmis(win->c) != win->nmis;
+	events_report();
+}
+
+/* Cycle k's offline of c (park= decides how): timed, kept, printed,
+ * shown to whoever watches the windows. False if c did not go. */
+static bool timed_offline(struct cpu *c, const struct wake_config *w, uint32_t k)
+{
+	struct offline_times off;
+	struct ap_window win;
+
+	ap_window_open(&win, c);
+	bool ok = ap_offline(c, w, &off);
+	ap_window_close(&win);
+	if (!ok)
+		return false;
+	c->offline_ticks[k] = off.total;
+	c->settled_ticks[k] = off.settled;
+	offline_line(c, k + 1, &off, win.nmi, &win.cw);
+	window_done("offline", c->apic_id, k + 1, &win.cw);
+	return true;
+}
+
+/* Cycle k's start of c: timed, kept with its phases, printed, shown.
+ * False if c did not come back. */
+static bool timed_online(struct cpu *c, const struct wake_config *w, uint32_t k)
+{
+	struct start_times ph;
+	struct ap_window win;
+
+	ap_window_open(&win, c);
+	INSTRUMENT_BRACKET_OPEN();
+	bool ok = ap_start(c, w, &ph);
+	ap_window_close(&win);
+	if (!ok)
+		return false;
+	c->online_ticks[k] = ph.total;
+	c->ap_ticks[k] = ph.ap;
+	c->cycles_done = k + 1;
+	online_line(c, k + 1, &ph, win.nmi, &win.cw);
+	window_done("online", c->apic_id, k + 1, &win.cw);
+	phases_record(c, k + 1, win.nmi);
+	return true;
+}
+
+/* Where the cycles are: cycle k (from 0) of the slot-th AP (1-based) done. */
+static void cycles_progress(uint32_t slot, uint32_t aps, uint32_t k, uint32_t cycles)
+{
+	progress(&(struct smp_progress){
+		.part = MEASURE_CYCLES, .cpu = slot, .cpus = aps, .cycle = k + 1,
+		.cycles = cycles, .done = (slot - 1) * cycles + k + 1, .total = aps * cycles });
+}
+
+/* Each AP in turn, cycles times: offline, then online, each a timed
+ * window; an AP that fails either is done. */
 static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t aps)
 {
-	uint32_t slot = 0; /* the AP at work, 1-based, for progress() */
+	uint32_t slot = 0; /* the AP at work, 1-based */
 
 	for (uint32_t i = 0; i < cpu_count && !run_ended(); i++) {
 		struct cpu *c = &cpus[i];
@@ -239,41 +317,12 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			continue;
 		slot++;
 		for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
-			struct offline_times off;
-			struct start_times ph;
-			struct confound_window cw;
-			uint32_t nmis = events_window_nmis(c);
-			confound_open(&cw);
-			bool ok = ap_offline(c, w, &off);
-			confound_close(&cw);
-			bool nmi = events_window_nmis(c) != nmis;
-			events_report();
-			if (!ok)
+			if (!timed_offline(c, w, k))
 				break;
-			c->offline_ticks[k] = off.total;
-			c->settled_ticks[k] = off.settled;
-			offline_line(c, k + 1, &off, nmi, &cw);
-			window_done("offline", c->apic_id, k + 1, &cw);
-			selftest_at_parked(c, w);
-			nmis = events_window_nmis(c);
-			confound_open(&cw);
-			selftest_at_bracket_open(slot, k);
-			ok = ap_start(c, w, &ph);
-			confound_close(&cw);
-			nmi = events_window_nmis(c) != nmis;
-			events_report();
-			if (!ok)
+			INSTRUMENT_PARKED(c, w);
+			if (!timed_online(c, w, k))
 				break;
-			c->online_ticks[k] = ph.total;
-			c->ap_ticks[k] = ph.ap;
-			c->cycles_done = k + 1;
-			online_line(c, k + 1, &ph, nmi, &cw);
-			window_done("online", c->apic_id, k + 1, &cw);
-			phases_record(c, k + 1, nmi);
-			progress(&(struct smp_progress){
-				.part = MEASURE_CYCLES, .cpu = slot, .cpus = aps,
-				.cycle = k + 1, .cycles = cycles,
-				.done = (slot - 1) * cycles + k + 1, .total = aps * cycles });
+			cycles_progress(slot, aps, k, cycles);
 		}
 	}
 }
@@ -321,15 +370,16 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 		}
 		if (!m || run_ended())
 			break;
-		bool bc = use_broadcast(w, m, aps_total);
+		enum wake_target target = round_target(w, m, aps_total);
 		window_open(m, nmis);
 		confound_open(&cw);
-		uint32_t up = ap_start_many(set, m, w, bc, &wall);
+		uint32_t up = ap_start_many(set, m, w, target, &wall);
 		confound_close(&cw);
 		events_report();
 		cprintf(CON_SERIAL, "@round cycle=%u op=online aps=%u online=%u ns=%llu mode=%s\n",
 			k + 1, m, up, (unsigned long long)tsc_ticks_to_ns(wall),
-			keyword_word(bringup_words, bc ? BRINGUP_BROADCAST : BRINGUP_PARALLEL));
+			keyword_word(bringup_words, target == WAKE_BROADCAST ? BRINGUP_BROADCAST
+									     : BRINGUP_PARALLEL));
 		window_done("online", smp_bsp_apic, k + 1, &cw);
 		for (uint32_t i = 0; i < m; i++) {
 			struct cpu *c = set[i];

@@ -4,10 +4,9 @@
 #include "smp/one_ap.h"
 
 #include "smp/ap_wait.h"
-#include "smp/icount_fence.h"
+#include "smp/instrument.h"
 #include "smp/lapic.h"
 #include "smp/phases.h"
-#include "smp/selftest_points.h"
 #include "smp/sipi.h"
 #include "smp/smp.h"
 #include "smp/trampoline.h"
@@ -19,21 +18,17 @@
 bool ap_start(struct cpu *c, const struct wake_config *w, struct start_times *ph)
 {
 	uint8_t vector = sipi_vector();
-	/* selftest=lost-sipi: this attempt's SIPIs are "lost". */
-	bool lose_sipis = selftest_at_lose_sipis(c);
 
+	INSTRUMENT_WITHHOLD_SIPIS(c, WAKE_ONE);
 	ap_prepare(c);
 	lapic_clear_esr();
-
-	/* icount=on only: see smp/icount_fence.h. */
-	bool fence_armed = icount_fence_arm_early(w);
+	INSTRUMENT_BEFORE_T0(w);
 
 	c->marks.start = rdtsc();
 	ap_send_init(c, w);
-	icount_fence_arm_late(w, fence_armed);
-	ap_send_startups(c, w, vector, lose_sipis);
-
-	selftest_at_sipis_sent(c, w, vector);
+	INSTRUMENT_AFTER_INIT(w);
+	ap_send_startups(c, w, vector);
+	INSTRUMENT_SIPIS_SENT(c, w, vector);
 
 	c->marks.seen = ap_wait_one(c, ap_is_online, w);
 	/* An entry counted but no slot written: this AP, in real mode. */

@@ -19,8 +19,8 @@
  * is what shows that flush. The other modes are experiments without it. */
 #include "smp/park.h"
 
+#include "smp/instrument.h"
 #include "smp/smp.h"
-#include "smp/timing_knobs.h"
 #include "kernel/abort.h"
 #include "kernel/cpu.h"
 #include "kernel/x86.h"
@@ -214,8 +214,7 @@ static void report_dead(struct cpu *c)
 static void flush_caches(void)
 {
 	wbinvd();
-	knob_park_flushed();   /* SLOW_PARK_NS builds: the flush costs N ns */
-	knob_park_pad();       /* PAD_PARK=K builds: K more instructions */
+	INSTRUMENT_PARK_FLUSHED();
 }
 
 /* The last thing before the halting loop: settled_ns ends here. */

@@ -74,6 +74,8 @@ struct cpu {
 	uint32_t fail_stage;          /* last stage seen when it failed */
 	uint32_t esr;                 /* APIC error bits seen after SIPIs */
 	bool sipi_failed;             /* this start: a STARTUP IPI failed, no more */
+	bool sipis_withheld;          /* this attempt: a self-test keeps its STARTUP
+				       * IPIs back (smp/instrument.h) */
 	uint32_t late_arrivals;       /* reached C after we gave up on it */
 	uint32_t retries;             /* wake-ups sent again (sipi_retry=) */
 

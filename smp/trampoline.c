@@ -5,7 +5,7 @@
 #include "smp/trampoline.h"
 
 #include "smp/smp.h"
-#include "smp/timing_knobs.h"
+#include "smp/instrument.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/x86.h"
@@ -79,7 +79,7 @@ bool trampoline_install(uint64_t phys, void (*c_entry)(uint32_t apic_id, uint32_
 	const struct tramp_header *src =
 		(const struct tramp_header *)(trampoline_blob + TRAMP_HDR);
 
-	if (size > 4096 || size < TRAMP_HDR + sizeof *src ||
+	if (size > TRAMP_SLOW_TICKS_AT || size < TRAMP_HDR + sizeof *src ||
 	    src->magic != TRAMP_MAGIC || src->version != TRAMP_VERSION ||
 	    src->size != sizeof *src) {
 		kprintf("trampoline: blob does not match this kernel (size %u)\n",
@@ -87,8 +87,7 @@ bool trampoline_install(uint64_t phys, void (*c_entry)(uint32_t apic_id, uint32_
 		return false;
 	}
 	/* The blob must be the variant this kernel announces at boot. */
-	if (!!(src->flags & TRAMP_FLAG_WBINVD) != !!APSTART_WBINVD ||
-	    !!(src->flags & TRAMP_FLAG_SLOW) != !!APSTART_SLOW_TRAMP_NS) {
+	if (!!(src->flags & TRAMP_FLAG_WBINVD) != !!APSTART_WBINVD) {
 		kprintf("trampoline: blob flags 0x%x do not match this build "
 			"(WBINVD=%d)\n", src->flags, APSTART_WBINVD);
 		return false;
@@ -101,8 +100,8 @@ bool trampoline_install(uint64_t phys, void (*c_entry)(uint32_t apic_id, uint32_
 	if (!header_fill(h, c_entry))
 		return false;
 	installed_at = phys;
+	INSTRUMENT_TRAMPOLINE_INSTALLED(page);
 
-	h->slow_ticks = slow_tramp_spin_ticks();
 	h->gdt_base += (uint32_t)phys;
 	h->far32_offset += (uint32_t)phys;
 #if defined(__i386__)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# What a PAD build (make PAD_INSNS=K PAD_AT=..., realmode/pad.inc) added,
+# What a PAD build (make PAD_INSNS=K PAD_AT=..., realmode/instrument.inc) added,
 # counted from the code itself: disassemble the plain and the padded
 # build part by part (the trampoline's real-, protected- and long-mode
 # code with their own bitness, split at the offsets its header records,
@@ -17,24 +17,19 @@ set -euo pipefail
 base=$1 pad=$2
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
-# The three code parts of a trampoline blob, as tests/trampoline/check.sh
-# splits it (offsets from the header, widths from the build's asm_defs).
+# The three code parts of a trampoline blob after its header
+# (tests/trampoline/blob.sh: offsets from the header, widths from the
+# build's asm_defs), addresses dropped.
+# shellcheck source=tests/trampoline/blob.sh
+. "$(dirname "$0")/../trampoline/blob.sh"
 parts() { # build-dir out-prefix
-	local dir=$1 out=$2 bin=$1/trampoline.bin defs=$1/gen/realmode/asm_defs.inc
-	def() { awk -v n="$1" '$1 == "%define" && $2 == n { print $3 }' "$defs"; }
-	field() { od -An -tu"$(def "HDR_$1_SIZE")" -j $(($(def TRAMP_HDR) + $(def "HDR_$1"))) \
-		-N"$(def "HDR_$1_SIZE")" "$bin" | tr -d ' '; }
-	local hdr size c32 c64 end
-	hdr=$(def TRAMP_HDR) size=$(field SIZE) c32=$(field OFF_CODE32)
-	c64=$(field OFF_CODE64) end=$(field OFF_CODE_END)
-	part() { dd if="$bin" bs=1 skip="$1" count=$(($2 - $1)) status=none | ndisasm -b "$3" - |
-		awk '{ $1 = ""; $2 = ""; print }' | norm >"$out-$4"; }
-	part $((hdr + size)) "$c32" 16 real
-	part "$c32" "$c64" 32 prot
+	local dir=$1 out=$2 arch='' p
 	# ARCH=i386: its "long" part is the paged 32-bit code.
-	local bits=64
-	case $(basename "$dir") in i386-*) bits=32 ;; esac
-	part "$c64" "$end" $bits long
+	case $(basename "$dir") in i386-*) arch=i386 ;; esac
+	blob_parts "$dir/trampoline.bin" "$out-raw" "$arch"
+	for p in real prot long; do
+		awk '{ $1 = ""; $2 = ""; print }' "$out-raw-$p" | norm >"$out-$p"
+	done
 	# The park path: park_ap(), where flush_caches() is inlined once per
 	# way of parking (MWAIT, HLT), each a WBINVD site followed by the pad;
 	# the alignment fill after its last instruction is not code.
@@ -50,7 +45,7 @@ parts "$base" "$tmp/a"
 parts "$pad" "$tmp/b"
 for p in real prot long park; do
 	d=$(diff "$tmp/a-$p" "$tmp/b-$p" | grep -E '^[<>]' || true)
-	# nops_added: one-byte NOPs (what PAD_POINT emits) in the padded
+	# nops_added: one-byte NOPs (what INSTRUMENT_PAD emits) in the padded
 	# build less those in the plain one. Any changed line other than a
 	# NOP form is an other_change. Multi-byte NOP forms (nopl, nopw,
 	# xchg %ax,%ax, data16...) are the compiler's alignment fill before a

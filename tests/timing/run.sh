@@ -20,7 +20,7 @@
 # in deterministic mode each must also leave the other row within its
 # baseline, and aplog compare must show each in its own row. And builds
 # with exactly K more instructions at each point of the AP path (make
-# PAD_REAL=K PAD_PROT=K PAD_LONG=K PAD_PARK=K, realmode/pad.inc), K = 1,
+# PAD_REAL=K PAD_PROT=K PAD_LONG=K PAD_PARK=K, realmode/instrument.inc), K = 1,
 # 10 and 100 at every point, both variants (and one ARCH=i386 build),
 # must fail the exact check with +K in the phase holding the point. If
 # not, this test fails.

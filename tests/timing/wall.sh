@@ -68,7 +68,7 @@ WALL_SEED=${WALL_SEED:-$(( $(date +%s) % 32768 ))}
 # A boot takes ~1 s; a QEMU that printed nothing for 300 s was seen at
 # load 12. Such a boot is tried once more after this many seconds.
 WALL_BOOT_TIMEOUT=60
-# The largest spin the kernel takes (SLOW_SPIN_MAX_NS, smp/test_hooks.h).
+# The largest spin the kernel takes (SLOW_SPIN_MAX_NS, smp/instrument.h).
 WALL_SPIN_MAX_NS=1000000
 max_ratio=$(awk -v m="$WALL_MARGIN_PCT" 'BEGIN { printf "%.3f", 1 + m / 100 }')
 

@@ -14,7 +14,7 @@ UNIT_DIR := build/host
 UNIT_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) \
 	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128
 UNIT_SANFLAGS := $(HOST_SAN)
-UNIT_KERNEL_SRCS := app/options.c wings/kept/kept_lines.c wings/nvram/nvram_save.c wings/pstore/pstore_option.c wings/screen/qr_records.c smp/modes.c \
+UNIT_KERNEL_SRCS := app/options.c wings/kept/kept_lines.c wings/nvram/nvram_save.c wings/pstore/pstore_option.c wings/selftest/selftest_option.c wings/screen/qr_records.c smp/modes.c \
 	wings/linux_trampoline/lrm_blob.c wings/linux_trampoline/lrm_file.c \
 	lib/format.c lib/keyword.c wings/pstore/persistent_ram.c wings/efi/sha256.c tools/aplog/stats/verdict.c \
 	wings/efi/plan_text.c wings/efi/table_text.c wings/efi/records.c \

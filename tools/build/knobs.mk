@@ -53,8 +53,20 @@ $(call knob,MARKS,         1,       0|1,                  -nomarks,   APSTART_MA
 KNOB_DOC.MARKS = measurement-only: 0 leaves out the per-phase timestamps, keeping each window's start and end (make marks-cost)
 $(call knob,MAX_CPUS,      512,     N>0 CPUs,             -max%,      APSTART_MAX_CPUS,      )
 KNOB_DOC.MAX_CPUS = CPUs the build supports
-$(call knob,WINGS,         $(ALL_WINGS), $(subst $(knob_space),+,$(ALL_WINGS)), -wings-%|-core, , )
+$(call knob,RELEASE,       0,       0|1,                  -release,   APSTART_RELEASE,       )
+KNOB_DOC.RELEASE = 1: a release kernel, the AP path's test instrumentation compiled out, no selftest wing (docs/building.md)
+ifeq ($(RELEASE),1)
+$(if $(filter-out 0,$(SLOW_TRAMP_NS) $(SLOW_PARK_NS) $(PAD_REAL) $(PAD_PROT) $(PAD_LONG) $(PAD_PARK)),$(error \
+	RELEASE=1 has no test instrumentation: SLOW_TRAMP_NS, SLOW_PARK_NS and PAD_* must be 0))
+endif
+# The wings by default: all of them; RELEASE=1 all but selftest, whose
+# points it compiles out.
+DEFAULT_WINGS := $(if $(filter 1,$(RELEASE)),$(filter-out selftest,$(ALL_WINGS)),$(ALL_WINGS))
+$(call knob,WINGS,         $(DEFAULT_WINGS), $(subst $(knob_space),+,$(ALL_WINGS)), -wings-%|-core, , )
 KNOB_DOC.WINGS = the kernel's wings; WINGS= builds the core alone (build/*-core/)
+ifeq ($(RELEASE)$(filter selftest,$(WINGS)),1selftest)
+$(error RELEASE=1 compiles the self-test points out: WINGS cannot name selftest)
+endif
 
 VARIANT := $(call knob_variant_of,knob_value)
 KNOB_CFLAGS := $(call knob_cflags_of,knob_value)

@@ -122,7 +122,7 @@ if [ "$accel" = kvm ]; then
 	accel_opts=(-accel kvm -cpu host,-arch-capabilities)
 elif [ "$icount" = 1 ]; then
 	# Deterministic virtual time: one instruction = 1 ns of TSC. The
-	# kernel's icount=on keeps INIT from warping it (smp/icount_fence.h);
+	# kernel's icount=on keeps INIT from warping it (smp/instrument.h);
 	# it goes first so an explicit icount=off in the args still wins.
 	accel_opts=(-accel tcg -cpu max -icount shift=0,sleep=off)
 	args="icount=on${args:+ $args}"

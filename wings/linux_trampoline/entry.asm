@@ -20,7 +20,7 @@
 
 %include "realmode/asm_defs.inc"        ; layout: realmode/trampoline_abi.h
 %include "kernel/gdt.inc"               ; SEL_*
-%include "realmode/pad.inc"             ; PAD_POINT
+%include "realmode/instrument.inc"      ; INSTRUMENT_PAD
 %include "realmode/trampoline.inc"      ; STAMP_LONG, PAGED_C_ENTRY_32
 
 global linux_tr_entry, linux_tr_hdr, linux_tr_lock
