@@ -304,6 +304,7 @@ static void read_command_line(void)
 	kept_lines_begin();
 	options_set_defaults(&opt);
 	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, option_warning, 0);
+	run_set_id(opt.run_id);
 	for_each_wing(w)
 		if (w->options)
 			w->options(&opt, &boot);

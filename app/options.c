@@ -227,6 +227,31 @@ static void show_pstore(const struct options *o, char *buf, size_t size)
 		fmt_snprintf(buf, size, "none");
 }
 
+/* run_id=ID: whoever asked for the run names it (apstart run on Linux),
+ * and @boot and @end carry it back; a bad one is refused whole, never cut
+ * or mended into another run's name. */
+static const char *parse_run_id(struct options *o, const char *v, size_t n)
+{
+	_Static_assert(RUN_ID_MAX == 32, "the message below says 32");
+	if (n > RUN_ID_MAX)
+		return "at most 32 characters";
+	for (size_t i = 0; i < n; i++) {
+		char c = v[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		      (c >= '0' && c <= '9') || c == '-' || c == '_'))
+			return "only letters, digits, - and _";
+	}
+	for (size_t i = 0; i < n; i++)
+		o->run_id[i] = v[i];
+	o->run_id[n] = '\0';
+	return NULL;
+}
+
+static void show_run_id(const struct options *o, char *buf, size_t size)
+{
+	fmt_snprintf(buf, size, "%s", o->run_id[0] ? o->run_id : "none");
+}
+
 /* One row per option: name (= field), default, then range or keywords. */
 static const struct opt_desc opt_table[] = {
 	OPT(cycles, 10, .min = 1, .max = 100000),
@@ -263,6 +288,7 @@ static const struct opt_desc opt_table[] = {
 	OPT(firmware, FIRMWARE_UNKNOWN, .keywords = firmware_words),
 	{ .name = "acpi_rsdp", .wide = true, .parse = parse_acpi_rsdp, .show = show_acpi_rsdp },
 	{ .name = "pstore", .wide = true, .parse = parse_pstore, .show = show_pstore },
+	{ .name = "run_id", .wide = true, .parse = parse_run_id, .show = show_run_id },
 	/* The test-only spins' sizes: options only of the builds that have
 	 * the spin (make SLOW_TRAMP_NS=N / SLOW_PARK_NS=N, N the default);
 	 * elsewhere unknown, as the spin is not in the code. */
@@ -294,6 +320,7 @@ void options_set_defaults(struct options *o)
 			*field(o, &opt_table[i]) = opt_table[i].def;
 	o->acpi_rsdp = 0;
 	o->pstore_addr = o->pstore_size = 0;
+	o->run_id[0] = '\0';
 }
 
 static bool is_space(char c)

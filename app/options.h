@@ -37,6 +37,10 @@ enum probe_mode { PROBE_NONE, PROBE_FLUSH };
  * flushing at once was reported to hang a dual-socket machine). */
 enum flush_at_once { AT_ONCE_NONE, AT_ONCE_SOCKET, AT_ONCE_ALL };
 
+/* run_id=: 1..RUN_ID_MAX letters, digits, '-' and '_': nothing a
+ * record's key=value words or a file name would read another way. */
+#define RUN_ID_MAX 32
+
 struct options {
 	uint32_t cycles;        /* offline/online cycles per AP, default 10 */
 	uint32_t maxcpus;       /* CPUs to use including the BSP; 0 = all */
@@ -65,6 +69,10 @@ struct options {
 	uint64_t acpi_rsdp;      /* acpi_rsdp=: RSDP physical address, 0 = none */
 	uint64_t pstore_addr;    /* pstore=ADDR,SIZE: the ramoops console zone; */
 	uint64_t pstore_size;    /* size 0 = none */
+	/* run_id=: the run as the one who asked for it names it (apstart run
+	 * on Linux), printed in @boot and @end so that a record is tied to
+	 * its request; "" = none. */
+	char run_id[RUN_ID_MAX + 1];
 	uint32_t slow_tramp_ns;  /* make SLOW_TRAMP_NS=N builds only: the test-only
 				  * spin in the trampoline, default N */
 	uint32_t slow_park_ns;   /* make SLOW_PARK_NS=N builds only: the test-only
@@ -87,7 +95,7 @@ void options_set_defaults(struct options *o);
  * (init_delay_us=N), apic_extnmi= (extnmi=),
  * console=ttyS<n>[,<baud>] (console=tty0, the screen,
  * is always on and accepted silently), acpi_rsdp=ADDR (hex, 0x optional,
- * as Linux's kstrtoul(arg, 16)).
+ * as Linux's kstrtoul(arg, 16)). run_id=ID (RUN_ID_MAX).
  * Each problem goes to diag as a line for people and to warn (NULL for
  * none) as the words of a "@warn what=option problem=..." record:
  * unknown (token=), no_value, invalid, not_a_number, out_of_range (with

@@ -19,10 +19,16 @@
 #include "kernel/warn.h"
 
 static enum exit_mode exit_mode = EXIT_HALT;
+static const char *run_id = "none";
 
 void run_set_exit_mode(enum exit_mode mode)
 {
 	exit_mode = mode;
+}
+
+void run_set_id(const char *id)
+{
+	run_id = id[0] ? id : "none";
 }
 
 /* finished: the run got to its report (not aborted), so the result and
@@ -52,9 +58,9 @@ static void end_aborted(const char *why)
 {
 	kprintf("run aborted: %s\n", why);
 	wings_before_end();
-	kprintf("@end status=fail online=%u failed=%u warnings=%u\n",
+	kprintf("@end status=fail online=%u failed=%u warnings=%u run_id=%s\n",
 		smp_count_state(CPU_ONLINE) + smp_count_state(CPU_PARKED),
-		smp_count_state(CPU_FAILED), warn_count());
+		smp_count_state(CPU_FAILED), warn_count(), run_id);
 	leave(false, false);
 }
 
@@ -84,8 +90,9 @@ bool run_verdict(uint32_t cycles, bool complete)
 	bool pass = failed == 0 && complete;
 	wings_before_end();
 	kprintf("@end status=%s online=%u failed=%u warnings=%u nmis=%u strays=%u "
-		"retries=%u smi_windows=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
-		events_nmi_total(), events_stray_total(), retries, confound_smi_windows());
+		"retries=%u smi_windows=%u run_id=%s\n", pass ? "pass" : "fail", online, failed,
+		warn_count(), events_nmi_total(), events_stray_total(), retries,
+		confound_smi_windows(), run_id);
 	return pass;
 }
 

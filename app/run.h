@@ -14,6 +14,8 @@
 void run_init(void);
 /* exit=auto resolves to qemu under QEMU (fw_cfg, or QEMU's ACPI OEM ID). */
 void run_set_exit_mode(enum exit_mode mode);
+/* run_id= as parsed (the string stays the caller's), for @end. */
+void run_set_id(const char *id);
 /* After the report (complete: every AP did its cycles): the APs that
  * arrived after they were given up on, the NMI and stray counts, and the
  * @end record; returns the verdict, pass or not. */
