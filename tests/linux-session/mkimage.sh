@@ -190,7 +190,7 @@ else
 	fail "chroot: dpkg -r" "grub.cfg lines naming apstart/memmap: $left; unit links: $(unit_links)" "$(tail -n 4 "$work/dpkg-r.log")"
 fi
 in_root dpkg -P apstart >"$work/dpkg-p.log" 2>&1
-if [ ! -e "$mnt/etc/grub.d/20_apstart" ] && [ ! -e "$mnt/var/lib/apstart" ] && [ -z "$(unit_links)" ] &&
+if [ ! -e "$mnt/etc/grub.d/90_apstart" ] && [ ! -e "$mnt/var/lib/apstart" ] && [ -z "$(unit_links)" ] &&
 	! find "$mnt/var/lib/systemd" -name 'apstart*' | grep -q . && ! in_root dpkg -s apstart >/dev/null 2>&1; then
 	ok "chroot: dpkg -P: nothing of apstart left (conffile, results, units' state)"
 else

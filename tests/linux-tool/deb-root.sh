@@ -44,13 +44,15 @@ for t in update-grub update-grub2 grub-mkconfig grub-reboot grub-set-default kex
 done
 mkdir -p "$R/usr/local/sbin" "$R/usr/local/lib"
 cp "$HERE"/fake-bin/* "$R/usr/local/sbin/"
+# the system's own entries, as Debian's 10_linux and 41_custom write them
+cp "$HERE/fake-grub.d/10_linux" "$HERE/fake-grub.d/41_custom" "$R/etc/grub.d/"
 cp "$HERE/grub-mkconfig_lib-stub" "$R/usr/local/lib/"
 : >"$R/var/lib/dpkg/status"
 cp -a /etc/alternatives "$R/etc/" # awk, pager...: Debian's alternatives
 printf 'root:x:0:0:root:/root:/bin/sh\n' >"$R/etc/passwd"
 printf 'root:x:0:\n' >"$R/etc/group"
 echo 'GRUB_CMDLINE_LINUX="console=ttyS0,115200"' >"$R/etc/default/grub"
-echo "# grub.cfg before apstart" >"$R/boot/grub/grub.cfg"
+{ echo "# grub.cfg before apstart"; GRUB_CMDLINE_LINUX="console=ttyS0,115200" "$HERE/fake-grub.d/10_linux"; } >"$R/boot/grub/grub.cfg"
 echo "BOOT_IMAGE=/boot/vmlinuz root=/dev/vda1 ro console=ttyS0,115200" >"$R/proc/cmdline"
 printf '%s\n' "/dev/vda1 / ext4 rw 0 0" >"$R/proc/mounts"
 printf '%s\n' "00100000-7ffdffff : System RAM" >"$R/proc/iomem"
@@ -111,14 +113,14 @@ left=$(grep -Ec "^menuentry .*apstart|multiboot2|memmap" "$R/boot/grub/grub.cfg"
 [ -z "$(unit_links | tr -d ' ' | sed 's|/var/lib/systemd/deb-systemd-helper-enabled/[^ ]*||g')" ] &&
 	! ls "$R"/lib/systemd/system/apstart* >/dev/null 2>&1 && ok "remove: no unit and no unit link left in /etc/systemd" ||
 	fail "remove: no unit left" "$(unit_links)"
-[ ! -e "$R/boot/apstart-wbinvd0.elf" ] && [ -f "$R/var/lib/apstart/run-0001.log" ] && [ -f "$R/etc/grub.d/20_apstart" ] &&
+[ ! -e "$R/boot/apstart-wbinvd0.elf" ] && [ -f "$R/var/lib/apstart/run-0001.log" ] && [ -f "$R/etc/grub.d/90_apstart" ] &&
 	ok "remove: kernels gone; results and the conffile kept until purge" || fail "remove: kept and gone" "$(ls "$R/boot" "$R/var/lib/apstart" "$R/etc/grub.d")"
 
 # purge
 if dpkg_r -P apstart >"$R/tmp/purge.out" 2>&1; then ok "dpkg --root -P apstart"
 else fail "dpkg --root -P" "" "$(tail -n 8 "$R/tmp/purge.out")"; fi
-[ ! -e "$R/etc/grub.d/20_apstart" ] && [ ! -e "$R/var/lib/apstart" ] && [ -z "$(unit_links)" ] &&
+[ ! -e "$R/etc/grub.d/90_apstart" ] && [ ! -e "$R/var/lib/apstart" ] && [ -z "$(unit_links)" ] &&
 	! dpkg --root="$R" -s apstart 2>/dev/null | grep -q 'Status: install' &&
 	ok "purge: conffile, results, the units' state gone; not installed" ||
-	fail "purge: all gone" "left: $(unit_links) $(ls -d "$R/etc/grub.d/20_apstart" "$R/var/lib/apstart" 2>/dev/null)"
+	fail "purge: all gone" "left: $(unit_links) $(ls -d "$R/etc/grub.d/90_apstart" "$R/var/lib/apstart" 2>/dev/null)"
 exit 0

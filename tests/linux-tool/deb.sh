@@ -30,19 +30,21 @@ if make --no-print-directory -s install DESTDIR="$D" PREFIX=/usr/local >"$T/inst
 else
 	fail "make install" "(below)" "$(tail -n 5 "$T/install.out")"
 fi
-want="boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/20_apstart usr/local/bin/aplog
+want="boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/90_apstart usr/local/bin/aplog
 usr/local/lib/apstart/collect.sh usr/local/lib/apstart/common.sh usr/local/lib/apstart/facts.sh
+usr/local/lib/apstart/grub-menu.awk usr/local/lib/apstart/grub.sh
 usr/local/lib/apstart/region.sh usr/local/lib/apstart/run.sh usr/local/lib/apstart/session.sh
 usr/local/lib/apstart/setup.sh usr/local/lib/systemd/system/apstart-collect.service
 usr/local/lib/systemd/system/apstart-session.service usr/local/sbin/apstart
 usr/local/share/man/man1/aplog.1 usr/local/share/man/man8/apstart.8"
 got=$(cd "$D" 2>/dev/null && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
-[ "$got" = "$(tr '\n' ' ' <<<"$want" | tr -s ' ' | sed 's/ $//') " ] && ok "make install: the 16 files in their places" ||
+[ "$got" = "$(tr '\n' ' ' <<<"$want" | tr -s ' ' | sed 's/ $//') " ] && ok "make install: the 18 files in their places" ||
 	fail "make install: the files" "got: $got"
 if grep -q '^ExecStart=/usr/local/sbin/apstart collect --boot$' "$D/usr/local/lib/systemd/system/apstart-collect.service" &&
 	grep -q '^APSTART_LIBDIR=${APSTART_LIBDIR:-/usr/local/lib/apstart}$' "$D/usr/local/sbin/apstart" &&
-	! grep -rq '@[A-Z]*@' "$D/usr/local/sbin/apstart" "$D/usr/local/lib/systemd" "$D/usr/local/share/man"; then
-	ok "make install: PREFIX in the program, the units and the manuals, no @...@ left"
+	grep -q '^: "${APSTART_MENU_AWK:=/usr/local/lib/apstart/grub-menu.awk}"$' "$D/etc/grub.d/90_apstart" &&
+	! grep -rq '@[A-Z]*@' "$D/usr/local/sbin/apstart" "$D/usr/local/lib/systemd" "$D/usr/local/share/man" "$D/etc/grub.d"; then
+	ok "make install: PREFIX in the program, the GRUB script, the units and the manuals, no @...@ left"
 else
 	fail "make install: PREFIX substituted" "" "$(grep -rn '@[A-Z]*@\|ExecStart\|^APSTART_LIBDIR' "$D/usr/local" | head -5)"
 fi
@@ -53,7 +55,7 @@ v=$(APSTART_LIBDIR="$D/usr/local/lib/apstart" "$D/usr/local/sbin/apstart" --vers
 # ---- 2. the package
 X=$T/deb
 dpkg-deb -x "$DEB" "$X" && dpkg-deb -e "$DEB" "$X/DEBIAN" || fail "dpkg-deb -x" "cannot unpack $DEB"
-for f in boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/20_apstart usr/sbin/apstart usr/bin/aplog \
+for f in boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/90_apstart usr/sbin/apstart usr/bin/aplog \
 	usr/lib/apstart/run.sh lib/systemd/system/apstart-collect.service lib/systemd/system/apstart-session.service \
 	usr/share/man/man8/apstart.8.gz usr/share/man/man1/aplog.1.gz usr/share/doc/apstart/copyright \
 	usr/share/doc/apstart/changelog.gz; do
@@ -61,8 +63,8 @@ for f in boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/20_apstart
 done
 [ -z "${missing:-}" ] && ok "deb: kernels in /boot, the GRUB script, apstart, aplog, units, manuals, copyright" ||
 	fail "deb: files" "missing:$missing"
-[ "$(cat "$X/DEBIAN/conffiles")" = /etc/grub.d/20_apstart ] && [ -x "$X/etc/grub.d/20_apstart" ] &&
-	ok "deb: /etc/grub.d/20_apstart is an executable conffile" || fail "deb: conffile" "$(cat "$X/DEBIAN/conffiles")"
+[ "$(cat "$X/DEBIAN/conffiles")" = /etc/grub.d/90_apstart ] && [ -x "$X/etc/grub.d/90_apstart" ] &&
+	ok "deb: /etc/grub.d/90_apstart is an executable conffile" || fail "deb: conffile" "$(cat "$X/DEBIAN/conffiles")"
 (cd "$X" && md5sum --quiet -c DEBIAN/md5sums) >"$T/md5.out" 2>&1 && ok "deb: md5sums match" || fail "deb: md5sums" "" "$(head -3 "$T/md5.out")"
 for w in 0 1; do
 	objcopy -O binary "build/wbinvd$w/apstart.elf" "$T/built$w.bin" && objcopy -O binary "$X/boot/apstart-wbinvd$w.elf" "$T/packed$w.bin"

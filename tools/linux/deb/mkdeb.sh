@@ -5,7 +5,7 @@
 #   /boot/apstart-wbinvd{0,1}.elf      the kernels, stripped (nothing reads
 #                                      their symbols; the loaded bytes are
 #                                      the build's: make deb-tests checks)
-#   /etc/grub.d/20_apstart             a conffile
+#   /etc/grub.d/90_apstart             a conffile
 #   /usr/sbin/apstart, /usr/lib/apstart/, /usr/bin/aplog
 #   /lib/systemd/system/apstart-{collect,session}.service
 #   /usr/share/man/man8/apstart.8.gz, man1/aplog.1.gz
@@ -71,8 +71,8 @@ mkdir -p "$stage/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s|@VERSION@|$DEB_VERSION|" -e "s|@SIZE@|$size|" -e "s|@SHLIBS@|$shlibs|" \
 	"$here/control.in" >"$stage/DEBIAN/control"
-for s in postinst prerm postrm; do install -m 755 "$here/$s" "$stage/DEBIAN/$s"; done
-echo /etc/grub.d/20_apstart >"$stage/DEBIAN/conffiles"
+for s in preinst postinst prerm postrm; do install -m 755 "$here/$s" "$stage/DEBIAN/$s"; done
+echo /etc/grub.d/90_apstart >"$stage/DEBIAN/conffiles"
 (cd "$stage" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z |
 	xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
 chmod 644 "$stage/DEBIAN/control" "$stage/DEBIAN/conffiles" "$stage/DEBIAN/md5sums"
