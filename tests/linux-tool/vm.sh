@@ -42,7 +42,7 @@ done
 
 # The initramfs: make install's tree, bash and aplog with their libraries.
 stage=$out/stage
-make --no-print-directory -s install DESTDIR="$root/$stage" PREFIX=/usr UNITDIR=/lib/systemd/system >"$out/install.out" 2>&1 ||
+make --no-print-directory -s install DESTDIR="$root/$stage" PREFIX=/usr >"$out/install.out" 2>&1 ||
 	{ fail "make install for the VM" "$(tail -3 "$out/install.out")"; summary "$lane"; exit 1; }
 adds=()
 add_binary() { # PATH DEST: a dynamic binary and every library ldd names

@@ -7,7 +7,7 @@
 #                                      the build's: make deb-tests checks)
 #   /etc/grub.d/90_apstart             a conffile
 #   /usr/sbin/apstart, /usr/lib/apstart/, /usr/bin/aplog
-#   /lib/systemd/system/apstart-{collect,session}.service
+#   /usr/lib/systemd/system/apstart-{collect,session}.service
 #   /usr/share/man/man8/apstart.8.gz, man1/aplog.1.gz
 #   /usr/share/doc/apstart/{copyright,changelog.gz}
 #   /usr/share/apstart/apstart-mok.der  with DEB_CERT=FILE.der: the key
@@ -30,7 +30,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 stage=$out/root
 rm -rf "$stage"
-PREFIX=/usr DESTDIR=$stage UNITDIR=/lib/systemd/system VERSION=$DEB_VERSION APLOG=$APLOG \
+PREFIX=/usr DESTDIR=$stage UNITDIR=/usr/lib/systemd/system VERSION=$DEB_VERSION APLOG=$APLOG \
 	tools/linux/install.sh >/dev/null
 
 # Symbols and debug sections off (what GRUB or kexec loads is the same
@@ -39,12 +39,22 @@ for k in "$stage"/boot/apstart-wbinvd*.elf; do strip "$k"; done
 strip --strip-unneeded "$stage/usr/bin/aplog"
 gzip -9n "$stage/usr/share/man/man8/apstart.8" "$stage/usr/share/man/man1/aplog.1"
 # The certificate of the key that signs apstart.efi (issue 34), for
-# 'apstart setup --secure-boot' to enrol: DEB_CERT=FILE.der (DER only).
+# 'apstart setup --secure-boot' to enrol: DEB_CERT=FILE.der, a DER X.509
+# certificate as openssl reads one (a DER private key also starts with
+# 0x30, an ASN.1 SEQUENCE: it must never be shipped).
 if [ -n "${DEB_CERT:-}" ]; then
-	[ "$(od -An -tx1 -N1 "$DEB_CERT" 2>/dev/null | tr -d ' ')" = 30 ] ||
-		{ echo "deb: DEB_CERT=$DEB_CERT is not a DER certificate" >&2; exit 2; }
+	command -v openssl >/dev/null || { echo "deb: DEB_CERT needs openssl to check it (apt-get install openssl)" >&2; exit 2; }
+	openssl x509 -inform DER -noout -in "$DEB_CERT" >/dev/null 2>&1 ||
+		{ echo "deb: DEB_CERT=$DEB_CERT is not a DER X.509 certificate (openssl x509 -inform DER cannot read it)" >&2; exit 2; }
 	install -D -m 644 "$DEB_CERT" "$stage/usr/share/apstart/apstart-mok.der"
 fi
+# Without debhelper there is no debian/apstart.maintscript for
+# dh_installdeb to turn into these calls: the scripts make them.
+install -D -m 644 /dev/stdin "$stage/usr/share/lintian/overrides/apstart" <<'EOF'
+# built with dpkg-deb, not debhelper: the conffile move 20_apstart ->
+# 90_apstart is written in preinst, postinst and postrm by hand
+apstart: maintainer-script-should-not-use-dpkg-maintscript-helper
+EOF
 doc=$stage/usr/share/doc/apstart
 mkdir -p "$doc"
 cp "$here/copyright" "$doc/copyright"
