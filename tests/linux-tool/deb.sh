@@ -34,11 +34,11 @@ want="boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/90_apstart us
 usr/local/lib/apstart/collect.sh usr/local/lib/apstart/common.sh usr/local/lib/apstart/facts.sh
 usr/local/lib/apstart/grub-menu.awk usr/local/lib/apstart/grub.sh
 usr/local/lib/apstart/region.sh usr/local/lib/apstart/run.sh usr/local/lib/apstart/session.sh
-usr/local/lib/apstart/setup.sh usr/local/lib/systemd/system/apstart-collect.service
+usr/local/lib/apstart/setup.sh usr/local/lib/apstart/watchdog.sh usr/local/lib/systemd/system/apstart-collect.service
 usr/local/lib/systemd/system/apstart-session.service usr/local/sbin/apstart
 usr/local/share/man/man1/aplog.1 usr/local/share/man/man8/apstart.8"
 got=$(cd "$D" 2>/dev/null && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
-[ "$got" = "$(tr '\n' ' ' <<<"$want" | tr -s ' ' | sed 's/ $//') " ] && ok "make install: the 18 files in their places" ||
+[ "$got" = "$(tr '\n' ' ' <<<"$want" | tr -s ' ' | sed 's/ $//') " ] && ok "make install: the 19 files in their places" ||
 	fail "make install: the files" "got: $got"
 if grep -q '^ExecStart=/usr/local/sbin/apstart collect --boot$' "$D/usr/local/lib/systemd/system/apstart-collect.service" &&
 	grep -q '^APSTART_LIBDIR=${APSTART_LIBDIR:-/usr/local/lib/apstart}$' "$D/usr/local/sbin/apstart" &&

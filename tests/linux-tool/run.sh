@@ -851,6 +851,60 @@ ap "$R" collect --boot
 ! grep -q '^next_entry=' "$R/boot/grub/grubenv" && ! grep -q '^apstart_options=' "$R/boot/grub/grubenv" && grep -q "no run is in flight, but grubenv still arms one" <<<"$OUT" &&
 	ok "collect: grubenv arming apstart with no run in flight: taken back" || fail "collect: a stale one-shot" "" "$OUT"
 
+# ===== --watchdog: a hung run comes back by itself, or is refused and says why
+R=$(tree w1 uefi)
+set_up "$R"
+ap "$R" run --watchdog 120
+expect "refused: --watchdog without a hardware watchdog (the BMC's power control is what is left)" 3 "refused: this machine has no hardware watchdog .* a run that hangs stays hung until the machine is power-cycled"
+grep -q "ipmitool chassis power cycle" <<<"$OUT" && [ ! -e "$R/var/lib/apstart/pending" ] && ok "  ... says the BMC's power control, nothing left armed" ||
+	fail "  ... the BMC's power control" "" "$OUT"
+wd=$R/sys/class/watchdog/watchdog0
+mkdir -p "$wd" "$R/sys/module/watchdog/parameters"
+echo iTCO_wdt >"$wd/identity"; echo 614 >"$wd/max_timeout"; echo inactive >"$wd/state"; echo 0 >"$wd/bootstatus"
+echo -1 >"$R/sys/module/watchdog/parameters/stop_on_reboot"
+ap "$R" run --watchdog 120
+expect "refused: --watchdog where Linux would stop the watchdog at kexec (stop_on_reboot)" 3 "refused: Linux would stop the watchdog iTCO_wdt on the way out.*stop_on_reboot is -1"
+grep -q "apstart setup --watchdog" <<<"$OUT" && ok "  ... and says apstart setup --watchdog" || fail "  ... apstart setup --watchdog" "" "$OUT"
+echo 0 >"$R/sys/module/watchdog/parameters/stop_on_reboot"
+ap "$R" run --watchdog 700
+expect "refused: --watchdog beyond the watchdog's max_timeout" 3 "refused: the watchdog iTCO_wdt counts at most 614 s, not 700: apstart's kernel does not pet it"
+ap "$R" run --watchdog 30
+expect "usage: --watchdog below 60 s" 2 "--watchdog needs seconds, at least 60"
+: >"$R.calls"
+ap "$R" run --watchdog 120
+called "$R" '^busctl set-property org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager KExecWatchdogUSec t 120000000$' &&
+	called "$R" '^systemctl --no-block kexec$' && [ "$(pending "$R" watchdog)" = 120 ] &&
+	ok "run --watchdog 120 (systemd, kexec): KExecWatchdogUSec=120 s, then systemctl kexec; the pending run says so" ||
+	fail "run --watchdog (systemd, kexec)" "" "$OUT" "$(calls_of "$R")"
+: >"$R.calls"
+FAKE_ENV=(FAKE_SYSTEMCTL_FAIL=reboot FAKE_BUS_VALUE=600000000)
+ap "$R" run --via grub --watchdog 300
+FAKE_ENV=()
+called "$R" 'RebootWatchdogUSec t 300000000$' && called "$R" 'RebootWatchdogUSec t 600000000$' && [ ! -e "$R/var/lib/apstart/pending" ] &&
+	ok "run --via grub --watchdog, the reboot fails: RebootWatchdogUSec set, then given back (600 s)" ||
+	fail "run --via grub --watchdog, reboot fails" "" "$OUT" "$(calls_of "$R")"
+R=$(tree w2 bios)
+set_up "$R"
+rm -rf "$R/run/systemd"
+mkdir -p "$R/sys/class/watchdog/watchdog0" "$R/sys/module/watchdog/parameters"
+echo i6300ESB >"$R/sys/class/watchdog/watchdog0/identity"; echo 2046 >"$R/sys/class/watchdog/watchdog0/max_timeout"
+echo 0 >"$R/sys/module/watchdog/parameters/stop_on_reboot"
+ap "$R" run --watchdog 90
+called "$R" "^wdctl -s 90 $R/dev/watchdog0\$" && [ "$(cat "$R/dev/watchdog0" 2>/dev/null)" = 1 ] && called "$R" '^kexec -e$' &&
+	ok "run --watchdog 90 (no systemd): wdctl -s 90, opened and closed without 'V' (left running), kexec -e" ||
+	fail "run --watchdog (no systemd)" "" "$OUT" "$(calls_of "$R")"
+echo 32 >"$R/sys/class/watchdog/watchdog0/bootstatus"
+reboot_with "$R" nothing
+ap "$R" collect
+expect "collect: nothing back, the watchdog's reset said (bootstatus)" 0 "the last reset was the hardware watchdog's \(i6300ESB, bootstatus 32\)"
+R=$(tree w3 uefi)
+ap "$R" setup --watchdog
+grep -q "ramoops.pmsg_size=0 watchdog.stop_on_reboot=0" "$R/boot/grub/grub.cfg" && ok "setup --watchdog: watchdog.stop_on_reboot=0 on Linux's command line" ||
+	fail "setup --watchdog" "" "$(grep linux "$R/boot/grub/grub.cfg")"
+set_up "$R"
+ap "$R" setup
+grep -q "watchdog.stop_on_reboot=0" "$R/etc/default/grub.d/apstart.cfg" && ok "  ... kept by a later setup" || fail "  ... kept" "" "$OUT"
+
 # ===== "removed" only when it is gone
 R=$(tree n1 uefi)
 set_up "$R"

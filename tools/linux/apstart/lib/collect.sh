@@ -266,6 +266,8 @@ collect_main() {
 		if [ -n "$primary" ]; then
 			file_run "$kind" "$primary" "$second" "$sline" || fail "the run was not filed (above); its source is left in place"
 			run_history_add "$want" "filed as ${FILED_NAME#"$P_STATE"/}"
+			[ -n "$(pending_value watchdog)" ] && [ -n "$(watchdog_last_reset)" ] &&
+				say "the last reset was $(watchdog_last_reset), left running for this run ($(pending_value watchdog) s): the run did not end with its own reset (it hung after its records, or was given exit=halt)"
 			filed=$((filed + 1))
 		else
 			file_nothing "$sline"
@@ -417,6 +419,11 @@ file_nothing() {
 	lost) why="no records came back and the marker page is gone: this machine's reset did not keep RAM (firmware that clears or retrains memory on a warm reset, or a power cycle); the reserved region cannot bring records back here: use --via grub on UEFI (NVRAM), or read the serial console (docs/from-linux.md)" ;;
 	*) why="no records came back (${verdict#unknown: }): a hang, a reset by hand, or RAM that did not survive the reset cannot be told apart" ;;
 	esac
+	local wd
+	wd=$(watchdog_last_reset)
+	[ -n "$wd" ] && why="$why; the last reset was $wd"
+	[ -z "$wd" ] && [ -n "$(pending_value watchdog)" ] &&
+		why="$why; a watchdog of $(pending_value watchdog) s was left running for it"
 	say "the run WBINVD=$(pending_value wbinvd) via $(pending_value via) of $(pending_value started): $why"
 	run_history_add "$(pending_value run_id)" "nothing came back (interrupted)"
 	[ -n "$sline" ] && session_interrupted "$sline" "$why"

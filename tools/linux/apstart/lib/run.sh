@@ -149,6 +149,7 @@ disarm_run() {
 	local via id
 	via=$(pending_value via) id=$(pending_value run_id)
 	[ -n "$id" ] && run_history_add "$id" "taken back: the machine did not leave Linux"
+	[ -n "$(pending_value watchdog)" ] && watchdog_disarm
 	clear_pending
 	disarm_one_shot
 	[ "$via" = kexec ] && unload_kexec
@@ -213,11 +214,12 @@ run_prepare() {
 	return 0
 }
 
-# warn_watchdog: a hardware watchdog that is running keeps counting while
-# apstart's kernel runs (nothing pets it there): the machine is reset when
-# it expires. systemd arms one for reboots (RebootWatchdogSec, 10 min by
-# default), and some drivers cannot be stopped once started ("watchdog did
-# not stop!" in the kernel log, as QEMU's iTCO did in the long lane).
+# warn_watchdog: a hardware watchdog that is running now may keep counting
+# while apstart's kernel runs (nothing pets it there), and reset the
+# machine when it expires: where Linux does not stop it on the way out
+# (watchdog.stop_on_reboot=0, a driver that does not ask to be stopped, a
+# BMC's), or when it cannot be stopped ("watchdog did not stop!").
+# apstart run --watchdog makes that the point (lib/watchdog.sh).
 warn_watchdog() {
 	local d st t
 	for d in "$P_SYS"/class/watchdog/watchdog*; do
@@ -260,10 +262,11 @@ refuse_grubenv_unwritable() {
 }
 
 run_main() {
-	local via=kexec w=0 opts=() session_line=
+	local via=kexec w=0 opts=() session_line='' wd=''
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--wbinvd) [ $# -ge 2 ] || usage_error "--wbinvd needs 0 or 1"; w=$2; shift ;;
+		--watchdog) [ $# -ge 2 ] || usage_error "--watchdog needs seconds"; wd=$2; shift ;;
 		--via) [ $# -ge 2 ] || usage_error "--via needs kexec or grub"; via=$2; shift ;;
 		--session-run) session_line=$2; shift ;; # from apstart ab
 		-h|--help) help_text run; exit 0 ;;
@@ -278,13 +281,14 @@ run_main() {
 	[ -n "$session_line" ] || refuse_session_running
 
 	run_prepare "$via" "$w"
+	[ -z "$wd" ] || refuse_no_watchdog "$wd"
 	RUN_ID=$(new_run_id)
 	local args="${RUN_ARGS[*]} run_id=$RUN_ID${opts[*]:+ ${opts[*]}}"
 	say "run $RUN_ID: $RUN_KERNEL ($( [ "$w" = 1 ] && echo "WITH WBINVD: Linux before the patch" || echo "without WBINVD: patched")), via $via"
 	more "kernel options: $args"
 	warn_zone_size "${opts[@]}"
-	warn_watchdog
-	pending_start "$via" "$w" "$args" "$session_line"
+	[ -n "$wd" ] || warn_watchdog
+	pending_start "$via" "$w" "$args" "$session_line" "$wd"
 	case $via in
 	kexec)
 		say "kexec -l $RUN_KERNEL --type multiboot2-x86 --command-line=\"$args\""
@@ -298,6 +302,7 @@ run_main() {
 			*) fail "kexec -l failed (above)" ;;
 			esac
 		fi
+		[ -z "$wd" ] || watchdog_arm "$wd" kexec || { disarm_run; fail "the watchdog could not be armed (above): the run $RUN_ID was taken back"; }
 		say "the machine leaves Linux now; the run's records come back at the next boot (apstart collect)"
 		leave_linux kexec || { disarm_run; fail "the machine did not leave Linux: the run $RUN_ID was taken back (above)"; }
 		;;
@@ -306,16 +311,17 @@ run_main() {
 		grub-editenv "$P_GRUBENV" set "apstart_options=$args" || { disarm_run; fail "grub-editenv failed"; }
 		say "grub-reboot apstart-wbinvd$w (the next boot only)"
 		grub-reboot "apstart-wbinvd$w" || { disarm_run; fail "grub-reboot failed"; }
+		[ -z "$wd" ] || watchdog_arm "$wd" reboot || { disarm_run; fail "the watchdog could not be armed (above): the run $RUN_ID was taken back"; }
 		say "rebooting; the run's records come back at the next boot (apstart collect)"
 		leave_linux reboot || { disarm_run; fail "the machine did not reboot: the run $RUN_ID was taken back (above)"; }
 		;;
 	esac
 }
 
-# pending_start VIA WBINVD ARGS [SESSION-LINE]: the nonce in the marker
+# pending_start VIA WBINVD ARGS [SESSION-LINE [WATCHDOG]]: the nonce in the marker
 # page (when the region is in use) and the pending file.
 pending_start() {
-	local via=$1 w=$2 args=$3 sline=$4 nonce mark="unavailable: no region in use"
+	local via=$1 w=$2 args=$3 sline=$4 wd=${5:-} nonce mark="unavailable: no region in use"
 	nonce=$(new_nonce)
 	if [ -n "$REGION_ADDR" ] && region_in_use >/dev/null; then
 		mark=$(mark_write "$nonce")
@@ -328,5 +334,5 @@ pending_start() {
 	write_pending "run_id=$RUN_ID" "nonce=$nonce" "via=$via" "wbinvd=$w" "kernel=$RUN_KERNEL" "cmdline=$args" \
 		"firmware=$(firmware)" "mark=$mark" "started=$(now_text)" "clock=$(now_epoch)" "boot_id=$(boot_id)" \
 		${REGION_ADDR:+"region=$(hex "$REGION_ADDR"),$(hex "$REGION_ZONE")"} \
-		${sline:+"session_run=$sline"}
+		${sline:+"session_run=$sline"} ${wd:+"watchdog=$wd"}
 }

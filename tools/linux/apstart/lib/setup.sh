@@ -20,6 +20,7 @@ write_setup_cfg() {
 	local memmap ramoops
 	memmap=$(region_memmap_word | sed 's/\$/\\$/')
 	ramoops=$(region_ramoops_words)
+	[ "${REGION_WATCHDOG:-0}" = 1 ] && ramoops="$ramoops $WATCHDOG_WORD"
 	write_file "$P_SETUP_CFG" <<EOF
 # Written by apstart setup (apstart(8)); 'apstart setup --undo' removes it.
 # It reserves $(size_text "$REGION_SIZE") of RAM at $(hex "$REGION_ADDR") (chosen from the firmware's RAM map)
@@ -28,7 +29,9 @@ write_setup_cfg() {
 #   $(hex "$REGION_ADDR")  $(size_text "$REGION_ZONE") ramoops console zone (apstart's pstore=)
 #   $(hex "$(region_mark_addr)")  marker page (a nonce per run: did RAM survive the reset?)
 # pstore.backend=ramoops: pstore takes one back end, and systemd's
-# efi_pstore would otherwise take it first.
+# efi_pstore would otherwise take it first.$( [ "${REGION_WATCHDOG:-0}" = 1 ] && printf '\n%s' \
+"# watchdog.stop_on_reboot=0 (apstart setup --watchdog): Linux leaves a running" \
+"# hardware watchdog running at kexec and reboot (apstart run --watchdog).")
 APSTART_REGION_ADDR=$(hex "$REGION_ADDR")
 APSTART_REGION_SIZE=$(hex "$REGION_SIZE")
 APSTART_ZONE_SIZE=$(hex "$REGION_ZONE")
@@ -67,11 +70,12 @@ disable_units() {
 }
 
 setup_main() {
-	local undo=0 secure=0 cert='' addr='' zone=$ZONE_DEFAULT
+	local undo=0 secure=0 cert='' addr='' zone=$ZONE_DEFAULT watchdog=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--undo) undo=1 ;;
 		--secure-boot) secure=1 ;;
+		--watchdog) watchdog=1 ;;
 		--cert) [ $# -ge 2 ] || usage_error "--cert needs a file"; cert=$2; shift ;;
 		--address) [ $# -ge 2 ] || usage_error "--address needs a value"
 			addr=$(to_dec "$2"); [ -n "$addr" ] || usage_error "--address: not a number: '$2'"; shift ;;
@@ -103,6 +107,11 @@ setup_main() {
 
 	local why
 	if region_load; then
+		if [ $watchdog = 1 ] && ! grep -q "$WATCHDOG_WORD" "$P_SETUP_CFG"; then
+			REGION_WATCHDOG=1
+			say "adding $WATCHDOG_WORD to $P_SETUP_CFG (Linux leaves the watchdog running at kexec and reboot: apstart run --watchdog)"
+			write_setup_cfg || fail "cannot write $P_SETUP_CFG"
+		fi
 		# the map may have changed since (RAM, a crash kernel, a kernel
 		# that grew): checked again, as a new one would be
 		if why=$(region_problem "$REGION_ADDR" "$REGION_SIZE" own); then
@@ -126,8 +135,8 @@ setup_main() {
 					"give one with --address ADDR (and a smaller --size)"
 			say "region: $(size_text "$size") at $(hex "$addr"): $(size_text "$zone") for the records, then the marker page"
 		fi
-		REGION_ADDR=$addr REGION_SIZE=$size REGION_ZONE=$zone
-		say "writing $P_SETUP_CFG: $(region_memmap_word) and the ramoops options on Linux's command line (GRUB_CMDLINE_LINUX)"
+		REGION_ADDR=$addr REGION_SIZE=$size REGION_ZONE=$zone REGION_WATCHDOG=$watchdog
+		say "writing $P_SETUP_CFG: $(region_memmap_word) and the ramoops options$( [ $watchdog = 1 ] && echo " and $WATCHDOG_WORD") on Linux's command line (GRUB_CMDLINE_LINUX)"
 		write_setup_cfg || fail "cannot write $P_SETUP_CFG"
 	fi
 	if ! update_grub; then
