@@ -760,6 +760,20 @@ ap "$R" collect
 [ ! -e "$R/var/lib/apstart/run-0002.log" ] && grep -q "it has no run_id\|its no run_id is not the run in flight's" <<<"$OUT" &&
 	ok "collect: a record without a run id while a run is in flight is kept aside" || fail "collect: a record without a run id" "" "$OUT"
 
+# the run's record twice (in /sys/fs/pstore and, copied by systemd-pstore,
+# in its archive): filed once, the copy kept aside and said to be one
+R=$(tree i3 uefi)
+set_up "$R"
+ap "$R" run
+reboot_with "$R" pstore "$LOGS/smp4.log"
+mkdir -p "$R/var/lib/systemd/pstore/1700000001"
+cp "$T/record" "$R/var/lib/systemd/pstore/1700000001/console-ramoops-0"
+ap "$R" collect --boot
+[ -f "$R/var/lib/apstart/run-0001.log" ] && [ ! -e "$R/var/lib/apstart/run-0002.log" ] &&
+	grep -q "a second copy of the run in flight's record" <<<"$OUT" &&
+	ok "collect: the run's record twice (pstore and systemd-pstore's archive): filed once, the copy kept aside as such" ||
+	fail "collect: a second copy of the run's record" "" "$OUT"
+
 # in a session: run 1 hangs, a stale record lies in systemd-pstore; run 2
 # comes back. The table holds run 2 only; run 1 is interrupted.
 R=$(tree i2 uefi)

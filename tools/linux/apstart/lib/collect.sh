@@ -329,7 +329,9 @@ put_aside() {
 	mkdir -p "$dir" || return 1
 	name=$dir/record-$(next_number record).log || return 1
 	ids=$(record_id_text "$src")
-	if [ -n "$want" ]; then
+	if [ "$ids" = "run_id=$want" ]; then
+		why="a second copy of the run in flight's record ($want), which is filed from another source"
+	elif [ -n "$want" ]; then
 		why="its $ids is not the run in flight's ($want)"
 	else
 		why="it has $ids, and no run is in flight"
