@@ -6,24 +6,16 @@
 #                                (TCG plugin, tools/flushmodel; or FLUSH=us=2000)
 #   make ab [RUNS=10]            WBINVD=1 against WBINVD=0, interleaved runs,
 #                                the reference's rows and a verdict
-#   make test                    unit tests, trampoline content, QEMU matrix
+#   make test                    every lane of tests/lanes; make check: those
+#                                the working tree's change needs
 #   make ARCH=i386               the 32-bit protected-mode kernel (no long mode)
+#   make help                    every target and variable
 # Variants build side by side in build/wbinvd0/ and build/wbinvd1/
-# (ARCH=i386: build/i386-wbinvd0/ and build/i386-wbinvd1/).
+# (ARCH=i386: build/i386-wbinvd0/ and build/i386-wbinvd1/; the knobs:
+# tools/build/knobs.mk).
 
-ARCH ?= x86_64
-WBINVD ?= 0
-SLOW_TRAMP_NS ?= 0
-SLOW_PARK_NS ?= 0
-# Test-only: K extra NOPs at one point of the AP path (realmode/pad.inc),
-# PAD_INSNS=K PAD_AT=real|prot|long|park, or per point PAD_REAL=K ...
-PAD_INSNS ?= 0
-PAD_AT ?=
-MAX_CPUS ?= 512
-# Measurement-only (make marks-cost): MARKS=0 leaves out the per-phase
-# timestamps of the online path, keeping each measured window's start and
-# end (docs/timing.md, "What the marks cost").
-MARKS ?= 1
+# The knobs you will use: SMP, ARGS, FLUSH ... here; the kernel's own
+# (ARCH, WBINVD, the test-only ones) in one table, tools/build/knobs.mk.
 SMP ?= 8
 ACCEL ?= auto
 MACHINE ?= pc
@@ -39,56 +31,12 @@ VERSION := 0.1
 # make V=1 shows full command lines.
 Q := $(if $(filter 1,$(V)),,@)
 
-ifneq ($(filter-out x86_64 i386,$(ARCH)),)
-$(error ARCH must be x86_64 or i386, not '$(ARCH)')
-endif
-ifneq ($(filter-out 0 1,$(WBINVD)),)
-$(error WBINVD must be 0 or 1, not '$(WBINVD)')
-endif
-ifeq ($(shell echo '$(MAX_CPUS)' | grep -Ex '[1-9][0-9]*'),)
-$(error MAX_CPUS must be a positive number, not '$(MAX_CPUS)')
-endif
-ifeq ($(shell echo '$(SLOW_TRAMP_NS)' | grep -Ex '[0-9]+'),)
-$(error SLOW_TRAMP_NS must be a number of nanoseconds, not '$(SLOW_TRAMP_NS)')
-endif
-ifeq ($(shell echo '$(SLOW_PARK_NS)' | grep -Ex '[0-9]+'),)
-$(error SLOW_PARK_NS must be a number of nanoseconds, not '$(SLOW_PARK_NS)')
-endif
-ifneq ($(filter-out 0 1,$(MARKS)),)
-$(error MARKS must be 0 or 1, not '$(MARKS)')
-endif
-ifneq ($(filter-out real prot long park,$(PAD_AT)),)
-$(error PAD_AT must be real, prot, long or park, not '$(PAD_AT)')
-endif
-ifeq ($(shell echo '$(PAD_INSNS)' | grep -Ex '[0-9]+'),)
-$(error PAD_INSNS must be a number of instructions, not '$(PAD_INSNS)')
-endif
-ifneq ($(PAD_INSNS),0)
-ifeq ($(strip $(PAD_AT)),)
-$(error PAD_INSNS=$(PAD_INSNS) needs PAD_AT=real|prot|long|park)
-endif
-endif
-PAD_REAL ?= $(if $(filter real,$(PAD_AT)),$(PAD_INSNS),0)
-PAD_PROT ?= $(if $(filter prot,$(PAD_AT)),$(PAD_INSNS),0)
-PAD_LONG ?= $(if $(filter long,$(PAD_AT)),$(PAD_INSNS),0)
-PAD_PARK ?= $(if $(filter park,$(PAD_AT)),$(PAD_INSNS),0)
-ifeq ($(shell echo '$(PAD_REAL) $(PAD_PROT) $(PAD_LONG) $(PAD_PARK)' | grep -Ex '[0-9]+ [0-9]+ [0-9]+ [0-9]+'),)
-$(error PAD_REAL/PROT/LONG/PARK must be numbers of instructions)
-endif
-PAD_SUFFIX := $(if $(filter-out 0,$(PAD_REAL)),-padreal$(PAD_REAL))$(if $(filter-out 0,$(PAD_PROT)),-padprot$(PAD_PROT))$(if $(filter-out 0,$(PAD_LONG)),-padlong$(PAD_LONG))$(if $(filter-out 0,$(PAD_PARK)),-padpark$(PAD_PARK))
-
 # The kernel's wings (docs/layout.md): all by default; WINGS= links the
 # core alone, the minimal kernel (serial records only).
-ALL_WINGS := screen nvram experiments selftest pstore
-WINGS ?= $(ALL_WINGS)
+ALL_WINGS := screen nvram experiments selftest pstore linux_trampoline
+include tools/build/knobs.mk
 override WINGS := $(strip $(WINGS))
-ifneq ($(filter-out $(ALL_WINGS),$(WINGS)),)
-$(error WINGS names no wing: $(filter-out $(ALL_WINGS),$(WINGS)) (the wings: $(ALL_WINGS)))
-endif
-WINGS_SUFFIX := $(if $(filter-out $(ALL_WINGS),$(ALL_WINGS) $(WINGS))$(filter-out $(WINGS),$(ALL_WINGS)),$(if $(WINGS),-wings-$(subst $(eval) ,+,$(WINGS)),-core))
-VARIANT := $(if $(filter i386,$(ARCH)),i386-)wbinvd$(WBINVD)$(if $(filter-out 0,$(SLOW_TRAMP_NS)),-slow$(SLOW_TRAMP_NS))$(if $(filter-out 0,$(SLOW_PARK_NS)),-slowpark$(SLOW_PARK_NS))$(PAD_SUFFIX)$(if $(filter 0,$(MARKS)),-nomarks)$(if $(filter-out 512,$(MAX_CPUS)),-max$(MAX_CPUS))$(WINGS_SUFFIX)
 OUT := build/$(VARIANT)
-SLOW_SPIN := $(if $(filter-out 0,$(SLOW_TRAMP_NS)),1,0)
 
 CC := gcc
 NASM := nasm
@@ -117,24 +65,24 @@ endif
 KCFLAGS := -std=c11 -O2 -g -Wall -Wextra -Werror -ffreestanding -fno-pic -fno-pie \
 	-fno-stack-protector -fno-asynchronous-unwind-tables -fno-builtin \
 	-mgeneral-regs-only $(ARCH_CFLAGS) \
-	-I. -MMD -MP \
-	-DAPSTART_WBINVD=$(WBINVD) -DAPSTART_SLOW_TRAMP_NS=$(SLOW_TRAMP_NS) \
-	-DAPSTART_SLOW_PARK_NS=$(SLOW_PARK_NS) -DAPSTART_PAD_PARK=$(PAD_PARK) \
-	-DAPSTART_MAX_CPUS=$(MAX_CPUS) -DAPSTART_MARKS=$(MARKS) -DAPSTART_VERSION='"$(VERSION)"'
+	-I. -MMD -MP -DAPSTART_VERSION='"$(VERSION)"' $(KNOB_CFLAGS)
 KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z noexecstack \
 	-m $(LD_EMULATION) -T linker.ld
 # The trampoline's variant (its own defines: it is not compiled by gcc).
-TRAMP_DEFS := -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
-	-DPAD_REAL=$(PAD_REAL) -DPAD_PROT=$(PAD_PROT) -DPAD_LONG=$(PAD_LONG) -DMARKS=$(MARKS)
+TRAMP_DEFS := $(KNOB_NASMFLAGS)
 
-# lib/ files only apstart.efi links: the kernel's bytes stay as they were.
-NOT_KERNEL_C := lib/sha256.c
+# lib/ files only apstart.efi links (and the kernel with the
+# linux_trampoline wing, whose LRM check hashes the blob).
+NOT_KERNEL_C := $(if $(filter linux_trampoline,$(WINGS)),,lib/sha256.c)
 KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT) $(NOT_KERNEL_C),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
 	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c)))
-KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
+KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM) \
+	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.asm))
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
 	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
+# A variant that sets knobs shares the plain variant's objects where it can.
+include tools/build/plain-objects.mk
 
 .PHONY: all kernel test clean deps deps-check unit-tests trampoline-tests qemu-tests timing-tests tscskew-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
@@ -148,7 +96,7 @@ include tools/build/font.mk
 # another variant's name (OUT=..., make ab's build/ab/build-a) or another
 # compiler rebuilds (tools/build/build-vars.mk).
 KBUILD_VARS := $(OUT)/build.vars
-VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS)
+VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS) | $(KNOB_WORDS)
 
 # build/apstart.elf is always the variant just asked for, so it is copied
 # every time (a timestamp rule would keep the other variant's newer copy).
@@ -159,15 +107,13 @@ kernel: $(OUT)/apstart.elf
 
 # make variant: build/<variant>/apstart.elf for the variables given
 # (ARCH, WBINVD, MAX_CPUS...), without kernel's copies. The other targets
-# ask for a variant through BUILD_VARIANT, which builds it plain (no
-# test-only spin or padding; x86_64, WBINVD=0, MAX_CPUS=512 unless named)
-# whatever this make was called with:  @$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
+# ask for a variant through BUILD_VARIANT, which builds it plain (every
+# knob of tools/build/knobs.mk at its default unless named) whatever this
+# make was called with:  @$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
 .PHONY: variant
 variant: $(OUT)/apstart.elf
 	@:
-BUILD_VARIANT = $(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 MAX_CPUS=512 MARKS=1 \
-	SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 PAD_INSNS=0 PAD_AT= PAD_REAL=0 PAD_PROT=0 \
-	PAD_LONG=0 PAD_PARK=0 WINGS='$(ALL_WINGS)' $(1) variant
+BUILD_VARIANT = $(MAKE) --no-print-directory $(KNOB_DEFAULTS) $(1) variant
 
 $(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld $(KBUILD_VARS)
 	@echo "  LD      $@"
@@ -197,6 +143,14 @@ $(OUT)/gen/%/asm_defs.inc: %/asm_defs.c Makefile $(KBUILD_VARS)
 		$(@:.inc=.s); } >$@.tmp
 	$(Q)grep -q '^%define' $@.tmp || { echo "$<: no constants found in $(@:.inc=.s)"; exit 1; }
 	$(Q)mv $@.tmp $@
+
+# A wing's entry from another trampoline (wings/linux_trampoline/entry.asm)
+# shares the core trampoline's macros: its variant's defines too.
+$(OUT)/wings/%.o: wings/%.asm Makefile $(KBUILD_VARS) | $(ASM_DEFS)
+	@mkdir -p $(dir $@)
+	@echo "  NASM    $@"
+	$(Q)$(NASM) $(NASMFLAGS) $(TRAMP_DEFS) -M -MF $(@:.o=.d) -MT $@ -MP $<
+	$(Q)$(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) -o $@ $<
 
 $(OUT)/%.o: %.asm Makefile $(KBUILD_VARS) | $(ASM_DEFS)
 	@mkdir -p $(dir $@)
@@ -233,8 +187,9 @@ deps-check:
 verdict-calibration: deps
 	@tests/verdicts/calibrate.sh
 
-# tools.mk first: it names the kernel files host programs share (KSTATS_SRC).
-# The wings' own build rules: the host tools, the runners, the image.
+# The host tools, the runners, the EFI loader, the images. aplog.mk comes
+# before the lanes: it names the kernel file host programs share
+# (KSTATS_SRC), which the unit lane's rules take.
 include tools/aplog/aplog.mk
 include tools/run/exit-status.mk
 include tools/run/run.mk
@@ -245,6 +200,9 @@ include tools/image/iso.mk
 include tools/image/secureboot.mk
 include tools/lab/netboot/netboot.mk
 include tools/lab/lava/lava.mk
+include tools/linux/realmode/realmode.mk
+# (make builds aprealmode too: named here, where realmode.mk has set it)
+all: $(APREALMODE)
 include tools/linux/linux.mk
 include tools/flushmodel/flushmodel.mk
 include tools/dev/dev.mk
@@ -259,8 +217,10 @@ include tests/chroot/lane.mk tests/soak/lane.mk
 # and its verdict (tools/run/ab.sh; docs/verdicts.md). AB_A/AB_B: each
 # side's make variables (AB_A=WBINVD=0 AB_B=WBINVD=0: an A/A).
 RUNS ?= 10
-AB_A ?= WBINVD=1
-AB_B ?= WBINVD=0
+# LINUX_IMAGE=FILE: that kernel's own trampoline as shipped (A) against its
+# patched twin (B), unless AB_A/AB_B say otherwise (tools/run/ab.sh).
+AB_A ?= $(if $(strip $(LINUX_IMAGE)),LINUX_IMAGE=$(strip $(LINUX_IMAGE)) LINUX_PATCHED=0,WBINVD=1)
+AB_B ?= $(if $(strip $(LINUX_IMAGE)),LINUX_IMAGE=$(strip $(LINUX_IMAGE)) LINUX_PATCHED=1,WBINVD=0)
 AB_OUT ?= build/ab
 AB_ARCH = $(if $(filter i386,$(ARCH)),ARCH=i386)
 # Under TCG one host thread for all vCPUs: far less run-to-run spread.
@@ -268,7 +228,7 @@ TCG_THREAD ?= single
 # Its exit status (0 a verdict, 1 a failed run, 2 no verdict) reaches the
 # shell as make run's does (tools/run/exit-status.mk).
 .PHONY: ab
-AB_PREREQS := deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel)
+AB_PREREQS := deps $(APLOG) $(if $(strip $(FLUSH)),flushmodel) $(if $(findstring LINUX_IMAGE=,$(AB_A) $(AB_B)),aprealmode)
 AB_CMD = tools/run/ab.sh --runs '$(RUNS)' --a '$(AB_ARCH) $(AB_A)' --b '$(AB_ARCH) $(AB_B)' --tcg-thread '$(TCG_THREAD)' \
 	--out '$(AB_OUT)' \
 	--smp '$(SMP)' --accel $(ACCEL) --machine $(MACHINE) --timeout $(TIMEOUT) \
@@ -295,18 +255,27 @@ test: deps
 	@tests/run-all.sh
 
 # What several lanes use, built once before they run side by side
-# (tests/run-all.sh): no two lanes may build the same file at once.
+# (tests/run-all.sh): no two lanes may build the same file at once. Made
+# with make -jN, it keeps every CPU busy: the x86_64 and i386 kernels side
+# by side (each WBINVD=1 after its plain WBINVD=0, whose objects it
+# shares), then the host tools and images as one make; meanwhile Debian's
+# kernel for the Linux VM lanes (kexec, linux-hotplug, linux-vm), then its
+# 6.1, 6.12 and 686 images for the realmode lane (fetch-images.sh takes
+# the first from the former) are fetched (once; without the mirror each
+# of those lanes says so and skips).
 .PHONY: test-prep
 test-prep: deps
-	@$(call BUILD_VARIANT,WBINVD=0)
-	@$(call BUILD_VARIANT,WBINVD=1)
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
-	@$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
-	@$(MAKE) --no-print-directory $(APLOG) $(APLOG_ASAN) $(APSTART_EFI) $(ISO) \
-		$(ISO_TEST_IMAGES) $(ISO_TEST_EFI) $(VARSTORE) $(SCREENTEXT) $(PPMCHECK) flushmodel
-	@# Debian's kernel for the Linux VM lanes (kexec, linux-hotplug, linux-vm):
-	@# fetched once; without the mirror each of those lanes says so and skips.
-	@tools/linux/vm/fetch.sh >/dev/null 2>&1 || echo "test-prep: Debian's kernel not fetched (the Linux VM lanes will say why)"
+	@mkdir -p build; \
+	{ tools/linux/vm/fetch.sh >/dev/null 2>&1 || \
+		echo "test-prep: Debian's kernel not fetched (the Linux VM lanes will say why)"; \
+	  tests/realmode/fetch-images.sh >/dev/null 2>&1 || \
+		echo "test-prep: Debian's kernel images not fetched (the realmode lane will say why)"; } & fetch=$$!; \
+	{ $(call BUILD_VARIANT,WBINVD=0) && $(call BUILD_VARIANT,WBINVD=1); } & x86=$$!; \
+	$(call BUILD_VARIANT,ARCH=i386 WBINVD=0) && $(call BUILD_VARIANT,ARCH=i386 WBINVD=1); i386=$$?; \
+	wait $$x86 && [ $$i386 = 0 ] && \
+	$(MAKE) --no-print-directory $(APLOG) $(APLOG_ASAN) $(APREALMODE) $(APREALMODE_ASAN) $(APSTART_EFI) $(ISO) \
+		$(ISO_TEST_IMAGES) $(ISO_TEST_EFI) $(VARSTORE) $(SCREENTEXT) $(PPMCHECK) flushmodel; st=$$?; \
+	wait $$fetch; exit $$st
 
 clean:
 	rm -rf build

@@ -74,7 +74,7 @@ void boot_report_cpu_model(char out[49])
  * one human line and one @env record. Spaces in the brand string become
  * '_' in the record so it stays key=value. */
 static void print_environment(const struct boot_info *boot, const struct acpi_info *acpi,
-			      uint64_t tramp)
+			      uint64_t tramp, const struct run_facts *facts)
 {
 	char vendor[13], brand[49], brand_rec[49], oem[7];
 	cpu_vendor(vendor);
@@ -115,6 +115,10 @@ static void print_environment(const struct boot_info *boot, const struct acpi_in
 		firmware_word(boot->firmware), boot->protocol,
 		(unsigned long long)tramp, oem[0] ? oem : "none",
 		console_screen_kind(), loader[0] ? loader : "none", ucode, wings_linked());
+	/* Which trampoline the APs start in: the core's own, or a wing's
+	 * (trampoline=linux: Linux's blob, its version and SHA-256). */
+	kprintf("@trampoline kind=%s wbinvd=%d%s\n", facts->trampoline, facts->wbinvd,
+		facts->trampoline_fields);
 }
 
 void boot_report_run(const struct boot_choices *c)
@@ -179,7 +183,7 @@ void boot_report_run(const struct boot_choices *c)
 		"park_flush=%d slow_park_ns=%u sipi_delay=%s sipi_delay_us=%u sipi_count=%s "
 		"park_why=%s sipi_retry=%u extnmi=%s bringup=%s cycles_mode=%s arch=%s "
 		"bringup_used=%s marks=%d run_id=%s\n",
-		APSTART_VERSION, APSTART_WBINVD, aps + 1,
+		APSTART_VERSION, c->facts->wbinvd, aps + 1,
 		lapic_status()->x2apic ? 1 : 0,
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
 		(unsigned long long)tramp,
@@ -194,5 +198,5 @@ void boot_report_run(const struct boot_choices *c)
 		keyword_word(bringup_words, wake->bringup_used), APSTART_MARKS,
 		opt->run_id[0] ? opt->run_id : "none");
 
-	print_environment(boot, acpi, tramp);
+	print_environment(boot, acpi, tramp, c->facts);
 }

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "app/options.h"
+#include "app/wing.h"
 #include "smp/wake.h"
 #include "kernel/acpi.h"
 #include "kernel/multiboot.h"
@@ -18,7 +19,8 @@ struct boot_choices {
 	const struct boot_info *boot;
 	const struct acpi_info *acpi;
 	const struct options *opt;
-	uint64_t tramp;           /* the trampoline's page */
+	uint64_t tramp;           /* the trampoline's (SIPI) page */
+	const struct run_facts *facts; /* whose trampoline, its WBINVD */
 	uint32_t aps;             /* APs to start */
 	uint32_t cycles;          /* per AP, after the sample store's bound */
 };

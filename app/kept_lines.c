@@ -5,7 +5,7 @@
  * result page and its QR code, the summary kept in NVRAM, a RAM zone Linux
  * reads back) takes the same lines from here, so that all of them agree.
  *
- * Kept: @boot, @env, @warn, @fail, @end from the start (a run that ends
+ * Kept: @boot, @env, @trampoline, @warn, @fail, @end from the start (a run that ends
  * early still says how); from the results on, every serial line but
  * @sample, @cpu and @phase (the per-CPU table, the per-phase table, the
  * slowest CPUs, @summary, the totals, @end). kept_lines_render() fits them
@@ -54,7 +54,8 @@ static bool wanted(const char *l)
 {
 	if (phase == PHASE_REPORT) /* not the per-start records: @phases is their table */
 		return !starts(l, "@sample ") && !starts(l, "@cpu ") && !starts(l, "@phase ");
-	return starts(l, "@boot ") || starts(l, "@env ") || starts(l, "@warn ") ||
+	return starts(l, "@boot ") || starts(l, "@env ") || starts(l, "@trampoline ") ||
+	       starts(l, "@warn ") ||
 	       starts(l, "@fail ") || starts(l, "@end ");
 }
 

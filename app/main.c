@@ -65,6 +65,8 @@ static struct run_facts facts = {
 	.wbinvd = APSTART_WBINVD,
 	.slow_tramp_ns = APSTART_SLOW_TRAMP_NS,
 	.version = APSTART_VERSION,
+	.trampoline = "apstart",
+	.trampoline_fields = "",
 };
 
 static const void *identity_map(void *ctx, uint64_t phys, size_t len)
@@ -196,7 +198,11 @@ static void reserve_boot_memory(void)
 	bootmem_init(boot.mem, boot.mem_count, reserved, n);
 }
 
-static uint64_t place_trampoline(void)
+/* Low memory for a trampoline: size bytes in whole pages below the
+ * legacy hole, clear of the IVT and BIOS data area, the firmware's area
+ * from the EBDA up, the kernel, the boot information and the wings'
+ * reservations (app/wing.h: low_memory_fn). */
+static uint64_t place_low(uint64_t size)
 {
 	uint16_t base_kib = phys_read16(BDA_BASE_MEM_KIB);
 	uint16_t ebda_seg = phys_read16(BDA_EBDA_SEGMENT);
@@ -211,7 +217,7 @@ static uint64_t place_trampoline(void)
 	kprintf("lowmem: firmware area from 0x%llx up (BDA: base memory %u KiB, "
 		"EBDA segment 0x%x; Linux's reserve_bios_regions rule)\n",
 		(unsigned long long)bios_start, base_kib, ebda_seg);
-	return memmap_pick_low_page(boot.mem, boot.mem_count, excluded, n);
+	return memmap_pick_low_range(boot.mem, boot.mem_count, excluded, n, size);
 }
 
 /* console=ttyS<n>,<baud>: ttyS<n> is at Linux's fixed address for it
@@ -328,12 +334,17 @@ static bool choose_exit(void)
  * (make WINGS=): a clean stop, before anything is measured. */
 static void refuse_options_without_wing(void)
 {
-	bool can_measure = false;
-	for_each_wing(w)
+	bool can_measure = false, provider = false;
+	for_each_wing(w) {
 		can_measure |= w->measure != NULL;
+		provider |= w->install_trampoline != NULL;
+	}
 	if (opt.probe != PROBE_NONE && !can_measure)
 		panic("probe= needs the experiments wing, which this kernel was built "
 		      "without (make WINGS=...)");
+	if (opt.trampoline != TRAMPOLINE_APSTART && !provider)
+		panic("trampoline=linux needs the linux_trampoline wing, which this "
+		      "kernel was built without (make WINGS=...)");
 	if (opt.pstore_size && !wing_linked("pstore"))
 		warn_record("what=option option=pstore problem=no_wing wings=%s",
 			    wings_linked());
@@ -401,9 +412,23 @@ static void find_cpus(void)
 	}
 }
 
+/* The trampoline: a wing's, when one installs it (the trampoline
+ * provider, app/wing.h: trampoline=linux), else the core's own page. */
 static void install_trampoline(void)
 {
-	tramp = place_trampoline();
+	struct wing_trampoline other = { 0 };
+
+	for_each_wing(w)
+		if (w->install_trampoline && w->install_trampoline(&opt, place_low, &other)) {
+			if (!trampoline_use_other(other.sipi_page, other.header, ap_entry))
+				panic("trampoline rejected");
+			tramp = other.sipi_page;
+			facts.wbinvd = other.wbinvd;
+			facts.trampoline = other.name;
+			facts.trampoline_fields = other.fields;
+			return;
+		}
+	tramp = place_low(0x1000);
 	if (!tramp)
 		panic("no free 4 KiB page below 1 MiB for the AP trampoline");
 	if (!trampoline_install(tramp, ap_entry))
@@ -490,13 +515,14 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	map_runtime_services();
 	calibrate_tsc();
 	find_cpus();
-	install_trampoline();
 	configure_wake();
+	install_trampoline();
 	boot_report_run(&(struct boot_choices){
 		.boot = &boot,
 		.acpi = &acpi,
 		.opt = &opt,
 		.tramp = tramp,
+		.facts = &facts,
 		.aps = aps,
 		.cycles = cycles,
 	});

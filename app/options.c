@@ -64,6 +64,10 @@ static const struct keyword at_once_words[] = {
 	{ NULL, 0 },
 };
 
+const struct keyword trampoline_words[] = {
+	{ "apstart", TRAMPOLINE_APSTART }, { "linux", TRAMPOLINE_LINUX }, { NULL, 0 },
+};
+
 static const struct keyword save_words[] = {
 	{ "on", SAVE_ON }, { "off", SAVE_OFF }, { NULL, 0 },
 };
@@ -286,6 +290,7 @@ static const struct opt_desc opt_table[] = {
 	OPT(flush_at_once, AT_ONCE_SOCKET, .keywords = at_once_words),
 	OPT(victims, 0, .min = 0, .max_is_cpus = true),
 	OPT(firmware, FIRMWARE_UNKNOWN, .keywords = firmware_words),
+	OPT(trampoline, TRAMPOLINE_APSTART, .keywords = trampoline_words),
 	{ .name = "acpi_rsdp", .wide = true, .parse = parse_acpi_rsdp, .show = show_acpi_rsdp },
 	{ .name = "pstore", .wide = true, .parse = parse_pstore, .show = show_pstore },
 	{ .name = "run_id", .wide = true, .parse = parse_run_id, .show = show_run_id },

@@ -29,6 +29,12 @@ enum save_mode { SAVE_ON, SAVE_OFF };
 enum icount_mode { ICOUNT_OFF, ICOUNT_ON };
 extern const struct keyword icount_words[];
 
+/* trampoline=: the code the APs start in. apstart: the core's own
+ * (realmode/); linux: Linux's realmode blob, from a boot module
+ * (wings/linux_trampoline, docs/linux-trampoline.md). */
+enum trampoline_choice { TRAMPOLINE_APSTART, TRAMPOLINE_LINUX };
+extern const struct keyword trampoline_words[];
+
 /* probe=flush: instead of the offline/online cycles, time the cache
  * flushes themselves (wings/experiments/flush_probe.c). */
 enum probe_mode { PROBE_NONE, PROBE_FLUSH };
@@ -63,6 +69,7 @@ struct options {
 	uint32_t flush_cpus;     /* CPUs swept one by one; 0: every one */
 	enum flush_at_once flush_at_once; /* default socket */
 	uint32_t victims;        /* APs that run a memory-bound loop (wings/experiments/victims.h) */
+	enum trampoline_choice trampoline; /* default apstart */
 	enum firmware firmware;  /* firmware=uefi|bios: what the loader cannot
 				  * say (kexec); default UNKNOWN ("auto") */
 	/* Set through their own syntax (64-bit): */

@@ -16,13 +16,17 @@
 #include <stdint.h>
 
 #include "app/options.h"
+#include "realmode/trampoline_abi.h"
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
 
 /* What the run is, for whoever shows it (the screen's header, the
  * result page): filled by kmain() as it learns it. */
 struct run_facts {
-	int wbinvd;              /* the trampoline variant */
+	int wbinvd;              /* the trampoline's path executes WBINVD */
+	const char *trampoline;  /* whose: "apstart", or a wing's ("linux") */
+	const char *trampoline_fields; /* its @trampoline fields beyond kind= and
+				  * wbinvd= ("" for the core's) */
 	uint32_t slow_tramp_ns;  /* test-only spin, 0 normally */
 	const char *version;
 	const char *park;        /* how an offline AP parks, e.g. "hlt" */
@@ -34,6 +38,26 @@ struct run_facts {
 	uint32_t cpus;           /* taking part, BSP included; 0: not known */
 	uint32_t cycles;
 };
+
+/* A trampoline a wing installs instead of the core's (realmode/): the
+ * trampoline provider (trampoline=linux: wings/linux_trampoline). The
+ * core sends the SIPIs to sipi_page; the AP arrives in ap_entry()
+ * (smp/ap_entry.h) with its slot's long-mode mark written. */
+struct wing_trampoline {
+	uint64_t sipi_page;      /* physical, page-aligned, below 1 MiB */
+	struct tramp_header *header; /* its stand-in header (smp/trampoline.h:
+				  * trampoline_use_other()) */
+	int wbinvd;              /* its path executes WBINVD (@boot wbinvd=) */
+	const char *name;        /* "linux": @trampoline kind= */
+	const char *fields;      /* its further @trampoline fields, " key=value"... */
+};
+
+/* The low memory a trampoline may take: the highest run of whole free
+ * pages for size bytes below the legacy hole, clear of all the core's
+ * own picker avoids (the IVT and BIOS data area, the firmware's area
+ * from the EBDA up, the kernel, the boot information, the wings'
+ * reservations); 0 if there is none. */
+typedef uint64_t (*low_memory_fn)(uint64_t size);
 
 /* The steps of a run at which a wing may act, in the order they come.
  * Every member may be NULL. */
@@ -57,6 +81,12 @@ struct wing {
 	void (*cpus_found)(const struct options *o);
 	/* Everything about the run is known: just before the measurement. */
 	void (*run_starts)(const struct options *o, const struct run_facts *facts);
+	/* The trampoline, before any SIPI, the wake configuration known:
+	 * install one instead of the core's and fill *t (true), or leave it
+	 * to the core (false). A wing asked for its trampoline that cannot
+	 * run it stops the run (abort_run()) with the reason. */
+	bool (*install_trampoline)(const struct options *o, low_memory_fn low,
+				   struct wing_trampoline *t);
 	/* Around the first bring-up of every AP. */
 	void (*before_bring_up)(void);
 	void (*after_bring_up)(const struct options *o);

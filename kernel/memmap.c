@@ -55,13 +55,6 @@ bool memmap_is_available(const struct mem_range *mem, uint32_t count,
 	return end > start && region_is_free(start, end, mem, count, NULL, 0);
 }
 
-static bool page_is_free(uint64_t page, const struct mem_range *mem,
-			 uint32_t count, const struct phys_range *excluded,
-			 uint32_t excluded_count)
-{
-	return region_is_free(page, page + PAGE, mem, count, excluded, excluded_count);
-}
-
 /* The lowest fit starts where free memory starts: at an available
  * entry's base (or min), or at the end of something that blocked the
  * addresses below it; so those candidates, aligned up, are enough. */
@@ -128,12 +121,23 @@ uint64_t memmap_bios_area_start(uint16_t base_mem_kib, uint16_t ebda_segment)
 	return start;
 }
 
+uint64_t memmap_pick_low_range(const struct mem_range *mem, uint32_t count,
+			       const struct phys_range *excluded,
+			       uint32_t excluded_count, uint64_t size)
+{
+	if (size == 0 || size > LEGACY_HOLE_START - PAGE)
+		return 0;
+	uint64_t pages = (size + PAGE - 1) / PAGE;
+	for (uint64_t at = LEGACY_HOLE_START - pages * PAGE; at >= PAGE; at -= PAGE)
+		if (region_is_free(at, at + pages * PAGE, mem, count, excluded,
+				   excluded_count))
+			return at;
+	return 0;
+}
+
 uint64_t memmap_pick_low_page(const struct mem_range *mem, uint32_t count,
 			      const struct phys_range *excluded,
 			      uint32_t excluded_count)
 {
-	for (uint64_t page = LEGACY_HOLE_START - PAGE; page >= PAGE; page -= PAGE)
-		if (page_is_free(page, mem, count, excluded, excluded_count))
-			return page;
-	return 0;
+	return memmap_pick_low_range(mem, count, excluded, excluded_count, PAGE);
 }

@@ -41,6 +41,15 @@ uint64_t memmap_pick_low_page(const struct mem_range *mem, uint32_t count,
 			      const struct phys_range *excluded,
 			      uint32_t excluded_count);
 
+/* The same for size bytes (whole pages, the lowest at a page boundary):
+ * the highest such range below LEGACY_HOLE_START, not starting at page 0
+ * (Linux takes its real-mode blob's pages likewise, from the top of
+ * memory below 1 MiB: reserve_real_mode(), memblock top-down). Returns 0
+ * if none. */
+uint64_t memmap_pick_low_range(const struct mem_range *mem, uint32_t count,
+			       const struct phys_range *excluded,
+			       uint32_t excluded_count, uint64_t size);
+
 /* [start, end) lies wholly in available memory of the map (entries
  * that split one bank are joined) and overlaps no other entry. */
 bool memmap_is_available(const struct mem_range *mem, uint32_t count,

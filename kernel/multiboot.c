@@ -14,6 +14,7 @@ enum {
 	TAG_END = 0,
 	TAG_CMDLINE = 1,
 	TAG_LOADER_NAME = 2,
+	TAG_MODULE = 3,
 	TAG_BASIC_MEMINFO = 4,
 	TAG_MMAP = 6,
 	TAG_FRAMEBUFFER = 8,
@@ -121,6 +122,40 @@ static const char *tag_string(struct mb *m, const uint8_t *tag, uint32_t size,
 	return "";
 }
 
+/* One module, from an MB2 tag or an MB1 entry: kept if it is sound. */
+static void module_add(struct mb *m, uint64_t start, uint64_t end, const char *string)
+{
+	struct boot_info *o = m->out;
+
+	if (end <= start) {
+		report(m, "multiboot: module at 0x%llx ends at 0x%llx: empty or reversed, ignored",
+		       (unsigned long long)start, (unsigned long long)end);
+		return;
+	}
+	if (o->module_count == APSTART_MAX_MODULES) {
+		o->modules_dropped++;
+		return;
+	}
+	o->modules[o->module_count++] = (struct boot_module){ start, end, string };
+}
+
+/* Tag 3 (Multiboot2 §3.6.6): mod_start u32 @8, mod_end u32 @12, then the
+ * module's string, NUL-terminated. */
+static void mb2_module(struct mb *m, const uint8_t *tag, uint32_t size)
+{
+	if (size < 17) {
+		report(m, "multiboot2: module tag size %u too small, ignored", size);
+		return;
+	}
+	const char *s = "";
+	for (uint32_t i = 16; i < size; i++)
+		if (tag[i] == '\0') {
+			s = (const char *)tag + 16;
+			break;
+		}
+	module_add(m, rd32(tag + 8), rd32(tag + 12), s);
+}
+
 /* Tag 6 (§3.6.8): entry_size @8, entry_version @12, entries from 16:
  * base u64, length u64, type u32, reserved u32. */
 static bool mb2_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
@@ -224,6 +259,13 @@ static void mb2_framebuffer(struct mb *m, const uint8_t *tag, uint32_t size)
 	fb->present = true;
 }
 
+static void modules_finish(struct mb *m)
+{
+	if (m->out->modules_dropped)
+		report(m, "multiboot: %u more modules than the %u kept, ignored",
+		       m->out->modules_dropped, (unsigned)APSTART_MAX_MODULES);
+}
+
 static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 		     uint64_t info_phys)
 {
@@ -268,7 +310,9 @@ static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 			found_end = true;
 			break;
 		}
-		if (type < TAG_MAX && !tags[type]) {
+		if (type == TAG_MODULE)
+			mb2_module(m, tag, size); /* one tag per module, all kept */
+		else if (type < TAG_MAX && !tags[type]) {
 			tags[type] = tag;
 			sizes[type] = size;
 		}
@@ -344,6 +388,7 @@ static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 			report(m, "multiboot2: basic meminfo tag too small");
 	}
 	mem_finish(m);
+	modules_finish(m);
 	return ok ? 0 : -1;
 }
 
@@ -428,8 +473,34 @@ static bool mb1_mmap(struct mb *m, phys_map_fn map, void *map_ctx,
 	return true;
 }
 
+/* MB1 modules (Multiboot 0.6.96 §3.3, flags bit 3): mods_count entries
+ * of 16 bytes at mods_addr: mod_start, mod_end, string, reserved. */
+#define MB1_MODULE_SIZE 16u
+static void mb1_modules(struct mb *m, phys_map_fn map, void *map_ctx,
+			uint32_t addr, uint32_t count)
+{
+	if (count == 0)
+		return;
+	if (count > 64) {
+		report(m, "multiboot: mods_count %u implausible, modules ignored", count);
+		return;
+	}
+	const uint8_t *p = map(map_ctx, addr, (size_t)count * MB1_MODULE_SIZE);
+	if (!p) {
+		report(m, "multiboot: module list at 0x%x unreadable, ignored", addr);
+		return;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		const uint8_t *e = p + (size_t)i * MB1_MODULE_SIZE;
+		uint32_t str = rd32(e + 8);
+		module_add(m, rd32(e), rd32(e + 4),
+			   str ? mb1_string(m, map, map_ctx, str, "module string") : "");
+	}
+	modules_finish(m);
+}
+
 /* The MB1 info structure's offsets (above): flags @0, mem_lower @4,
- * mem_upper @8, cmdline @16, mmap_length @44, mmap_addr @48,
+ * mem_upper @8, cmdline @16, mods_count @20, mods_addr @24, mmap_length @44, mmap_addr @48,
  * boot_loader_name @64, framebuffer_addr u64 @88, pitch @96, width @100,
  * height @104, bpp @108, type @109, color info @110. */
 static int parse_mb1(struct mb *m, const uint8_t *info, size_t max_len,
@@ -472,6 +543,9 @@ static int parse_mb1(struct mb *m, const uint8_t *info, size_t max_len,
 		}
 	}
 
+	if (flags & (1u << 3))
+		mb1_modules(m, map, map_ctx, rd32(info + 24), rd32(info + 20));
+
 	bool have_mem = false;
 	if (flags & (1u << 6))
 		have_mem = mb1_mmap(m, map, map_ctx, rd32(info + 48),
@@ -505,6 +579,7 @@ int multiboot_parse(uint32_t magic, const void *info, size_t max_len,
 	out->efi_mmap = NULL;
 	out->efi_mmap_size = out->efi_desc_size = 0;
 	out->fb = (struct framebuffer){ 0 };
+	out->module_count = out->modules_dropped = 0;
 
 	if (magic == MB2_BOOT_MAGIC)
 		return parse_mb2(&m, info, max_len, info_phys);

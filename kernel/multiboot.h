@@ -22,6 +22,19 @@ struct mem_range {
 	uint32_t type;
 };
 
+/* A module the loader loaded beside the kernel (GRUB's module2, kexec's
+ * --module, QEMU's -initrd for a Multiboot1 -kernel): its bytes at
+ * [start, end), and the string the loader gave with it. The core reads
+ * none of them; a wing that takes one reserves its range
+ * (struct wing.reserved) before anything is allocated. */
+#define APSTART_MAX_MODULES 8
+struct boot_module {
+	uint64_t start, end;
+	const char *string;           /* "" if none; an MB1 string lives outside
+					 * the info block: read it before the
+					 * allocator's first use */
+};
+
 struct framebuffer {
 	bool present;
 	uint64_t addr;
@@ -61,6 +74,9 @@ struct boot_info {
 	uint32_t efi_mmap_size;       /* bytes of descriptors */
 	uint32_t efi_desc_size;       /* stride, >= 40 (kernel/efi_memmap.h) */
 	struct framebuffer fb;
+	struct boot_module modules[APSTART_MAX_MODULES];
+	uint32_t module_count;
+	uint32_t modules_dropped;     /* more than APSTART_MAX_MODULES */
 };
 
 /* Parse the info block at info (MB2) or the MB1 structure at info.

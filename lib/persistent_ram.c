@@ -11,14 +11,6 @@
 #define OFF_START 4
 #define OFF_SIZE 8
 
-static void wr32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
 static void flush(struct pram_zone *z, const void *p, size_t len)
 {
 	if (z->flush && len)

@@ -33,13 +33,8 @@
 %include "realmode/trampoline.inc"      ; TRAMP_HEADER, STAMP_LONG, TRAMP_END
 
 ; LMSW sets PE alone, as Linux's trampoline does; CR0 is written whole
-; when paging goes on: PE | MP | ET | NE | WP | PG, CD and NW clear, as
-; Linux's head_32.S CR0_STATE (less AM). INIT keeps CD and NW as they
-; were (SDM Vol. 3A §10.1, Table 10-1 note 2): only an AP in its
-; power-up state has them set, and this clears them.
+; when paging goes on (PAGED_C_ENTRY_32, realmode/trampoline.inc).
 %define MSW_PE     0x0001
-%define CR0_PAGED  0x80010033
-%define CR4_PSE    (1 << 4)             ; 4 MiB pages, SDM Vol. 3A §2.5
 
 	org 0
 
@@ -96,27 +91,6 @@ code32_start:
 protected_mode_entry:
 	%include "realmode/protected_entry.inc" ; ebx = our slot, edi = APIC ID
 
-	; The kernel's identity map: 32-bit paging, 4 MiB pages (boot/start.asm).
-	mov eax, cr4
-	or eax, CR4_PSE
-	mov cr4, eax
-	mov eax, [esi + TRAMP_HDR + HDR_CR3]
-	mov cr3, eax
-	mov eax, CR0_PAGED
-	mov cr0, eax
-	; A jump right after paging goes on (SDM Vol. 3A §10.9.1); identity
-	; mapped, so the next address is the same.
-	jmp code_paged_start            ; relative: position independent
-
-code_paged_start:
-%if MARKS
-	rdtsc
-%endif
-	STAMP_LONG ebx, esp
-	push dword [ebx + TRAMP_CPU_INDEX]      ; ap_entry(apic_id, index), cdecl
-	push edi
-	mov eax, [esi + TRAMP_HDR + HDR_C_ENTRY]
-	xor ebp, ebp
-	call eax                        ; does not return
+	PAGED_C_ENTRY_32 code_paged_start      ; paging on, the mark, ap_entry()
 	TRAMP_END
 ; The Makefile rejects a blob larger than one page.

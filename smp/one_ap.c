@@ -52,8 +52,8 @@ void ap_start_figures(const struct cpu *c, struct start_times *ph)
 	ph->total = c->marks.seen - t0;
 	ph->ap = tsc_cross_cpu(c, ap[AP_MARK_ONLINE], t0);
 	ph->to_real = tsc_cross_cpu(c, ap[AP_MARK_REAL], t0);
-	ph->to_long = tsc_same_cpu(ap[AP_MARK_LONG], ap[AP_MARK_REAL]);
-	ph->to_online = tsc_same_cpu(ap[AP_MARK_ONLINE], ap[AP_MARK_LONG]);
+	ph->to_long = tsc_marks_diff(ap[AP_MARK_LONG], ap[AP_MARK_REAL]);
+	ph->to_online = tsc_marks_diff(ap[AP_MARK_ONLINE], ap[AP_MARK_LONG]);
 	if (!APSTART_MARKS) /* no such marks taken (smp/phases.h) */
 		ph->to_real = ph->to_long = ph->to_online = TICKS_NA;
 }

@@ -32,8 +32,7 @@ int64_t tsc_same_cpu(uint64_t later, uint64_t earlier)
 	return d < 0 ? TICKS_NA : d;
 }
 
-/* An AP-side step not reached (0) makes every difference with it na. */
-static int64_t ap_diff(uint64_t later, uint64_t earlier)
+int64_t tsc_marks_diff(uint64_t later, uint64_t earlier)
 {
 	return later && earlier ? tsc_same_cpu(later, earlier) : TICKS_NA;
 }
@@ -46,11 +45,18 @@ void phases_compute(const struct cpu *c, int64_t out[PHASES])
 	out[PH_INIT_ASSERT] = tsc_same_cpu(m->init_assert, m->start);
 	out[PH_INIT_DEASSERT] = tsc_same_cpu(m->init_deassert, m->init_assert);
 	out[PH_SIPI] = tsc_same_cpu(m->sipi1, m->init_deassert);
-	out[PH_REAL] = ap[AP_MARK_REAL] ? tsc_cross_cpu(c, ap[AP_MARK_REAL], m->sipi1)
-					 : TICKS_NA;
-	for (int p = PH_PROTECTED; p <= PH_ONLINE; p++) {
-		int a = AP_MARK_PROTECTED + (p - PH_PROTECTED);
-		out[p] = ap_diff(ap[a], ap[a - 1]);
+	/* Each AP phase runs from the AP's last mark before it; the first
+	 * from the SIPI (cross-CPU). A mark not taken (0) leaves its phase
+	 * na and the next one spans it: Linux's trampoline (trampoline=linux)
+	 * takes none before it arrives in long mode, so its phase long runs
+	 * from the SIPI and real and protected are na; the chain still adds
+	 * up to the total. An AP that stopped has no later marks at all. */
+	uint64_t from = 0;
+	for (int p = PH_REAL; p <= PH_ONLINE; p++) {
+		uint64_t t = ap[AP_MARK_REAL + (p - PH_REAL)];
+		out[p] = !t ? TICKS_NA : from ? tsc_marks_diff(t, from)
+				       : tsc_cross_cpu(c, t, m->sipi1);
+		from = t ? t : from;
 	}
 	out[PH_SEEN] = ap[AP_MARK_ONLINE] && m->seen
 			       ? tsc_cross_cpu(c, m->seen, ap[AP_MARK_ONLINE])

@@ -44,6 +44,9 @@ const char *phase_name(enum phase p);
 int64_t tsc_cross_cpu(const struct cpu *c, uint64_t ap_tsc, uint64_t bsp_tsc);
 /* later minus earlier, both read on one CPU; TICKS_NA if negative. */
 int64_t tsc_same_cpu(uint64_t later, uint64_t earlier);
+/* The same for two of an AP's marks, either of which may not have been
+ * taken (0): then TICKS_NA. */
+int64_t tsc_marks_diff(uint64_t later, uint64_t earlier);
 
 /* Whether the per-phase marks are taken: the BSP's init_assert,
  * init_deassert, sipi1, sipi2 below and the AP's marks before its online

@@ -14,6 +14,9 @@
 extern const uint8_t trampoline_blob[], trampoline_blob_end[];
 
 static uint64_t installed_at;
+/* Another trampoline's stand-in header (trampoline_use_other()), NULL
+ * while the core's runs. */
+static struct tramp_header *other_header;
 
 uint32_t trampoline_size(void)
 {
@@ -22,6 +25,8 @@ uint32_t trampoline_size(void)
 
 struct tramp_header *trampoline_header(void)
 {
+	if (other_header)
+		return other_header;
 	return (struct tramp_header *)(uintptr_t)(installed_at + TRAMP_HDR);
 }
 
@@ -30,10 +35,46 @@ uint64_t trampoline_phys(void)
 	return installed_at;
 }
 
-bool trampoline_install(uint64_t phys, void (*c_entry)(uint32_t apic_id, uint32_t index))
+/* What every trampoline's header holds for its AP's way into C: the
+ * CPU table it finds its slot in, the kernel's page tables, the C entry;
+ * false (with a message) where the AP could not reach them. */
+static bool header_fill(struct tramp_header *h, void (*c_entry)(uint32_t, uint32_t))
 {
 	const struct tramp_cpu *table = tramp_cpus;
 	uint32_t count = cpu_count;
+
+	/* Protected mode searches the table with 32-bit addresses. */
+	if ((uintptr_t)table + (uint64_t)count * sizeof *table > (1ull << 32)) {
+		kprintf("trampoline: its CPU table is above 4 GiB\n");
+		return false;
+	}
+	uint64_t cr3 = read_cr3();
+	if (cr3 >= (1ull << 32)) {
+		kprintf("trampoline: page tables at 0x%llx are above 4 GiB\n",
+			(unsigned long long)cr3);
+		return false;
+	}
+	h->cr3 = (uint32_t)cr3;
+	h->c_entry = (uint64_t)(uintptr_t)c_entry;
+	h->cpu_table = (uint64_t)(uintptr_t)table;
+	h->cpu_count = count;
+	h->real_entries = 0;
+	h->no_slot_apic = APIC_ID_NONE;
+	return true;
+}
+
+bool trampoline_use_other(uint64_t sipi_page, struct tramp_header *h,
+			  void (*c_entry)(uint32_t apic_id, uint32_t index))
+{
+	if (!header_fill(h, c_entry))
+		return false;
+	installed_at = sipi_page;
+	other_header = h;
+	return true;
+}
+
+bool trampoline_install(uint64_t phys, void (*c_entry)(uint32_t apic_id, uint32_t index))
+{
 	uint32_t size = trampoline_size();
 	const struct tramp_header *src =
 		(const struct tramp_header *)(trampoline_blob + TRAMP_HDR);
@@ -52,25 +93,15 @@ bool trampoline_install(uint64_t phys, void (*c_entry)(uint32_t apic_id, uint32_
 			"(WBINVD=%d)\n", src->flags, APSTART_WBINVD);
 		return false;
 	}
-	/* Protected mode searches the table with 32-bit addresses. */
-	if ((uintptr_t)table + (uint64_t)count * sizeof *table > (1ull << 32)) {
-		kprintf("trampoline: its CPU table is above 4 GiB\n");
-		return false;
-	}
-	uint64_t cr3 = read_cr3();
-	if (cr3 >= (1ull << 32)) {
-		kprintf("trampoline: page tables at 0x%llx are above 4 GiB\n",
-			(unsigned long long)cr3);
-		return false;
-	}
 
 	uint8_t *page = (uint8_t *)(uintptr_t)phys;
 	memset(page, 0, 4096);
 	memcpy(page, trampoline_blob, size);
+	struct tramp_header *h = (struct tramp_header *)(page + TRAMP_HDR);
+	if (!header_fill(h, c_entry))
+		return false;
 	installed_at = phys;
 
-	struct tramp_header *h = trampoline_header();
-	h->cr3 = (uint32_t)cr3;
 	h->slow_ticks = slow_tramp_spin_ticks();
 	h->gdt_base += (uint32_t)phys;
 	h->far32_offset += (uint32_t)phys;
@@ -81,11 +112,6 @@ bool trampoline_install(uint64_t phys, void (*c_entry)(uint32_t apic_id, uint32_
 #else
 	h->far64_offset += (uint32_t)phys;
 #endif
-	h->c_entry = (uint64_t)(uintptr_t)c_entry;
-	h->cpu_table = (uint64_t)(uintptr_t)table;
-	h->cpu_count = count;
-	h->real_entries = 0;
-	h->no_slot_apic = APIC_ID_NONE;
 	return true;
 }
 

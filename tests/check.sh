@@ -33,10 +33,10 @@ declare -A need
 want() { local l; for l in "$@"; do need[$l]=1; done; }
 for f in "${files[@]}"; do
 	case $f in
-	realmode/*) want build layers trampoline qemu exact ;;
+	realmode/*) want build layers trampoline qemu exact lane:linux-trampoline ;;
 	boot/*.asm | linker.ld) want build layers qemu exact ;;
 	smp/* | app/main.c | app/run.c | app/wing.[ch] | kernel/*.asm)
-		want build layers qemu exact ;;
+		want build layers qemu exact lane:linux-trampoline ;;
 	app/options.[ch] | kernel/multiboot.c | kernel/acpi.c | kernel/memmap.c | kernel/firmware.c)
 		want build layers unit fuzz qemu exact ;;
 	app/* | kernel/*) want build layers unit qemu exact ;;
@@ -46,14 +46,20 @@ for f in "${files[@]}"; do
 	wings/pstore/*) want build layers unit qemu kexec ;;
 	wings/experiments/*) want build layers flushprobe ;;
 	wings/selftest/*) want build layers qemu ;;
+	wings/linux_trampoline/*) want build layers unit fuzz lane:realmode lane:linux-trampoline ;;
+	tools/linux/realmode/*) want layers fuzz docs lane:realmode ;;
 	tools/aplog/* | tools/flushmodel/*) want aplog layers docs ;;
+	tests/baselines/*-linux-*) want lane:linux-trampoline ;;
 	tests/baselines/*) want exact ;;
 	tests/*/*)
 		lane=${f#tests/}
 		lane=${lane%%/*}
 		want "lane:$lane" ;;
 	README.md | docs/* | CONTRIBUTING.md) want docs ;;
-	Makefile | tools/*.mk | tools/*.sh) want tools ;;
+	# the kernel's knobs and how its variants are built: the build,
+	# the exact gate (a flag that moves the code moves it), make help
+	Makefile | tools/build/knob* | tools/build/plain-objects.mk) want build tools exact ;;
+	tools/*.mk | tools/*.sh) want tools ;;
 	*) ;;
 	esac
 done

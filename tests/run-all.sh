@@ -9,8 +9,9 @@
 # a lane that exits non-zero without a failed check, prints no summary, or
 # miscounts.
 #
-# The order: first what several lanes share is built once (make
-# test-prep), so that no two lanes build the same file at once; then the
+# The order: first what several lanes share is built once (make -jN
+# test-prep, on every CPU), so that no two lanes build the same file at
+# once; then the
 # workers (the CPUs + 1, MAKE_TEST_JOBS=N) take the host, qemu and image
 # lanes from one queue, the longest first when a last run's times are
 # known; last, the lanes that judge wall-clock time (kind
@@ -124,7 +125,7 @@ jobs=${MAKE_TEST_JOBS:-$(($(nproc 2>/dev/null || echo 1) + 1))}
 echo "=== make test: $jobs workers ($(nproc 2>/dev/null || echo '?') CPUs; MAKE_TEST_JOBS=N to change)"
 echo "=== make test-prep: what the lanes share, built once"
 t0=$SECONDS
-if make --no-print-directory test-prep >"$work/prep.log" 2>&1; then
+if make --no-print-directory -j"$jobs" -Otarget test-prep >"$work/prep.log" 2>&1; then
 	echo "ok   test-prep ($((SECONDS - t0)) s)"
 else
 	tail -n 30 "$work/prep.log"

@@ -107,6 +107,14 @@ sed 's/^\(@cpu cpu=1 .*\)tsc_skew_ns=0 tsc_sync=1/\1tsc_skew_ns=-40000000 tsc_sy
 sed '/^@sample cpu=1 apic=1 cycle=1 op=online/s/ap_ns=na/ap_ns=999999999999999/' "$tmp/settled-skew.log" >"$tmp/settled-wrapped.log"
 sed '/^@sample cpu=1 apic=1 cycle=1 op=online/s/ap_ns=400000000/ap_ns=600000000/' settled-a.log >"$tmp/settled-above.log"
 sed '/^@sample cpu=1 apic=1 cycle=1 op=online/s/to_real_ns=na/to_real_ns=300000000/' "$tmp/settled-skew.log" >"$tmp/settled-real.log"
+# The same runs through Linux's trampoline (trampoline=linux): it takes no
+# real-mode mark, so to_real_ns is na whatever the TSCs; one that says a
+# number is wrong. Two blobs, or a blob and apstart's own, are two sides.
+sed -e '/^@boot /a @trampoline kind=linux wbinvd=0 linux_version=6.1.0-57-amd64 blob_sha256=aaaa' \
+	-e 's/to_real_ns=[0-9]*/to_real_ns=na/' settled-a.log >"$tmp/linux-a.log"
+sed '/^@sample cpu=1 apic=1 cycle=1 op=online/s/to_real_ns=na/to_real_ns=300000000/' \
+	"$tmp/linux-a.log" >"$tmp/linux-real.log"
+sed 's/blob_sha256=aaaa/blob_sha256=bbbb/' "$tmp/linux-a.log" >"$tmp/linux-b.log"
 
 # phases.log (hand-made, hand-computed: real 5000 and 7000 ns -> median
 # 6.000 us; seen one number, one na; cycle 0 left out of the table;
@@ -738,6 +746,20 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run verify --cpus 3 --cycles 2 "$tmp/settled-above.log"
 	expect_rc 1
 	has "settled-above.log:7: ap_ns is above ns"
+	run verify --cpus 3 --cycles 2 "$tmp/linux-a.log"
+	expect_rc 0
+	run verify --cpus 3 --cycles 2 "$tmp/linux-real.log"
+	expect_rc 1
+	has "linux-real.log:8: to_real_ns is not na, but this trampoline takes no real-mode mark"
+	# a side is one trampoline, --force or not
+	run compare settled-a.log "$tmp/linux-a.log" -- settled-b.log
+	expect_rc 1
+	errline "aplog: set A mixes trampolines: kind=apstart (settled-a.log:3) and kind=linux blob_sha256=aaaa ($tmp/linux-a.log:3); a side is one trampoline (@trampoline)"
+	run compare --force settled-b.log -- "$tmp/linux-a.log" "$tmp/linux-b.log"
+	expect_rc 1
+	errline "aplog: set B mixes trampolines: kind=linux blob_sha256=aaaa ($tmp/linux-a.log:3) and kind=linux blob_sha256=bbbb ($tmp/linux-b.log:3); a side is one trampoline (@trampoline)"
+	run compare settled-b.log -- "$tmp/linux-a.log"
+	expect_rc 0
 	# baselines record which offline figure they hold; a check against
 	# logs with the other one is refused
 	run baseline settled-a.log

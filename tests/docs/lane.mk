@@ -9,8 +9,8 @@
 # Makefile.
 
 .PHONY: docs-tests docs
-docs-tests: aplog build/host/screentext
+docs-tests: aplog build/host/screentext $(APREALMODE) build/host/lrm_mkfixture
 	@timeout 900 tests/docs/run.sh
 
-docs: aplog build/host/screentext
+docs: aplog build/host/screentext $(APREALMODE) build/host/lrm_mkfixture
 	@tests/docs/blocks.sh --update

@@ -125,3 +125,43 @@ for i, s in enumerate((b"cycles=10 maxcpus=4 x2apic=off init_delay_us=0 sipi_del
                        b"acpi_rsdp=0x3f77d014 firmware=uefi pstore=0x30000000,512K exit=reboot",
                        b"acpi_rsdp=f5a40 firmware=bios pstore=768M,4k pstore=0777,4K pstore=0x30000000,500K")):
     out("cmdline", "seed%d" % i, s)
+
+# plan.txt as apstart.efi writes it (wings/efi/plan_text.c: plan_format),
+# a stopped one with run lines, and issue 38's crafted plan (k=100, order=
+# of 200 A's: refused; kept as the regression seed).
+PLAN_HEAD = (b"# apstart A/B session, written by apstart.efi: the plan, then a line\n"
+             b"session=0001\nruns_per_variant=2\norder=ABBA\nseed=0x3e8\ncmdline=cycles=1\n"
+             b"created=2026-12-01T09:40:05\nstate=running\n")
+out("plan", "written", PLAN_HEAD)
+out("plan", "stopped", PLAN_HEAD +
+    b"run=001 variant=A wbinvd=1 started clock=1796123456 at=2026-12-01T09:40:05\n"
+    b"run=001 variant=A filed run-001-A-wbinvd1.log bytes=4060 parts=1 status=pass online=4 failed=0\n"
+    b"run=002 variant=B wbinvd=0 started clock=1796123556 at=2026-12-01T09:41:45\n"
+    b"run=002 variant=B interrupted: no results came back (power cut, hang or reset)\n"
+    b"state=stopped next=003 (a key during the countdown) at=2026-12-01T09:42:00\n"
+    b"state=running (resumed) at=2026-12-01T09:50:00\n")
+out("plan", "crafted-k100-200A",
+    b"session=0001\nruns_per_variant=100\norder=" + b"A" * 200 + b"\nseed=0x1\ncmdline=cycles=1\nstate=running\n")
+out("plan", "wrapping-k", b"runs_per_variant=18446744073709551617\norder=AB\nstate=running\n")
+
+# The table's input (tests/fuzz/fuzz_table.c): k, runs, the order's
+# letters (bit 0 B, bit 2 no file, bit 1 interrupted), the run files each
+# ended by NUL (the last one repeats).
+RUN = (b"@boot cpus=4 firmware=uefi wbinvd=1\n@env brand=QEMU_TCG_CPU acpi_oem=BOCHS\n"
+       b"@summary op=offline cpus=3 total_ns=40000000 settled_total_ns=41000000\n"
+       b"@summary op=online cpus=3 total_ns=60000000\n@end status=pass online=4 failed=0\n")
+FAILED = b"@boot cpus=4 firmware=uefi wbinvd=0\n@end status=fail online=3 failed=1\n"
+out("table", "session-k2", bytes([2, 4, 0, 1, 1, 0]) + RUN + b"\0" + RUN + b"\0" + FAILED + b"\0")
+out("table", "interrupted", bytes([2, 4, 0, 1, 7, 4]) + RUN + b"\0" + RUN + b"\0")
+out("table", "crafted-k100-200A", bytes([100, 200]) + bytes(200) + RUN + b"\0")
+out("table", "huge-totals", bytes([1, 2, 0, 1]) +
+    b"@summary op=offline total_ns=18446744073709551615\n@summary op=online total_ns=99999999999999999999\n"
+    b"@end status=pass\n\0" + RUN + b"\0")
+
+# aplog's reader: whole runs as captured, and the bad logs aplog's own
+# lane keeps (tests/aplog/bad/: a wrapped pstore zone among them).
+aplog_dir = os.path.join(here, "..", "aplog")
+for name in ("wbinvd1.log", "phases.log", "bad/pstore-wrapped.log", "bad/overflow.log",
+             "bad/sample-after-end.log", "bad/double-boot.log"):
+    with open(os.path.join(aplog_dir, name), "rb") as f:
+        out("aplog", name.replace("/", "-"), f.read())

@@ -34,9 +34,13 @@ for t in "$@"; do
 	# 64 KiB inputs under ASan slows the target tenfold.
 	max_len=65536
 	[ "$t" = cmdline ] && max_len=4096
+	# The table's input names a file once for many runs (fuzz_table.c).
+	[ "$t" = table ] && max_len=8192
 	opts=(-max_total_time="$seconds" -print_final_stats=1 -max_len=$max_len
 		-artifact_prefix="$out/crashes/$t-" -timeout=10 -rss_limit_mb=2048)
 	[ "$runs" != 0 ] && opts+=(-runs="$runs")
+	# aplog reports every bad record on stderr: not the fuzzer's output.
+	[ "$t" = aplog ] && opts+=(-close_fd_mask=2)
 	nice_cmd=()
 	[ "$mode" = long ] && nice_cmd=(nice -n 19)
 	t0=$SECONDS

@@ -45,11 +45,15 @@ fi
 # ---------------------------------------------------------- job templates
 have_lava_schema=0
 "$PY" -c 'import lava_common.schemas' 2>/dev/null && have_lava_schema=1
-for t in qemu x86-ipxe x86-grub; do
-	name="job template $t: filled in, no placeholder left, monitors in"
-	job=$out/$t.yaml
+for tm in qemu x86-ipxe x86-grub qemu+lrm x86-ipxe+lrm x86-grub+lrm; do
+	t=${tm%+lrm}
+	mod=()
+	# +lrm: Linux's own trampoline, its LRM file as the kernel's module
+	[ "$tm" = "$t" ] || mod=(--module-url http://lab.example/linux-6.1.lrm)
+	name="job template $tm: filled in, no placeholder left, monitors in"
+	job=$out/$tm.yaml
 	if ! why=$("$PY" tools/lab/lava/mkjob.py --template $t --kernel-url http://lab.example/apstart-wbinvd0.elf \
-		--args "cycles=10 x2apic=off" --smp 4 --variant WBINVD=0 --out "$job" 2>&1); then
+		--args "cycles=10 x2apic=off" --smp 4 --variant WBINVD=0 "${mod[@]}" --out "$job" 2>&1); then
 		fail "$name" "$why"
 		continue
 	fi
@@ -62,8 +66,26 @@ assert [x["name"] for x in m] == ["apstart-ap", "apstart-summary", "apstart"], m
 	else
 		ok "$name"
 	fi
+	if [ ${#mod[@]} -gt 0 ]; then
+		# the module where the template's boot method loads it, and the option
+		if "$PY" -c 'import sys, yaml; j = yaml.safe_load(open(sys.argv[1])); t = sys.argv[2]
+d = [a["deploy"] for a in j["actions"] if "deploy" in a][0]
+b = [a["boot"] for a in j["actions"] if "boot" in a][0]
+s = yaml.safe_dump(j)
+assert "trampoline=linux" in s, "no trampoline=linux"
+if t == "qemu":
+    assert d["images"]["module"] == {"image_arg": "-initrd {module}", "url": "http://lab.example/linux-6.1.lrm"}, d
+else:
+    assert d["ramdisk"]["url"] == "http://lab.example/linux-6.1.lrm" and d["ramdisk"]["install_overlay"] is False, d
+    want = "module2 (tftp,{SERVER_IP})/{RAMDISK}" if t == "x86-grub" else "initrd tftp://{SERVER_IP}/{RAMDISK}"
+    assert want in b["commands"], b["commands"]' "$job" "$t" 2>"$out/err"; then
+			ok "job template $tm: the LRM file deployed as the kernel's module, trampoline=linux"
+		else
+			fail "job template $tm: the LRM file as the kernel's module" "$(tail -n 1 "$out/err")"
+		fi
+	fi
 	if [ $have_lava_schema = 1 ]; then
-		check_name="job template $t: valid under LAVA's job schema (lava_common, strict)"
+		check_name="job template $tm: valid under LAVA's job schema (lava_common, strict)"
 		if why=$("$PY" -c 'import sys, yaml
 from lava_common.schemas import validate
 validate(yaml.safe_load(open(sys.argv[1])), strict=True)' "$job" 2>&1); then
@@ -86,6 +108,8 @@ refuses "mkjob: a kernel argument with a quote is refused" "characters other tha
 	--template qemu --kernel-url file:///k.elf --args 'cycles=2"; reboot'
 refuses "mkjob: a kernel URL that is not one is refused" "must be a file://" \
 	--template qemu --kernel-url /k.elf
+refuses "mkjob: a module URL that is not one is refused" "--module-url must be a file://" \
+	--template qemu --kernel-url file:///k.elf --module-url k.lrm
 
 # --------------------------------------------- results.py, recorded log
 res=$out/recorded-results.txt
@@ -128,7 +152,7 @@ run_job() {
 	local name=$1 want=$2 dir=$out/job-$3 st
 	shift 3
 	tools/lab/lava/run-job.sh --kernel build/wbinvd0/apstart.elf --out "$dir" --smp "${SMP:-4}" \
-		--variant WBINVD=0 -- "$@" >"$out/$(basename "$dir").out" 2>&1
+		--variant WBINVD=0 ${MODULE:+--module "$MODULE"} -- "$@" >"$out/$(basename "$dir").out" 2>&1
 	st=$?
 	sed -n 's/^lava: lava-run exit .* in \([0-9]*\) ms.*/lava: '"$name"': lava-run took \1 ms/p' \
 		"$out/$(basename "$dir").out"
@@ -141,6 +165,7 @@ if [ -n "$lava_missing" ]; then
 	skip "lava-run: the qemu job, a passing kernel" "$lava_missing"
 	skip "lava-run: the qemu job, a failing kernel (lost SIPI)" "$lava_missing"
 	skip "lava-run: QEMU refuses -smp 1000: no verdict, QEMU's message last" "$lava_missing"
+	skip "lava-run: the qemu job through Linux 6.12's own trampoline (the LRM file as its module)" "$lava_missing"
 else
 	# QEMU refuses to start (over pc's 255 CPUs): no verdict, never a pass,
 	# and QEMU's own message, as LAVA logged it, the last line.
@@ -162,6 +187,24 @@ else
 			"@lavarun aps=3 ap_pass=3 ap_fail=0 ap_skip=0 verdict=pass job=pass") &&
 			why=$(grep -cE '^@lava suite=apstart-summary case=op_(online|offline) result=pass measurement=[1-9][0-9]* units=ns$' "$r" |
 				grep -qx 2 || echo "not two summary cases with a measurement in ns") &&
+			why=$("$APLOG" verify --status pass --cpus 4 --cycles 2 "$r" 2>&1); then
+			ok "$n"
+		else
+			fail "$n" "$why ($r)"
+		fi
+	fi
+	# Linux's own trampoline: Debian 6.12's blob (fetched by make
+	# test-prep for the realmode lanes) as the job's module.
+	n="lava-run: the qemu job through Linux 6.12's own trampoline (the LRM file as its module)"
+	img=build/linux/images/amd64-6.12/vmlinuz
+	if [ ! -s "$img" ]; then
+		skip "$n" "no $img (tests/realmode/fetch-images.sh: Debian's images not fetched)"
+	elif ! lrm=$(tools/run/linux-lrm.sh --out "$out" "$img" 2>"$out/lrm.err"); then
+		fail "$n" "no LRM file: $(tail -n 1 "$out/lrm.err")"
+	elif MODULE=$lrm run_job "$n" 0 linux cycles=2; then
+		r=$out/job-linux/results.txt
+		if why=$(expect_results "$r" 0 0 "@lava suite=apstart case=end result=pass" "@lava suite=lava case=job result=pass") &&
+			why=$(grep -q '^@trampoline kind=linux wbinvd=1 linux_version=6\.12\.' "$r" || echo "no @trampoline kind=linux record") &&
 			why=$("$APLOG" verify --status pass --cpus 4 --cycles 2 "$r" 2>&1); then
 			ok "$n"
 		else

@@ -31,14 +31,16 @@ else
 	fail "make install" "(below)" "$(tail -n 5 "$T/install.out")"
 fi
 want="boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/90_apstart usr/local/bin/aplog
+usr/local/bin/aprealmode
 usr/local/lib/apstart/collect.sh usr/local/lib/apstart/common.sh usr/local/lib/apstart/facts.sh
 usr/local/lib/apstart/grub-menu.awk usr/local/lib/apstart/grub.sh
 usr/local/lib/apstart/region.sh usr/local/lib/apstart/run.sh usr/local/lib/apstart/session.sh
-usr/local/lib/apstart/setup.sh usr/local/lib/apstart/watchdog.sh usr/local/lib/systemd/system/apstart-collect.service
+usr/local/lib/apstart/setup.sh usr/local/lib/apstart/trampoline.sh usr/local/lib/apstart/watchdog.sh
+usr/local/lib/systemd/system/apstart-collect.service
 usr/local/lib/systemd/system/apstart-session.service usr/local/sbin/apstart
-usr/local/share/man/man1/aplog.1 usr/local/share/man/man8/apstart.8"
+usr/local/share/man/man1/aplog.1 usr/local/share/man/man1/aprealmode.1 usr/local/share/man/man8/apstart.8"
 got=$(cd "$D" 2>/dev/null && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
-[ "$got" = "$(tr '\n' ' ' <<<"$want" | tr -s ' ' | sed 's/ $//') " ] && ok "make install: the 19 files in their places" ||
+[ "$got" = "$(tr '\n' ' ' <<<"$want" | tr -s ' ' | sed 's/ $//') " ] && ok "make install: the 21 files in their places" ||
 	fail "make install: the files" "got: $got"
 if grep -q '^ExecStart=/usr/local/sbin/apstart collect --boot$' "$D/usr/local/lib/systemd/system/apstart-collect.service" &&
 	grep -q '^APSTART_LIBDIR=${APSTART_LIBDIR:-/usr/local/lib/apstart}$' "$D/usr/local/sbin/apstart" &&
@@ -55,13 +57,13 @@ v=$(APSTART_LIBDIR="$D/usr/local/lib/apstart" "$D/usr/local/sbin/apstart" --vers
 # ---- 2. the package
 X=$T/deb
 dpkg-deb -x "$DEB" "$X" && dpkg-deb -e "$DEB" "$X/DEBIAN" || fail "dpkg-deb -x" "cannot unpack $DEB"
-for f in boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/90_apstart usr/sbin/apstart usr/bin/aplog \
+for f in boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/90_apstart usr/sbin/apstart usr/bin/aplog usr/bin/aprealmode \
 	usr/lib/apstart/run.sh usr/lib/systemd/system/apstart-collect.service usr/lib/systemd/system/apstart-session.service \
-	usr/share/man/man8/apstart.8.gz usr/share/man/man1/aplog.1.gz usr/share/doc/apstart/copyright \
+	usr/share/man/man8/apstart.8.gz usr/share/man/man1/aplog.1.gz usr/share/man/man1/aprealmode.1.gz usr/share/doc/apstart/copyright \
 	usr/share/doc/apstart/changelog.gz; do
 	[ -f "$X/$f" ] || missing="${missing:-} $f"
 done
-[ -z "${missing:-}" ] && ok "deb: kernels in /boot, the GRUB script, apstart, aplog, units (in /usr/lib/systemd/system), manuals, copyright" ||
+[ -z "${missing:-}" ] && ok "deb: kernels in /boot, the GRUB script, apstart, aplog, aprealmode, units (in /usr/lib/systemd/system), manuals, copyright" ||
 	fail "deb: files" "missing:$missing"
 [ ! -e "$X/lib" ] && ok "deb: nothing in /lib (the units are in /usr/lib/systemd/system)" || fail "deb: nothing in /lib" "$(find "$X/lib" | head -3)"
 grep -q '^TimeoutStartSec=2min$' "$X/usr/lib/systemd/system/apstart-collect.service" &&
@@ -96,7 +98,7 @@ done
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" -subj /CN=apstart-test -days 1 \
 	-outform DER -out "$T/cert.der" >/dev/null 2>&1
 openssl pkey -in "$T/key.pem" -outform DER -out "$T/key.der" 2>/dev/null
-if ! DEB_VERSION=0.1 DEB_CERT="$T/key.der" APLOG="$APLOG" tools/linux/deb/mkdeb.sh "$T/debkey" >"$T/debkey.out" 2>&1 &&
+if ! DEB_VERSION=0.1 DEB_CERT="$T/key.der" APLOG="$APLOG" APREALMODE="${APREALMODE:-build/host/aprealmode}" tools/linux/deb/mkdeb.sh "$T/debkey" >"$T/debkey.out" 2>&1 &&
 	grep -q "DEB_CERT=$T/key.der is not a DER X.509 certificate" "$T/debkey.out" && [ ! -e "$T/debkey/apstart_0.1_amd64.deb" ] &&
 	[ "$(od -An -tx1 -N1 "$T/key.der" | tr -d ' ')" = 30 ]; then
 	ok "make deb DEB_CERT=a DER private key: refused (it starts with 0x30 too)"
@@ -105,7 +107,7 @@ else
 fi
 # The listing into a file: grep -q behind a pipe would end it early and
 # dpkg-deb would die of SIGPIPE (seen: "tar subprocess was killed").
-if DEB_VERSION=0.1 DEB_CERT="$T/cert.der" APLOG="$APLOG" tools/linux/deb/mkdeb.sh "$T/debcert" >"$T/debcert.out" 2>&1 &&
+if DEB_VERSION=0.1 DEB_CERT="$T/cert.der" APLOG="$APLOG" APREALMODE="${APREALMODE:-build/host/aprealmode}" tools/linux/deb/mkdeb.sh "$T/debcert" >"$T/debcert.out" 2>&1 &&
 	dpkg-deb -c "$T/debcert/apstart_0.1_amd64.deb" >"$T/debcert.list" 2>&1 &&
 	grep -q ' ./usr/share/apstart/apstart-mok.der$' "$T/debcert.list"; then
 	ok "make deb DEB_CERT=FILE.der: the certificate as /usr/share/apstart/apstart-mok.der"

@@ -5,8 +5,8 @@
 
 .PHONY: linux-tool-tests deb-tests linux-vm-tests linux-session-long
 
-linux-tool-tests: $(APLOG)
-	@APLOG=$(APLOG) timeout 600 bash tests/linux-tool/run.sh
+linux-tool-tests: $(APLOG) $(APREALMODE)
+	@APLOG=$(APLOG) APREALMODE=$(APREALMODE) timeout 600 bash tests/linux-tool/run.sh
 
 deb-tests: deb
 	@DEB='$(DEB_FILE)' APLOG='$(APLOG)' timeout 900 bash tests/linux-tool/deb.sh

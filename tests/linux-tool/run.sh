@@ -25,6 +25,11 @@ LOGS=$ROOT_DIR/tests/aplog
 GUID=effcee49-e744-482d-8f24-37b608c11fbd
 EFI_GLOBAL=8be4df61-93ca-11d2-aa0d-00e098032b8c
 [ -x "$APLOG" ] || { echo "linux-tool: $APLOG not built (make aplog)"; exit 2; }
+APREALMODE=${APREALMODE:-$ROOT_DIR/build/host/aprealmode}
+[ -x "$APREALMODE" ] || { echo "linux-tool: $APREALMODE not built (make aprealmode)"; exit 2; }
+# A kernel image with a realmode blob of Debian 6.1's shape (synthetic, gzip
+# payload: the realmode lane's fuzz seed) for --trampoline.
+VMLINUZ=$ROOT_DIR/tests/fuzz/corpus/realmode_scan/bzImage-gzip
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/linux-tool.XXXXXX") || exit 1
 trap 'rm -rf -- "$T"' EXIT
@@ -32,7 +37,7 @@ trap 'rm -rf -- "$T"' EXIT
 # The host tools the program may use: nothing here changes a machine.
 SAFE=$T/safe-bin
 mkdir -p "$SAFE"
-for t in bash sh cat sed grep od tr head tail cut sort dd date mktemp mv rm cp ln cmp sync \
+for t in bash sh cat sed grep od tr head tail cut sort dd date mktemp mv rm cp ln cmp sync gzip \
 	mkdir dirname basename readlink wc find printf sleep stat touch ls env uname tee chmod \
 	grub-editenv; do
 	p=$(command -v "$t") || { echo "linux-tool: host tool $t missing"; exit 2; }
@@ -125,7 +130,7 @@ ap() {
 	local r=$1
 	shift
 	OUT=$(timeout 60 env -i PATH="$FAKE_BIN:$SAFE" HOME="$T" APSTART_ROOT="$r" FAKE_LOG="$r.calls" \
-		APLOG="$APLOG" FAKE_GRUB_LIB="$HERE/grub-mkconfig_lib-stub" FAKE_MENU_AWK="$MENU_AWK" TMPDIR="$T" \
+		APLOG="$APLOG" APREALMODE="$APREALMODE" FAKE_GRUB_LIB="$HERE/grub-mkconfig_lib-stub" FAKE_MENU_AWK="$MENU_AWK" TMPDIR="$T" \
 		APSTART_LEAVE_WAIT=0 ${FAKE_ENV[@]+"${FAKE_ENV[@]}"} bash "$APSTART" "$@" 2>&1)
 	RC=$?
 }
@@ -407,6 +412,47 @@ sed -i 's/ pstore=[^ ]*//' "$R/boot/grub/grub.cfg"
 ap "$R" run --via grub --wbinvd 1 -- cycles=3
 grep -Eq "^apstart_options=pstore=0x10000000,0x200000 exit=reboot console=ttyS1,115200 run_id=$RID cycles=3\$" "$R/boot/grub/grubenv" &&
 	ok "run --via grub: pstore= through apstart_options when the entry lacks it" || fail "run --via grub: pstore= when the entry lacks it" "" "$(cat "$R/boot/grub/grubenv")"
+
+# ===== run --trampoline: Linux's own blob, kexec --module
+
+R=$(tree t1 bios)
+set_up "$R"
+rel=$(uname -r)
+ap "$R" run --trampoline running -- cycles=2
+expect "refused: --trampoline running without /boot/vmlinuz-\$(uname -r)" 3 "refused: --trampoline running: no .*/boot/vmlinuz-$rel"
+cp "$VMLINUZ" "$R/boot/vmlinuz-$rel"
+ap "$R" run --trampoline running -- cycles=2
+lrm=$R/var/lib/apstart/trampoline/vmlinuz-$rel
+want="kexec -l $R/boot/apstart-wbinvd0.elf --type multiboot2-x86 --module=$lrm-twin.lrm --command-line=pstore=0x10000000,0x200000 exit=reboot firmware=bios console=ttyS1,115200 trampoline=linux run_id=$RID cycles=2"
+[ "$RC" = 0 ] && called "$R" "^$want\$" &&
+	ok "run --trampoline running: the running kernel's blob, patched (its twin), kexec --module, trampoline=linux" ||
+	fail "run --trampoline running: kexec's arguments" "exit $RC" "$OUT" "$(calls_of "$R")" "want: $want"
+"$APREALMODE" --check "$lrm-twin.lrm" | grep -q '^state: .*patched' && "$APREALMODE" --check "$lrm.lrm" | grep -q '^state: .*as shipped' &&
+	grep -q "^trampoline=$lrm-twin.lrm\$" "$R/var/lib/apstart/pending" &&
+	ok "run --trampoline: both LRM files pass aprealmode --check; the pending run names its blob" ||
+	fail "run --trampoline: the LRM files and the pending run" "" "$(cat "$R/var/lib/apstart/pending")"
+: >"$R.calls"
+ap "$R" run --trampoline running --wbinvd 1
+called "$R" "^kexec -l $R/boot/apstart-wbinvd1.elf --type multiboot2-x86 --module=$lrm.lrm --command-line=.* trampoline=linux run_id=$RID\$" &&
+	ok "run --trampoline running --wbinvd 1: the blob as shipped" || fail "run --trampoline --wbinvd 1" "" "$(calls_of "$R")"
+: >"$R.calls"
+ap "$R" run --trampoline running --via grub
+expect "refused: --trampoline via grub" 3 "refused: --trampoline goes via kexec only"
+echo "not a kernel" >"$T/notes.txt"
+ap "$R" run --trampoline "$T/notes.txt"
+expect "refused: --trampoline FILE that is not a kernel, with aprealmode's line" 3 "refused: --trampoline .*notes.txt: .*not a kernel image"
+! called "$R" '^kexec -l' && ok "  ... and kexec -l was never called for a refused --trampoline" || fail "  ... kexec not called" "it was" "$(calls_of "$R")"
+ap "$R" run --trampoline "$lrm.lrm"
+expect "refused: the twin of an LRM file given as it is" 3 "refused: --wbinvd 0 with an LRM file"
+R=$(tree t2 bios)
+set_up "$R"
+cp "$VMLINUZ" "$R/boot/vmlinuz-$rel"
+ap "$R" ab 1 --seed 3 --wait 0 --trampoline running -- cycles=1
+grep -q "^trampoline=$R/boot/vmlinuz-$rel\$" "$R/var/lib/apstart/session-0001/plan.txt" &&
+	called "$R" "^kexec -l $R/boot/apstart-wbinvd[01].elf --type multiboot2-x86 --module=$R/var/lib/apstart/trampoline/vmlinuz-$rel(-twin)?.lrm --command-line=.* trampoline=linux run_id=$RID cycles=1\$" &&
+	grep -q "A = as shipped (WBINVD), B = its patched twin" <<<"$OUT" &&
+	ok "ab --trampoline running: the plan keeps the kernel's file, its first run goes through its blob (kexec --module)" ||
+	fail "ab --trampoline running" "" "$OUT" "$(calls_of "$R")" "$(cat "$R/var/lib/apstart/session-0001/plan.txt")"
 
 # ===== collect: the way back
 

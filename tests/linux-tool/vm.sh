@@ -3,28 +3,34 @@
 # make linux-vm-tests: apstart run --via kexec, apstart ab and apstart
 # collect, the installed program, under Debian's kernel in QEMU (TCG,
 # -smp 4, -m 1024), three machines side by side. The initramfs
-# (tools/linux/vm/mkinitramfs.sh) holds busybox, the host's bash and wdctl
-# with the libraries they need, make install's files (PREFIX=/usr), aplog,
-# kexec-tools, ramoops, a virtio disk's and the i6300esb watchdog's
-# modules; /var/lib/apstart is an ext2 disk, so the filed runs survive the
-# resets (tests/linux-tool/vm-init). Linux's command line holds what
-# apstart setup puts there; the kernel's warm reset boots the same Linux
-# again, which files the run (apstart collect) and goes on.
-#   SeaBIOS (-machine pc): apstart ab 1, two runs (A and B) through
-#     reboots; before the second boot's collect a stale record of another
-#     run lies in /var/lib/systemd/pstore. Each run's file = the run's
-#     serial bytes, byte for byte (from the CR LF before apstart's banner
-#     through its "reset: warm" line), its run_id= the one apstart gave
-#     kexec; the stale record kept aside in unmatched/, never filed as a
-#     run; table.txt from the two runs whose ids matched.
-#   OVMF (-machine q35): apstart run --via kexec once: the filed run =
-#     its serial bytes; kexec's command line (pstore=, exit=reboot,
-#     firmware=uefi, acpi_rsdp= from /sys/firmware/efi/systab, run_id=).
+# (tools/linux/vm/mkinitramfs.sh) holds busybox, the host's bash, xz and
+# wdctl with the libraries they need, make install's files (PREFIX=/usr),
+# aplog, aprealmode, kexec-tools, Debian's kernel image as
+# /boot/vmlinuz-RELEASE, ramoops, a virtio disk's and the i6300esb
+# watchdog's modules; /var/lib/apstart is an ext2 disk, so the filed runs
+# survive the resets (tests/linux-tool/vm-init). Linux's command line
+# holds what apstart setup puts there; the kernel's warm reset boots the
+# same Linux again, which files the run (apstart collect) and goes on.
+#   SeaBIOS (-machine pc): apstart run --via kexec twice, the second
+#     through Linux's own trampoline: apstart run --via kexec --trampoline
+#     running --wbinvd 1 (the VM's /boot/vmlinuz-$(uname -r), through
+#     aprealmode and xz in the VM; kexec --module): run-0001.log and
+#     run-0002.log, the second not over the first; its record says Linux's
+#     blob of the VM's own kernel ran, as shipped (@trampoline kind=linux
+#     wbinvd=1 linux_version=RELEASE).
+#   OVMF (-machine q35): apstart ab 1, two runs (A and B) through reboots;
+#     before the second boot's collect a stale record of another run lies
+#     in /var/lib/systemd/pstore: kept aside in unmatched/, never filed as
+#     a run; table.txt from the two runs whose ids matched; kexec's command
+#     line (pstore=, exit=reboot, firmware=uefi, acpi_rsdp= from
+#     /sys/firmware/efi/systab, run_id=).
 #   watchdog (-machine pc -device i6300esb, watchdog.stop_on_reboot=0):
 #     apstart run --watchdog 60 -- cycles=1 exit=halt: the run halts, the
 #     watchdog resets the machine and Linux comes back by itself; the next
 #     boot files the run and says the last reset was the watchdog's.
-# aplog verify on every filed run.
+# Every filed run = its serial bytes, byte for byte (from the CR LF before
+# apstart's banner through its "reset: warm" line), its run_id= the one
+# apstart gave kexec, and aplog verify passes on it.
 #   tests/linux-tool/vm.sh APLOG
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -66,9 +72,16 @@ add_binary() { # PATH DEST: a dynamic binary and every library ldd names
 add_binary "$(command -v bash)" bin/bash
 add_binary "$stage/usr/bin/aplog" usr/bin/aplog
 add_binary "$(command -v wdctl)" usr/bin/wdctl
+# --trampoline running: aprealmode, the xz its payload needs, the image.
+add_binary "$stage/usr/bin/aprealmode" usr/bin/aprealmode
+add_binary "$(command -v xz)" usr/bin/xz
+release=$(sed -n 's/^kernel: *Linux version \([^ ]*\).*/\1/p' \
+	<("$stage/usr/bin/aprealmode" "$dir/vmlinuz" -o "$out/vm-kernel.lrm" 2>&1))
+[ -n "$release" ] || { fail "aprealmode on the VM's kernel" "no release found"; summary "$lane"; exit 1; }
+adds+=(--add "$dir/vmlinuz:boot/vmlinuz-$release")
 adds+=(--add "$stage/usr/sbin/apstart:usr/sbin/apstart")
 for w in 0 1; do adds+=(--add "$stage/boot/apstart-wbinvd$w.elf:boot/apstart-wbinvd$w.elf"); done
-for f in "$stage"/usr/lib/apstart/*.sh; do adds+=(--add "$f:usr/lib/apstart/${f##*/}"); done
+for f in "$stage"/usr/lib/apstart/*.sh "$stage"/usr/lib/apstart/*.awk; do adds+=(--add "$f:usr/lib/apstart/${f##*/}"); done
 adds+=(--add "tests/linux-tool/vm-modprobe:usr/sbin/modprobe")
 for m in ramoops reed_solomon virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk \
 	crc16 crc32c_generic mbcache jbd2 ext4 watchdog i6300esb; do
@@ -107,9 +120,9 @@ boot() { # NAME LINUX-WORDS QEMU-ARGS...: one QEMU session in the background
 	) &
 }
 t0=$SECONDS
-boot bios "vm_mode=ab" -machine pc
+boot bios "vm_mode=run vm_runs=2 vm_tramp_run=2" -machine pc
 cp /usr/share/OVMF/OVMF_VARS_4M.fd "$out/OVMF_VARS.fd"
-boot uefi "vm_mode=run vm_runs=1" -machine q35 \
+boot uefi "vm_mode=ab" -machine q35 \
 	-drive if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd \
 	-drive if=pflash,format=raw,unit=1,file="$out/OVMF_VARS.fd"
 boot wd "vm_mode=watchdog watchdog.stop_on_reboot=0" -machine pc -device i6300esb
@@ -168,39 +181,59 @@ filed() {
 	fi
 }
 
-# SeaBIOS: the A/B session, a stale record beside it
-if qemu_done bios SeaBIOS "apstart ab 1 through reboots, filed by apstart collect"; then
-	n=$(split_runs bios)
-	order=$(debugfs -R "cat /session-0001/plan.txt" "$out/bios.disk" 2>/dev/null | sed -n 's/^order=//p')
-	for k in 1 2; do
-		x=${order:k-1:1}
-		filed bios SeaBIOS "/session-0001/run-00$k-$x-wbinvd$( [ "$x" = A ] && echo 1 || echo 0).log" "$k" bios 1
-	done
-	debugfs -R "dump /unmatched/record-0001.log $out/bios-unmatched.log" "$out/bios.disk" >/dev/null 2>&1
-	debugfs -R "dump /session-0001/table.txt $out/bios-table.txt" "$out/bios.disk" >/dev/null 2>&1
-	if [ "$n" = 2 ] && cmp -s "$out/bios-unmatched.log" "$out/stale-record.log" &&
-		grep -aq "kept aside, not filed as a run: pstore's /var/lib/systemd/pstore/1600000000/console-ramoops-0 -> /var/lib/apstart/unmatched/record-0001.log: its run_id=$stale_id is not the run in flight's" "$out/bios.txt" &&
-		! debugfs -R "ls -l /session-0001" "$out/bios.disk" 2>/dev/null | grep -q 'interrupted'; then
-		ok "SeaBIOS: the stale record in /var/lib/systemd/pstore (another run id) kept aside in unmatched/, never filed as run 1"
+# SeaBIOS: two runs, the second through Linux's own trampoline
+if qemu_done bios SeaBIOS "2 runs through apstart run --via kexec, filed by apstart collect"; then
+	split_runs bios >/dev/null
+	filed bios SeaBIOS /run-0001.log 1 bios 1
+	filed bios SeaBIOS /run-0002.log 2 bios 2
+	if grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd0.elf --type multiboot2-x86 --command-line=\"pstore=0x10000000,0x200000 exit=reboot firmware=bios console=ttyS0,115200 run_id=r[0-9]{8}T[0-9]{6}-[0-9a-f]{8} cycles=1\"" "$out/bios.txt"; then
+		ok "SeaBIOS: apstart run gave kexec pstore= of the region, exit=reboot, firmware=bios, Linux's console, run_id="
 	else
-		fail "SeaBIOS: the stale record" "$n runs on serial" "$(grep -a 'kept aside\|filed' "$out/bios.txt" | head -6)" "$(debugfs -R 'ls -l /session-0001' "$out/bios.disk" 2>/dev/null)"
+		fail "SeaBIOS: kexec's command line" "" "$(grep -a 'kexec -l' "$out/bios.txt")"
 	fi
-	if grep -q '^runs with records: 2; interrupted: 0$' "$out/bios-table.txt" && grep -q '^Offline: ' "$out/bios-table.txt" &&
-		[ "$(grep -c '^run 00[12] ' "$out/bios-table.txt")" = 2 ]; then
-		ok "SeaBIOS: the session's table.txt from the two runs whose ids matched, the stale record not among them"
+	tr_run=$out/bios-filed-2.log
+	if [ -s "$tr_run" ] && grep -aq "^@trampoline kind=linux wbinvd=1 linux_version=$release .*patched=0 " <(tr -d '\r' <"$tr_run") &&
+		grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd1.elf --type multiboot2-x86 --module=/var/lib/apstart/trampoline/vmlinuz-$release.lrm --command-line=\".* trampoline=linux run_id=[A-Za-z0-9_-]* cycles=2\"" "$out/bios.txt"; then
+		ok "SeaBIOS run 2: apstart run --trampoline running: the VM's kernel's own blob ($release), as shipped, kexec --module"
 	else
-		fail "SeaBIOS: table.txt" "" "$(cat "$out/bios-table.txt" 2>/dev/null)"
+		fail "SeaBIOS run 2: apstart run --trampoline running" "" "$(grep -a 'kexec -l\|refused\|trampoline' "$out/bios.txt" | tail -5)" \
+			"$(grep -a '^@trampoline' "$tr_run" 2>/dev/null)"
+	fi
+	if [ -s "$out/bios-filed-1.log" ] && [ -s "$tr_run" ] && ! cmp -s "$out/bios-filed-1.log" "$tr_run" &&
+		grep -q 'cycles=1' "$out/bios-filed-1.log" && grep -q 'cycles=2' "$tr_run"; then
+		ok "SeaBIOS: the second run is run-0002.log, the first still run-0001.log (not overwritten)"
+	else
+		fail "SeaBIOS: the second run did not overwrite the first" "" "$(debugfs -R 'ls -l /' "$out/bios.disk" 2>/dev/null)"
 	fi
 fi
 
-# OVMF: one run
-if qemu_done uefi OVMF "apstart run --via kexec, filed by apstart collect"; then
-	split_runs uefi >/dev/null
-	filed uefi OVMF /run-0001.log 1 uefi 1
-	if grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd0.elf --type multiboot2-x86 --command-line=\"pstore=0x10000000,0x200000 exit=reboot acpi_rsdp=0x[0-9a-f]* firmware=uefi console=ttyS0,115200 run_id=r[0-9]{8}T[0-9]{6}-[0-9a-f]{8} cycles=1\"" "$out/uefi.txt"; then
-		ok "OVMF: apstart run gave kexec pstore= of the region, exit=reboot, firmware=uefi, acpi_rsdp= from systab, Linux's console, run_id="
+# OVMF: the A/B session, a stale record beside it
+if qemu_done uefi OVMF "apstart ab 1 through reboots, filed by apstart collect"; then
+	n=$(split_runs uefi)
+	order=$(debugfs -R "cat /session-0001/plan.txt" "$out/uefi.disk" 2>/dev/null | sed -n 's/^order=//p')
+	for k in 1 2; do
+		x=${order:k-1:1}
+		filed uefi OVMF "/session-0001/run-00$k-$x-wbinvd$( [ "$x" = A ] && echo 1 || echo 0).log" "$k" uefi 1
+	done
+	if grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd[01].elf --type multiboot2-x86 --command-line=\"pstore=0x10000000,0x200000 exit=reboot acpi_rsdp=0x[0-9a-f]* firmware=uefi console=ttyS0,115200 run_id=r[0-9]{8}T[0-9]{6}-[0-9a-f]{8} cycles=1\"" "$out/uefi.txt"; then
+		ok "OVMF: apstart gave kexec pstore= of the region, exit=reboot, firmware=uefi, acpi_rsdp= from systab, Linux's console, run_id="
 	else
 		fail "OVMF: kexec's command line" "" "$(grep -a 'kexec -l' "$out/uefi.txt")"
+	fi
+	debugfs -R "dump /unmatched/record-0001.log $out/uefi-unmatched.log" "$out/uefi.disk" >/dev/null 2>&1
+	debugfs -R "dump /session-0001/table.txt $out/uefi-table.txt" "$out/uefi.disk" >/dev/null 2>&1
+	if [ "$n" = 2 ] && cmp -s "$out/uefi-unmatched.log" "$out/stale-record.log" &&
+		grep -aq "kept aside, not filed as a run: pstore's /var/lib/systemd/pstore/1600000000/console-ramoops-0 -> /var/lib/apstart/unmatched/record-0001.log: its run_id=$stale_id is not the run in flight's" "$out/uefi.txt" &&
+		! debugfs -R "ls -l /session-0001" "$out/uefi.disk" 2>/dev/null | grep -q 'interrupted'; then
+		ok "OVMF: the stale record in /var/lib/systemd/pstore (another run id) kept aside in unmatched/, never filed as run 1"
+	else
+		fail "OVMF: the stale record" "$n runs on serial" "$(grep -a 'kept aside\|filed' "$out/uefi.txt" | head -6)" "$(debugfs -R 'ls -l /session-0001' "$out/uefi.disk" 2>/dev/null)"
+	fi
+	if grep -q '^runs with records: 2; interrupted: 0$' "$out/uefi-table.txt" && grep -q '^Offline: ' "$out/uefi-table.txt" &&
+		[ "$(grep -c '^run 00[12] ' "$out/uefi-table.txt")" = 2 ]; then
+		ok "OVMF: the session's table.txt from the two runs whose ids matched, the stale record not among them"
+	else
+		fail "OVMF: table.txt" "" "$(cat "$out/uefi-table.txt" 2>/dev/null)"
 	fi
 fi
 

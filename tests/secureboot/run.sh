@@ -5,14 +5,21 @@
 # `make sign` make, and each refusal, under OVMF with Secure Boot
 # enforced (q35 with SMM, pflash secure=on), TCG.
 #
-# Static: make keys (a pair, never overwritten), make sign's refusals,
+# Static: make keys (a pair, never overwritten, its fingerprints printed;
+# with KEY_PASS= an encrypted key), make sign's refusals,
 # tools/image/sign.sh on a copy of the test image (sbverify accepts it, the
-# certificate in DER beside it), the EFI partition's chain, and the
-# SHA-256 table in apstart.efi against sha256sum of the stick's kernels.
+# certificate in DER and its fingerprints beside it; an encrypted key with
+# its passphrase, and refused without), the EFI partition's chain, the
+# SHA-256 table in apstart.efi against sha256sum of the stick's kernels,
+# the .sbat section of the signed apstart.efi (shim's SBAT.md CSV), and no
+# test switch in the apstart.efi make sign signs (strings, nm).
 #
 # Boots (two at a time; the images are copies of build/iso-test/
 # apstart-test-efi.iso, signed with OVMF's test key "snakeoil"):
-#   A snakeoil store, signed image              -> @end status=pass
+#   A snakeoil store, signed image              -> @end status=pass; on its
+#     stick a crafted session (plan.txt: k=100, order= of 200 A's, 200
+#     passing run files) is refused, loader.cfg's test switches are
+#     unknown and its session=2 waits for a key (Secure Boot is on)
 #   B snakeoil store, unsigned image            -> the stick's refusal: not signed
 #   C snakeoil store, kernel changed after signing -> apstart.efi's refusal
 #   D Microsoft store (a CD), signed image      -> shim, GRUB, the refusal
@@ -20,6 +27,8 @@
 #   E Microsoft store, the key in MokList       -> @end status=pass
 #     (what MokManager leaves after an enrolment: tests/secureboot/setvar.py)
 #   F Secure Boot off, kernel changed           -> a warning, @end status=pass
+#   G snakeoil store, signed image, an SbatLevel that revokes apstart,1
+#                                               -> shim refuses apstart.efi
 # The snakeoil store trusts only the snakeoil key, not Microsoft's CA
 # (the Microsoft-signed shim gets "Access Denied" there): for A-C the
 # test images' shim carries a second signature by the snakeoil key, which
@@ -29,6 +38,7 @@ cd "$(dirname "$0")/../.."
 
 TEST_ISO=${EFI_TEST_ISO:-build/iso-test/apstart-test-efi.iso}
 EFI=${APSTART_EFI:-build/efi/apstart.efi}
+EFI_TEST=${APSTART_EFI_TEST:-build/efi-test/apstart.efi}
 HASHES=${EFI_HASHES:-build/efi/gen/kernel_hashes.c}
 SHIM=${SHIM_EFI:-/usr/lib/shim/shimx64.efi.signed}
 MOKMANAGER=${MOKMANAGER_EFI:-/usr/lib/shim/mmx64.efi.signed}
@@ -61,8 +71,28 @@ make_keys() {
 	[[ $subject == *apstart* && $subject == *"$(hostname)"* ]] || { echo "CN does not name apstart and $(hostname): $subject"; return 1; }
 	openssl x509 -in "$keys/apstart-mok.crt" -noout -text | grep -q 'Public-Key: (2048 bit)' || { echo "not RSA 2048"; return 1; }
 	openssl x509 -in "$keys/apstart-mok.crt" -outform DER | cmp -s - "$keys/apstart-mok.der" || { echo "the .der is not the .crt"; return 1; }
+	openssl pkey -in "$keys/apstart-mok.key" -passin pass: -noout 2>/dev/null || { echo "the key is encrypted without KEY_PASS="; return 1; }
 }
 check "make keys: RSA 2048, a CN naming apstart and $(hostname), key mode 600, PEM + DER" make_keys
+fingerprints_said() { # OUTPUT-FILE CERT: OUTPUT prints CERT's SHA-256 and SHA-1
+	local d256 d1
+	d256=$(openssl x509 -in "$2" -noout -fingerprint -sha256 | sed 's/^[^=]*=//')
+	d1=$(openssl x509 -in "$2" -noout -fingerprint -sha1 | sed 's/^[^=]*=//')
+	grep -qF "SHA-256 $d256" "$1" && grep -qF "SHA-1   $d1" "$1" ||
+		{ echo "$1 does not print SHA-256 $d256 and SHA-1 $d1:"; cat "$1"; return 1; }
+}
+check "make keys prints the certificate's SHA-256 and SHA-1 fingerprints (openssl's)" \
+	fingerprints_said "$work/keys.out" "$keys/apstart-mok.crt"
+printf 'apstart test passphrase\n' >"$work/pass"
+keys_pass() {
+	make --no-print-directory keys KEYS_DIR="$work/keys-enc" KEY_PASS="$work/pass" >"$work/keys-enc.out" 2>&1 ||
+		{ cat "$work/keys-enc.out"; return 1; }
+	grep -q 'BEGIN ENCRYPTED PRIVATE KEY' "$work/keys-enc/apstart-mok.key" || { echo "the key is not encrypted"; return 1; }
+	! openssl pkey -in "$work/keys-enc/apstart-mok.key" -passin pass: -noout 2>/dev/null || { echo "it opens without the passphrase"; return 1; }
+	openssl pkey -in "$work/keys-enc/apstart-mok.key" -passin "file:$work/pass" -noout || { echo "the passphrase does not open it"; return 1; }
+	fingerprints_said "$work/keys-enc.out" "$work/keys-enc/apstart-mok.crt"
+}
+check "make keys KEY_PASS=FILE: the key encrypted with that passphrase, fingerprints printed" keys_pass
 keys_again() {
 	local before
 	before=$(sha256sum "$keys"/*)
@@ -106,14 +136,37 @@ signed_ok() { # DIR CERT IMAGE: what sign.sh made, read back from IMAGE
 		cmp "$work/on-image.der" "$work/want.der" && cmp "$dir/apstart-mok.der" "$work/want.der" || return 1
 	cp "$work/on-image.efi" "$work/bare.efi" && sbattach --remove "$work/bare.efi" &&
 		cmp "$work/bare.efi" "$EFI" || { echo "without its signature it is not $EFI"; return 1; }
+	mcopy -n -i "$fat" ::/apstart/keys/fingerprint.cfg "$work/on-image.cfg" || return 1
+	local d256
+	d256=$(openssl x509 -in "$cert" -noout -fingerprint -sha256 | sed 's/^[^=]*=//')
+	printf 'set apstart_key_sha256a=%s\nset apstart_key_sha256b=%s\nset apstart_key_sha1=%s\n' \
+		"${d256:0:48}" "${d256:48}" "$(openssl x509 -in "$cert" -noout -fingerprint -sha1 | sed 's/^[^=]*=//')" |
+		cmp -s - "$work/on-image.cfg" || { echo "\\apstart\\keys\\fingerprint.cfg is not the certificate's:"; cat "$work/on-image.cfg"; return 1; }
 }
 cp "$work/unsigned.img" "$work/mine.img"
 sign_mine() {
 	tools/image/sign.sh --key "$keys/apstart-mok.key" --cert "$keys/apstart-mok.crt" --efi "$EFI" \
 		--out "$work/sign-mine" "$work/mine.img" >"$work/sign-mine.out" 2>&1 || { cat "$work/sign-mine.out"; return 1; }
-	signed_ok "$work/sign-mine" "$keys/apstart-mok.crt" "$work/mine.img"
+	signed_ok "$work/sign-mine" "$keys/apstart-mok.crt" "$work/mine.img" &&
+		fingerprints_said "$work/sign-mine.out" "$keys/apstart-mok.crt"
 }
-check "make sign's script with make keys' pair: sbverify accepts the image's apstart.efi, DER beside it" sign_mine
+check "make sign's script with make keys' pair: sbverify accepts it, DER and fingerprints beside it, printed" sign_mine
+cp "$work/unsigned.img" "$work/enc.img"
+sign_enc() {
+	if tools/image/sign.sh --key "$work/keys-enc/apstart-mok.key" --cert "$work/keys-enc/apstart-mok.crt" --efi "$EFI" \
+		--out "$work/sign-enc0" "$work/enc.img" </dev/null >"$work/sign-enc0.out" 2>&1; then
+		echo "an encrypted key without its passphrase was used"; return 1
+	fi
+	grep -q 'is encrypted (or not a key): give its passphrase, make sign KEY_PASS=FILE' "$work/sign-enc0.out" ||
+		{ cat "$work/sign-enc0.out"; return 1; }
+	tools/image/sign.sh --key "$work/keys-enc/apstart-mok.key" --cert "$work/keys-enc/apstart-mok.crt" \
+		--pass "$work/pass" --efi "$EFI" --out "$work/sign-enc" "$work/enc.img" </dev/null >"$work/sign-enc.out" 2>&1 ||
+		{ cat "$work/sign-enc.out"; return 1; }
+	signed_ok "$work/sign-enc" "$work/keys-enc/apstart-mok.crt" "$work/enc.img" &&
+		fingerprints_said "$work/sign-enc.out" "$work/keys-enc/apstart-mok.crt" || return 1
+	! ls /dev/shm/apstart-sign.* "${TMPDIR:-/tmp}"/apstart-sign.* >/dev/null 2>&1 || { echo "the decrypted key was left behind"; return 1; }
+}
+check "sign with an encrypted key: refused without KEY_PASS (no terminal), signed with it, nothing decrypted left" sign_enc
 
 cp "$work/unsigned.img" "$work/signed.img"
 tools/image/sign.sh --key "$work/snakeoil.key" --cert "$work/snakeoil.pem" --efi "$EFI" --out "$work/sign-so" \
@@ -153,6 +206,45 @@ hashes() {
 }
 check "apstart.efi carries the SHA-256 of both kernels on the stick" hashes
 
+# shim's SBAT.md: a .sbat section of CSV lines, each of six fields
+# (component, generation, vendor, package, version, URL), the format's
+# own line first; sbsign keeps it (it is read out of the signed file).
+sbat_ok() { # EFI
+	objdump -h "$1" | grep -qE '^ +[0-9]+ \.sbat ' || { echo "objdump -h shows no .sbat in $1"; return 1; }
+	objcopy -O binary -j .sbat "$1" "$work/sbat.bin" 2>/dev/null || { echo "cannot read .sbat"; return 1; }
+	local version
+	version=$(sed -n 's/^VERSION := //p' Makefile)
+	tr -d '\0' <"$work/sbat.bin" >"$work/sbat.csv"
+	[ "$(tail -c 1 "$work/sbat.csv" | od -An -c | tr -d ' ')" = '\n' ] || { echo ".sbat does not end in a newline"; return 1; }
+	awk -F, -v v="$version" '
+		NF != 6 { print "line " NR " has " NF " fields, not 6: " $0; bad = 1 }
+		{ for (i = 1; i <= 6; i++) if ($i == "") { print "line " NR ": field " i " empty"; bad = 1 } }
+		NR == 1 && $0 != "sbat,1,SBAT Version,sbat,1,https://github.com/rhboot/shim/blob/main/SBAT.md" { print "line 1 is not SBAT.md'"'"'s: " $0; bad = 1 }
+		NR == 2 && !($1 == "apstart" && $2 ~ /^[1-9][0-9]*$/ && $3 == "apstart" && $4 == "apstart" && $5 == v) { print "line 2 is not apstart,N,apstart,apstart," v ",URL: " $0; bad = 1 }
+		END { if (NR != 2) { print NR " lines, not 2"; bad = 1 } exit bad }' "$work/sbat.csv" || return 1
+	# After the text only zeros (the array's NUL, the section's padding).
+	local text
+	text=$(wc -c <"$work/sbat.csv")
+	[ "$(head -c "$text" "$work/sbat.bin" | tr -d '\0' | wc -c)" = "$text" ] ||
+		{ echo ".sbat has a NUL inside its text"; return 1; }
+}
+check "the signed apstart.efi has a .sbat section of shim's SBAT.md CSV (objdump -h; apstart,N,...,$(sed -n 's/^VERSION := //p' Makefile),URL)" \
+	sbat_ok "$work/sign-so/apstart.efi"
+# The apstart.efi make sign signs has no test switch; the tests' build
+# has them (the check can fail).
+no_switches() { # EFI
+	local words='test_stale_map_key|test_session_fail|test_fail_run|selftest=ap-hang' n so=${1%.efi}.so
+	n=$( (strings -a "$1"; strings -a -el "$1") | grep -cE "$words")
+	[ "$n" = 0 ] || { echo "$1 holds $n strings of test switches: $( (strings -a "$1"; strings -a -el "$1") | grep -E "$words" | head -n 3 | tr '\n' ' ')"; return 1; }
+	[ ! -f "$so" ] || ! nm "$so" | grep -q handoff_test_stale_key || { echo "$so has handoff_test_stale_key"; return 1; }
+}
+check "make sign's apstart.efi ($EFI) has no test switch (strings -a, -el; nm)" no_switches "$EFI"
+check "the signed copy has none either" no_switches "$work/sign-so/apstart.efi"
+if [ -f "$EFI_TEST" ]; then
+	switches_there() { ! no_switches "$EFI_TEST" >/dev/null || { echo "$EFI_TEST has no test switch: the check above cannot see one"; return 1; }; }
+	check "the tests' apstart.efi ($EFI_TEST) has them: the check above finds them where they are" switches_there
+fi
+
 # ------------------------------------------------------------ boots
 for f in OVMF_CODE_4M.snakeoil.fd OVMF_VARS_4M.snakeoil.fd OVMF_CODE_4M.ms.fd OVMF_VARS_4M.ms.fd OVMF_CODE_4M.fd OVMF_VARS_4M.fd; do
 	if [ ! -f "$OVMF/$f" ]; then
@@ -174,9 +266,36 @@ mcopy -o -i "$(esp "$work/changed-so.img")" "$work/k.elf" ::/apstart/apstart-wbi
 # apstart.efi boots its own entry at once: one short cycle, nothing
 # written to NVRAM (slow behind SMM under TCG).
 printf 'timeout=0\nresults_wait=0\ncmdline=cycles=1 save=off\n' >"$work/loader.cfg"
-for i in unsigned-so signed-so changed-so signed; do
+for i in unsigned-so changed-so signed; do
 	tools/image/esp-populate.sh --config "$work/loader.cfg" "$work/$i.img"
 done
+# A's stick as someone with the stick may leave it: test switches and a
+# session to start at power-on in loader.cfg, and a session "under way"
+# whose plan has k=100 and 200 A's, with 200 passing run files (issue 38:
+# the old apstart.efi accepted it and wrote past its arrays making the
+# table). The signed apstart.efi must refuse the plan, not know the
+# switches, not start the session by itself, and boot its entry.
+cp "$work/signed-so.img" "$work/crafted-so.img"
+printf '%s\n' timeout=0 results_wait=0 'cmdline=cycles=1 save=off' test_stale_map_key=1 \
+	test_session_fail=1 session=2 >"$work/loader-crafted.cfg"
+tools/image/esp-populate.sh --config "$work/loader-crafted.cfg" "$work/crafted-so.img"
+crafted=$work/crafted/session-0001
+mkdir -p "$crafted"
+{
+	printf 'session=0001\nruns_per_variant=100\norder=%s\nseed=0x1\ncmdline=cycles=1\nstate=running\n' \
+		"$(printf 'A%.0s' $(seq 200))"
+} >"$crafted/plan.txt"
+for r in $(seq 1 200); do
+	printf '@boot cpus=2 firmware=uefi wbinvd=1\n@summary op=offline cpus=1 total_ns=1000 settled_total_ns=1000\n@summary op=online cpus=1 total_ns=2000\n@end status=pass online=2 failed=0\n' \
+		>"$crafted/run-$(printf %03d "$r")-A-wbinvd1.log"
+done
+mcopy -s -i "$(esp "$work/crafted-so.img")" "$crafted" ::/apstart/results/
+# G: an SbatLevel newer than shim's own (so shim keeps it) that asks for
+# apstart's generation 2: shim must refuse the signed apstart.efi of
+# generation 1 (its .sbat), which A shows it accepts otherwise.
+printf 'sbat,1,2099010100\napstart,2\n' >"$work/sbatlevel"
+cp "$OVMF/OVMF_VARS_4M.snakeoil.fd" "$work/vars-so-sbat.fd"
+tests/secureboot/setvar.py "$work/vars-so-sbat.fd" SbatLevel "$SHIM_LOCK_GUID" 3 "$work/sbatlevel"
 # E: the snakeoil certificate in MokList, as after an enrolment.
 cert-to-efi-sig-list -g "$SHIM_LOCK_GUID" "$work/snakeoil.pem" "$work/moklist.esl" >/dev/null
 cp "$OVMF/OVMF_VARS_4M.ms.fd" "$work/vars-ms-mok.fd"
@@ -240,15 +359,16 @@ gate_not_signed='Secure Boot is on and apstart.efi on this stick is not signed'
 gate_not_enrolled="Secure Boot is on and apstart's key is not enrolled"
 efi_refused='^apstart\.efi: Secure Boot is on and \\apstart\\apstart-wbinvd0\.elf is not the kernel'
 so_vars=$OVMF/OVMF_VARS_4M.snakeoil.fd
-boot_a() { sb_boot A-signed snakeoil "$so_vars" "$work/signed-so.img" usb 2; }
-boot_b() { sb_boot B-unsigned snakeoil "$so_vars" "$work/unsigned-so.img" usb 1 "Two ways forward"; }
+boot_a() { sb_boot A-signed snakeoil "$so_vars" "$work/crafted-so.img" usb 2; }
+boot_b() { sb_boot B-unsigned snakeoil "$so_vars" "$work/unsigned-so.img" usb 1 "The menu follows in"; }
 boot_c() { sb_boot C-changed snakeoil "$so_vars" "$work/changed-so.img" usb 1 'signed SHA-256:'; }
-boot_d() { sb_boot D-ms-cd ms "$OVMF/OVMF_VARS_4M.ms.fd" "$work/signed.img" cd 1 "Two ways forward"; }
+boot_d() { sb_boot D-ms-cd ms "$OVMF/OVMF_VARS_4M.ms.fd" "$work/signed.img" cd 1 "The menu follows in"; }
 boot_e() { sb_boot E-ms-mok ms "$work/vars-ms-mok.fd" "$work/signed.img" usb 2; }
 boot_f() { sb_boot F-off plain "$OVMF/OVMF_VARS_4M.fd" "$work/changed-so.img" usb 2; }
+boot_g() { sb_boot G-sbat snakeoil "$work/vars-so-sbat.fd" "$work/signed-so.img" usb 1 "The menu follows in"; }
 echo "secureboot: accelerator TCG (OVMF cannot run on this host's paravirtual KVM); boots two at a time"
 running=0
-for b in boot_a boot_b boot_c boot_d boot_e boot_f; do
+for b in boot_a boot_b boot_c boot_d boot_e boot_f boot_g; do
 	if [ $running -ge 2 ]; then
 		wait -n
 		running=$((running - 1))
@@ -260,6 +380,22 @@ wait
 
 a_ok() { passed A-signed && said A-signed '^apstart\.efi: Secure Boot on;' && silent A-signed 'is not the kernel'; }
 check "A snakeoil, signed: shim -> GRUB -> apstart.efi (Secure Boot on) -> kernel, pass" a_ok
+a_crafted() {
+	said A-signed 'session-0001\\plan\.txt is not a plan: order= has 200 runs of A and 0 of B, not 100 each \(left alone\)' &&
+		silent A-signed 'the table|runs in the figures|all [0-9]+ runs done'
+}
+check "A: the crafted plan (k=100, 200 A's, 200 passing runs) refused with its reason, no table made" a_crafted
+a_switches() {
+	said A-signed "loader\.cfg:4: unknown setting 'test_stale_map_key'" &&
+		said A-signed "loader\.cfg:5: unknown setting 'test_session_fail'" &&
+		said A-signed '^apstart\.efi: ExitBootServices done \(1 try,'
+}
+check "A: loader.cfg's test switches unknown to the signed apstart.efi (ExitBootServices: 1 try)" a_switches
+a_session() {
+	said A-signed "loader\.cfg: session=2 does not start a session by itself with Secure Boot on" &&
+		silent A-signed '^session-[0-9]+: started'
+}
+check "A: loader.cfg's session=2 starts nothing by itself with Secure Boot on" a_session
 b_ok() {
 	stopped B-unsigned && said B-unsigned 'error: bad shim signature' && said B-unsigned "$gate_not_signed" &&
 		said B-unsigned 'Turn Secure Boot off' && silent B-unsigned '^@boot '
@@ -275,6 +411,15 @@ d_ok() {
 		said D-ms-cd "$gate_not_enrolled" && said D-ms-cd 'Enroll key from disk' && said D-ms-cd 'mokutil --import'
 }
 check "D Microsoft keys, CD: shim -> GRUB, then the stick's message asking to enrol the key" d_ok
+d_fingerprint() {
+	local d256 d1
+	d256=$(openssl x509 -in "$work/snakeoil.pem" -noout -fingerprint -sha256 | sed 's/^[^=]*=//')
+	d1=$(openssl x509 -in "$work/snakeoil.pem" -noout -fingerprint -sha1 | sed 's/^[^=]*=//')
+	said D-ms-cd 'Compare this fingerprint with the one make keys printed before you' &&
+		said D-ms-cd "SHA-256 ${d256:0:48}" && said D-ms-cd "^ {15}${d256:48}" &&
+		said D-ms-cd "SHA-1   $d1" && said D-ms-cd 'mokutil --delete'
+}
+check "D: the enrolment message shows the signing certificate's SHA-256 and SHA-1, asks to compare" d_fingerprint
 e_ok() { passed E-ms-mok && said E-ms-mok '^apstart\.efi: Secure Boot on;'; }
 check "E Microsoft keys, the key in MokList: shim -> GRUB -> apstart.efi -> kernel, pass" e_ok
 f_ok() {
@@ -283,4 +428,8 @@ f_ok() {
 		said F-off 'Secure Boot is off, so it is started'
 }
 check "F Secure Boot off, kernel changed: a warning, and it runs as before (pass)" f_ok
+g_ok() {
+	stopped G-sbat && said G-sbat 'error: ' && silent G-sbat '^@boot ' && silent G-sbat '^apstart\.efi '
+}
+check "G snakeoil, signed, SbatLevel apstart,2: shim refuses apstart.efi (its .sbat says generation 1)" g_ok
 finish

@@ -41,6 +41,15 @@ status_is "make run: a failed run exits 1, not make's 2" 1 "$tmp/m1" \
 	"${mr[@]}" ARGS="cycles=1 selftest=ap-hang" RUN_LOG="$tmp/m1.log"
 status_is "make run: no verdict exits 2" 2 "$tmp/m2" \
 	"${mr[@]}" ARGS="cycles=1 exit=halt" TIMEOUT=3 RUN_LOG="$tmp/m2.log"
+# ... and make carries them without starting itself again
+# (tools/run/exit-status.mk: question mode, no remade makefile).
+timeout 60 make --no-print-directory --debug=b run SMP=0 ACCEL=tcg >"$tmp/mr" 2>&1 </dev/null
+st=$?
+if [ $st = 2 ] && ! grep -q '^Re-executing' "$tmp/mr" && grep -q "^Must remake target 'run'" "$tmp/mr"; then
+	ok "make run: its status through one make, not restarted"
+else
+	fail "make run: its status through one make, not restarted" "exit $st; $(grep -m1 '^Re-executing' "$tmp/mr")"
+fi
 
 # What it shows: the last lines are the table, the three rows and the
 # verdict with the log's name; no record on the terminal; the log has

@@ -140,27 +140,44 @@ fi
 
 # ---- make help: every target and every variable one can set, one line each
 make --no-print-directory help >"$tmp/help" 2>&1
-targets=$(make -pq 2>/dev/null | sed -n 's/^\.PHONY: //p' | tr ' ' '\n' | grep . | sort -u)
+make -pq 2>/dev/null >"$tmp/db"
+targets=$(sed -n 's/^\.PHONY: //p' "$tmp/db" | tr ' ' '\n' | grep . | sort -u)
 missing=$(for t in $targets; do grep -Eq "^  $t( |$)" "$tmp/help" || printf '%s ' "$t"; done)
 if [ -z "$missing" ]; then
 	ok "make help names every target ($(wc -w <<<"$targets"))"
 else
 	fail "make help names every target" "missing: $missing"
 fi
-# Variables: every '?=' in the makefiles, and the command-line-only ones.
-vars="$(grep -h '^[A-Z0-9_]* *?=' Makefile tools/*.mk tools/*/*.mk tests/*/*.mk | sed 's/ *?=.*//') V FIRMWARE MEDIA DEV FORCE YES"
+# Variables: every '?=' in every makefile make reads (its MAKEFILE_LIST,
+# not a list of folders that may miss one), the knobs of the table
+# (tools/build/knobs.mk), and the command-line-only ones.
+makefiles=$(sed -n 's/^MAKEFILE_LIST := //p' "$tmp/db" | tr ' ' '\n' | grep -v '\.d$' | sort -u)
+knobs=$(sed -n 's/^KNOBS :\{0,1\}= //p' "$tmp/db")
+# shellcheck disable=SC2086 # the makefiles: paths without blanks
+vars="$(grep -h '^[A-Z0-9_]* *?=' $makefiles | sed 's/ *?=.*//' | sort -u) $knobs V FIRMWARE MEDIA DEV FORCE YES"
 missing=$(for v in $vars; do grep -Eq "^  $v=" "$tmp/help" || printf '%s ' "$v"; done)
-if [ -z "$missing" ]; then
-	ok "make help names every variable ($(wc -w <<<"$vars"))"
+if [ -z "$missing" ] && [ "$(wc -w <<<"$knobs")" -ge 10 ] && [ "$(wc -l <<<"$makefiles")" -ge 30 ]; then
+	ok "make help names every variable ($(wc -w <<<"$vars"): $(wc -l <<<"$makefiles") makefiles, $(wc -w <<<"$knobs") knobs)"
 else
-	fail "make help names every variable" "missing: $missing"
+	fail "make help names every variable" "missing: $missing (makefiles: $(wc -l <<<"$makefiles"), knobs: $knobs)"
 fi
 stale=$(sed -n 's/^  \([a-z][a-z_.-]*\)  .*/\1/p' "$tmp/help" | while read -r t; do
 	grep -qx "$t" <<<"$targets" || printf '%s ' "$t"; done)
+# A variable exists when a makefile sets or reads it, or (the environment
+# of the test scripts) a script under tests/ reads it.
+stale="$stale$(sed -n 's/^  \([A-Z][A-Z0-9_]*\)=.*/\1/p' "$tmp/help" | while read -r v; do
+	grep -qw -- "$v" <<<"$vars" || grep -Eq "[$][({]$v[):]" $makefiles ||
+		grep -rEq "[$][{]?$v([^A-Za-z0-9_]|$)" tests --include='*.sh' || printf '%s ' "$v"; done)"
 if [ -z "$stale" ]; then
-	ok "make help names no target that does not exist"
+	ok "make help names no target or variable that does not exist"
 else
-	fail "make help names no target that does not exist" "unknown: $stale"
+	fail "make help names no target or variable that does not exist" "unknown: $stale"
+fi
+twice=$(sed -n 's/^  \([A-Za-z][A-Za-z0-9_.-]*\)[= ].*/\1/p' "$tmp/help" | sort | uniq -d | tr '\n' ' ')
+if [ -z "$twice" ]; then
+	ok "make help names each target and variable once"
+else
+	fail "make help names each target and variable once" "twice: $twice"
 fi
 
 # ---- make compile_commands.json: every C file, with the flags of its build
@@ -254,5 +271,8 @@ fi
 # that follow their variables
 # shellcheck source=tests/tools/refusals.sh
 . tests/tools/refusals.sh
+# ---- the kernel's build knobs: one table, checked values, the recipe
+# shellcheck source=tests/tools/knobs.sh
+. tests/tools/knobs.sh
 
 summary tools

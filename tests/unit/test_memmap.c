@@ -33,9 +33,48 @@ static void check_available(void)
 	CHECK(!memmap_is_available(split, 2, 0x2000000, 0x2200000));
 }
 
+/* Several pages below 1 MiB (Linux's realmode blob: 7 in 6.1): the
+ * highest run of whole free pages that holds them. */
+static void check_low_range(void)
+{
+	const struct mem_range bios[] = {
+		R(0x0, 0x9FC00, MEM_AVAILABLE), R(0x9FC00, 0x400, MEM_RESERVED),
+		R(0xF0000, 0x10000, MEM_RESERVED), R(0x100000, 0x1FF00000, MEM_AVAILABLE),
+	};
+	const struct phys_range firmware[] = { { 0x9F000, 0x100000 }, { 0, 0x1000 } };
+	/* 0x6264 bytes: 7 pages, ending where the firmware area starts. */
+	CHECK_EQ(memmap_pick_low_range(bios, 4, firmware, 2, 0x6264), 0x98000);
+	CHECK_EQ(memmap_pick_low_range(bios, 4, firmware, 2, 0x7000), 0x98000);
+	CHECK_EQ(memmap_pick_low_range(bios, 4, firmware, 2, 1), 0x9E000);
+	/* A busy page in the middle of the top (the kernel's boot info):
+	 * the run goes below it, never across. */
+	const struct phys_range busy[] = {
+		{ 0x9F000, 0x100000 }, { 0, 0x1000 }, { 0x9A000, 0x9B000 } };
+	CHECK_EQ(memmap_pick_low_range(bios, 4, busy, 3, 0x7000), 0x93000);
+	/* One page free here and there (UEFI): none for several pages. */
+	const struct mem_range holes[] = {
+		R(0x0, 0x3000, MEM_RESERVED), R(0x3000, 0x1000, MEM_AVAILABLE),
+		R(0x4000, 0x1000, MEM_RESERVED), R(0x5000, 0x2000, MEM_AVAILABLE),
+		R(0x7000, 0x99000, MEM_RESERVED),
+	};
+	CHECK_EQ(memmap_pick_low_range(holes, 5, NULL, 0, 0x2000), 0x5000);
+	CHECK_EQ(memmap_pick_low_range(holes, 5, NULL, 0, 0x3000), 0);
+	/* Available memory split in two entries is one run. */
+	const struct mem_range split[] = {
+		R(0x1000, 0x4000, MEM_AVAILABLE), R(0x5000, 0x4000, MEM_AVAILABLE),
+	};
+	CHECK_EQ(memmap_pick_low_range(split, 2, NULL, 0, 0x8000), 0x1000);
+	/* Page 0 never, sizes 0 and beyond the hole refused. */
+	const struct mem_range all[] = { R(0x0, 0xA0000, MEM_AVAILABLE) };
+	CHECK_EQ(memmap_pick_low_range(all, 1, NULL, 0, 0x9F000), 0x1000);
+	CHECK_EQ(memmap_pick_low_range(all, 1, NULL, 0, 0xA0000), 0);
+	CHECK_EQ(memmap_pick_low_range(all, 1, NULL, 0, 0), 0);
+}
+
 void test_memmap(void)
 {
 	check_available();
+	check_low_range();
 	/* SeaBIOS under QEMU: 0-0x9FBFF available, EBDA reserved above. */
 	const struct mem_range bios[] = {
 		R(0x0, 0x9FC00, MEM_AVAILABLE), R(0x9FC00, 0x400, MEM_RESERVED),

@@ -721,8 +721,96 @@ static void test_mb1_string_bound(void)
 	fake_mem_free(&m);
 }
 
+/* Modules: MB2 tags 3, one per module, all kept in order (GRUB's
+ * module2, kexec's --module); a tag too small, an empty module, a string
+ * without its NUL. */
+static void test_mb2_modules(void)
+{
+	static struct mb2 b;
+	uint8_t *keep;
+
+	mb2_begin(&b);
+	uint8_t *t = mb2_tag(&b, 3, 16 + 9);
+	put32(t + 8, 0x200000);
+	put32(t + 12, 0x207000);
+	memcpy(t + 16, "blob.lrm", 9);
+	t = mb2_tag(&b, 3, 16 + 1);
+	put32(t + 8, 0x300000);
+	put32(t + 12, 0x300100);
+	t = mb2_tag(&b, 3, 12); /* too small */
+	t = mb2_tag(&b, 3, 16 + 1); /* empty */
+	put32(t + 8, 0x400000);
+	put32(t + 12, 0x400000);
+	t = mb2_tag(&b, 3, 16 + 3); /* no NUL: the module, without a string */
+	put32(t + 8, 0x500000);
+	put32(t + 12, 0x500010);
+	memcpy(t + 16, "abc", 3);
+	mb2_finish(&b, true);
+	CHECK_EQ(mb2_parse(&b, b.len, &keep), 0);
+	CHECK_EQ(bi.module_count, 3);
+	CHECK(bi.modules[0].start == 0x200000 && bi.modules[0].end == 0x207000);
+	CHECK_STREQ(bi.modules[0].string, "blob.lrm");
+	CHECK(bi.modules[1].start == 0x300000 && bi.modules[1].end == 0x300100);
+	CHECK_STREQ(bi.modules[1].string, "");
+	CHECK(bi.modules[2].start == 0x500000 && bi.modules[2].end == 0x500010);
+	CHECK_STREQ(bi.modules[2].string, "");
+	CHECK_EQ(diag_count_with(&dlog, "module tag size 12 too small"), 1);
+	CHECK_EQ(diag_count_with(&dlog, "empty or reversed"), 1);
+	free(keep);
+
+	/* More than APSTART_MAX_MODULES: the first kept, the rest counted. */
+	mb2_begin(&b);
+	for (uint32_t i = 0; i < APSTART_MAX_MODULES + 2; i++) {
+		t = mb2_tag(&b, 3, 17);
+		put32(t + 8, 0x200000 + i * 0x1000);
+		put32(t + 12, 0x200800 + i * 0x1000);
+	}
+	mb2_finish(&b, true);
+	CHECK_EQ(mb2_parse(&b, b.len, &keep), 0);
+	CHECK_EQ(bi.module_count, APSTART_MAX_MODULES);
+	CHECK_EQ(bi.modules_dropped, 2);
+	CHECK_EQ(diag_count_with(&dlog, "2 more modules"), 1);
+	free(keep);
+}
+
+/* MB1 modules (QEMU's -initrd for a Multiboot1 -kernel): flags bit 3. */
+static void test_mb1_modules(void)
+{
+	struct fake_mem m;
+	fake_mem_init(&m, 0, 0x100000);
+
+	uint8_t *info = mb1_info(&m, 1u << 3);
+	put32(info + 20, 2);
+	put32(info + 24, 0x12000);
+	uint8_t *e = fake_at(&m, 0x12000);
+	put32(e, 0x20000);
+	put32(e + 4, 0x27000);
+	put32(e + 8, 0x12100);
+	strcpy((char *)fake_at(&m, 0x12100), "linux-6.1.lrm");
+	put32(e + 16, 0x30000);
+	put32(e + 20, 0x30010);
+	put32(e + 24, 0); /* no string */
+	CHECK_EQ(mb1_parse(&m, 116), 0);
+	CHECK_EQ(bi.module_count, 2);
+	CHECK(bi.modules[0].start == 0x20000 && bi.modules[0].end == 0x27000);
+	CHECK_STREQ(bi.modules[0].string, "linux-6.1.lrm");
+	CHECK_STREQ(bi.modules[1].string, "");
+	/* The list outside memory: said, no module. */
+	put32(info + 24, 0xffff0);
+	CHECK_EQ(mb1_parse(&m, 116), 0);
+	CHECK_EQ(bi.module_count, 0);
+	CHECK_EQ(diag_count_with(&dlog, "module list at 0xffff0 unreadable"), 1);
+	/* Bit 3 clear: the fields are not read. */
+	put32(info, 0);
+	CHECK_EQ(mb1_parse(&m, 116), 0);
+	CHECK_EQ(bi.module_count, 0);
+	fake_mem_free(&m);
+}
+
 void test_multiboot(void)
 {
+	RUN_CASE(test_mb2_modules);
+	RUN_CASE(test_mb1_modules);
 	RUN_CASE(test_mb1_string_bound);
 	RUN_CASE(test_mb2_everything);
 	RUN_CASE(test_mb2_efi_mmap);

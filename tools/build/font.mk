@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# Build-time font: tools/mkfont turns GRUB's Unifont PF2 (Debian package
-# grub-common) into build/gen/font8x16.c, which the kernel links for fbcon.
+# Build-time font: build/host/mkfont (tools/build/mkfont.c) turns GRUB's
+# Unifont PF2 (Debian package grub-common) into build/gen/font8x16.c,
+# which the kernel links for its framebuffer console.
 # Include from the top-level Makefile; paths are relative to the repo root.
 ifndef FONT_MK_INCLUDED
 FONT_MK_INCLUDED := 1

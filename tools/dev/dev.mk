@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 # Developer conveniences, included from the top-level Makefile after the
-# kernel rules (it uses $(OUT), $(WBINVD), $(SLOW_SPIN)):
+# kernel rules (it uses $(OUT), $(NASMFLAGS), $(TRAMP_DEFS)):
 #
 #   make help                   every target and variable, one line each
-#                               (tools/dev/help.txt)
+#                               (tools/dev/help.txt; the kernel's knobs from
+#                               tools/build/knobs.mk, tools/dev/help.sh)
 #   make debug [...]            QEMU (TCG) paused with its gdb server, and gdb
 #                               with the kernel's symbols and the trampoline
 #                               blob's at its run-time address (tools/dev/debug.sh)
@@ -20,7 +21,7 @@ DEV_Q := $(if $(filter 1,$(V)),,@)
 .PHONY: help debug trampoline-elf compile_commands.json
 
 help:
-	@cat tools/dev/help.txt
+	@tools/dev/help.sh tools/dev/help.txt $(knob_help)
 
 # ---- make debug
 DEBUG_SMP ?= 2
@@ -36,7 +37,7 @@ DEBUG_TRAMP_INSTALL ?= trampoline_install
 # flat blob's bytes, or its symbols would lie: checked on every build.
 TRAMP_SRC ?= $(TRAMP_SRC_MAIN)
 TRAMP_ELF := $(OUT)/trampoline.elf
-TRAMP_ELF_NASMFLAGS = $(NASMFLAGS) -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) -DMARKS=$(MARKS)
+TRAMP_ELF_NASMFLAGS = $(NASMFLAGS) $(TRAMP_DEFS)
 
 trampoline-elf: $(TRAMP_ELF)
 

@@ -18,7 +18,9 @@
 #       images only)
 #   esp-populate.sh --signed EFI DER IMAGE   EFI (apstart.efi signed by
 #       make sign) replaces \EFI\apstart\apstart.efi, DER (its
-#       certificate) becomes \apstart\keys\apstart-mok.der
+#       certificate) becomes \apstart\keys\apstart-mok.der and its
+#       fingerprints \apstart\keys\fingerprint.cfg (GRUB variables the
+#       stick's enrolment message shows: tools/image/gate.cfg)
 #
 # The image is changed in place (mtools, IMAGE@@OFFSET from esp-offset.sh).
 set -euo pipefail
@@ -57,7 +59,11 @@ signed)
 	mdir -i "$fat" ::/EFI/apstart/apstart.efi >/dev/null 2>&1 || die "$img has no \\EFI\\apstart\\apstart.efi"
 	mkdir_p ::/apstart/keys
 	mcopy -o -i "$fat" "$signed_efi" ::/EFI/apstart/apstart.efi
-	mcopy -o -i "$fat" "$der" ::/apstart/keys/apstart-mok.der ;;
+	mcopy -o -i "$fat" "$der" ::/apstart/keys/apstart-mok.der
+	tmp=$(mktemp)
+	trap 'rm -f "$tmp"' EXIT
+	"$(dirname "$0")/fingerprint.sh" --grub "$der" >"$tmp" || die "'$der' is not a certificate"
+	mcopy -o -i "$fat" "$tmp" ::/apstart/keys/fingerprint.cfg ;;
 files)
 	tree=${2-}
 	for f in EFI/BOOT/BOOTX64.EFI EFI/apstart/apstart.efi apstart/apstart-wbinvd0.elf apstart/apstart-wbinvd1.elf; do

@@ -10,6 +10,13 @@
 #       and the test images.
 #   mkgrubcfg.sh TEMPLATE TIMEOUT efi             the default entry starts
 #       apstart.efi on UEFI (tests/efi/); on BIOS the menu is the plain one.
+#   mkgrubcfg.sh --module PATH TEMPLATE TIMEOUT WBINVD [ARG...]
+#       the default entry also loads PATH (on the medium) as a Multiboot2
+#       module: an LRM file for trampoline=linux (docs/linux-trampoline.md).
+#   LINUX_ENTRIES="PATH|KERNEL|TITLE ..." (environment): more entries, after
+#       the custom one, each booting /boot/KERNEL with trampoline=linux and
+#       PATH as its module (make iso LINUX_IMAGE=...: a kernel's blob and
+#       its twin).
 #
 # TIMEOUT: seconds GRUB shows the menu (0 = boot the default at once).
 # @BIOS_SESSION@ becomes the BIOS A/B session (docs/session.md): K=10 runs
@@ -26,7 +33,13 @@ die() {
 	exit 2
 }
 
-[[ $# -ge 2 ]] || die "usage: mkgrubcfg.sh TEMPLATE TIMEOUT [WBINVD [ARG...]]"
+module=
+if [[ ${1:-} == --module ]]; then
+	[[ $# -ge 2 && $2 =~ ^/[A-Za-z0-9_./+-]+$ ]] || die "--module needs a path on the medium ([A-Za-z0-9_./+-], from /)"
+	module=$2
+	shift 2
+fi
+[[ $# -ge 2 ]] || die "usage: mkgrubcfg.sh [--module PATH] TEMPLATE TIMEOUT [WBINVD [ARG...]]"
 template=$1 timeout=$2
 shift 2
 [[ -r $template ]] || die "cannot read template '$template'"
@@ -50,6 +63,12 @@ elif [[ $# -gt 0 ]]; then
 	*) die "WBINVD must be 0, 1, i386-0 or i386-1, not '$wbinvd'" ;;
 	esac
 	[[ $wbinvd == i386-* ]] && kfile=apstart-i386-wbinvd${wbinvd#i386-}.elf
+	# The kernel's own trampoline is not the one that runs: the module's.
+	if [[ -n $module && $wbinvd == i386-* ]]; then
+		what="i386 with the module $module"
+	elif [[ -n $module ]]; then
+		what="with the module $module"
+	fi
 	for a in "$@"; do
 		[[ $a =~ ^[A-Za-z0-9_.,:=+/@%-]+$ ]] ||
 			die "kernel argument '$a' has characters other than [A-Za-z0-9_.,:=+/@%-]"
@@ -57,9 +76,25 @@ elif [[ $# -gt 0 ]]; then
 	args="$*"
 	custom="menuentry \"apstart $what, ${args:-default options} (default entry)\" {"$'\n'
 	custom+="	multiboot2 /boot/$kfile${args:+ $args}"$'\n'
+	[[ -z $module ]] || custom+="	module2 $module"$'\n'
 	custom+='	if [ "$grub_platform" = pc ]; then set gfxpayload=text; fi'$'\n'
 	custom+="}"
 fi
+[[ -z $module || -n ${wbinvd:-} ]] || die "--module needs a WBINVD entry to load it"
+
+# make iso LINUX_IMAGE=...: Linux's blob and its twin, one entry each.
+linux_entries=''
+for e in ${LINUX_ENTRIES:-}; do
+	IFS='|' read -r lpath lkernel ltitle <<<"$e"
+	[[ $lpath =~ ^/[A-Za-z0-9_./+-]+$ && $lkernel =~ ^apstart-[a-z0-9-]+\.elf$ &&
+		-n $ltitle && $ltitle =~ ^[A-Za-z0-9_.,:=+/@%()-]+$ ]] ||
+		die "LINUX_ENTRIES: '$e' is not PATH|KERNEL|TITLE (TITLE with _ for blanks)"
+	linux_entries+="menuentry \"${ltitle//_/ }\" {"$'\n'
+	linux_entries+="	multiboot2 /boot/$lkernel trampoline=linux cycles=10"$'\n'
+	linux_entries+="	module2 $lpath"$'\n'
+	linux_entries+='	if [ "$grub_platform" = pc ]; then set gfxpayload=text; fi'$'\n'
+	linux_entries+="}"$'\n'
+done
 
 # The run order of wings/efi/plan.c (splitmix64, then xorshift64*: one
 # coin per pair) in bash's 64-bit arithmetic; shr is a logical shift.
@@ -158,6 +193,7 @@ grep -q '@TIMEOUT@' "$template" || die "template has no @TIMEOUT@"
 while IFS= read -r line || [[ -n $line ]]; do
 	if [[ $line == '@CUSTOM_ENTRY@' ]]; then
 		[[ -z $custom ]] || printf '%s\n' "$custom"
+		[[ -z $linux_entries ]] || printf '%s' "$linux_entries"
 	elif [[ $line == '@BIOS_SESSION@' ]]; then
 		bios_session 10 1 $((timeout > 0 ? 10 : 0))
 	else

@@ -19,7 +19,7 @@ FORCE=${FORCE:-0}
 YES=${YES:-0}
 MAX_BYTES=$((256 * 1024 * 1024 * 1024))
 # Mount points whose disks make up the running system.
-SYSTEM_MOUNTS=(/ /boot /wings/efi /usr)
+SYSTEM_MOUNTS=(/ /boot /boot/efi /usr)
 
 refuse() {
 	printf 'usb-write: refusing: %s\n' "$*" >&2
@@ -257,24 +257,51 @@ fi
 sync
 
 # ---- verify ----
-# Drop the device's cached pages so the compare reads the medium.
-if command -v blockdev >/dev/null 2>&1; then
-	blockdev --flushbufs "$DEV" || note "warning: could not flush buffers; verifying from cache"
-else
-	note "warning: blockdev not found; verifying from cache"
-fi
+# Read the medium back and compare. O_DIRECT reads go to the device,
+# never to the page cache: a buffered read after blockdev --flushbufs may
+# still be served from pages that flush could not drop (it drops only
+# pages no one else holds: udev's blkid probes a disk right after it is
+# written), and such a page holds what was written, not what the medium
+# kept. dd reads whole sectors (O_DIRECT needs them), cmp compares the
+# image's length and stops there or at the first difference, so dd may
+# die of SIGPIPE: cmp's status is the verdict, dd's error is said when
+# the device read short. Where the device refuses O_DIRECT: flushed
+# buffers and cmp, as the last resort, said.
+read_back() { # cmp's words; its status: 0 same, 1 differ or short, 2 trouble
+	dd if="$DEV" iflag=direct,count_bytes bs=4M count="$READ_BYTES" status=none 2>"$DD_ERR" |
+		cmp -n "$IMAGE_BYTES" -- "$IMAGE" - 2>&1
+	return "${PIPESTATUS[1]}"
+}
 note "verifying $IMAGE_BYTES bytes"
-rc=0
-out=$(cmp -n "$IMAGE_BYTES" -- "$IMAGE" "$DEV" 2>&1) || rc=$?
+# Whole 4 KiB: O_DIRECT reads whole logical sectors (512 or 4096 bytes).
+READ_BYTES=$(((IMAGE_BYTES + 4095) / 4096 * 4096))
+DD_ERR=$(mktemp)
+trap 'rm -f "$DD_ERR"' EXIT
+rc=0 how="read back with O_DIRECT"
+if probe=$(dd if="$DEV" iflag=direct bs=4096 count=1 status=none of=/dev/null 2>&1); then
+	out=$(read_back) || rc=$?
+else
+	note "warning: $DEV refuses O_DIRECT reads (${probe:-no message}); verifying through the page cache"
+	how="read back through the page cache"
+	if command -v blockdev >/dev/null 2>&1; then
+		blockdev --flushbufs "$DEV" || note "warning: could not flush buffers; verifying from cache"
+	else
+		note "warning: blockdev not found; verifying from cache"
+	fi
+	out=$(cmp -n "$IMAGE_BYTES" -- "$IMAGE" "$DEV" 2>&1) || rc=$?
+fi
+byte=$(sed -n 's/.* differ: .*byte \([0-9][0-9]*\).*/\1/p' <<<"$out")
 case $rc in
 0)
-	note "verified: $DEV matches $IMAGE ($IMAGE_BYTES bytes); safe to remove after eject"
+	note "verified: $DEV matches $IMAGE ($IMAGE_BYTES bytes, $how); safe to remove after eject"
 	;;
 1)
-	byte=$(sed -n 's/.* byte \([0-9][0-9]*\).*/\1/p' <<<"$out")
-	fail "verification mismatch: first difference at byte ${byte:-?} (offset $((${byte:-1} - 1))): $out"
+	if [[ -z $byte ]]; then # "EOF on - after byte N": the device read short
+		fail "could not read back all $IMAGE_BYTES bytes of $DEV: $out $(head -c 300 "$DD_ERR")"
+	fi
+	fail "verification mismatch: first difference at byte $byte (offset $((byte - 1))): $out"
 	;;
 *)
-	fail "could not read back $DEV: $out"
+	fail "could not read back $DEV: $out $(head -c 300 "$DD_ERR")"
 	;;
 esac

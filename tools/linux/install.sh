@@ -6,15 +6,17 @@
 # DESTDIR (a staging tree for packages); runs nothing on this machine
 # (no update-grub, no systemctl: the package's maintainer scripts do that,
 # and 'apstart setup' on a make install).
-#   PREFIX=/usr/local DESTDIR= UNITDIR=... VERSION=... APLOG=build/host/aplog install.sh
+#   PREFIX=/usr/local DESTDIR= UNITDIR=... VERSION=... APLOG=build/host/aplog \
+#   APREALMODE=build/host/aprealmode install.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 : "${PREFIX:=/usr/local}" "${DESTDIR:=}" "${VERSION:=0}" "${APLOG:=build/host/aplog}"
+: "${APREALMODE:=build/host/aprealmode}"
 : "${UNITDIR:=$PREFIX/lib/systemd/system}"
 src=tools/linux
 d=$DESTDIR
-for f in build/wbinvd0/apstart.elf build/wbinvd1/apstart.elf "$APLOG"; do
+for f in build/wbinvd0/apstart.elf build/wbinvd1/apstart.elf "$APLOG" "$APREALMODE"; do
 	[ -f "$f" ] || { echo "install: $f is not built (make install builds it)" >&2; exit 1; }
 done
 
@@ -39,6 +41,7 @@ for f in "$src"/apstart/lib/*.sh "$src"/apstart/lib/*.awk; do
 	inst 644 "$f" "$d$PREFIX/lib/apstart/${f##*/}"
 done
 inst 755 "$APLOG" "$d$PREFIX/bin/aplog"
+inst 755 "$APREALMODE" "$d$PREFIX/bin/aprealmode"
 for u in apstart-collect.service apstart-session.service; do
 	mkdir -p "$d$UNITDIR"
 	subst "$src/systemd/$u.in" >"$d$UNITDIR/$u"
@@ -47,7 +50,8 @@ done
 mkdir -p "$d$PREFIX/share/man/man8" "$d$PREFIX/share/man/man1"
 subst "$src/man/apstart.8" >"$d$PREFIX/share/man/man8/apstart.8"
 subst "$src/man/aplog.1" >"$d$PREFIX/share/man/man1/aplog.1"
-chmod 644 "$d$PREFIX/share/man/man8/apstart.8" "$d$PREFIX/share/man/man1/aplog.1"
+subst "$src/man/aprealmode.1" >"$d$PREFIX/share/man/man1/aprealmode.1"
+chmod 644 "$d$PREFIX/share/man/man8/apstart.8" "$d$PREFIX/share/man/man1/aplog.1" "$d$PREFIX/share/man/man1/aprealmode.1"
 echo "install: apstart $VERSION into ${DESTDIR:-/} (PREFIX=$PREFIX): /boot/apstart-wbinvd{0,1}.elf," \
-	"/etc/grub.d/90_apstart, $PREFIX/sbin/apstart, $PREFIX/bin/aplog, $UNITDIR/apstart-{collect,session}.service"
+	"/etc/grub.d/90_apstart, $PREFIX/sbin/apstart, $PREFIX/bin/aplog, $PREFIX/bin/aprealmode, $UNITDIR/apstart-{collect,session}.service"
 [ -n "$DESTDIR" ] || echo "install: next, as root: apstart setup   (reserves the region, runs update-grub; one reboot)"

@@ -5,7 +5,8 @@
 #
 #   make install [DESTDIR=...] [PREFIX=/usr/local]
 #                          the kernels in /boot, the GRUB script in
-#                          /etc/grub.d, apstart (sbin) and aplog (bin),
+#                          /etc/grub.d, apstart (sbin), aplog and
+#                          aprealmode (bin),
 #                          their manuals, the systemd units
 #   make deb               build/deb/apstart_<version>_amd64.deb (dpkg-deb;
 #                          tools/linux/deb/mkdeb.sh)
@@ -44,12 +45,13 @@ linux-kernels:
 	@$(call BUILD_VARIANT,WBINVD=0)
 	@$(call BUILD_VARIANT,WBINVD=1)
 
-install: linux-kernels $(APLOG)
+install: linux-kernels $(APLOG) $(APREALMODE)
 	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' UNITDIR='$(UNITDIR)' VERSION='$(VERSION)' \
-		APLOG='$(APLOG)' $(LINUX_DIR)/install.sh
+		APLOG='$(APLOG)' APREALMODE='$(APREALMODE)' $(LINUX_DIR)/install.sh
 
-deb: linux-kernels $(APLOG)
-	@DEB_VERSION='$(DEB_VERSION)' DEB_CERT='$(DEB_CERT)' APLOG='$(APLOG)' $(LINUX_DIR)/deb/mkdeb.sh build/deb
+deb: linux-kernels $(APLOG) $(APREALMODE)
+	@DEB_VERSION='$(DEB_VERSION)' DEB_CERT='$(DEB_CERT)' APLOG='$(APLOG)' APREALMODE='$(APREALMODE)' \
+		$(LINUX_DIR)/deb/mkdeb.sh build/deb
 
 .DEFAULT_GOAL := $(LINUX_SAVED_GOAL)
 endif

@@ -14,6 +14,11 @@
 #               'WBINVD=0': the unpatched and the patched trampoline). Each
 #               side is built in its own folder, so '--a WBINVD=0 --b
 #               WBINVD=0' compares two separate builds of one variant (A/A).
+#               Two words are not make's: LINUX_IMAGE=FILE (a kernel image,
+#               tree, LRM file or "running") runs that side through Linux's
+#               own trampoline (trampoline=linux, its blob as the boot
+#               module, tools/run/linux-lrm.sh), LINUX_PATCHED=1 through
+#               its patched twin (docs/linux-trampoline.md).
 # --out DIR     where the builds and logs go (default build/ab); the logs
 #               of an earlier session there are moved into
 #               DIR/earlier-DATE-TIME/ (never written over), the builds
@@ -78,6 +83,30 @@ for v in "$va" "$vb"; do
 		[[ $w =~ ^[A-Z_][A-Z0-9_]*=[^\ ]*$ ]] || die "'$w' in '$v' is not a make variable (NAME=VALUE)"
 	done
 done
+# A side's LINUX_IMAGE= and LINUX_PATCHED=: its LRM file (set later) and
+# what is left for make.
+declare -A lrm=([a]= [b]=) kvars=([a]= [b]=)
+for side in a b; do
+	image= patched=0
+	vars=$va
+	[ $side = b ] && vars=$vb
+	for w in $vars; do
+		case $w in
+		LINUX_IMAGE=*) image=${w#LINUX_IMAGE=} ;;
+		LINUX_PATCHED=0|LINUX_PATCHED=1) patched=${w#LINUX_PATCHED=} ;;
+		LINUX_PATCHED=*) die "'$w': LINUX_PATCHED is 0 or 1" ;;
+		*) kvars[$side]+="$w " ;;
+		esac
+	done
+	if [ -n "$image" ]; then
+		twin=()
+		[ "$patched" = 1 ] && twin=(--twin)
+		lrm[$side]=$(tools/run/linux-lrm.sh "${twin[@]}" "$image") ||
+			die "side ${side^^}: no LRM file from LINUX_IMAGE=$image (the reason above)"
+	elif [ "$patched" = 1 ]; then
+		die "side ${side^^}: LINUX_PATCHED=1 needs LINUX_IMAGE="
+	fi
+done
 case "$out" in "" | / | . | ..) die "--out '$out' is not a folder of its own" ;; esac
 # shellcheck disable=SC2086 # one blank between the variables
 va=$(echo $va) vb=$(echo $vb)
@@ -93,8 +122,7 @@ earlier=$(logs_aside "$out" 'run-*.log' plan.txt compare.txt) ||
 [ -z "$earlier" ] || echo "ab: the earlier session's logs are in $out/$earlier/"
 # One build per side, in a folder of its own (OUT=...).
 for side in a b; do
-	vars=$va
-	[ $side = b ] && vars=$vb
+	vars=${kvars[$side]}
 	# shellcheck disable=SC2086 # the variables are words by design
 	if ! make --no-print-directory $vars OUT="$out/build-$side" "$out/build-$side/apstart.elf" \
 		>"$out/build-$side.log" 2>&1; then
@@ -117,6 +145,9 @@ done
 	echo "b: $vb"
 	echo "qemu-run.sh options: ${qemu_opts[*]:-(defaults)}"
 	echo "kernel args: ${args:-(none)}"
+	for side in a b; do
+		[ -z "${lrm[$side]}" ] || echo "$side: Linux's trampoline: ${lrm[$side]} (trampoline=linux)"
+	done
 	echo "order: ${order[*]}"
 } >"$out/plan.txt"
 echo "ab: A = $va, B = $vb: $runs run$([ "$runs" = 1 ] || echo s) each, in randomised pairs (seed $seed: $out/plan.txt)"
@@ -140,8 +171,13 @@ for side in "${order[@]}"; do
 	line=$(printf 'ab: run %d of %d: %s (%s), its run %d of %d%s' "$n" "$total" "${side^^}" \
 		"$([ $side = a ] && echo "$va" || echo "$vb")" "${count[$side]}" "$runs" "$left")
 	if [ $tty = 1 ]; then printf '\r\033[K%s' "$line" >&2; else echo "$line" >&2; fi
-	tools/run/qemu-run.sh --kernel "$out/build-$side/apstart.elf" "${qemu_opts[@]}" -- "$args" \
-		>"$log" 2>&1
+	if [ -n "${lrm[$side]}" ]; then
+		tools/run/qemu-run.sh --kernel "$out/build-$side/apstart.elf" "${qemu_opts[@]}" \
+			--module "${lrm[$side]}" -- "trampoline=linux${args:+ $args}" >"$log" 2>&1
+	else
+		tools/run/qemu-run.sh --kernel "$out/build-$side/apstart.elf" "${qemu_opts[@]}" -- "$args" \
+			>"$log" 2>&1
+	fi
 	st=$?
 	# A run the kernel finished (pass or fail) goes to aplog compare,
 	# which counts a failed one and leaves it out of the rows; one without
@@ -153,8 +189,19 @@ done
 secs=$((($(now_ms) - t0 + 500) / 1000))
 echo "ab: $total runs in $secs s; logs in $out/run-NNN-{a,b}.log"
 
-label() { # side vars -> the label: the variables, and the side when both match
-	if [ "$va" = "$vb" ]; then echo "$2 (build $1)"; else echo "$2"; fi
+label() { # side vars -> the label: the variables, and the side when both match;
+	# a side through Linux's trampoline: its LRM file's name (twin: patched)
+	local l=$2
+	if [ -n "${lrm[$1]}" ]; then
+		# "Linux 6.1.0-57-amd64's trampoline, patched (apstart's twin edit)"
+		local check ver state
+		check=$(build/host/aprealmode --check "${lrm[$1]}" 2>/dev/null)
+		ver=$(sed -n 's/^kernel: *Linux version \([^ ]*\).*/\1/p' <<<"$check")
+		state=$(sed -n 's/^state: *from [^,]*, //p' <<<"$check")
+		l="Linux ${ver:-?}'s trampoline, ${state:-$(basename "${lrm[$1]}")}"
+		[ -z "${kvars[$1]// /}" ] || l+=" ${kvars[$1]% }"
+	fi
+	if [ "$va" = "$vb" ]; then echo "$l (build $1)"; else echo "$l"; fi
 }
 cmp=1
 if [ -n "${logs[a]}" ] && [ -n "${logs[b]}" ]; then

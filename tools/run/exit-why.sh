@@ -5,9 +5,9 @@
 # tools/lab/lava/run-job.sh).
 #
 # exit_why TEXT: the reason for a failure, as the last line printed. Under
-# make's restart (EXIT_WHY names a file) make prints it, as the text of
-# the error it stops with, after everything else; run alone, it is printed
-# here, on stderr.
+# make (EXIT_WHY names a file) make prints it, as the text of the error it
+# stops with, after everything else; run alone, it is printed here, on
+# stderr.
 exit_why() {
 	if [ -n "${EXIT_WHY:-}" ]; then
 		printf '%s\n' "$*" >"$EXIT_WHY"

@@ -9,7 +9,7 @@
 #              [--log FILE] [--screendump FILE.ppm] [--flush SPEC]
 #              [--loader grub|gnu-efi] [--vars FILE] [--disk FILE]
 #              [--input FILE] [--screen-script FILE] [--cpu MODEL]
-#              -- [kernel args...]
+#              [--module FILE.lrm] -- [kernel args...]
 #
 # firmware  bios: SeaBIOS, machine pc. uefi: OVMF (OVMF_CODE_4M.fd read-only,
 #           OVMF_VARS_4M.fd with snapshot=on so no run changes it), machine
@@ -49,6 +49,10 @@
 #           writes to NVRAM (default: the pristine file, snapshot=on).
 # disk      boot this image file as the USB stick, writable, in place (no
 #           copy, no per-run image): results apstart.efi writes stay in it.
+# module    an LRM file (Linux's realmode blob, docs/linux-trampoline.md):
+#           the per-run image holds it as /boot/linux/run.lrm and its default
+#           entry loads it with module2 (GRUB only); add trampoline=linux to
+#           the kernel arguments to run it.
 # cpu       another CPU model than the accelerator's default (max under
 #           TCG, host under KVM), e.g. Skylake-Client or pentium3.
 # input     what the serial console receives (keys for a menu; a FIFO the
@@ -66,7 +70,7 @@ set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 iso=$root/build/apstart.iso kernels=$root/build/iso/kernels esp_tree=$root/build/esp
 firmware= media=cdrom smp=4 accel=auto machine= timeout_s=120 wbinvd=0 mem=512
-log= shot= flush= loader=grub vars= disk= input=/dev/null script= cpu_model=
+log= shot= flush= loader=grub vars= disk= input=/dev/null script= cpu_model= module=
 usage() { sed -n '3,/^set -uo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
 die() { echo "iso-run: $*" >&2; exit 2; }
 # need "$@": the option in $1 must have a value in $2 (a missing one used
@@ -93,6 +97,7 @@ while [ $# -gt 0 ]; do
 	--input) need "$@"; input=$2; shift 2 ;;
 	--screen-script) need "$@"; script=$2; shift 2 ;;
 	--cpu) need "$@"; cpu_model=$2; shift 2 ;;
+	--module) need "$@"; module=$2; shift 2 ;;
 	-h|--help) usage; exit 0 ;;
 	--) shift; break ;;
 	*) usage >&2; die "unknown option '$1'" ;;
@@ -122,6 +127,11 @@ gnu-efi) [ "$firmware" = uefi ] || die "--loader gnu-efi needs --firmware uefi (
 *) die "--loader must be grub or gnu-efi, not '$loader'" ;;
 esac
 [ -r "$input" ] || die "--input: cannot read '$input'"
+if [ -n "$module" ]; then
+	[ -r "$module" ] || die "--module: cannot read '$module'"
+	[ "$loader" = grub ] || die "--module: apstart.efi takes only the blobs built into it (make iso LINUX_IMAGE=...; loader.cfg module=): use --loader grub"
+	[ -z "$disk" ] || die "--module makes a per-run image: not with --disk"
+fi
 [ -z "$vars" ] || [ -w "$vars" ] || die "--vars: '$vars' is not a writable file (cp /usr/share/OVMF/OVMF_VARS_4M.fd FILE)"
 if [ -n "$disk" ]; then
 	[ -w "$disk" ] || die "--disk: '$disk' is not a writable file"
@@ -215,17 +225,23 @@ if [ "$loader" = gnu-efi ]; then
 		"$root/tools/image/esp-populate.sh" --config "$tmp/loader.cfg" "$image" || die "cannot write loader.cfg"
 	fi
 	echo "iso-run: per-run image, firmware starts apstart.efi (no GRUB)${args:+, default entry: apstart-wbinvd$wbinvd.elf ${args[*]}}" >&2
-elif [ ${#args[@]} -gt 0 ] || [ "$wbinvd" != 0 ]; then
+elif [ ${#args[@]} -gt 0 ] || [ "$wbinvd" != 0 ] || [ -n "$module" ]; then
 	for f in apstart-wbinvd0.elf apstart-wbinvd1.elf "$kfile"; do
 		[ -f "$kernels/boot/$f" ] || die "no $kernels/boot/$f (run make iso first)"
 	done
 	mkdir -p "$tmp/menu/boot/grub"
-	"$root/tools/image/mkgrubcfg.sh" "$root/tools/image/grub.cfg.in" 0 "$wbinvd" "${args[@]}" \
+	mod_opt=()
+	if [ -n "$module" ]; then
+		mkdir -p "$tmp/menu/boot/linux"
+		cp "$module" "$tmp/menu/boot/linux/run.lrm" || die "cannot copy the module"
+		mod_opt=(--module /boot/linux/run.lrm)
+	fi
+	"$root/tools/image/mkgrubcfg.sh" "${mod_opt[@]}" "$root/tools/image/grub.cfg.in" 0 "$wbinvd" "${args[@]}" \
 		>"$tmp/menu/boot/grub/grub.cfg" || exit 2
 	image=$tmp/run.iso
 	[ -d "$esp_tree" ] || die "no $esp_tree (run make iso first)"
 	"$root/tools/image/mkimage.sh" "$image" "$esp_tree" "$kernels" "$tmp/menu" || die "cannot make the per-run image"
-	echo "iso-run: per-run image, default entry: $kfile ${args[*]:-(no arguments)}" >&2
+	echo "iso-run: per-run image, default entry: $kfile ${args[*]:-(no arguments)}${module:+, module2 $module}" >&2
 fi
 
 if [ -n "$disk" ]; then

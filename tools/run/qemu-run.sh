@@ -4,7 +4,7 @@
 #
 #   qemu-run.sh --kernel ELF [--smp N] [--accel auto|kvm|tcg] [--machine pc|q35]
 #               [--timeout S] [--icount] [--tcg-single] [--cpu MODEL] [--mem MB]
-#               [--log FILE] [--initrd FILE] [--flush SPEC] [--gdb PORT]
+#               [--log FILE] [--initrd FILE] [--module FILE] [--flush SPEC] [--gdb PORT]
 #               [--com1-file FILE] [--monitor-pipe PATH] [--emulator x86_64|i386]
 #               [--dry-run]
 #               -- [kernel args...]
@@ -23,6 +23,9 @@
 #               emulator (make ARCH=i386's kernels run under either).
 # --initrd      boots a Linux bzImage given as --kernel with that initramfs
 #               (make bench-linux), under the same configuration.
+# --module      a boot module for the apstart kernel (QEMU's -initrd, which
+#               its Multiboot1 loader hands over as module 1): the LRM file
+#               of trampoline=linux (docs/linux-trampoline.md)
 # --flush SPEC  charge every WBINVD/INVD a modelled cost (tools/flushmodel
 #               plugin; SPEC e.g. us=2000 or xeon6985p). Forces TCG, prints
 #               "@host flush_model=SPEC" before the kernel's output, and needs
@@ -69,7 +72,7 @@ while [ $# -gt 0 ]; do
 	--monitor-pipe) need "$@"; monitor_pipe=$2; shift 2 ;;
 	--flush) need "$@"; flush=$2; shift 2 ;;
 	--mem) need "$@"; mem=$2; shift 2 ;;
-	--initrd) need "$@"; initrd=$2; shift 2 ;;
+	--initrd|--module) need "$@"; initrd=$2; shift 2 ;;
 	--gdb) need "$@"; gdb_port=$2; shift 2 ;;
 	--emulator) need "$@"; emulator=$2; shift 2 ;;
 	--dry-run) dry_run=1; shift ;;
@@ -119,7 +122,7 @@ if [ "$accel" = kvm ]; then
 	accel_opts=(-accel kvm -cpu host,-arch-capabilities)
 elif [ "$icount" = 1 ]; then
 	# Deterministic virtual time: one instruction = 1 ns of TSC. The
-	# kernel's icount=on keeps INIT from warping it (wings/selftest/test_hooks.h);
+	# kernel's icount=on keeps INIT from warping it (smp/icount_fence.h);
 	# it goes first so an explicit icount=off in the args still wins.
 	accel_opts=(-accel tcg -cpu max -icount shift=0,sleep=off)
 	args="icount=on${args:+ $args}"
@@ -163,7 +166,13 @@ cmd=(qemu-system-$emulator -machine "$machine" "${accel_opts[@]}" -smp "$smp" -m
 	-display none -no-reboot "${serial_opts[@]}" "${monitor_opts[@]}"
 	-device isa-debug-exit,iobase=0xf4,iosize=4
 	-kernel "$kernel")
-[ -n "$initrd" ] && cmd+=(-initrd "$initrd")
+if [ -n "$initrd" ]; then
+	[ -r "$initrd" ] || die "--initrd/--module: cannot read '$initrd'"
+	# QEMU's Multiboot loader splits the value at commas (modules) and
+	# blanks (a module's string).
+	case $initrd in *[,[:space:]]*) die "--initrd/--module: QEMU would split '$initrd' at its comma or blank" ;; esac
+	cmd+=(-initrd "$initrd")
+fi
 [ -n "$args" ] && cmd+=(-append "$args")
 [ -n "$gdb_port" ] && cmd+=(-S -gdb "tcp::$gdb_port")
 [ -n "$flush" ] && cmd+=(-plugin "$flush_arg")

@@ -37,7 +37,9 @@ struct handoff_segment {
 };
 _Static_assert(sizeof(struct handoff_segment) == 16, "handoff_stub.asm: SEG_SIZE");
 
+#if APSTART_EFI_TEST_HOOKS
 BOOLEAN handoff_test_stale_key;
+#endif
 
 extern UINT8 handoff_start[], handoff_end[];
 extern UINT8 handoff_entry[], handoff_info[], handoff_nseg[], handoff_segs[];
@@ -134,7 +136,8 @@ static void stuck(const char *what, EFI_STATUS st)
 }
 
 EFI_STATUS handoff_boot(EFI_HANDLE image, const struct kernel_image *k,
-			const CHAR8 *cmdline)
+			const CHAR8 *cmdline, const UINT8 *module, UINTN module_size,
+			const CHAR8 *module_name)
 {
 	EFI_STATUS st = reserve_load_range(k);
 	if (EFI_ERROR(st))
@@ -160,6 +163,13 @@ EFI_STATUS handoff_boot(EFI_HANDLE image, const struct kernel_image *k,
 			.filesz = s->filesz, .memsz = s->memsz,
 		};
 	}
+	UINT8 *mod = NULL;
+	if (module) {
+		mod = lowmem_alloc(module_size, EfiLoaderData);
+		if (!mod)
+			return EFI_OUT_OF_RESOURCES;
+		CopyMem(mod, (VOID *)module, module_size);
+	}
 	*(UINT32 *)stub_field(stub, handoff_nseg) = k->nseg;
 	*(UINT32 *)stub_field(stub, handoff_entry) = k->entry;
 
@@ -176,6 +186,11 @@ EFI_STATUS handoff_boot(EFI_HANDLE image, const struct kernel_image *k,
 	struct mb2info info;
 	if (!map || EFI_ERROR(mb2_begin(&info, cmdline, k->wants_framebuffer, map_cap, dsize)))
 		return EFI_OUT_OF_RESOURCES;
+	if (mod) {
+		mb2_module(&info, (UINT32)(UINTN)mod, (UINT32)((UINTN)mod + module_size), module_name);
+		Print(L"handoff: module %a at 0x%lx, %d bytes\n", module_name, (UINT64)(UINTN)mod,
+		      module_size);
+	}
 	*(UINT32 *)stub_field(stub, handoff_info) = (UINT32)(UINTN)info.buf;
 
 	Print(L"handoff: entering the kernel at 0x%x (ExitBootServices now; the kernel "
@@ -193,11 +208,13 @@ EFI_STATUS handoff_boot(EFI_HANDLE image, const struct kernel_image *k,
 			}
 			stuck("GetMemoryMap failed after a failed ExitBootServices", st);
 		}
+#if APSTART_EFI_TEST_HOOKS
 		if (tries == 1 && handoff_test_stale_key) {
 			EFI_PHYSICAL_ADDRESS page;
 			uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, 1,
 					  &page);
 		}
+#endif
 		st = uefi_call_wrapper(BS->ExitBootServices, 2, image, key);
 		if (!EFI_ERROR(st))
 			break;

@@ -5,16 +5,23 @@
 
 #include <efi.h>
 
+#include "wings/efi/test_hooks.h"
+
 #include "wings/efi/kernel.h"
 
 /* Does not return once boot services are exited. Returns an error (and
  * prints why) only while they are still there: the menu can go on. */
+/* module: NULL, or module_size bytes handed over as the kernel's boot
+ * module (copied below 4 GiB, clear of the kernel) named module_name. */
 EFI_STATUS handoff_boot(EFI_HANDLE image, const struct kernel_image *k,
-			const CHAR8 *cmdline);
+			const CHAR8 *cmdline, const UINT8 *module, UINTN module_size,
+			const CHAR8 *module_name);
 
 /* Test only (loader.cfg test_stale_map_key=1): change the memory map
  * between the first GetMemoryMap and ExitBootServices, so that the first
  * try fails and the retry is exercised. */
+#if APSTART_EFI_TEST_HOOKS
 extern BOOLEAN handoff_test_stale_key;
+#endif
 
 #endif

@@ -22,12 +22,24 @@ static void to_hex(const UINT8 d[SHA256_BYTES], CHAR16 out[2 * SHA256_BYTES + 1]
 	out[2 * SHA256_BYTES] = 0;
 }
 
+/* A kernel, or an LRM file (\apstart\linux\*.lrm). */
+static const CHAR16 *what(const CHAR16 *path)
+{
+	UINTN n = StrLen((CHAR16 *)path);
+	return n > 4 && StrCmp((CHAR16 *)path + n - 4, L".lrm") == 0 ? L"Linux blob" : L"kernel";
+}
+
 static const struct kernel_hash *find(const CHAR16 *path)
 {
 	for (UINTN i = 0; i < kernel_hash_count; i++)
 		if (StrCmp((CHAR16 *)kernel_hashes[i].path, (CHAR16 *)path) == 0)
 			return &kernel_hashes[i];
 	return NULL;
+}
+
+BOOLEAN kernel_hash_known(const CHAR16 *path)
+{
+	return find(path) != NULL;
 }
 
 EFI_STATUS kernel_hash_check(const CHAR16 *path, const UINT8 *file, UINTN size,
@@ -44,18 +56,18 @@ EFI_STATUS kernel_hash_check(const CHAR16 *path, const UINT8 *file, UINTN size,
 	if (k)
 		to_hex(k->sha256, want);
 	if (sb == SECURE_BOOT_OFF) {
-		Print(L"apstart.efi: warning: %s is not the kernel this apstart.efi was built with\n"
+		Print(L"apstart.efi: warning: %s is not the %s this apstart.efi was built with\n"
 		      L"  (SHA-256 %s, built with %s).\n"
 		      L"  Secure Boot is off, so it is started; with Secure Boot on it would be refused.\n",
-		      path, got, want);
+		      path, what(path), got, want);
 		return EFI_SUCCESS;
 	}
-	Print(L"apstart.efi: Secure Boot is %s and %s is not the kernel this apstart.efi\n"
+	Print(L"apstart.efi: Secure Boot is %s and %s is not the %s this apstart.efi\n"
 	      L"  was signed with: refused.\n"
 	      L"  its SHA-256:      %s\n"
 	      L"  signed SHA-256:   %s\n"
 	      L"  Write the stick again from the build that was signed (make sign; make usb),\n"
 	      L"  or turn Secure Boot off in the firmware settings.\n",
-	      secure_boot_name(sb), path, got, want);
+	      secure_boot_name(sb), path, what(path), got, want);
 	return EFI_SECURITY_VIOLATION;
 }

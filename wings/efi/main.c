@@ -24,6 +24,9 @@
 #endif
 
 #define KERNEL_FILE_MAX (64u << 20)
+/* An LRM file: a realmode blob of at most 64 KiB and its tables
+ * (wings/linux_trampoline/lrm_file.h's LRM_FILE_MAX, with room). */
+#define LRM_FILE_READ_MAX (256u << 10)
 
 /* gnu-efi's crt0 (_start) relocates the image and calls this with the
  * System V calling convention: not EFIAPI. */
@@ -34,28 +37,71 @@ static enum secure_boot secure_boot;
 
 /* Loads and starts the entry's kernel; returns only if that failed
  * while boot services were still there. */
+/* The entry's module (an LRM file), read and checked against the table
+ * as its kernel is: under Secure Boot only the blob the image was signed
+ * with is handed over. *data NULL: the entry has none. */
+static EFI_STATUS read_module(struct volume *v, const struct boot_entry *e, UINT8 **data,
+			      UINTN *size)
+{
+	*data = NULL;
+	*size = 0;
+	if (!e->module)
+		return EFI_SUCCESS;
+	EFI_STATUS st = volume_read_file(v, e->module, LRM_FILE_READ_MAX, data, size);
+	if (EFI_ERROR(st)) {
+		Print(L"cannot read %s: %r\n", e->module, st);
+		return st;
+	}
+	st = kernel_hash_check(e->module, *data, *size, secure_boot);
+	if (EFI_ERROR(st)) {
+		FreePool(*data);
+		*data = NULL;
+	}
+	return st;
+}
+
+/* The module's string for the kernel: its path, as ASCII. */
+static void module_name(const CHAR16 *path, CHAR8 *out, UINTN cap)
+{
+	UINTN i = 0;
+	for (; path && path[i] && i + 1 < cap; i++)
+		out[i] = path[i] < 0x80 ? (CHAR8)path[i] : '?';
+	out[i] = 0;
+}
+
 static void boot_entry(EFI_HANDLE image, struct volume *v, const struct boot_entry *e)
 {
 	const CHAR16 *path = e->wbinvd ? APSTART_KERNEL1 : APSTART_KERNEL0;
-	UINT8 *file;
-	UINTN size;
+	UINT8 *file, *mod;
+	UINTN size, mod_size;
 	struct kernel_image k;
+	CHAR8 mod_name[64];
 
 	char shown[CMDLINE_MAX * 4 + 1]; /* each byte at most \xNN */
 	fmt_escape(shown, sizeof shown, (const char *)e->cmdline);
-	Print(L"loading %s, command line \"%a\"\n", path, shown);
+	Print(L"loading %s, command line \"%a\"%s%s\n", path, shown,
+	      e->module ? L", module " : L"", e->module ? e->module : L"");
+	if (EFI_ERROR(read_module(v, e, &mod, &mod_size))) {
+		Print(L"cannot start %s with %s\n", path, e->module);
+		return;
+	}
+	module_name(e->module, mod_name, sizeof mod_name);
 	EFI_STATUS st = volume_read_file(v, path, KERNEL_FILE_MAX, &file, &size);
 	if (EFI_ERROR(st)) {
 		Print(L"cannot read %s: %r\n", path, st);
+		if (mod)
+			FreePool(mod);
 		return;
 	}
 	st = kernel_hash_check(path, file, size, secure_boot);
 	if (!EFI_ERROR(st))
 		st = kernel_parse(file, size, &k);
 	if (!EFI_ERROR(st))
-		st = handoff_boot(image, &k, e->cmdline);
+		st = handoff_boot(image, &k, e->cmdline, mod, mod_size, mod_name);
 	Print(L"cannot start %s: %r\n", path, st);
 	FreePool(file);
+	if (mod)
+		FreePool(mod);
 }
 
 EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
@@ -84,7 +130,14 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 		return st;
 	}
 	menu_init(&menu);
+	/* Linux's own trampoline: entries for the blobs the image was made
+	 * with (make iso LINUX_IMAGE=...: their SHA-256 in apstart.efi). */
+	static const CHAR16 *const lrms[] = { APSTART_LRM_SHIPPED, APSTART_LRM_TWIN };
+	for (UINTN i = 0; i < 2; i++)
+		if (kernel_hash_known(lrms[i]) && volume_exists(&vol, lrms[i]))
+			menu_add_module(&menu, lrms[i], (const CHAR8 *)"trampoline=linux cycles=10");
 	config_load(&vol, &menu, &cfg);
+	session_trust(&cfg.session, secure_boot == SECURE_BOOT_OFF);
 	struct boot_entry run;
 	if (session_on_boot(&vol, &cfg.session, &menu, &run)) {
 		boot_entry(image, &vol, &run);

@@ -2,7 +2,8 @@
 /* Multiboot2 boot information (Multiboot2 §3.6): total_size u32,
  * reserved u32, then tags, each 8-byte aligned: type u32, size u32,
  * payload. What GRUB 2.06 gives a Multiboot2 kernel on UEFI, less the
- * modules and the basic meminfo tag (the kernel uses the memory map). */
+ * basic meminfo tag (the kernel uses the memory map); a module only with
+ * Linux's blob. */
 #include "wings/efi/mb2info.h"
 
 #include <efilib.h>
@@ -20,6 +21,7 @@ enum {
 	TAG_END = 0,
 	TAG_CMDLINE = 1,
 	TAG_LOADER_NAME = 2,
+	TAG_MODULE = 3,
 	TAG_MMAP = 6,
 	TAG_FRAMEBUFFER = 8,
 	TAG_EFI64 = 12,
@@ -177,6 +179,17 @@ EFI_STATUS mb2_begin(struct mb2info *m, const CHAR8 *cmdline, BOOLEAN want_fb,
 	*(UINT64 *)(tag(m, TAG_EFI64, 16) + 8) = (UINT64)(UINTN)ST;
 	acpi_tags(m);
 	return EFI_SUCCESS;
+}
+
+/* Tag 3 (Multiboot2 §3.6.6): mod_start, mod_end, the string. Its room is
+ * in FIXED_TAGS_MAX (16 + a short path). */
+void mb2_module(struct mb2info *m, UINT32 start, UINT32 end, const CHAR8 *string)
+{
+	UINTN n = strlen8(string);
+	UINT8 *t = tag(m, TAG_MODULE, 16 + n + 1);
+	*(UINT32 *)(t + 8) = start;
+	*(UINT32 *)(t + 12) = end;
+	CopyMem(t + 16, (VOID *)string, n);
 }
 
 void mb2_finish(struct mb2info *m, const UINT8 *map, UINTN map_size, UINTN desc_size,

@@ -19,6 +19,10 @@ struct mb2info {
 EFI_STATUS mb2_begin(struct mb2info *m, const CHAR8 *cmdline, BOOLEAN want_fb,
 		     UINTN map_cap, UINTN desc_size);
 
+/* One module tag (the kernel's boot module: an LRM file), its bytes at
+ * [start, end) below 4 GiB, its string. Before mb2_finish(). */
+void mb2_module(struct mb2info *m, UINT32 start, UINT32 end, const CHAR8 *string);
+
 /* After ExitBootServices (no boot services calls): the memory map tags
  * from the final map, the end tag, the total size. */
 void mb2_finish(struct mb2info *m, const UINT8 *map, UINTN map_size, UINTN desc_size,

@@ -20,11 +20,20 @@ static void add(struct menu *m, UINTN wbinvd, const CHAR8 *cmdline)
 	struct boot_entry *e = &m->entry[m->count++];
 
 	e->wbinvd = wbinvd;
+	e->module = NULL;
 	e->from_config = FALSE;
 	UINTN i = 0;
 	for (; cmdline[i] && i < CMDLINE_MAX; i++)
 		e->cmdline[i] = cmdline[i];
 	e->cmdline[i] = 0;
+}
+
+void menu_add_module(struct menu *m, const CHAR16 *module, const CHAR8 *cmdline)
+{
+	if (m->count == MENU_MAX_ENTRIES)
+		return;
+	add(m, 0, cmdline);
+	m->entry[m->count - 1].module = module;
 }
 
 void menu_init(struct menu *m)
@@ -44,8 +53,10 @@ static void show(const struct menu *m, UINTN sel)
 	Print(L"\napstart.efi boot menu (kernels in %s)\n", APSTART_DIR);
 	for (UINTN i = 0; i < m->count; i++) {
 		const struct boot_entry *e = &m->entry[i];
-		Print(L" %c %d) %s, %a%s%s\n", i == sel ? L'>' : L' ', i + 1,
-		      variant_name(e->wbinvd), e->cmdline[0] ? e->cmdline : (CHAR8 *)"no options",
+		Print(L" %c %d) %s%s%s, %a%s%s\n", i == sel ? L'>' : L' ', i + 1,
+		      variant_name(e->wbinvd), e->module ? L", Linux's trampoline " : L"",
+		      e->module ? e->module : L"",
+		      e->cmdline[0] ? e->cmdline : (CHAR8 *)"no options",
 		      e->from_config ? L" (loader.cfg)" : L"",
 		      i == m->def ? L" [default]" : L"");
 	}

@@ -11,6 +11,8 @@
 
 struct boot_entry {
 	UINTN wbinvd;                  /* kernel variant: 0 or 1 */
+	const CHAR16 *module;          /* an LRM file (volume.h) handed over as the
+					* kernel's Multiboot2 module, or NULL */
 	CHAR8 cmdline[CMDLINE_MAX + 1];
 	BOOLEAN from_config;           /* defined in \apstart\loader.cfg */
 };
@@ -33,6 +35,10 @@ struct menu {
 
 /* The entries every stick has, like the GRUB menu's first four. */
 void menu_init(struct menu *m);
+
+/* One more entry: kernel variant 0 with module (an LRM file on the
+ * volume) and cmdline; nothing if the menu is full. */
+void menu_add_module(struct menu *m, const CHAR16 *module, const CHAR8 *cmdline);
 
 /* Shows the menu until an entry is chosen (its command line possibly
  * edited in place) or the countdown runs out. Returns the entry's index,

@@ -11,6 +11,10 @@
 #define APSTART_KERNEL0    L"\\apstart\\apstart-wbinvd0.elf"
 #define APSTART_KERNEL1    L"\\apstart\\apstart-wbinvd1.elf"
 #define APSTART_CONFIG     L"\\apstart\\loader.cfg"
+/* Linux's own trampoline (make iso LINUX_IMAGE=...): a kernel's realmode
+ * blob as shipped and its patched twin, LRM files (docs/linux-trampoline.md). */
+#define APSTART_LRM_SHIPPED L"\\apstart\\linux\\shipped.lrm"
+#define APSTART_LRM_TWIN    L"\\apstart\\linux\\twin.lrm"
 #define APSTART_RESULTS    L"\\apstart\\results"
 /* There while an A/B session is under way: GRUB's menu then starts
  * apstart.efi at once (tools/image/grub.cfg.in), so each reset comes back here. */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Runs a command on the logs of a make bench-linux session kept in
+# Runs a command on the logs of a make bench-linux session (or of a make ab
+# one: linux-flush, docs/linux-trampoline.md) kept in
 # tests/docs/fixtures/SET/ (docs/linux-trace.md): in a temporary folder
 # that holds them, *.log.gz decompressed (Linux's traced runs are ~1 MiB
 # of records each), so that the command names them as bench-linux does.

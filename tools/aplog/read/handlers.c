@@ -357,16 +357,28 @@ void on_warn(struct loader *ld, const char *p, size_t n)
 		ld->set->runs[ld->cur].warn_events++;
 }
 
+/* A record's text after its word, kept whole for lookups. */
+static void keep_text(char **dst, const char *p, size_t n)
+{
+	free(*dst);
+	*dst = xcalloc(n + 1, 1);
+	memcpy(*dst, p, n);
+}
+
 /* @env: the machine (vendor, brand, hypervisor=, acpi_oem=...), kept as
  * text for lookups: it says whether the flush under test cost anything. */
 void on_env(struct loader *ld, const char *p, size_t n)
 {
-	if (ld->cur < 0)
-		return;
-	struct run *r = &ld->set->runs[ld->cur];
-	free(r->env_fields);
-	r->env_fields = xcalloc(n + 1, 1);
-	memcpy(r->env_fields, p, n);
+	if (ld->cur >= 0)
+		keep_text(&ld->set->runs[ld->cur].env_fields, p, n);
+}
+
+/* @trampoline: whose trampoline the APs started in (kind=apstart, or
+ * kind=linux with the blob's version and SHA-256): a side is one. */
+void on_trampoline(struct loader *ld, const char *p, size_t n)
+{
+	if (ld->cur >= 0)
+		keep_text(&ld->set->runs[ld->cur].tramp_fields, p, n);
 }
 
 void on_end(struct loader *ld, size_t line, const struct record *rec)

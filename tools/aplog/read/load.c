@@ -28,13 +28,13 @@ static bool has_text(const char *p, size_t n, const char *t)
 }
 
 enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_WARN,
-	     W_CPUSUM, W_PHASE, W_ROUND, W_BRINGUP, W_ENV, W_COUNT };
+	     W_CPUSUM, W_PHASE, W_ROUND, W_BRINGUP, W_ENV, W_TRAMP, W_COUNT };
 
 static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 {
 	static const char *const words[W_COUNT] = { "@boot", "@sample",
 		"@summary", "@fail", "@end", "@host", "@cpu", "@warn", "@cpusum",
-		"@phase", "@round", "@bringup", "@env" };
+		"@phase", "@round", "@bringup", "@env", "@trampoline" };
 	size_t w = 1;
 	while (w < n && p[w] != ' ' && p[w] != '\t')
 		w++;
@@ -54,6 +54,10 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 	}
 	if (kind == W_ENV) {
 		on_env(ld, p + w, n - w);
+		return;
+	}
+	if (kind == W_TRAMP) {
+		on_trampoline(ld, p + w, n - w);
 		return;
 	}
 	/* @cpu matters only with a warp test result; other @cpu lines (older
@@ -118,7 +122,15 @@ int load_file(struct set *set, const char *path, bool allow_trunc)
 	FILE *f = open_input(path);
 	if (!f)
 		return 1;
-	struct loader ld = { .m = { .file = is_stdin ? "<stdin>" : path },
+	int errors = load_stream(set, f, is_stdin ? "<stdin>" : path, allow_trunc);
+	if (!is_stdin)
+		fclose(f);
+	return errors;
+}
+
+int load_stream(struct set *set, FILE *f, const char *name, bool allow_trunc)
+{
+	struct loader ld = { .m = { .file = name },
 			     .set = set, .allow_trunc = allow_trunc, .cur = -1 };
 	char *chunk = xcalloc(CHUNK_BYTES, 1), *lb = xcalloc(LINE_MAX_BYTES, 1);
 	size_t first = set->n, line = 0, ln = 0;
@@ -176,8 +188,6 @@ int load_file(struct set *set, const char *path, bool allow_trunc)
 			ld.m.file);
 		ld.m.errors++;
 	}
-	if (!is_stdin)
-		fclose(f);
 	free(chunk);
 	free(lb);
 	return ld.m.errors;

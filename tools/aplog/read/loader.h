@@ -41,6 +41,7 @@ void on_cpusum(struct loader *ld, size_t line, const struct record *rec);
 void on_fail(struct loader *ld, size_t line, const char *p, size_t n);
 void on_warn(struct loader *ld, const char *p, size_t n);
 void on_env(struct loader *ld, const char *p, size_t n);
+void on_trampoline(struct loader *ld, const char *p, size_t n);
 void on_end(struct loader *ld, size_t line, const struct record *rec);
 void on_host(struct loader *ld, size_t line, const struct record *rec);
 

@@ -18,6 +18,7 @@ void set_free(struct set *s)
 		free(s->runs[i].s);
 		free(s->runs[i].boot_fields);
 		free(s->runs[i].env_fields);
+		free(s->runs[i].tramp_fields);
 		free(s->runs[i].sync);
 		free(s->runs[i].ph);
 		free(s->runs[i].rounds);
@@ -85,4 +86,9 @@ const char *run_boot_field(const struct run *r, const char *key, size_t *len)
 const char *run_env_field(const struct run *r, const char *key, size_t *len)
 {
 	return field_in(r->env_fields, key, len);
+}
+
+const char *run_tramp_field(const struct run *r, const char *key, size_t *len)
+{
+	return field_in(r->tramp_fields, key, len);
 }

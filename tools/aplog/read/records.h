@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "lib/phase_names.h"
 
@@ -92,6 +93,8 @@ struct run {
 	bool bad_boot;        /* @boot was malformed: skip range checks */
 	char *boot_fields;    /* the @boot line after the word, for lookups */
 	char *env_fields;     /* the same of @env, NULL if the run has none */
+	char *tramp_fields;   /* the same of @trampoline, NULL if none (a kernel
+				 before it: the core's trampoline) */
 	char kernel[STR_MAX], version[STR_MAX], tsc_source[STR_MAX];
 	int firmware;         /* index into firmware_names */
 	unsigned wbinvd, x2apic;
@@ -152,6 +155,11 @@ enum use run_use(const struct run *r);
 /* Appends the runs of one log to set; returns the number of errors (each
  * already reported). */
 int load_file(struct set *set, const char *path, bool allow_trunc);
+/* The same from an open stream (name: the file's, in messages); the
+ * stream stays open. Whatever the bytes (a serial capture, a pstore
+ * zone, NVRAM's parts, a QR code's text from a crashed machine), it
+ * reads within its bounds or reports an error: fuzzed (tests/fuzz). */
+int load_stream(struct set *set, FILE *f, const char *name, bool allow_trunc);
 
 /* Samples marked nmi=1 feed no statistic, total, comparison or baseline
  * unless this is set (--with-nmi); verify and csv see every sample. */
@@ -176,6 +184,8 @@ int run_tsc_sync(const struct run *r, uint32_t apic);
 const char *run_boot_field(const struct run *r, const char *key, size_t *len);
 /* The same in its @env record. */
 const char *run_env_field(const struct run *r, const char *key, size_t *len);
+/* The same in its @trampoline record. */
+const char *run_tramp_field(const struct run *r, const char *key, size_t *len);
 
 /* ---- key=value records, shared with the baseline file parser --------- */
 

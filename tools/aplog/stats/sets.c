@@ -273,6 +273,46 @@ static int check_one_build(const struct side *sd, char letter)
 	return 0;
 }
 
+/* A run's trampoline, as its @trampoline record names it: the kind and,
+ * for Linux's, the blob's SHA-256 (a run without the record: the core's,
+ * as every kernel before the record had). */
+static void run_trampoline(const struct run *r, char *out, size_t cap)
+{
+	size_t kn = 0, sn = 0;
+	const char *kind = run_tramp_field(r, "kind", &kn);
+	const char *sha = run_tramp_field(r, "blob_sha256", &sn);
+	if (!kind)
+		snprintf(out, cap, "kind=apstart");
+	else if (!sha)
+		snprintf(out, cap, "kind=%.*s", (int)kn, kind);
+	else
+		snprintf(out, cap, "kind=%.*s blob_sha256=%.*s", (int)kn, kind, (int)sn, sha);
+}
+
+/* Every usable run of the side started its APs in one trampoline: Linux's
+ * blob and apstart's own, or two blobs, are two things measured. Not
+ * taken back by --force. */
+static int check_one_trampoline(const struct side *sd, char letter)
+{
+	const struct run *f = first_usable(sd);
+	char ft[160], rt[160];
+	if (f)
+		run_trampoline(f, ft, sizeof ft);
+	for (size_t i = 0; f && i < sd->set.n; i++) {
+		const struct run *r = &sd->set.runs[i];
+		if (run_use(r) == USE_NONE)
+			continue;
+		run_trampoline(r, rt, sizeof rt);
+		if (strcmp(ft, rt) == 0)
+			continue;
+		fprintf(stderr, "aplog: set %c mixes trampolines: %s (%s:%zu) and %s "
+			"(%s:%zu); a side is one trampoline (@trampoline)\n", letter, ft,
+			f->file, f->boot_line, rt, r->file, r->boot_line);
+		return 1;
+	}
+	return 0;
+}
+
 /* A label's KEY=VALUE words that name a @boot key must match the runs:
  * "--label-a WBINVD=1" on wbinvd=0 runs is a swapped pair of files. */
 static int check_label(const struct side *sd, const char *label, char letter)
@@ -377,6 +417,8 @@ int load_two(struct side s[2], const char *purpose)
 	int e0 = side_load(&s[0], cli.files[0], cli.nfiles[0], "set A", purpose);
 	int e1 = side_load(&s[1], cli.files[1], cli.nfiles[1], "set B", purpose);
 	if (e0 || e1)
+		return 1;
+	if (check_one_trampoline(&s[0], 'A') || check_one_trampoline(&s[1], 'B'))
 		return 1;
 	if (!(cli.given & O_FORCE) &&
 	    (check_one_build(&s[0], 'A') || check_one_build(&s[1], 'B') ||

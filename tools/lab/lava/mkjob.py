@@ -3,13 +3,19 @@
 """Fill in an apstart LAVA job template (tools/lab/lava/*.yaml).
 
   mkjob.py --template qemu|x86-ipxe|x86-grub|FILE --kernel-url URL
-           [--args "cycles=10 ..."] [--smp N] [--variant TEXT] [--out FILE]
+           [--args "cycles=10 ..."] [--smp N] [--variant TEXT]
+           [--module-url URL] [--out FILE]
 
 Replaces @KERNEL_URL@, @ARGS@, @SMP@ and @VARIANT@ in every string of the
 template and puts the monitors of tools/lab/lava/monitors.yaml where it says
 '@MONITORS@'. Kernel arguments may use only [A-Za-z0-9_.,:=+/@%-] (as
 tools/image/mkgrubcfg.sh): nothing in them means anything to a shell, GRUB or
-iPXE. Writes the job on stdout or to FILE; exit status 2 on bad input."""
+iPXE. --module-url: the APs start in Linux's own trampoline, the LRM file at
+URL (aprealmode's, docs/linux-trampoline.md): trampoline=linux is added to
+the arguments and the file deployed beside the kernel as its Multiboot
+module (qemu: -initrd; x86-grub: a ramdisk LAVA leaves as it is, module2;
+x86-ipxe: the same, loaded with initrd, which iPXE hands over as a module).
+Writes the job on stdout or to FILE; exit status 2 on bad input."""
 import argparse
 import os
 import re
@@ -43,6 +49,26 @@ def fill(node, values, monitors):
     return node
 
 
+def add_module(job, template, url):
+    """The LRM file as the kernel's Multiboot module, the way the template's
+    boot method loads modules."""
+    deploy = next(a['deploy'] for a in job['actions'] if 'deploy' in a)
+    boot = next(a['boot'] for a in job['actions'] if 'boot' in a)
+    if 'images' in deploy:  # qemu: QEMU's -initrd is Multiboot module 1
+        deploy['images']['module'] = {'image_arg': '-initrd {module}', 'url': url}
+        return
+    # tftp: a ramdisk LAVA must not unpack, add modules to or rewrap
+    deploy['ramdisk'] = {'url': url, 'install_modules': False, 'install_overlay': False}
+    cmds = boot['commands']
+    if boot['method'] == 'grub':
+        cmds.insert(cmds.index('boot'), 'module2 (tftp,{SERVER_IP})/{RAMDISK}')
+    elif boot['method'] == 'ipxe':
+        at = next(i for i, c in enumerate(cmds) if c.startswith('kernel '))
+        cmds.insert(at + 1, 'initrd tftp://{SERVER_IP}/{RAMDISK}')
+    else:
+        die('template %s: its boot method %r loads no module' % (template, boot['method']))
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--template', required=True)
@@ -50,6 +76,7 @@ def main():
     p.add_argument('--args', default='')
     p.add_argument('--smp', default='4')
     p.add_argument('--variant', default='')
+    p.add_argument('--module-url')
     p.add_argument('--out')
     a = p.parse_args()
     path = a.template
@@ -58,6 +85,11 @@ def main():
     if not os.path.isfile(path):
         die('no template %r (qemu, x86-ipxe, x86-grub or a file)' % a.template)
     words = a.args.split()
+    if a.module_url is not None:
+        if not re.match(r'^(file|https?|ftp)://\S+$', a.module_url):
+            die('--module-url must be a file://, http(s):// or ftp:// URL, not %r' % a.module_url)
+        if 'trampoline=linux' not in words:
+            words.append('trampoline=linux')
     for w in words:
         if not ARG_RE.match(w):
             die("kernel argument %r has characters other than [A-Za-z0-9_.,:=+/@%%-]" % w)
@@ -74,6 +106,8 @@ def main():
     values = {'KERNEL_URL': a.kernel_url, 'ARGS': ' '.join(words), 'SMP': a.smp,
               'VARIANT': a.variant or 'kernel'}
     job = fill(job, values, monitors)
+    if a.module_url is not None:
+        add_module(job, a.template, a.module_url)
     text = ('# apstart LAVA job from %s (tools/lab/lava/mkjob.py)\n'
             % os.path.relpath(path, os.path.dirname(HERE) + '/..')
             + yaml.safe_dump(job, sort_keys=False, width=1000))

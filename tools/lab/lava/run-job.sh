@@ -5,8 +5,12 @@
 # qemu device (tools/lab/lava/devices/qemu-apstart.yaml; no lava-server
 # needed), and turn its log into a results file (tools/lab/lava/results.py).
 #
-#   run-job.sh --kernel ELF --out DIR [--smp N] [--variant TEXT] [--timeout S] -- [ARG...]
+#   run-job.sh --kernel ELF --out DIR [--smp N] [--variant TEXT] [--timeout S]
+#              [--module FILE.lrm] -- [ARG...]
 #
+# --module: the APs start in Linux's own trampoline, that LRM file
+# (docs/linux-trampoline.md) deployed as the kernel's module (mkjob.py
+# --module-url; trampoline=linux).
 # DIR gets job.yaml, lava.log (lava-run's log), output/ (its output
 # directory: the job's verdict only) and results.txt.
 # Exit status: 0 apstart's @end said pass, 1 fail, 2 no verdict (LAVA not
@@ -15,7 +19,7 @@
 set -uo pipefail
 
 die() { echo "lava: $*" >&2; exit 2; }
-kernel= out= smp=4 variant= timeout_s=300
+kernel= out= smp=4 variant= timeout_s=300 module=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:?}; shift 2 ;;
@@ -23,12 +27,14 @@ while [ $# -gt 0 ]; do
 	--smp) smp=${2:?}; shift 2 ;;
 	--variant) variant=${2:?}; shift 2 ;;
 	--timeout) timeout_s=${2:?}; shift 2 ;;
+	--module) module=${2:?}; shift 2 ;;
 	--) shift; break ;;
 	*) die "unknown option '$1' (usage: run-job.sh --kernel ELF --out DIR [--smp N] -- [ARG...])" ;;
 	esac
 done
 [ -n "$kernel" ] && [ -n "$out" ] || die "--kernel ELF and --out DIR are required"
 [ -f "$kernel" ] || die "no kernel at '$kernel' (run make first)"
+[ -z "$module" ] || [ -f "$module" ] || die "no module at '$module'"
 command -v lava-run >/dev/null ||
 	die "no lava-run: install lava-dispatcher (apt-get install -y --no-install-recommends lava-dispatcher)"
 [ "$(id -u)" = 0 ] || die "lava-run runs as root (it works in /var/lib/lava/dispatcher)"
@@ -38,7 +44,8 @@ py=/usr/bin/python3
 rm -rf "$out"
 mkdir -p "$out"
 "$py" "$here/mkjob.py" --template qemu --kernel-url "file://$(realpath "$kernel")" \
-	--smp "$smp" --variant "${variant:-$(basename "$kernel")}" --args "$*" --out "$out/job.yaml" || exit 2
+	--smp "$smp" --variant "${variant:-$(basename "$kernel")}" --args "$*" \
+	${module:+--module-url "file://$(realpath "$module")"} --out "$out/job.yaml" || exit 2
 # The job id names lava-run's work directory: this process's, so that two
 # runs at once do not share one.
 t0=$(date +%s%N)

@@ -6,19 +6,20 @@
 #                                      their symbols; the loaded bytes are
 #                                      the build's: make deb-tests checks)
 #   /etc/grub.d/90_apstart             a conffile
-#   /usr/sbin/apstart, /usr/lib/apstart/, /usr/bin/aplog
+#   /usr/sbin/apstart, /usr/lib/apstart/, /usr/bin/aplog, /usr/bin/aprealmode
 #   /usr/lib/systemd/system/apstart-{collect,session}.service
-#   /usr/share/man/man8/apstart.8.gz, man1/aplog.1.gz
+#   /usr/share/man/man8/apstart.8.gz, man1/aplog.1.gz, man1/aprealmode.1.gz
 #   /usr/share/doc/apstart/{copyright,changelog.gz}
 #   /usr/share/apstart/apstart-mok.der  with DEB_CERT=FILE.der: the key
 #                                      apstart setup --secure-boot enrols
 # and the maintainer scripts of tools/linux/deb/ (units, update-grub,
 # apstart setup --undo on removal, /var/lib/apstart on purge).
-#   DEB_VERSION=0.1 APLOG=build/host/aplog [DEB_CERT=FILE.der] mkdeb.sh OUTDIR
+#   DEB_VERSION=0.1 APLOG=build/host/aplog APREALMODE=build/host/aprealmode
+#   [DEB_CERT=FILE.der] mkdeb.sh OUTDIR
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 out=${1:?usage: mkdeb.sh OUTDIR}
-: "${DEB_VERSION:?}" "${APLOG:=build/host/aplog}"
+: "${DEB_VERSION:?}" "${APLOG:=build/host/aplog}" "${APREALMODE:=build/host/aprealmode}"
 here=tools/linux/deb
 for t in dpkg-deb dpkg-shlibdeps fakeroot; do
 	command -v "$t" >/dev/null || { echo "deb: $t is missing (apt-get install dpkg-dev fakeroot)" >&2; exit 2; }
@@ -30,14 +31,14 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 stage=$out/root
 rm -rf "$stage"
-PREFIX=/usr DESTDIR=$stage UNITDIR=/usr/lib/systemd/system VERSION=$DEB_VERSION APLOG=$APLOG \
+PREFIX=/usr DESTDIR=$stage UNITDIR=/usr/lib/systemd/system VERSION=$DEB_VERSION APLOG=$APLOG APREALMODE=$APREALMODE \
 	tools/linux/install.sh >/dev/null
 
 # Symbols and debug sections off (what GRUB or kexec loads is the same
-# bytes); aplog's too.
+# bytes); aplog's and aprealmode's too.
 for k in "$stage"/boot/apstart-wbinvd*.elf; do strip "$k"; done
-strip --strip-unneeded "$stage/usr/bin/aplog"
-gzip -9n "$stage/usr/share/man/man8/apstart.8" "$stage/usr/share/man/man1/aplog.1"
+strip --strip-unneeded "$stage/usr/bin/aplog" "$stage/usr/bin/aprealmode"
+gzip -9n "$stage/usr/share/man/man8/apstart.8" "$stage/usr/share/man/man1/aplog.1" "$stage/usr/share/man/man1/aprealmode.1"
 # The certificate of the key that signs apstart.efi (issue 34), for
 # 'apstart setup --secure-boot' to enrol: DEB_CERT=FILE.der, a DER X.509
 # certificate as openssl reads one (a DER private key also starts with
@@ -68,13 +69,13 @@ commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
 	echo " -- apstart developers <maintainers@users.noreply.a-seed-2d1466fb.example>  $when"
 } | gzip -9n >"$doc/changelog.gz"
 
-# The shared libraries aplog needs, as dpkg-shlibdeps says (it wants a
+# The shared libraries aplog and aprealmode need, as dpkg-shlibdeps says (it wants a
 # debian/control to read, in a folder of its own).
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/debian"
 printf 'Source: apstart\n\nPackage: apstart\nArchitecture: amd64\n' >"$work/debian/control"
-shlibs=$(cd "$work" && dpkg-shlibdeps -O "$stage/usr/bin/aplog" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+shlibs=$(cd "$work" && dpkg-shlibdeps -O "$stage/usr/bin/aplog" "$stage/usr/bin/aprealmode" 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 [ -n "$shlibs" ] || { echo "deb: dpkg-shlibdeps found no libraries for aplog" >&2; exit 1; }
 
 mkdir -p "$stage/DEBIAN"

@@ -262,11 +262,12 @@ refuse_grubenv_unwritable() {
 }
 
 run_main() {
-	local via=kexec w=0 opts=() session_line='' wd=''
+	local via=kexec w=0 opts=() session_line='' wd='' tramp=''
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--wbinvd) [ $# -ge 2 ] || usage_error "--wbinvd needs 0 or 1"; w=$2; shift ;;
 		--watchdog) [ $# -ge 2 ] || usage_error "--watchdog needs seconds"; wd=$2; shift ;;
+		--trampoline) [ $# -ge 2 ] || usage_error "--trampoline needs running or a file"; tramp=$2; shift ;;
 		--via) [ $# -ge 2 ] || usage_error "--via needs kexec or grub"; via=$2; shift ;;
 		--session-run) session_line=$2; shift ;; # from apstart ab
 		-h|--help) help_text run; exit 0 ;;
@@ -280,20 +281,35 @@ run_main() {
 	check_kernel_options "${opts[*]}"
 	[ -n "$session_line" ] || refuse_session_running
 
+	[ -z "$tramp" ] || [ "$via" = kexec ] ||
+		refuse "--trampoline goes via kexec only (kexec --module hands the blob over; the GRUB entries load none)" \
+			"apstart run --via kexec --trampoline $tramp"
 	run_prepare "$via" "$w"
 	[ -z "$wd" ] || refuse_no_watchdog "$wd"
+	local module=()
+	if [ -n "$tramp" ]; then
+		trampoline_prepare "$tramp"
+		trampoline_pick "$w"
+		module=("--module=$TRAMP_FILE")
+		RUN_ARGS+=("$KOPT_TRAMPOLINE")
+	fi
 	RUN_ID=$(new_run_id)
 	local args="${RUN_ARGS[*]} run_id=$RUN_ID${opts[*]:+ ${opts[*]}}"
-	say "run $RUN_ID: $RUN_KERNEL ($( [ "$w" = 1 ] && echo "WITH WBINVD: Linux before the patch" || echo "without WBINVD: patched")), via $via"
+	if [ -n "$tramp" ]; then
+		say "run $RUN_ID: $RUN_KERNEL through $TRAMP_WHAT's own trampoline, $( [ "$w" = 1 ] && echo "as shipped (WITH WBINVD)" || echo "patched (its twin: no WBINVD)"), via $via"
+		more "the blob: ${module[0]#--module=}"
+	else
+		say "run $RUN_ID: $RUN_KERNEL ($( [ "$w" = 1 ] && echo "WITH WBINVD: Linux before the patch" || echo "without WBINVD: patched")), via $via"
+	fi
 	more "kernel options: $args"
 	warn_zone_size "${opts[@]}"
 	[ -n "$wd" ] || warn_watchdog
-	pending_start "$via" "$w" "$args" "$session_line" "$wd"
+	pending_start "$via" "$w" "$args" "$session_line" "$wd" "${TRAMP_FILE:-}"
 	case $via in
 	kexec)
-		say "kexec -l $RUN_KERNEL --type multiboot2-x86 --command-line=\"$args\""
+		say "kexec -l $RUN_KERNEL --type multiboot2-x86${module[*]:+ ${module[*]}} --command-line=\"$args\""
 		local out
-		if ! out=$(kexec -l "$RUN_KERNEL" --type multiboot2-x86 --command-line="$args" 2>&1); then
+		if ! out=$(kexec -l "$RUN_KERNEL" --type multiboot2-x86 "${module[@]}" --command-line="$args" 2>&1); then
 			clear_pending
 			printf '%s\n' "$out" | sed 's/^/  | /' >&2
 			case $out in
@@ -318,10 +334,10 @@ run_main() {
 	esac
 }
 
-# pending_start VIA WBINVD ARGS [SESSION-LINE [WATCHDOG]]: the nonce in the marker
-# page (when the region is in use) and the pending file.
+# pending_start VIA WBINVD ARGS [SESSION-LINE [WATCHDOG [LRM-FILE]]]: the nonce in
+# the marker page (when the region is in use) and the pending file.
 pending_start() {
-	local via=$1 w=$2 args=$3 sline=$4 wd=${5:-} nonce mark="unavailable: no region in use"
+	local via=$1 w=$2 args=$3 sline=$4 wd=${5:-} tfile=${6:-} nonce mark="unavailable: no region in use"
 	nonce=$(new_nonce)
 	if [ -n "$REGION_ADDR" ] && region_in_use >/dev/null; then
 		mark=$(mark_write "$nonce")
@@ -334,5 +350,5 @@ pending_start() {
 	write_pending "run_id=$RUN_ID" "nonce=$nonce" "via=$via" "wbinvd=$w" "kernel=$RUN_KERNEL" "cmdline=$args" \
 		"firmware=$(firmware)" "mark=$mark" "started=$(now_text)" "clock=$(now_epoch)" "boot_id=$(boot_id)" \
 		${REGION_ADDR:+"region=$(hex "$REGION_ADDR"),$(hex "$REGION_ZONE")"} \
-		${sline:+"session_run=$sline"} ${wd:+"watchdog=$wd"}
+		${sline:+"session_run=$sline"} ${wd:+"watchdog=$wd"} ${tfile:+"trampoline=$tfile"}
 }

@@ -122,7 +122,7 @@ time_estimate() {
 }
 
 session_main() {
-	local k='' via='' wait=$SESSION_WAIT_DEFAULT seed='' opts=() action=start cycles=1 wd=
+	local k='' via='' wait=$SESSION_WAIT_DEFAULT seed='' opts=() action=start cycles=1 wd='' tramp=''
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--resume) action=resume ;;
@@ -134,6 +134,7 @@ session_main() {
 		--seed) [ $# -ge 2 ] || usage_error "--seed needs a number"; seed=$(to_dec "$2"); [ -n "$seed" ] || usage_error "--seed: not a number: '$2'"; shift ;;
 		--cycles) [ $# -ge 2 ] || usage_error "--cycles needs a number"; cycles=$2; shift ;;
 		--watchdog) [ $# -ge 2 ] || usage_error "--watchdog needs seconds"; wd=$2; shift ;;
+		--trampoline) [ $# -ge 2 ] || usage_error "--trampoline needs running or a file"; tramp=$2; shift ;;
 		-h|--help) help_text ab; exit 0 ;;
 		--) shift; opts=("$@"); break ;;
 		[0-9]*) k=$1 ;;
@@ -154,6 +155,18 @@ session_main() {
 	check_kernel_options "${opts[*]}"
 	need_root
 	refuse_session_running
+	# Linux's own trampoline: both blobs made now, from the file "running"
+	# names now (every run of the session takes that one: a kernel booted
+	# meanwhile changes nothing); kexec only.
+	if [ -n "$tramp" ]; then
+		[ -z "$via" ] || [ "$via" = kexec ] ||
+			refuse "--trampoline goes via kexec only" "apstart ab --via kexec --trampoline $tramp"
+		via=kexec
+		trampoline_prepare "$tramp"
+		[ -n "$TRAMP_TWIN" ] || refuse "--trampoline $tramp: an LRM file has no patched twin at hand for side B" \
+			"--trampoline KERNEL-IMAGE (aprealmode makes both)"
+		tramp=$(trampoline_source "$tramp")
+	fi
 	# The way for every run: kexec where it can go (its refusals say why
 	# not), else GRUB; --via fixes it.
 	if [ -z "$via" ]; then
@@ -173,10 +186,14 @@ session_main() {
 	local cmd="${opts[*]}"
 	[[ " $cmd " == *" cycles="* ]] || cmd="cycles=$cycles${cmd:+ $cmd}"
 	printf '%s\n' "session=${name#session-}" "runs_per_variant=$k" "order=$order" "seed=$(hex "$seed")" \
-		"via=$via" "wait=$wait" "cmdline=$cmd" ${wd:+"watchdog=$wd"} "started=$(now_text)" "state=running" |
+		"via=$via" "wait=$wait" "cmdline=$cmd" ${wd:+"watchdog=$wd"} ${tramp:+"trampoline=$tramp"} "started=$(now_text)" "state=running" |
 		write_file "$(plan_of "$name")" || fail "cannot write $(plan_of "$name")"
 	echo "$name" | write_file "$P_SESSION_RUNNING" || fail "cannot write $P_SESSION_RUNNING"
-	say "A/B $name: $k runs of each variant, A = WBINVD=1 (Linux before the patch), B = WBINVD=0 (patched)"
+	if [ -n "$tramp" ]; then
+		say "A/B $name: $k runs of each variant through $TRAMP_WHAT's own trampoline, A = as shipped (WBINVD), B = its patched twin"
+	else
+		say "A/B $name: $k runs of each variant, A = WBINVD=1 (Linux before the patch), B = WBINVD=0 (patched)"
+	fi
 	more "order $order (randomised pairs, seed $(hex "$seed")), every run \"$cmd\", via $via, one run per reboot"
 	more "how long: $(time_estimate "$name" $((2 * k)) "$wait")"
 	more "to stop it: 'apstart ab --stop' (over SSH, any time: the run under way is still filed); 'apstart ab --resume' goes on"
@@ -229,14 +246,16 @@ session_continue() {
 	append_line "$(session_dir_of "$name")/run-$num-$x-wbinvd$w.started" "started at=$(now_text) clock=$(now_epoch)" ||
 		fail "cannot write the run's .started file"
 	plan_line "$name" "run=$num variant=$x wbinvd=$w started clock=$(now_epoch) at=$(now_text)"
-	local cmd wd per
+	local cmd wd per tramp topt=()
 	cmd=$(plan_value "$name" cmdline)
+	tramp=$(plan_value "$name" trampoline)
+	[ -z "$tramp" ] || topt=(--trampoline "$tramp")
 	wd=$(plan_value "$name" watchdog)
 	per=$(seconds_per_run "$name")
 	[ -z "$wd" ] || [ -z "$per" ] || [ "$per" -le "$wd" ] ||
 		warn "$name: a run takes $per s here (measured, from leaving Linux to being filed), more than the watchdog's $wd s: it may reset a run that has not hung"
 	# shellcheck disable=SC2086
-	APSTART_CMD=run run_main --via "$via" --wbinvd "$w" --session-run "$sline" ${wd:+--watchdog "$wd"} -- $cmd
+	APSTART_CMD=run run_main --via "$via" --wbinvd "$w" "${topt[@]}" --session-run "$sline" ${wd:+--watchdog "$wd"} -- $cmd
 }
 
 # session_countdown NAME SECONDS: 0 when the time ran out, 1 if the session
