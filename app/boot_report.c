@@ -167,7 +167,7 @@ void boot_report_run(const struct boot_choices *c)
 		"protocol=mb%d cycles=%u slow_tramp_ns=%u park=%s park_via=%s "
 		"park_flush=%d slow_park_ns=%u sipi_delay=%s sipi_delay_us=%u sipi_count=%s "
 		"park_why=%s sipi_retry=%u extnmi=%s bringup=%s cycles_mode=%s arch=%s "
-		"bringup_used=%s marks=%d\n",
+		"bringup_used=%s marks=%d run_id=%s\n",
 		APSTART_VERSION, c->facts->wbinvd, aps + 1,
 		lapic_status()->x2apic ? 1 : 0,
 		(unsigned long long)tsc_info()->khz, tsc_info()->source,
@@ -180,7 +180,8 @@ void boot_report_run(const struct boot_choices *c)
 		keyword_word(extnmi_words, opt->extnmi),
 		keyword_word(bringup_words, wake->bringup),
 		keyword_word(cycles_mode_words, wake->cycles_mode), APSTART_ARCH,
-		keyword_word(bringup_words, wake->bringup_used), APSTART_MARKS);
+		keyword_word(bringup_words, wake->bringup_used), APSTART_MARKS,
+		opt->run_id[0] ? opt->run_id : "none");
 
 	print_environment(boot, acpi, tramp, c->facts);
 }

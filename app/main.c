@@ -206,6 +206,7 @@ static void read_command_line(void)
 	boot_report_loader(&boot, firmware_why);
 	options_set_defaults(&opt_targets);
 	options_parse(&opt_targets, boot.cmdline, APSTART_MAX_CPUS, diag_print, option_warning, 0);
+	run_set_id(opt.run_id);
 	WINGS_STEP(options_parsed, &opt, &boot);
 	console_use_ttyS(opt.console_port, opt.console_baud, boot.firmware == FIRMWARE_BIOS);
 	run_choose();

@@ -113,6 +113,35 @@ static void show_acpi_rsdp(const void *store, char *buf, size_t size)
 		fmt_snprintf(buf, size, "none");
 }
 
+/* run_id=ID: whoever asked for the run names it (apstart run on Linux),
+ * and @boot and @end carry it back; a bad one is refused whole, never cut
+ * or mended into another run's name. */
+static const char *parse_run_id(void *store, const char *v, size_t n)
+{
+	struct options *o = store;
+
+	_Static_assert(RUN_ID_MAX == 32, "the message below says 32");
+	if (n > RUN_ID_MAX)
+		return "at most 32 characters";
+	for (size_t i = 0; i < n; i++) {
+		char c = v[i];
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		      (c >= '0' && c <= '9') || c == '-' || c == '_'))
+			return "only letters, digits, - and _";
+	}
+	for (size_t i = 0; i < n; i++)
+		o->run_id[i] = v[i];
+	o->run_id[n] = '\0';
+	return NULL;
+}
+
+static void show_run_id(const void *store, char *buf, size_t size)
+{
+	const struct options *o = store;
+
+	fmt_snprintf(buf, size, "%s", o->run_id[0] ? o->run_id : "none");
+}
+
 /* One row per option: name (= field), default, then range or keywords. */
 static const struct option_row opt_table[] = {
 	OPT(cycles, 10, .min = 1, .max = 100000),
@@ -139,6 +168,7 @@ static const struct option_row opt_table[] = {
 	OPT(console_baud, SERIAL_MAX_BAUD, .hidden = true),
 	OPT(firmware, FIRMWARE_UNKNOWN, .keywords = firmware_words),
 	OPTION_WIDE(struct options, acpi_rsdp, parse_acpi_rsdp, show_acpi_rsdp),
+	OPTION_WIDE(struct options, run_id, parse_run_id, show_run_id),
 	/* The test-only spins' sizes: options only of the builds that have
 	 * the spin (make SLOW_TRAMP_NS=N / SLOW_PARK_NS=N, N the default);
 	 * elsewhere unknown, as the spin is not in the code. */

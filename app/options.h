@@ -31,6 +31,11 @@ extern const struct keyword icount_words[];
 /* The core's options. A wing's options are its own (struct wing's
  * options, app/wing.h), parsed from the same command line into its own
  * struct by the same rows. */
+
+/* run_id=: 1..RUN_ID_MAX letters, digits, '-' and '_': nothing a
+ * record's key=value words or a file name would read another way. */
+#define RUN_ID_MAX 32
+
 struct options {
 	uint32_t cycles;        /* offline/online cycles per AP, default 10 */
 	uint32_t maxcpus;       /* CPUs to use including the BSP; 0 = all */
@@ -46,6 +51,10 @@ struct options {
 	enum firmware firmware;  /* firmware=uefi|bios: what the loader cannot
 				  * say (kexec); default UNKNOWN ("auto") */
 	uint64_t acpi_rsdp;      /* acpi_rsdp=: RSDP physical address, 0 = none */
+	/* run_id=: the run as the one who asked for it names it (apstart run
+	 * on Linux), printed in @boot and @end so that a record is tied to
+	 * its request; "" = none. */
+	char run_id[RUN_ID_MAX + 1];
 	uint32_t slow_tramp_ns;  /* make SLOW_TRAMP_NS=N builds only: the test-only
 				  * spin in the trampoline, default N */
 	uint32_t slow_park_ns;   /* make SLOW_PARK_NS=N builds only: the test-only
@@ -120,7 +129,7 @@ void options_set_defaults(const struct option_targets *t);
  * (init_delay_us=N), apic_extnmi= (extnmi=),
  * console=ttyS<n>[,<baud>] (console=tty0, the screen,
  * is always on and accepted silently), acpi_rsdp=ADDR (hex, 0x optional,
- * as Linux's kstrtoul(arg, 16)).
+ * as Linux's kstrtoul(arg, 16)). run_id=ID (RUN_ID_MAX).
  * Each problem goes to diag as a line for people and to warn (NULL for
  * none) as the words of a "@warn what=option problem=..." record:
  * unknown (token=), no_wing (option= wing=: the option of a wing this

@@ -20,6 +20,7 @@
 static enum exit_mode exit_mode = EXIT_HALT;
 static bool under_qemu;
 static const struct wing_run *chosen;
+static const char *run_id = "none";
 
 const struct wing_run *run_choose(void)
 {
@@ -68,6 +69,11 @@ void run_fail(const char *what)
 	abort_run(what);
 }
 
+void run_set_id(const char *id)
+{
+	run_id = id[0] ? id : "none";
+}
+
 /* finished: the run got to its report (not aborted), so the result and
  * QR pages have something to show while the machine stays halted. */
 static void leave(bool pass, bool finished) __attribute__((noreturn));
@@ -91,9 +97,9 @@ static void end_aborted(const char *why)
 {
 	kprintf("run aborted: %s\n", why);
 	WINGS_STEP(before_end);
-	kprintf("@end status=fail online=%u failed=%u warnings=%u\n",
+	kprintf("@end status=fail online=%u failed=%u warnings=%u run_id=%s\n",
 		smp_count_state(CPU_ONLINE) + smp_count_state(CPU_PARKED),
-		smp_count_state(CPU_FAILED), warn_count());
+		smp_count_state(CPU_FAILED), warn_count(), run_id);
 	leave(false, false);
 }
 
@@ -123,8 +129,9 @@ bool run_verdict(uint32_t cycles, bool complete)
 	bool pass = failed == 0 && complete;
 	WINGS_STEP(before_end);
 	kprintf("@end status=%s online=%u failed=%u warnings=%u nmis=%u strays=%u "
-		"retries=%u smi_windows=%u\n", pass ? "pass" : "fail", online, failed, warn_count(),
-		events_nmi_total(), events_stray_total(), retries, confound_smi_windows());
+		"retries=%u smi_windows=%u run_id=%s\n", pass ? "pass" : "fail", online, failed,
+		warn_count(), events_nmi_total(), events_stray_total(), retries,
+		confound_smi_windows(), run_id);
 	return pass;
 }
 

@@ -28,6 +28,8 @@ void run_choose_exit(enum exit_mode asked);
 void run_confirm_exit(enum exit_mode asked, const char *acpi_oem_id);
 /* A clean stop before the results: says why, ends the run as failed. */
 void run_fail(const char *what) __attribute__((noreturn));
+/* run_id= as parsed (the string stays the caller's), for @end. */
+void run_set_id(const char *id);
 /* After the report (complete: every AP did its cycles): the APs that
  * arrived after they were given up on, the NMI and stray counts, and the
  * @end record; returns the verdict, pass or not. */

@@ -26,7 +26,7 @@ say() { echo "linux-session: $*"; }
 
 loop='' loop_esp='' mnt=$work/mnt
 cleanup() {
-	for m in usr/sbin/grub-probe usr/bin/systemd-detect-virt dev proc sys/firmware/efi/efivars sys; do
+	for m in usr/sbin/grub-probe usr/bin/systemd-detect-virt usr/bin/ischroot dev proc sys/firmware/efi/efivars sys; do
 		mountpoint -q "$mnt/$m" 2>/dev/null && umount -l "$mnt/$m"
 	done
 	mountpoint -q "$mnt" && umount -l "$mnt"
@@ -130,6 +130,11 @@ mount --bind "$work/grub-probe" "$mnt/usr/sbin/grub-probe"
 printf '#!/bin/sh\n# build-time stand-in: the machine is not a container\necho none\nexit 1\n' >"$work/detect-virt"
 chmod 755 "$work/detect-virt"
 mount --bind "$work/detect-virt" "$mnt/usr/bin/systemd-detect-virt"
+# nor a chroot (apstart's scripts skip update-grub in one: an image being
+# built); this lane checks the entries the package's update-grub writes
+printf '#!/bin/sh\n# build-time stand-in: the machine is not a chroot\nexit 1\n' >"$work/ischroot"
+chmod 755 "$work/ischroot"
+mount --bind "$work/ischroot" "$mnt/usr/bin/ischroot"
 printf '%s\n' "UUID=$uuid_root / ext4 errors=remount-ro 0 1" "UUID=$uuid_esp /boot/efi vfat umask=0077 0 1" >"$mnt/etc/fstab"
 echo apstart-lane >"$mnt/etc/hostname"
 # reboot=acpi: Linux resets through the FADT's reset register (one of
@@ -190,7 +195,7 @@ else
 	fail "chroot: dpkg -r" "grub.cfg lines naming apstart/memmap: $left; unit links: $(unit_links)" "$(tail -n 4 "$work/dpkg-r.log")"
 fi
 in_root dpkg -P apstart >"$work/dpkg-p.log" 2>&1
-if [ ! -e "$mnt/etc/grub.d/20_apstart" ] && [ ! -e "$mnt/var/lib/apstart" ] && [ -z "$(unit_links)" ] &&
+if [ ! -e "$mnt/etc/grub.d/90_apstart" ] && [ ! -e "$mnt/var/lib/apstart" ] && [ -z "$(unit_links)" ] &&
 	! find "$mnt/var/lib/systemd" -name 'apstart*' | grep -q . && ! in_root dpkg -s apstart >/dev/null 2>&1; then
 	ok "chroot: dpkg -P: nothing of apstart left (conffile, results, units' state)"
 else
@@ -199,7 +204,7 @@ fi
 
 # ---- installed for good, with the lane's driver
 in_root dpkg -i /root/apstart.deb >"$work/dpkg-i2.log" 2>&1 || { fail "dpkg -i (for the lane)" "" "$(tail -n 4 "$work/dpkg-i2.log")"; exit 1; }
-umount "$mnt/usr/sbin/grub-probe" "$mnt/usr/bin/systemd-detect-virt" && rm -f "$mnt/root/grub-probe.real"
+umount "$mnt/usr/sbin/grub-probe" "$mnt/usr/bin/systemd-detect-virt" "$mnt/usr/bin/ischroot" && rm -f "$mnt/root/grub-probe.real"
 rm "$mnt/root/apstart.deb"
 install -m 755 "$HERE/driver.sh" "$mnt/usr/local/sbin/apstart-lane-driver"
 cat >"$mnt/etc/systemd/system/apstart-lane.service" <<'EOF'

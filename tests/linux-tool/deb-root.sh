@@ -44,13 +44,15 @@ for t in update-grub update-grub2 grub-mkconfig grub-reboot grub-set-default kex
 done
 mkdir -p "$R/usr/local/sbin" "$R/usr/local/lib"
 cp "$HERE"/fake-bin/* "$R/usr/local/sbin/"
+# the system's own entries, as Debian's 10_linux and 41_custom write them
+cp "$HERE/fake-grub.d/10_linux" "$HERE/fake-grub.d/41_custom" "$R/etc/grub.d/"
 cp "$HERE/grub-mkconfig_lib-stub" "$R/usr/local/lib/"
 : >"$R/var/lib/dpkg/status"
 cp -a /etc/alternatives "$R/etc/" # awk, pager...: Debian's alternatives
 printf 'root:x:0:0:root:/root:/bin/sh\n' >"$R/etc/passwd"
 printf 'root:x:0:\n' >"$R/etc/group"
 echo 'GRUB_CMDLINE_LINUX="console=ttyS0,115200"' >"$R/etc/default/grub"
-echo "# grub.cfg before apstart" >"$R/boot/grub/grub.cfg"
+{ echo "# grub.cfg before apstart"; GRUB_CMDLINE_LINUX="console=ttyS0,115200" "$HERE/fake-grub.d/10_linux"; } >"$R/boot/grub/grub.cfg"
 echo "BOOT_IMAGE=/boot/vmlinuz root=/dev/vda1 ro console=ttyS0,115200" >"$R/proc/cmdline"
 printf '%s\n' "/dev/vda1 / ext4 rw 0 0" >"$R/proc/mounts"
 printf '%s\n' "00100000-7ffdffff : System RAM" >"$R/proc/iomem"
@@ -109,16 +111,72 @@ left=$(grep -Ec "^menuentry .*apstart|multiboot2|memmap" "$R/boot/grub/grub.cfg"
 	ok "remove: no reservation, no entry in grub.cfg (one update-grub)" ||
 	fail "remove: no reservation, no entry" "grub.cfg lines with apstart/memmap: $left" "$(cat "$calls")" "$(cat "$R/boot/grub/grub.cfg")"
 [ -z "$(unit_links | tr -d ' ' | sed 's|/var/lib/systemd/deb-systemd-helper-enabled/[^ ]*||g')" ] &&
-	! ls "$R"/lib/systemd/system/apstart* >/dev/null 2>&1 && ok "remove: no unit and no unit link left in /etc/systemd" ||
+	! ls "$R"/usr/lib/systemd/system/apstart* >/dev/null 2>&1 && ok "remove: no unit and no unit link left in /etc/systemd" ||
 	fail "remove: no unit left" "$(unit_links)"
-[ ! -e "$R/boot/apstart-wbinvd0.elf" ] && [ -f "$R/var/lib/apstart/run-0001.log" ] && [ -f "$R/etc/grub.d/20_apstart" ] &&
+[ ! -e "$R/boot/apstart-wbinvd0.elf" ] && [ -f "$R/var/lib/apstart/run-0001.log" ] && [ -f "$R/etc/grub.d/90_apstart" ] &&
 	ok "remove: kernels gone; results and the conffile kept until purge" || fail "remove: kept and gone" "$(ls "$R/boot" "$R/var/lib/apstart" "$R/etc/grub.d")"
 
 # purge
 if dpkg_r -P apstart >"$R/tmp/purge.out" 2>&1; then ok "dpkg --root -P apstart"
 else fail "dpkg --root -P" "" "$(tail -n 8 "$R/tmp/purge.out")"; fi
-[ ! -e "$R/etc/grub.d/20_apstart" ] && [ ! -e "$R/var/lib/apstart" ] && [ -z "$(unit_links)" ] &&
+[ ! -e "$R/etc/grub.d/90_apstart" ] && [ ! -e "$R/var/lib/apstart" ] && [ -z "$(unit_links)" ] &&
 	! dpkg --root="$R" -s apstart 2>/dev/null | grep -q 'Status: install' &&
 	ok "purge: conffile, results, the units' state gone; not installed" ||
-	fail "purge: all gone" "left: $(unit_links) $(ls -d "$R/etc/grub.d/20_apstart" "$R/var/lib/apstart" 2>/dev/null)"
+	fail "purge: all gone" "left: $(unit_links) $(ls -d "$R/etc/grub.d/90_apstart" "$R/var/lib/apstart" 2>/dev/null)"
+
+# The maintainer scripts' rules (issue 38).
+wants="$R/etc/systemd/system/sysinit.target.wants/apstart-collect.service $R/etc/systemd/system/multi-user.target.wants/apstart-session.service"
+if [ $have_dsh = 1 ]; then
+	# A unit the administrator disabled stays disabled on the next configure.
+	dpkg_r -i "$deb" >"$R/tmp/install2.out" 2>&1
+	# shellcheck disable=SC2086
+	rm -f $wants # what systemctl disable (or apstart setup --undo) removes
+	if dpkg_r -i "$deb" >"$R/tmp/reinstall.out" 2>&1 && ! ls $wants >/dev/null 2>&1; then
+		ok "postinst: a reinstall (configure again) leaves the units the administrator disabled disabled"
+	else
+		fail "postinst: disabled units stay disabled" "links back: $(unit_links)"
+	fi
+	dpkg_r -P apstart >/dev/null 2>&1
+else
+	echo "skip postinst: disabled units stay disabled: deb-systemd-helper is not installed (init-system-helpers)"
+fi
+# update-grub failing does not fail the installation
+: >"$calls"
+if FAKE_UPDATE_GRUB_FAIL="no such device" dpkg_r -i "$deb" >"$R/tmp/install3.out" 2>&1 &&
+	dpkg --root="$R" -s apstart 2>/dev/null | grep -q '^Status: install ok installed' &&
+	grep -q "apstart: warning: update-grub failed" "$R/tmp/install3.out"; then
+	ok "postinst: update-grub failing: installed all the same, the failure said"
+else
+	fail "postinst: update-grub failing is not fatal" "" "$(tail -n 6 "$R/tmp/install3.out")"
+fi
+# in a chroot (an image being built): no update-grub
+: >"$calls"
+if FAKE_ISCHROOT=0 dpkg_r -i "$deb" >"$R/tmp/install4.out" 2>&1 && ! grep -q '^update-grub' "$calls" &&
+	grep -q "apstart: in a chroot: update-grub not run" "$R/tmp/install4.out"; then
+	ok "postinst: in a chroot (ischroot): update-grub not run, said"
+else
+	fail "postinst: in a chroot" "" "$(cat "$calls")" "$(tail -n 4 "$R/tmp/install4.out")"
+fi
+FAKE_ISCHROOT=0 dpkg_r -P apstart >"$R/tmp/purge4.out" 2>&1
+! grep -q '^update-grub' "$calls" && ok "postrm: in a chroot: update-grub not run" || fail "postrm: in a chroot" "" "$(cat "$calls")"
+# an upgrade from the package that had /etc/grub.d/20_apstart: the
+# conffile moves (dpkg keeps an obsolete one, which would write every
+# entry twice, the first before 20_memtest86+)
+old=$R/tmp/old
+rm -rf "$old"
+dpkg-deb -R "$deb" "$old"
+mv "$old/etc/grub.d/90_apstart" "$old/etc/grub.d/20_apstart"
+echo /etc/grub.d/20_apstart >"$old/DEBIAN/conffiles"
+sed -i 's|etc/grub.d/90_apstart|etc/grub.d/20_apstart|' "$old/DEBIAN/md5sums"
+sed -i 's/^Version: .*/Version: 0.1~old/' "$old/DEBIAN/control"
+rm -f "$old/DEBIAN/preinst"
+dpkg-deb --root-owner-group -b "$old" "$R/tmp/apstart_old.deb" >/dev/null 2>&1
+if dpkg_r -i "$R/tmp/apstart_old.deb" >"$R/tmp/old.out" 2>&1 && [ -f "$R/etc/grub.d/20_apstart" ] &&
+	dpkg_r -i "$deb" >"$R/tmp/upgrade.out" 2>&1 && [ ! -e "$R/etc/grub.d/20_apstart" ] && [ -x "$R/etc/grub.d/90_apstart" ] &&
+	[ "$(grep -c '^menuentry .*--id apstart-' "$R/boot/grub/grub.cfg")" = 4 ]; then
+	ok "upgrade from 20_apstart: the conffile moved to 90_apstart (mv_conffile), grub.cfg has each entry once"
+else
+	fail "upgrade from 20_apstart" "" "$(ls "$R/etc/grub.d")" "$(grep -c '^menuentry .*--id apstart-' "$R/boot/grub/grub.cfg")" "$(tail -n 4 "$R/tmp/upgrade.out")"
+fi
+dpkg_r -P apstart >/dev/null 2>&1
 exit 0

@@ -30,20 +30,23 @@ if make --no-print-directory -s install DESTDIR="$D" PREFIX=/usr/local >"$T/inst
 else
 	fail "make install" "(below)" "$(tail -n 5 "$T/install.out")"
 fi
-want="boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/20_apstart usr/local/bin/aplog
+want="boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/90_apstart usr/local/bin/aplog
 usr/local/bin/aprealmode
 usr/local/lib/apstart/collect.sh usr/local/lib/apstart/common.sh usr/local/lib/apstart/facts.sh
+usr/local/lib/apstart/grub-menu.awk usr/local/lib/apstart/grub.sh
 usr/local/lib/apstart/region.sh usr/local/lib/apstart/run.sh usr/local/lib/apstart/session.sh
-usr/local/lib/apstart/setup.sh usr/local/lib/apstart/trampoline.sh usr/local/lib/systemd/system/apstart-collect.service
+usr/local/lib/apstart/setup.sh usr/local/lib/apstart/trampoline.sh usr/local/lib/apstart/watchdog.sh
+usr/local/lib/systemd/system/apstart-collect.service
 usr/local/lib/systemd/system/apstart-session.service usr/local/sbin/apstart
 usr/local/share/man/man1/aplog.1 usr/local/share/man/man1/aprealmode.1 usr/local/share/man/man8/apstart.8"
 got=$(cd "$D" 2>/dev/null && find . -type f | sed 's|^\./||' | sort | tr '\n' ' ')
-[ "$got" = "$(tr '\n' ' ' <<<"$want" | tr -s ' ' | sed 's/ $//') " ] && ok "make install: the 18 files in their places" ||
+[ "$got" = "$(tr '\n' ' ' <<<"$want" | tr -s ' ' | sed 's/ $//') " ] && ok "make install: the 21 files in their places" ||
 	fail "make install: the files" "got: $got"
 if grep -q '^ExecStart=/usr/local/sbin/apstart collect --boot$' "$D/usr/local/lib/systemd/system/apstart-collect.service" &&
 	grep -q '^APSTART_LIBDIR=${APSTART_LIBDIR:-/usr/local/lib/apstart}$' "$D/usr/local/sbin/apstart" &&
-	! grep -rq '@[A-Z]*@' "$D/usr/local/sbin/apstart" "$D/usr/local/lib/systemd" "$D/usr/local/share/man"; then
-	ok "make install: PREFIX in the program, the units and the manuals, no @...@ left"
+	grep -q '^: "${APSTART_MENU_AWK:=/usr/local/lib/apstart/grub-menu.awk}"$' "$D/etc/grub.d/90_apstart" &&
+	! grep -rq '@[A-Z]*@' "$D/usr/local/sbin/apstart" "$D/usr/local/lib/systemd" "$D/usr/local/share/man" "$D/etc/grub.d"; then
+	ok "make install: PREFIX in the program, the GRUB script, the units and the manuals, no @...@ left"
 else
 	fail "make install: PREFIX substituted" "" "$(grep -rn '@[A-Z]*@\|ExecStart\|^APSTART_LIBDIR' "$D/usr/local" | head -5)"
 fi
@@ -54,16 +57,33 @@ v=$(APSTART_LIBDIR="$D/usr/local/lib/apstart" "$D/usr/local/sbin/apstart" --vers
 # ---- 2. the package
 X=$T/deb
 dpkg-deb -x "$DEB" "$X" && dpkg-deb -e "$DEB" "$X/DEBIAN" || fail "dpkg-deb -x" "cannot unpack $DEB"
-for f in boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/20_apstart usr/sbin/apstart usr/bin/aplog usr/bin/aprealmode \
-	usr/lib/apstart/run.sh lib/systemd/system/apstart-collect.service lib/systemd/system/apstart-session.service \
+for f in boot/apstart-wbinvd0.elf boot/apstart-wbinvd1.elf etc/grub.d/90_apstart usr/sbin/apstart usr/bin/aplog usr/bin/aprealmode \
+	usr/lib/apstart/run.sh usr/lib/systemd/system/apstart-collect.service usr/lib/systemd/system/apstart-session.service \
 	usr/share/man/man8/apstart.8.gz usr/share/man/man1/aplog.1.gz usr/share/man/man1/aprealmode.1.gz usr/share/doc/apstart/copyright \
 	usr/share/doc/apstart/changelog.gz; do
 	[ -f "$X/$f" ] || missing="${missing:-} $f"
 done
-[ -z "${missing:-}" ] && ok "deb: kernels in /boot, the GRUB script, apstart, aplog, aprealmode, units, manuals, copyright" ||
+[ -z "${missing:-}" ] && ok "deb: kernels in /boot, the GRUB script, apstart, aplog, aprealmode, units (in /usr/lib/systemd/system), manuals, copyright" ||
 	fail "deb: files" "missing:$missing"
-[ "$(cat "$X/DEBIAN/conffiles")" = /etc/grub.d/20_apstart ] && [ -x "$X/etc/grub.d/20_apstart" ] &&
-	ok "deb: /etc/grub.d/20_apstart is an executable conffile" || fail "deb: conffile" "$(cat "$X/DEBIAN/conffiles")"
+[ ! -e "$X/lib" ] && ok "deb: nothing in /lib (the units are in /usr/lib/systemd/system)" || fail "deb: nothing in /lib" "$(find "$X/lib" | head -3)"
+grep -q '^TimeoutStartSec=2min$' "$X/usr/lib/systemd/system/apstart-collect.service" &&
+	ok "deb: the collect unit, which sysinit.target waits for, has TimeoutStartSec=" ||
+	fail "deb: the collect unit's TimeoutStartSec" "" "$(cat "$X/usr/lib/systemd/system/apstart-collect.service")"
+# The maintainer scripts' rules, read in the scripts (the dpkg --root part
+# below runs them): update-grub never fatal and not in a chroot; the
+# units enabled by dh_installsystemd's was-enabled rule, not every time.
+for sc in postinst postrm; do
+	if grep -q 'update-grub 3>&- || echo' "$X/DEBIAN/$sc" && grep -q 'ischroot' "$X/DEBIAN/$sc" &&
+		! grep -Eq '^[[:space:]]*update-grub 3>&-[[:space:]]*$' "$X/DEBIAN/$sc"; then
+		ok "deb: $sc: update-grub guarded by ischroot, its failure not fatal under set -e"
+	else
+		fail "deb: $sc: update-grub guarded and not fatal" "" "$(grep -n 'update-grub\|ischroot' "$X/DEBIAN/$sc")"
+	fi
+done
+grep -q 'was-enabled' "$X/DEBIAN/postinst" && ok "deb: postinst: enables a unit only when it was (deb-systemd-helper was-enabled)" ||
+	fail "deb: postinst: was-enabled" "" "$(grep -n 'deb-systemd-helper' "$X/DEBIAN/postinst")"
+[ "$(cat "$X/DEBIAN/conffiles")" = /etc/grub.d/90_apstart ] && [ -x "$X/etc/grub.d/90_apstart" ] &&
+	ok "deb: /etc/grub.d/90_apstart is an executable conffile" || fail "deb: conffile" "$(cat "$X/DEBIAN/conffiles")"
 (cd "$X" && md5sum --quiet -c DEBIAN/md5sums) >"$T/md5.out" 2>&1 && ok "deb: md5sums match" || fail "deb: md5sums" "" "$(head -3 "$T/md5.out")"
 for w in 0 1; do
 	objcopy -O binary "build/wbinvd$w/apstart.elf" "$T/built$w.bin" && objcopy -O binary "$X/boot/apstart-wbinvd$w.elf" "$T/packed$w.bin"
@@ -73,7 +93,18 @@ for w in 0 1; do
 		fail "deb: /boot/apstart-wbinvd$w.elf loads the build's bytes" "differs from build/wbinvd$w/apstart.elf"
 	fi
 done
-printf '\060\202\001\000' >"$T/cert.der"
+# a real DER certificate is shipped; a DER private key (which also starts
+# with 0x30) never is
+openssl req -x509 -newkey rsa:2048 -nodes -keyout "$T/key.pem" -subj /CN=apstart-test -days 1 \
+	-outform DER -out "$T/cert.der" >/dev/null 2>&1
+openssl pkey -in "$T/key.pem" -outform DER -out "$T/key.der" 2>/dev/null
+if ! DEB_VERSION=0.1 DEB_CERT="$T/key.der" APLOG="$APLOG" APREALMODE="${APREALMODE:-build/host/aprealmode}" tools/linux/deb/mkdeb.sh "$T/debkey" >"$T/debkey.out" 2>&1 &&
+	grep -q "DEB_CERT=$T/key.der is not a DER X.509 certificate" "$T/debkey.out" && [ ! -e "$T/debkey/apstart_0.1_amd64.deb" ] &&
+	[ "$(od -An -tx1 -N1 "$T/key.der" | tr -d ' ')" = 30 ]; then
+	ok "make deb DEB_CERT=a DER private key: refused (it starts with 0x30 too)"
+else
+	fail "make deb DEB_CERT=a DER private key" "not refused" "$(tail -n 3 "$T/debkey.out")"
+fi
 # The listing into a file: grep -q behind a pipe would end it early and
 # dpkg-deb would die of SIGPIPE (seen: "tar subprocess was killed").
 if DEB_VERSION=0.1 DEB_CERT="$T/cert.der" APLOG="$APLOG" APREALMODE="${APREALMODE:-build/host/aprealmode}" tools/linux/deb/mkdeb.sh "$T/debcert" >"$T/debcert.out" 2>&1 &&

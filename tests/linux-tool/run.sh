@@ -16,8 +16,10 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT_DIR=$(cd "$HERE/../.." && pwd)
 # shellcheck source=tests/protocol.sh
 . "$HERE/../protocol.sh"
-APSTART=$ROOT_DIR/tools/linux/apstart/apstart
-GRUB_SCRIPT=$ROOT_DIR/tools/linux/grub/20_apstart
+# APSTART=, GRUB_SCRIPT=: another copy's (an older commit's, to show a
+# new check failing there).
+APSTART=${APSTART:-$ROOT_DIR/tools/linux/apstart/apstart}
+GRUB_SCRIPT=${GRUB_SCRIPT:-$ROOT_DIR/tools/linux/grub/90_apstart}
 APLOG=${APLOG:-$ROOT_DIR/build/host/aplog}
 LOGS=$ROOT_DIR/tests/aplog
 GUID=effcee49-e744-482d-8f24-37b608c11fbd
@@ -43,6 +45,9 @@ for t in bash sh cat sed grep od tr head tail cut sort dd date mktemp mv rm cp l
 done
 if command -v mawk >/dev/null; then ln -s "$(command -v mawk)" "$SAFE/awk"; else ln -s "$(command -v awk)" "$SAFE/awk"; fi
 FAKE_BIN=$HERE/fake-bin
+# a run id as apstart run makes them (lib/run.sh new_run_id), for regexes
+RID='r[0-9]{8}T[0-9]{6}-[0-9a-f]{8}'
+MENU_AWK=$ROOT_DIR/tools/linux/apstart/lib/grub-menu.awk
 
 # ---- fake machines
 
@@ -51,16 +56,17 @@ FAKE_BIN=$HERE/fake-bin
 tree() {
 	local r=$T/$1 fw=$2
 	rm -rf "$r" "$r.calls"
-	mkdir -p "$r"/{proc/sys/kernel,sys/firmware/memmap,sys/kernel/security,sys/fs/pstore,sys/module/pstore/parameters} \
+	mkdir -p "$r"/{proc/sys/kernel/random,sys/firmware/memmap,sys/kernel/security,sys/fs/pstore,sys/module/pstore/parameters} \
 		"$r"/{boot/grub,etc/default/grub.d,etc/grub.d,var/lib,dev,run/systemd/system}
 	echo "BOOT_IMAGE=/boot/vmlinuz-6.1.0-35-amd64 root=UUID=1234 ro console=tty0 console=ttyS1,115200n8 quiet" >"$r/proc/cmdline"
 	printf '%s\n' "/dev/sda2 / ext4 rw,relatime 0 0" "/dev/sda1 /boot/efi vfat rw,relatime 0 0" \
 		"proc /proc proc rw 0 0" >"$r/proc/mounts"
 	printf '%s\n' "00000000-00000fff : Reserved" "00001000-0009fbff : System RAM" \
 		"000f0000-000fffff : Reserved" "00100000-7ffdffff : System RAM" \
-		"  01000000-01ffffff : Kernel code" "7ffe0000-7fffffff : Reserved" >"$r/proc/iomem"
+		"  01000000-01ffffff : Kernel code" "7ffe0000-7fffffff : Reserved" "fee00000-fee00fff : Local APIC" >"$r/proc/iomem"
 	printf '%s\n' "processor	: 0" "flags		: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr hypervisor" >"$r/proc/cpuinfo"
 	echo "100000.00 100000.00" >"$r/proc/uptime"
+	new_boot_id "$r"
 	echo 0 >"$r/proc/sys/kernel/kexec_load_disabled"
 	echo 0 >"$r/sys/kernel/kexec_loaded"
 	echo "[none] integrity confidentiality" >"$r/sys/kernel/security/lockdown"
@@ -76,18 +82,41 @@ tree() {
 	printf 'x' >"$r/boot/apstart-wbinvd0.elf"
 	printf 'y' >"$r/boot/apstart-wbinvd1.elf"
 	printf '# GRUB Environment Block\n%s' "$(printf '#%.0s' $(seq 1 1000))" | head -c 1024 >"$r/boot/grub/grubenv"
-	echo "# fake grub.cfg" >"$r/boot/grub/grub.cfg"
 	printf '%s\n' 'GRUB_DEFAULT=0' 'GRUB_TIMEOUT=5' 'GRUB_CMDLINE_LINUX_DEFAULT="quiet"' 'GRUB_CMDLINE_LINUX="console=tty0 console=ttyS1,115200n8"' >"$r/etc/default/grub"
-	cp "$GRUB_SCRIPT" "$r/etc/grub.d/20_apstart"
-	chmod 755 "$r/etc/grub.d/20_apstart"
+	cp "$GRUB_SCRIPT" "$r/etc/grub.d/${GRUB_SCRIPT##*/}"
+	cp "$HERE/fake-grub.d/10_linux" "$HERE/fake-grub.d/41_custom" "$r/etc/grub.d/"
+	chmod 755 "$r"/etc/grub.d/*
 	truncate -s 4G "$r/dev/mem"
+	grub_mkconfig "$r"
 	echo "$r"
+}
+# grub_mkconfig ROOT: grub.cfg written as update-grub does (the package's
+# postinst did so), without recording a call.
+grub_mkconfig() {
+	APSTART_ROOT=$1 FAKE_LOG=/dev/null FAKE_GRUB_LIB="$HERE/grub-mkconfig_lib-stub" FAKE_MENU_AWK="$MENU_AWK" \
+		PATH="$FAKE_BIN:$SAFE" "$FAKE_BIN/update-grub" 2>"$T/mkconfig.err"
+}
+# menu_entry ROOT N: the id (else the title) of grub.cfg's top-level entry
+# N, as GRUB numbers them for GRUB_DEFAULT=N.
+menu_entry() {
+	awk -f "$MENU_AWK" -v custom="$1/boot/grub/custom.cfg" "$1/boot/grub/grub.cfg" |
+		awk -F '\t' -v n="$2" '$1 == n { print ($3 != "" ? $3 : $4) }'
+}
+# pending ROOT KEY: a value of the run in flight's file.
+pending() { sed -n "s/^$2=//p" "$1/var/lib/apstart/pending" 2>/dev/null; }
+set_default() { # ROOT VALUE: GRUB_DEFAULT in the fake /etc/default/grub
+	sed -i "s|^GRUB_DEFAULT=.*|GRUB_DEFAULT=\"$2\"|" "$1/etc/default/grub"
 }
 memmap_entry() { # ROOT N START END TYPE
 	mkdir -p "$1/sys/firmware/memmap/$2"
 	echo "$3" >"$1/sys/firmware/memmap/$2/start"
 	echo "$4" >"$1/sys/firmware/memmap/$2/end"
 	echo "$5" >"$1/sys/firmware/memmap/$2/type"
+}
+new_boot_id() { # ROOT: a boot of its own (/proc/sys/kernel/random/boot_id)
+	od -An -tx1 -N16 /dev/urandom | tr -d ' \n' |
+		sed 's/^\(.\{8\}\)\(.\{4\}\)\(.\{4\}\)\(.\{4\}\)/\1-\2-\3-\4-/' >"$1/proc/sys/kernel/random/boot_id"
+	echo >>"$1/proc/sys/kernel/random/boot_id"
 }
 efivar() { # ROOT NAME-GUID FILE: efivarfs' layout, 4 bytes of attributes first
 	{ printf '\007\000\000\000'; cat "$3"; } >"$1/sys/firmware/efi/efivars/$2"
@@ -101,8 +130,8 @@ ap() {
 	local r=$1
 	shift
 	OUT=$(timeout 60 env -i PATH="$FAKE_BIN:$SAFE" HOME="$T" APSTART_ROOT="$r" FAKE_LOG="$r.calls" \
-		APLOG="$APLOG" APREALMODE="$APREALMODE" FAKE_GRUB_LIB="$HERE/grub-mkconfig_lib-stub" TMPDIR="$T" \
-		${FAKE_ENV[@]+"${FAKE_ENV[@]}"} bash "$APSTART" "$@" 2>&1)
+		APLOG="$APLOG" APREALMODE="$APREALMODE" FAKE_GRUB_LIB="$HERE/grub-mkconfig_lib-stub" FAKE_MENU_AWK="$MENU_AWK" TMPDIR="$T" \
+		APSTART_LEAVE_WAIT=0 ${FAKE_ENV[@]+"${FAKE_ENV[@]}"} bash "$APSTART" "$@" 2>&1)
 	RC=$?
 }
 FAKE_ENV=()
@@ -125,20 +154,30 @@ set_up() {
 	: >"$r.calls"
 }
 
-# reboot_with ROOT pstore|nvram|nothing|cleared [FILE]: what the next boot
-# finds: the records in pstore (ramoops' console file), the summary in
-# NVRAM (two parts), nothing (RAM kept: the marker is there), or nothing
-# with RAM cleared. The fake clock moves: the pending run is from the last
-# boot.
+# stamp FILE ID: FILE as the kernel prints it when given run_id=ID: @boot
+# and @end end with run_id=ID (before a CR LF's CR); ID none: as given.
+stamp() {
+	if [ "$2" = none ]; then cat "$1"; return; fi
+	sed -E "s/^(@(boot|end) .*[^\r])(\r?)\$/\1 run_id=$2\3/" "$1"
+}
+
+# reboot_with ROOT pstore|nvram|nothing|cleared [FILE [RUN-ID]]: what the
+# next boot finds: the records in pstore (ramoops' console file), the
+# summary in NVRAM (two parts), nothing (RAM kept: the marker is there),
+# or nothing with RAM cleared. The records carry the pending run's id, as
+# the kernel prints the run_id= it was given (RUN-ID: another, or none);
+# $T/record is what was planted. A new boot: boot_id and uptime change.
 reboot_with() {
-	local r=$1 how=$2 file=${3:-}
+	local r=$1 how=$2 file=${3:-} id=${4:-}
+	[ -n "$id" ] || id=$(sed -n 's/^run_id=//p' "$r/var/lib/apstart/pending" 2>/dev/null)
+	[ -n "$file" ] && stamp "$file" "${id:-none}" >"$T/record"
 	case $how in
-	pstore) cp "$file" "$r/sys/fs/pstore/console-ramoops-0" ;;
+	pstore) cp "$T/record" "$r/sys/fs/pstore/console-ramoops-0" ;;
 	nvram)
 		local n
-		n=$(($(wc -c <"$file") / 2))
-		head -c $n "$file" >"$T/part0"
-		tail -c +$((n + 1)) "$file" >"$T/part1"
+		n=$(($(wc -c <"$T/record") / 2))
+		head -c $n "$T/record" >"$T/part0"
+		tail -c +$((n + 1)) "$T/record" >"$T/part1"
 		efivar "$r" "ApstartResults-$GUID" "$T/part0"
 		efivar "$r" "ApstartResults1-$GUID" "$T/part1"
 		;;
@@ -146,6 +185,7 @@ reboot_with() {
 	esac
 	sleep 1
 	echo "0.50 0.50" >"$r/proc/uptime"
+	new_boot_id "$r"
 }
 
 # ===== refusals, each with its message
@@ -245,7 +285,7 @@ sed -i '/ \/boot ext4 ro/d' "$R/proc/mounts"
 echo "# empty" >"$R/boot/grub/grub.cfg"
 ap "$R" run --via grub
 expect "refused: no GRUB entry" 3 "refused: grub.cfg has no menu entry 'apstart-wbinvd0'"
-ap "$R" setup
+grub_mkconfig "$R"
 FAKE_ENV=(FAKE_BOOT_ABSTRACTION=lvm FAKE_BOOT_FS=ext2)
 ap "$R" run --via grub
 expect "refused: grubenv on LVM (one-shot entry would stick)" 3 "refused: GRUB cannot write its environment block on /boot \(ext2 on lvm"
@@ -328,7 +368,7 @@ R=$(tree r1 uefi)
 set_up "$R"
 ap "$R" run -- cycles=2
 expect "run (UEFI, kexec): says what it does" 0 "kexec -l .*/boot/apstart-wbinvd0.elf --type multiboot2-x86"
-want="kexec -l $R/boot/apstart-wbinvd0.elf --type multiboot2-x86 --command-line=pstore=0x10000000,0x200000 exit=reboot acpi_rsdp=0x3f77d014 firmware=uefi console=ttyS1,115200 cycles=2"
+want="kexec -l $R/boot/apstart-wbinvd0.elf --type multiboot2-x86 --command-line=pstore=0x10000000,0x200000 exit=reboot acpi_rsdp=0x3f77d014 firmware=uefi console=ttyS1,115200 run_id=$RID cycles=2"
 called "$R" "^$want\$" && ok "run (UEFI, kexec): pstore=, exit=reboot, acpi_rsdp= from systab, firmware=uefi, Linux's serial console" ||
 	fail "run (UEFI, kexec): kexec's arguments" "" "$(calls_of "$R")" "want: $want"
 called "$R" '^systemctl --no-block kexec$' && ok "run: systemctl kexec (a clean shutdown first)" || fail "run: systemctl kexec" "" "$(calls_of "$R")"
@@ -357,7 +397,7 @@ R=$(tree r2 bios)
 set_up "$R"
 rm -rf "$R/run/systemd"
 ap "$R" run --wbinvd 1
-called "$R" "^kexec -l $R/boot/apstart-wbinvd1.elf --type multiboot2-x86 --command-line=pstore=0x10000000,0x200000 exit=reboot firmware=bios console=ttyS1,115200$" &&
+called "$R" "^kexec -l $R/boot/apstart-wbinvd1.elf --type multiboot2-x86 --command-line=pstore=0x10000000,0x200000 exit=reboot firmware=bios console=ttyS1,115200 run_id=$RID\$" &&
 	called "$R" '^kexec -e$' && ok "run (BIOS, no systemd): no acpi_rsdp=, firmware=bios, kexec -e" || fail "run (BIOS, no systemd)" "" "$(calls_of "$R")"
 
 R=$(tree r3 uefi)
@@ -365,12 +405,12 @@ set_up "$R"
 ap "$R" run --via grub --wbinvd 1 -- cycles=3
 called "$R" '^grub-reboot apstart-wbinvd1$' && called "$R" '^systemctl --no-block reboot$' &&
 	grep -q '^next_entry=apstart-wbinvd1$' "$R/boot/grub/grubenv" &&
-	grep -q '^apstart_options=exit=reboot console=ttyS1,115200 cycles=3$' "$R/boot/grub/grubenv" &&
+	grep -Eq "^apstart_options=exit=reboot console=ttyS1,115200 run_id=$RID cycles=3\$" "$R/boot/grub/grubenv" &&
 	ok "run --via grub: grubenv apstart_options (no second pstore=: the entry has it), grub-reboot apstart-wbinvd1, reboot" ||
 	fail "run --via grub" "" "$(calls_of "$R")" "$(cat "$R/boot/grub/grubenv")"
 sed -i 's/ pstore=[^ ]*//' "$R/boot/grub/grub.cfg"
 ap "$R" run --via grub --wbinvd 1 -- cycles=3
-grep -q '^apstart_options=pstore=0x10000000,0x200000 exit=reboot console=ttyS1,115200 cycles=3$' "$R/boot/grub/grubenv" &&
+grep -Eq "^apstart_options=pstore=0x10000000,0x200000 exit=reboot console=ttyS1,115200 run_id=$RID cycles=3\$" "$R/boot/grub/grubenv" &&
 	ok "run --via grub: pstore= through apstart_options when the entry lacks it" || fail "run --via grub: pstore= when the entry lacks it" "" "$(cat "$R/boot/grub/grubenv")"
 
 # ===== run --trampoline: Linux's own blob, kexec --module
@@ -383,7 +423,7 @@ expect "refused: --trampoline running without /boot/vmlinuz-\$(uname -r)" 3 "ref
 cp "$VMLINUZ" "$R/boot/vmlinuz-$rel"
 ap "$R" run --trampoline running -- cycles=2
 lrm=$R/var/lib/apstart/trampoline/vmlinuz-$rel
-want="kexec -l $R/boot/apstart-wbinvd0.elf --type multiboot2-x86 --module=$lrm-twin.lrm --command-line=pstore=0x10000000,0x200000 exit=reboot firmware=bios console=ttyS1,115200 trampoline=linux cycles=2"
+want="kexec -l $R/boot/apstart-wbinvd0.elf --type multiboot2-x86 --module=$lrm-twin.lrm --command-line=pstore=0x10000000,0x200000 exit=reboot firmware=bios console=ttyS1,115200 trampoline=linux run_id=$RID cycles=2"
 [ "$RC" = 0 ] && called "$R" "^$want\$" &&
 	ok "run --trampoline running: the running kernel's blob, patched (its twin), kexec --module, trampoline=linux" ||
 	fail "run --trampoline running: kexec's arguments" "exit $RC" "$OUT" "$(calls_of "$R")" "want: $want"
@@ -393,7 +433,7 @@ want="kexec -l $R/boot/apstart-wbinvd0.elf --type multiboot2-x86 --module=$lrm-t
 	fail "run --trampoline: the LRM files and the pending run" "" "$(cat "$R/var/lib/apstart/pending")"
 : >"$R.calls"
 ap "$R" run --trampoline running --wbinvd 1
-called "$R" "^kexec -l $R/boot/apstart-wbinvd1.elf --type multiboot2-x86 --module=$lrm.lrm --command-line=.* trampoline=linux\$" &&
+called "$R" "^kexec -l $R/boot/apstart-wbinvd1.elf --type multiboot2-x86 --module=$lrm.lrm --command-line=.* trampoline=linux run_id=$RID\$" &&
 	ok "run --trampoline running --wbinvd 1: the blob as shipped" || fail "run --trampoline --wbinvd 1" "" "$(calls_of "$R")"
 : >"$R.calls"
 ap "$R" run --trampoline running --via grub
@@ -409,7 +449,7 @@ set_up "$R"
 cp "$VMLINUZ" "$R/boot/vmlinuz-$rel"
 ap "$R" ab 1 --seed 3 --wait 0 --trampoline running -- cycles=1
 grep -q "^trampoline=$R/boot/vmlinuz-$rel\$" "$R/var/lib/apstart/session-0001/plan.txt" &&
-	called "$R" "^kexec -l $R/boot/apstart-wbinvd[01].elf --type multiboot2-x86 --module=$R/var/lib/apstart/trampoline/vmlinuz-$rel(-twin)?.lrm --command-line=.* trampoline=linux cycles=1\$" &&
+	called "$R" "^kexec -l $R/boot/apstart-wbinvd[01].elf --type multiboot2-x86 --module=$R/var/lib/apstart/trampoline/vmlinuz-$rel(-twin)?.lrm --command-line=.* trampoline=linux run_id=$RID cycles=1\$" &&
 	grep -q "A = as shipped (WBINVD), B = its patched twin" <<<"$OUT" &&
 	ok "ab --trampoline running: the plan keeps the kernel's file, its first run goes through its blob (kexec --module)" ||
 	fail "ab --trampoline running" "" "$OUT" "$(calls_of "$R")" "$(cat "$R/var/lib/apstart/session-0001/plan.txt")"
@@ -421,8 +461,9 @@ set_up "$R"
 ap "$R" run -- cycles=2
 reboot_with "$R" pstore "$LOGS/smp4.log"
 ap "$R" collect --boot
-expect "collect: files pstore's record as run-0001.log" 0 "filed .*/var/lib/apstart/run-0001.log \($(wc -c <"$LOGS/smp4.log") bytes, from pstore"
-cmp -s "$LOGS/smp4.log" "$R/var/lib/apstart/run-0001.log" && ok "collect: byte for byte what pstore held" || fail "collect: byte for byte" "differs"
+expect "collect: files pstore's record as run-0001.log" 0 "filed .*/var/lib/apstart/run-0001.log \($(wc -c <"$T/record") bytes, from pstore"
+cp "$T/record" "$T/record1"
+cmp -s "$T/record1" "$R/var/lib/apstart/run-0001.log" && ok "collect: byte for byte what pstore held" || fail "collect: byte for byte" "differs"
 [ ! -e "$R/sys/fs/pstore/console-ramoops-0" ] && ok "collect: removed the pstore file after the read-back" || fail "collect: removed the pstore file" "still there"
 grep -q '^  Total: ' <<<"$OUT" && grep -q '^  @end status=pass' <<<"$OUT" && ok "collect: prints the run's rows (aplog stats)" || fail "collect: prints the rows" "" "$OUT"
 [ ! -f "$R/var/lib/apstart/pending" ] && ok "collect: the pending run is done" || fail "collect: pending" "still there"
@@ -430,7 +471,7 @@ called "$R" '^modprobe ramoops$' && ok "collect: loads ramoops (its options from
 ap "$R" run
 reboot_with "$R" pstore "$LOGS/smp4-slow.log"
 ap "$R" collect
-cmp -s "$LOGS/smp4-slow.log" "$R/var/lib/apstart/run-0002.log" && cmp -s "$LOGS/smp4.log" "$R/var/lib/apstart/run-0001.log" &&
+cmp -s "$T/record" "$R/var/lib/apstart/run-0002.log" && cmp -s "$T/record1" "$R/var/lib/apstart/run-0001.log" &&
 	ok "collect: a second run is run-0002.log, the first untouched" || fail "collect: second run" "" "$OUT"
 rm "$R/var/lib/apstart/run-0002.log"
 ap "$R" run
@@ -451,7 +492,7 @@ RC=$?
 expect "collect: a copy that does not read back identical is an error" 1 "does not read back identical"
 [ -f "$R/sys/fs/pstore/console-ramoops-0" ] && ok "  ... and the pstore record stays in place" || fail "  ... and the source stays" "removed"
 ap "$R" collect
-cmp -s "$LOGS/wbinvd0-run2.log" "$R/var/lib/apstart/run-0005.log" && ok "collect: filed on the next try" || fail "collect: filed on the next try" "" "$OUT" "$(ls "$R/var/lib/apstart")"
+cmp -s "$T/record" "$R/var/lib/apstart/run-0005.log" && ok "collect: filed on the next try" || fail "collect: filed on the next try" "" "$OUT" "$(ls "$R/var/lib/apstart")"
 
 R=$(tree c2 uefi)
 ap "$R" setup
@@ -459,7 +500,7 @@ ap "$R" setup
 printf '%s\n' "$(cat "$R/etc/default/grub")" >/dev/null
 reboot_with "$R" nvram "$LOGS/wbinvd0-run1.log"
 ap "$R" collect
-cmp -s "$LOGS/wbinvd0-run1.log" "$R/var/lib/apstart/run-0001.log" && ok "collect: NVRAM summary of two parts joined, 4 attribute bytes off" ||
+cmp -s "$T/record" "$R/var/lib/apstart/run-0001.log" && ok "collect: NVRAM summary of two parts joined, 4 attribute bytes off" ||
 	fail "collect: NVRAM summary" "" "$OUT"
 [ ! -e "$R/sys/firmware/efi/efivars/ApstartResults-$GUID" ] && [ ! -e "$R/sys/firmware/efi/efivars/ApstartResults1-$GUID" ] &&
 	called "$R" "^chattr -i .*ApstartResults-$GUID" && ok "collect: NVRAM variables removed (chattr -i first)" || fail "collect: NVRAM removed" "" "$(calls_of "$R")"
@@ -544,7 +585,7 @@ for i in 1 2 3 4; do
 	if [ $i = 2 ]; then
 		# the machine goes down after the .started file, before leaving Linux
 		rm -f "$R/var/lib/apstart/pending"
-		sleep 1; echo "0.50 0.50" >"$R/proc/uptime"
+		sleep 1; echo "0.50 0.50" >"$R/proc/uptime"; new_boot_id "$R"
 		ap "$R" ab --continue
 	fi
 done
@@ -620,6 +661,335 @@ R=$(tree k2 bios)
 ap "$R" setup --secure-boot --cert "$T/c.der"
 expect "refused: --secure-boot on a BIOS machine" 3 "refused: this machine booted through BIOS"
 
+# ===== GRUB's default entry is never one of apstart's (issue 38)
+# An apstart entry booted by default halts the machine at every boot. The
+# entries come after every other script's (90_apstart), so a number that
+# pointed at another entry still does, after apt install and after setup.
+R=$(tree d1 uefi)
+cp "$HERE/fake-grub.d/20_memtest86+" "$R/etc/grub.d/"
+set_default "$R" 2
+grub_mkconfig "$R"
+[ "$(menu_entry "$R" 2)" = memtest86+ ] &&
+	ok "GRUB_DEFAULT=2 (memtest86+'s entry): still memtest86+ once apstart's entries are in (apt install)" ||
+	fail "GRUB_DEFAULT=2 after apt install" "entry 2 is $(menu_entry "$R" 2)" "$(grep -E '^(menuentry|submenu)' "$R/boot/grub/grub.cfg")"
+ap "$R" setup
+[ "$RC" = 0 ] && [ "$(menu_entry "$R" 2)" = memtest86+ ] &&
+	ok "GRUB_DEFAULT=2 (memtest86+'s entry): setup goes on, entry 2 still memtest86+" ||
+	fail "GRUB_DEFAULT=2 after setup" "exit $RC, entry 2 is $(menu_entry "$R" 2)" "$OUT"
+# A number past the other entries (memtest86+ removed since: GRUB booted
+# entry 0 for it) would be apstart's first entry: none is written, and
+# setup refuses before it changes anything.
+R=$(tree d2 uefi)
+set_default "$R" 2
+grub_mkconfig "$R"
+! grep -q 'menuentry .*apstart' "$R/boot/grub/grub.cfg" && grep -q "90_apstart: GRUB_DEFAULT=2 would boot the apstart entry apstart-wbinvd0 at every boot" "$T/mkconfig.err" &&
+	ok "90_apstart: GRUB_DEFAULT=2 past the other entries: no apstart entries written, and update-grub says why" ||
+	fail "90_apstart: GRUB_DEFAULT=2 past the other entries" "entry 2 is $(menu_entry "$R" 2)" "$(cat "$T/mkconfig.err")"
+ap "$R" setup
+expect "refused: GRUB_DEFAULT=2 would be apstart's entry" 3 "refused: GRUB_DEFAULT=2 .* is past grub.cfg's 2 entries .*would be entry 2: every boot would start apstart's kernel"
+[ ! -e "$R/etc/default/grub.d/apstart.cfg" ] && ! called "$R" '^update-grub' && ok "  ... and nothing was changed" ||
+	fail "  ... and nothing was changed" "" "$(calls_of "$R")"
+ap "$R" run --via grub
+expect "refused: run --via grub says why the entries are missing" 3 "grub.cfg has no menu entry 'apstart-wbinvd0' \(GRUB_DEFAULT=2 .*would be entry 2, so 90_apstart writes none\)"
+set_default "$R" "2>0"
+ap "$R" setup
+expect "refused: GRUB_DEFAULT=\"2>0\" (its first part counts)" 3 "refused: GRUB_DEFAULT=2>0 .*would be entry 2"
+R=$(tree d3 uefi)
+set_default "$R" saved
+grub-editenv "$R/boot/grub/grubenv" set saved_entry=apstart-wbinvd1
+ap "$R" setup
+expect "refused: GRUB_DEFAULT=saved, saved_entry=apstart-wbinvd1" 3 "refused: GRUB_DEFAULT=saved, and saved_entry=apstart-wbinvd1 in .*grubenv \(grub-set-default\) boots entry [0-9] of grub.cfg"
+set_default "$R" "apstart: AP start-up timing (patched, no WBINVD)"
+grub-editenv "$R/boot/grub/grubenv" unset saved_entry
+ap "$R" setup
+expect "refused: GRUB_DEFAULT naming apstart's entry by its title" 3 "refused: GRUB_DEFAULT=apstart: AP start-up timing \(patched, no WBINVD\) .*every boot"
+set_default "$R" "1>0"
+ap "$R" setup
+expect "not refused: GRUB_DEFAULT=\"1>0\" (the Advanced submenu's first entry)" 0 "ONE REBOOT"
+# custom.cfg's entries count where 41_custom sources them; os-prober's too
+R=$(tree d4 uefi)
+cp "$HERE/fake-grub.d/30_os-prober" "$R/etc/grub.d/"
+printf '%s\n' "menuentry 'Rescue shell (custom.cfg)' {" "	linux /vmlinuz init=/bin/sh" "}" >"$R/boot/grub/custom.cfg"
+set_default "$R" 3
+grub_mkconfig "$R"
+ap "$R" setup
+[ "$RC" = 0 ] && [ "$(menu_entry "$R" 3)" = "Rescue shell (custom.cfg)" ] && [ "$(menu_entry "$R" 2)" = osprober-efi-ABCD-1234 ] &&
+	ok "GRUB_DEFAULT=3 (custom.cfg's entry after os-prober's): setup goes on, entry 3 still custom.cfg's" ||
+	fail "GRUB_DEFAULT=3, custom.cfg" "exit $RC, entry 2 $(menu_entry "$R" 2), entry 3 $(menu_entry "$R" 3)" "$OUT"
+
+# ===== setup --address: only RAM Linux can spare
+R=$(tree x1 uefi)
+sed -i 's/^  01000000-01ffffff : Kernel code$/&\n  20000000-27ffffff : Crash kernel/' "$R/proc/iomem"
+ap "$R" setup --address 0
+expect "refused: --address 0 (the first MiB: Linux's real-mode trampoline)" 3 "refused: --address 0x0: 3 MiB there cannot hold the records: it starts in the first MiB .*real-mode trampoline"
+ap "$R" setup --address 0x1000
+expect "refused: --address 0x1000 (the first MiB)" 3 "refused: --address 0x1000: .*first MiB"
+ap "$R" setup --address 0xfee00000
+expect "refused: --address 0xfee00000 (the local APIC: MMIO, no RAM)" 3 "refused: --address 0xfee00000: .*is not wholly RAM in the firmware's map \(/sys/firmware/memmap: no entry: MMIO.*/proc/iomem: 0xfee00000-0xfee00fff Local APIC"
+ap "$R" setup --address 0x7ff00000
+expect "refused: --address over the firmware's reserved range" 3 "refused: --address 0x7ff00000: .*not wholly RAM .*Reserved 0x7ffe0000-0x7fffffff"
+ap "$R" setup --address 0x1000000
+expect "refused: --address over the running kernel" 3 "refused: --address 0x1000000: .*it overlaps Kernel code at 0x1000000-0x1ffffff"
+ap "$R" setup --address 0x21000000
+expect "refused: --address over the crash kernel" 3 "refused: --address 0x21000000: .*it overlaps Crash kernel at 0x20000000-0x27ffffff"
+[ ! -e "$R/etc/default/grub.d/apstart.cfg" ] && ! called "$R" '^update-grub' && ok "  ... and none of them changed anything" ||
+	fail "  ... and none of them changed anything" "" "$(calls_of "$R")"
+ap "$R" setup --address 0x30000000
+expect "setup --address 0x30000000 (RAM, clear of both)" 0 "region: 3 MiB at 0x30000000 \(--address; RAM in the firmware's map"
+# above 4 GiB: the x86_64 kernel maps it, the i386 kernel cannot
+R=$(tree x2 uefi)
+memmap_entry "$R" 4 0x100000000 0x17fffffff "System RAM"
+ap "$R" setup --address 0x100000000
+expect "refused: --address above 4 GiB with a kernel that is not x86_64" 3 "refused: --address 0x100000000: .*ends above 4 GiB, and .*/boot/apstart-wbinvd0.elf is not an x86_64 \(ELF64\) kernel: the i386 kernel's 32-bit paging"
+for w in 0 1; do printf '\177ELF\002\001\001' >"$R/boot/apstart-wbinvd$w.elf"; done
+ap "$R" setup --address 0x100000000
+expect "setup --address above 4 GiB with both kernels x86_64 (ELF64)" 0 "region: 3 MiB at 0x100000000"
+# a second setup checks the region it keeps again
+R=$(tree x3 uefi)
+set_up "$R"
+sed -i 's/^  01000000-01ffffff : Kernel code$/&\n  10100000-17ffffff : Crash kernel/' "$R/proc/iomem"
+ap "$R" setup
+expect "refused: a second setup, a crash kernel now over the region" 3 "refused: the region apstart setup reserved earlier, 3 MiB at 0x10000000 .*cannot stay: it overlaps Crash kernel at 0x10100000-0x17ffffff"
+R=$(tree x4 bios)
+set_up "$R"
+rm -rf "$R/sys/firmware/memmap"
+ap "$R" setup
+expect "setup again, /proc/iomem only: its own reservation is no obstacle" 0 "already set up: 3 MiB at 0x10000000 .*checked against the memory map again"
+
+# ===== one run id, from the request to the record
+R=$(tree i1 uefi)
+set_up "$R"
+ap "$R" run -- cycles=2
+id=$(pending "$R" run_id)
+[[ $id =~ ^$RID$ ]] && called "$R" "^kexec -l .* run_id=$id cycles=2\$" && grep -q "^boot_id=$(cat "$R/proc/sys/kernel/random/boot_id")$" "$R/var/lib/apstart/pending" &&
+	ok "run: a run id made for the run ($id), on kexec's command line and in the pending file with this boot's boot_id" ||
+	fail "run: the run id" "" "$(cat "$R/var/lib/apstart/pending")" "$(calls_of "$R")"
+ap "$R" run -- run_id=mine
+expect "usage: run_id= among the kernel options" 2 "run_id= is apstart's to give"
+# The run hangs (nothing in pstore), and an old record of another run lies
+# in systemd-pstore's archive: it is not this run's.
+reboot_with "$R" nothing
+mkdir -p "$R/var/lib/systemd/pstore/1700000000"
+stamp "$LOGS/smp4-slow.log" r20240101T000000-0badf00d >"$R/var/lib/systemd/pstore/1700000000/console-ramoops-0"
+cp "$R/var/lib/systemd/pstore/1700000000/console-ramoops-0" "$T/stale"
+ap "$R" collect --boot
+if [ ! -e "$R/var/lib/apstart/run-0001.log" ] && cmp -s "$T/stale" "$R/var/lib/apstart/unmatched/record-0001.log" &&
+	grep -q "kept aside, not filed as a run: .*systemd/pstore/1700000000/console-ramoops-0 -> .*unmatched/record-0001.log: its run_id=r20240101T000000-0badf00d is not the run in flight's ($id)" <<<"$OUT" &&
+	grep -q "RAM survived the reset" <<<"$OUT" && [ ! -e "$R/var/lib/systemd/pstore/1700000000/console-ramoops-0" ]; then
+	ok "collect: a stale record in /var/lib/systemd/pstore (another run id) is kept aside in unmatched/, never filed as the run"
+else
+	fail "collect: a stale record is not the run" "" "$OUT" "$(ls -R "$R/var/lib/apstart")"
+fi
+grep -q "r20240101T000000-0badf00d is not the run in flight's ($id)" "$R/var/lib/apstart/unmatched/record-0001.why" &&
+	ok "  ... with its .why beside it" || fail "  ... its .why" "" "$(cat "$R"/var/lib/apstart/unmatched/*.why 2>/dev/null)"
+# both: the run's own record in pstore, another run's summary in NVRAM
+ap "$R" run --via grub -- cycles=2
+id=$(pending "$R" run_id)
+reboot_with "$R" nvram "$LOGS/wbinvd0-run1.log" r20240101T000000-0badf00d
+reboot_with "$R" pstore "$LOGS/smp4.log" "$id"
+cp "$T/record" "$T/own"
+ap "$R" collect --boot
+cmp -s "$T/own" "$R/var/lib/apstart/run-0001.log" && [ ! -e "$R/var/lib/apstart/run-0001.nvram.log" ] &&
+	[ -f "$R/var/lib/apstart/unmatched/record-0002.log" ] && grep -q "kept aside, not filed as a run: the NVRAM summary" <<<"$OUT" &&
+	ok "collect (grub): the run's pstore record filed, another run's NVRAM summary kept aside, not filed as its .nvram.log" ||
+	fail "collect (grub): by run id" "" "$OUT" "$(ls "$R/var/lib/apstart")"
+# the same record again (a copy of it came back): its run is filed already
+cp "$T/own" "$R/sys/fs/pstore/console-ramoops-0"
+ap "$R" collect
+grep -q "kept aside, not filed as a run: .* it has run_id=$id, and no run is in flight; that id is the run started=.* wbinvd=0 via=grub: filed as run-0001.log" <<<"$OUT" &&
+	[ ! -e "$R/var/lib/apstart/run-0002.log" ] && ok "collect: a record of a run filed before is kept aside and named as that run's" ||
+	fail "collect: a record of a filed run again" "" "$OUT"
+# a record with no run id while a run is in flight is not taken for it
+ap "$R" run
+reboot_with "$R" pstore "$LOGS/smp4.log" none
+ap "$R" collect
+[ ! -e "$R/var/lib/apstart/run-0002.log" ] && grep -q "it has no run_id\|its no run_id is not the run in flight's" <<<"$OUT" &&
+	ok "collect: a record without a run id while a run is in flight is kept aside" || fail "collect: a record without a run id" "" "$OUT"
+
+# the run's record twice (in /sys/fs/pstore and, copied by systemd-pstore,
+# in its archive): filed once, the copy kept aside and said to be one
+R=$(tree i3 uefi)
+set_up "$R"
+ap "$R" run
+reboot_with "$R" pstore "$LOGS/smp4.log"
+mkdir -p "$R/var/lib/systemd/pstore/1700000001"
+cp "$T/record" "$R/var/lib/systemd/pstore/1700000001/console-ramoops-0"
+ap "$R" collect --boot
+[ -f "$R/var/lib/apstart/run-0001.log" ] && [ ! -e "$R/var/lib/apstart/run-0002.log" ] &&
+	grep -q "a second copy of the run in flight's record" <<<"$OUT" &&
+	ok "collect: the run's record twice (pstore and systemd-pstore's archive): filed once, the copy kept aside as such" ||
+	fail "collect: a second copy of the run's record" "" "$OUT"
+
+# in a session: run 1 hangs, a stale record lies in systemd-pstore; run 2
+# comes back. The table holds run 2 only; run 1 is interrupted.
+R=$(tree i2 uefi)
+set_up "$R"
+ap "$R" ab 1 --seed 3 --wait 0
+reboot_with "$R" nothing
+mkdir -p "$R/var/lib/systemd/pstore/1700000000"
+stamp "$LOGS/smp4-slow.log" r20240101T000000-0badf00d >"$R/var/lib/systemd/pstore/1700000000/console-ramoops-0"
+ap "$R" collect --boot
+ap "$R" ab --continue
+reboot_with "$R" pstore "$LOGS/wbinvd0-run1.log"
+ap "$R" collect --boot
+ap "$R" ab --continue
+S=$R/var/lib/apstart/session-0001
+if [ "$(ls "$S"/run-001-*.interrupted 2>/dev/null | wc -l)" = 1 ] && [ "$(ls "$S"/run-00*.log | wc -l)" = 1 ] &&
+	grep -q '^runs with records: 1; interrupted: 1$' "$S/table.txt" && [ -f "$R/var/lib/apstart/unmatched/record-0001.log" ] &&
+	grep -q "^run 001 .* INTERRUPTED" "$S/table.txt"; then
+	ok "ab: a stale record during a session is kept aside; the hung run is interrupted; the table has only the run whose id matched"
+else
+	fail "ab: a stale record during a session" "" "$(ls "$S")" "$(cat "$S/table.txt" 2>/dev/null)"
+fi
+
+# ===== the boot is boot_id, not the wall clock
+R=$(tree b1 uefi)
+set_up "$R"
+ap "$R" run
+reboot_with "$R" pstore "$LOGS/smp4.log"
+cp "$T/record" "$T/rec-b1"
+FAKE_ENV=(FAKE_CLOCK_SKEW=-600)
+ap "$R" collect --boot
+FAKE_ENV=()
+cmp -s "$T/rec-b1" "$R/var/lib/apstart/run-0001.log" && ! grep -q "pending from this boot" <<<"$OUT" &&
+	ok "collect: the next boot's clock 10 minutes behind: the run is filed (its boot_id is not this boot's)" ||
+	fail "collect: a clock 10 minutes behind" "" "$OUT"
+R=$(tree b2 uefi)
+set_up "$R"
+ap "$R" ab 1 --seed 3 --wait 0
+reboot_with "$R" pstore "$LOGS/wbinvd0-run1.log"
+FAKE_ENV=(FAKE_CLOCK_SKEW=-600)
+ap "$R" collect --boot
+ap "$R" ab --continue
+FAKE_ENV=()
+S=$R/var/lib/apstart/session-0001
+[ "$(find "$S" -name 'run-001-*.log' | wc -l)" = 1 ] && ! ls "$S"/*.interrupted >/dev/null 2>&1 && grep -q "run 2 of 2" <<<"$OUT" &&
+	ok "ab: a clock 10 minutes behind: run 1 filed, run 2 started (not stalled, not interrupted)" ||
+	fail "ab: a clock 10 minutes behind" "" "$OUT" "$(ls "$S")"
+
+# ===== a run that did not leave Linux is taken back, all of it
+R=$(tree o1 uefi)
+set_up "$R"
+FAKE_ENV=(FAKE_SYSTEMCTL_FAIL=reboot)
+ap "$R" run --via grub
+FAKE_ENV=()
+expect "run --via grub, the reboot fails: a failure, said" 1 "failed: the machine did not reboot: the run $RID was taken back"
+! grep -q '^next_entry=' "$R/boot/grub/grubenv" && ! grep -q '^apstart_options=' "$R/boot/grub/grubenv" && [ ! -e "$R/var/lib/apstart/pending" ] &&
+	ok "  ... next_entry, apstart_options and the pending file cleared: the next reboot is Linux's" ||
+	fail "  ... the one-shot taken back" "" "$(cat "$R/boot/grub/grubenv" | tr -d '#')" "$(ls "$R/var/lib/apstart")"
+FAKE_ENV=(FAKE_SYSTEMCTL_FAIL=kexec)
+ap "$R" run
+FAKE_ENV=()
+called "$R" '^kexec -u$' && [ "$(cat "$R/sys/kernel/kexec_loaded")" = 0 ] && [ ! -e "$R/var/lib/apstart/pending" ] &&
+	ok "run (kexec), systemctl kexec fails: kexec -u (no loaded kernel for systemd >= 255's reboot), pending cleared" ||
+	fail "run (kexec), systemctl kexec fails" "" "$OUT" "$(calls_of "$R")"
+FAKE_ENV=(APSTART_LEAVE_WAIT=1)
+ap "$R" run --via grub
+FAKE_ENV=()
+expect "run: Linux still here after the wait: taken back" 1 "Linux is still running 1 s after the reboot was asked for"
+! grep -q '^next_entry=' "$R/boot/grub/grubenv" && [ ! -e "$R/var/lib/apstart/pending" ] && ok "  ... next_entry and pending cleared" ||
+	fail "  ... next_entry and pending cleared" "" "$(tr -d '#' <"$R/boot/grub/grubenv")"
+# --undo takes back a run in flight and disables both units
+ap "$R" run --via grub
+: >"$R.calls"
+ap "$R" setup --undo
+! grep -q '^next_entry=' "$R/boot/grub/grubenv" && ! grep -q '^apstart_options=' "$R/boot/grub/grubenv" && [ ! -e "$R/var/lib/apstart/pending" ] &&
+	called "$R" '^systemctl disable apstart-collect.service$' && called "$R" '^systemctl disable apstart-session.service$' &&
+	ok "setup --undo: next_entry, apstart_options, pending cleared; both units disabled" ||
+	fail "setup --undo: all of it" "" "$OUT" "$(calls_of "$R")"
+R=$(tree o3 uefi)
+set_up "$R"
+ap "$R" run
+ap "$R" setup --undo
+called "$R" '^kexec -u$' && [ "$(cat "$R/sys/kernel/kexec_loaded")" = 0 ] && ok "setup --undo: the kernel loaded for a run is unloaded (kexec -u)" ||
+	fail "setup --undo: kexec -u" "" "$OUT"
+# a one-shot left armed with no run in flight is taken back at boot
+R=$(tree o2 uefi)
+set_up "$R"
+grub-editenv "$R/boot/grub/grubenv" set next_entry=apstart-wbinvd1 apstart_options=exit=reboot
+ap "$R" collect --boot
+! grep -q '^next_entry=' "$R/boot/grub/grubenv" && ! grep -q '^apstart_options=' "$R/boot/grub/grubenv" && grep -q "no run is in flight, but grubenv still arms one" <<<"$OUT" &&
+	ok "collect: grubenv arming apstart with no run in flight: taken back" || fail "collect: a stale one-shot" "" "$OUT"
+
+# ===== --watchdog: a hung run comes back by itself, or is refused and says why
+R=$(tree w1 uefi)
+set_up "$R"
+ap "$R" run --watchdog 120
+expect "refused: --watchdog without a hardware watchdog (the BMC's power control is what is left)" 3 "refused: this machine has no hardware watchdog .* a run that hangs stays hung until the machine is power-cycled"
+grep -q "ipmitool chassis power cycle" <<<"$OUT" && [ ! -e "$R/var/lib/apstart/pending" ] && ok "  ... says the BMC's power control, nothing left armed" ||
+	fail "  ... the BMC's power control" "" "$OUT"
+wd=$R/sys/class/watchdog/watchdog0
+mkdir -p "$wd" "$R/sys/module/watchdog/parameters"
+echo iTCO_wdt >"$wd/identity"; echo 614 >"$wd/max_timeout"; echo inactive >"$wd/state"; echo 0 >"$wd/bootstatus"
+echo -1 >"$R/sys/module/watchdog/parameters/stop_on_reboot"
+ap "$R" run --watchdog 120
+expect "refused: --watchdog where Linux would stop the watchdog at kexec (stop_on_reboot)" 3 "refused: Linux would stop the watchdog iTCO_wdt on the way out.*stop_on_reboot is -1"
+grep -q "apstart setup --watchdog" <<<"$OUT" && ok "  ... and says apstart setup --watchdog" || fail "  ... apstart setup --watchdog" "" "$OUT"
+echo 0 >"$R/sys/module/watchdog/parameters/stop_on_reboot"
+ap "$R" run --watchdog 700
+expect "refused: --watchdog beyond the watchdog's max_timeout" 3 "refused: the watchdog iTCO_wdt counts at most 614 s, not 700: apstart's kernel does not pet it"
+ap "$R" run --watchdog 30
+expect "usage: --watchdog below 60 s" 2 "--watchdog needs seconds, at least 60"
+: >"$R.calls"
+ap "$R" run --watchdog 120
+called "$R" '^busctl set-property org.freedesktop.systemd1 /org/freedesktop/systemd1 org.freedesktop.systemd1.Manager KExecWatchdogUSec t 120000000$' &&
+	called "$R" '^systemctl --no-block kexec$' && [ "$(pending "$R" watchdog)" = 120 ] &&
+	ok "run --watchdog 120 (systemd, kexec): KExecWatchdogUSec=120 s, then systemctl kexec; the pending run says so" ||
+	fail "run --watchdog (systemd, kexec)" "" "$OUT" "$(calls_of "$R")"
+: >"$R.calls"
+FAKE_ENV=(FAKE_SYSTEMCTL_FAIL=reboot FAKE_BUS_VALUE=600000000)
+ap "$R" run --via grub --watchdog 300
+FAKE_ENV=()
+called "$R" 'RebootWatchdogUSec t 300000000$' && called "$R" 'RebootWatchdogUSec t 600000000$' && [ ! -e "$R/var/lib/apstart/pending" ] &&
+	ok "run --via grub --watchdog, the reboot fails: RebootWatchdogUSec set, then given back (600 s)" ||
+	fail "run --via grub --watchdog, reboot fails" "" "$OUT" "$(calls_of "$R")"
+R=$(tree w2 bios)
+set_up "$R"
+rm -rf "$R/run/systemd"
+mkdir -p "$R/sys/class/watchdog/watchdog0" "$R/sys/module/watchdog/parameters"
+echo i6300ESB >"$R/sys/class/watchdog/watchdog0/identity"; echo 2046 >"$R/sys/class/watchdog/watchdog0/max_timeout"
+echo 0 >"$R/sys/module/watchdog/parameters/stop_on_reboot"
+ap "$R" run --watchdog 90
+called "$R" "^wdctl -s 90 $R/dev/watchdog0\$" && [ "$(cat "$R/dev/watchdog0" 2>/dev/null)" = 1 ] && called "$R" '^kexec -e$' &&
+	ok "run --watchdog 90 (no systemd): wdctl -s 90, opened and closed without 'V' (left running), kexec -e" ||
+	fail "run --watchdog (no systemd)" "" "$OUT" "$(calls_of "$R")"
+echo 32 >"$R/sys/class/watchdog/watchdog0/bootstatus"
+reboot_with "$R" nothing
+ap "$R" collect
+expect "collect: nothing back, the watchdog's reset said (bootstatus)" 0 "the last reset was the hardware watchdog's \(i6300ESB, bootstatus 32\)"
+R=$(tree w3 uefi)
+ap "$R" setup --watchdog
+grep -q "ramoops.pmsg_size=0 watchdog.stop_on_reboot=0" "$R/boot/grub/grub.cfg" && ok "setup --watchdog: watchdog.stop_on_reboot=0 on Linux's command line" ||
+	fail "setup --watchdog" "" "$(grep linux "$R/boot/grub/grub.cfg")"
+set_up "$R"
+ap "$R" setup
+grep -q "watchdog.stop_on_reboot=0" "$R/etc/default/grub.d/apstart.cfg" && ok "  ... kept by a later setup" || fail "  ... kept" "" "$OUT"
+
+# ===== "removed" only when it is gone
+R=$(tree n1 uefi)
+set_up "$R"
+ap "$R" run --via grub
+reboot_with "$R" nvram "$LOGS/wbinvd0-run1.log"
+FAKE_ENV=(FAKE_RM_FAIL="*ApstartResults1-*")
+ap "$R" collect
+FAKE_ENV=()
+! grep -q "removed the summary from NVRAM" <<<"$OUT" && grep -q "warning: NVRAM: could not delete ApstartResults1-$GUID" <<<"$OUT" &&
+	grep -q "the summary stays in NVRAM" <<<"$OUT" && ok "collect: an NVRAM part that cannot be deleted: not said removed, said which" ||
+	fail "collect: NVRAM not removed" "" "$OUT"
+ap "$R" run
+reboot_with "$R" pstore "$LOGS/smp4.log"
+FAKE_ENV=(FAKE_RM_FAIL="*console-ramoops-0")
+ap "$R" collect
+FAKE_ENV=()
+! grep -q "^apstart: removed .*console-ramoops-0" <<<"$OUT" && grep -q "cannot remove .*console-ramoops-0 (copied and read back identical): it stays" <<<"$OUT" &&
+	ok "collect: a pstore file that cannot be removed: not said removed" || fail "collect: pstore not removed" "" "$OUT"
+ap "$R" collect
+[ "$(ls "$R"/var/lib/apstart/run-*.log | wc -l)" = 2 ] && grep -q "kept aside" <<<"$OUT" &&
+	ok "  ... and found again at the next collect, it is kept aside by its run id, not filed twice" || fail "  ... found again" "" "$OUT"
+ap "$R" setup
+grep -q "while set up, Linux's pstore keeps no oops or panic dumps: pstore.backend=ramoops keeps efi-pstore" <<<"$OUT" &&
+	ok "setup: says that pstore's oops and efi-pstore dumps are off while set up" || fail "setup: pstore dumps said" "" "$OUT"
+
 # ===== the scripts themselves
 if command -v shellcheck >/dev/null; then
 	check "shellcheck: apstart, its lib/, these tests" \
@@ -627,8 +997,11 @@ if command -v shellcheck >/dev/null; then
 	check "shellcheck: install.sh, mkdeb.sh, the package, VM and long lanes' scripts" \
 		shellcheck -S warning -x "$ROOT_DIR"/tools/linux/install.sh "$ROOT_DIR"/tools/linux/deb/mkdeb.sh "$HERE"/deb.sh \
 		"$HERE"/deb-root.sh "$HERE"/vm.sh "$ROOT_DIR"/tests/linux-session/*.sh
-	check "shellcheck: 20_apstart, the maintainer scripts, the VM's init as sh" shellcheck -S warning -s sh "$GRUB_SCRIPT" \
-		"$ROOT_DIR"/tools/linux/deb/postinst "$ROOT_DIR"/tools/linux/deb/prerm "$ROOT_DIR"/tools/linux/deb/postrm \
+	fakes=()
+	for f in "$HERE"/fake-bin/* "$HERE"/fake-grub.d/*; do [ "${f##*/}" = _record ] || fakes+=("$f"); done
+	check "shellcheck: the fakes (fake-bin, fake-grub.d)" shellcheck -S warning -x -e SC1091 "${fakes[@]}"
+	check "shellcheck: 90_apstart, the maintainer scripts, the VM's init as sh" shellcheck -S warning -s sh "$GRUB_SCRIPT" \
+		"$ROOT_DIR"/tools/linux/deb/preinst "$ROOT_DIR"/tools/linux/deb/postinst "$ROOT_DIR"/tools/linux/deb/prerm "$ROOT_DIR"/tools/linux/deb/postrm \
 		"$HERE"/vm-init "$HERE"/vm-modprobe
 else
 	skip "shellcheck" "shellcheck is not installed (apt-get install shellcheck)"

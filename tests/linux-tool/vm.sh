@@ -1,29 +1,36 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# make linux-vm-tests: apstart run --via kexec and apstart collect, the
-# installed program, under Debian's kernel in QEMU, SeaBIOS (-machine pc)
-# and OVMF (-machine q35) side by side (TCG, -smp 4, -m 1024). The
-# initramfs (tools/linux/vm/mkinitramfs.sh) holds busybox, the host's bash
-# and the libraries it needs, make install's files (PREFIX=/usr), aplog,
-# kexec-tools, ramoops and a virtio disk's modules; /var/lib/apstart is an
-# ext2 disk, so the filed runs survive the resets (tests/linux-tool/vm-init).
-# Linux's command line holds what apstart setup puts there. Each boot runs
-# apstart collect, then apstart run --via kexec -- cycles=K; the kernel's
-# warm reset boots the same Linux again. SeaBIOS makes 2 runs, OVMF 1;
-# SeaBIOS's second goes through Linux's own trampoline: apstart run --via
-# kexec --trampoline running --wbinvd 1 (the VM's /boot/vmlinuz-$(uname -r),
-# Debian's image, through aprealmode and xz in the VM; kexec --module).
-# Checked from the serial capture and the disk (debugfs):
-#   - each run filed (run-0001.log, run-0002.log) = the run's serial bytes,
-#     byte for byte (from the CR LF before apstart's banner through its
-#     "reset: warm" line);
-#   - the second run did not overwrite the first; aplog verify on each
-#     (firmware said as Linux knows it, the run's cycles);
-#   - what apstart told kexec (pstore=, exit=reboot, firmware=, and on UEFI
-#     acpi_rsdp= from /sys/firmware/efi/systab);
-#   - the trampoline run: its record says Linux's blob of the VM's own
-#     kernel ran, as shipped (@trampoline kind=linux wbinvd=1
-#     linux_version=RELEASE), kexec got the LRM file as --module.
+# make linux-vm-tests: apstart run --via kexec, apstart ab and apstart
+# collect, the installed program, under Debian's kernel in QEMU (TCG,
+# -smp 4, -m 1024), three machines side by side. The initramfs
+# (tools/linux/vm/mkinitramfs.sh) holds busybox, the host's bash, xz and
+# wdctl with the libraries they need, make install's files (PREFIX=/usr),
+# aplog, aprealmode, kexec-tools, Debian's kernel image as
+# /boot/vmlinuz-RELEASE, ramoops, a virtio disk's and the i6300esb
+# watchdog's modules; /var/lib/apstart is an ext2 disk, so the filed runs
+# survive the resets (tests/linux-tool/vm-init). Linux's command line
+# holds what apstart setup puts there; the kernel's warm reset boots the
+# same Linux again, which files the run (apstart collect) and goes on.
+#   SeaBIOS (-machine pc): apstart run --via kexec twice, the second
+#     through Linux's own trampoline: apstart run --via kexec --trampoline
+#     running --wbinvd 1 (the VM's /boot/vmlinuz-$(uname -r), through
+#     aprealmode and xz in the VM; kexec --module): run-0001.log and
+#     run-0002.log, the second not over the first; its record says Linux's
+#     blob of the VM's own kernel ran, as shipped (@trampoline kind=linux
+#     wbinvd=1 linux_version=RELEASE).
+#   OVMF (-machine q35): apstart ab 1, two runs (A and B) through reboots;
+#     before the second boot's collect a stale record of another run lies
+#     in /var/lib/systemd/pstore: kept aside in unmatched/, never filed as
+#     a run; table.txt from the two runs whose ids matched; kexec's command
+#     line (pstore=, exit=reboot, firmware=uefi, acpi_rsdp= from
+#     /sys/firmware/efi/systab, run_id=).
+#   watchdog (-machine pc -device i6300esb, watchdog.stop_on_reboot=0):
+#     apstart run --watchdog 60 -- cycles=1 exit=halt: the run halts, the
+#     watchdog resets the machine and Linux comes back by itself; the next
+#     boot files the run and says the last reset was the watchdog's.
+# Every filed run = its serial bytes, byte for byte (from the CR LF before
+# apstart's banner through its "reset: warm" line), its run_id= the one
+# apstart gave kexec, and aplog verify passes on it.
 #   tests/linux-tool/vm.sh APLOG
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,7 +55,7 @@ done
 
 # The initramfs: make install's tree, bash and aplog with their libraries.
 stage=$out/stage
-make --no-print-directory -s install DESTDIR="$root/$stage" PREFIX=/usr UNITDIR=/lib/systemd/system >"$out/install.out" 2>&1 ||
+make --no-print-directory -s install DESTDIR="$root/$stage" PREFIX=/usr >"$out/install.out" 2>&1 ||
 	{ fail "make install for the VM" "$(tail -3 "$out/install.out")"; summary "$lane"; exit 1; }
 adds=()
 add_binary() { # PATH DEST: a dynamic binary and every library ldd names
@@ -64,6 +71,7 @@ add_binary() { # PATH DEST: a dynamic binary and every library ldd names
 }
 add_binary "$(command -v bash)" bin/bash
 add_binary "$stage/usr/bin/aplog" usr/bin/aplog
+add_binary "$(command -v wdctl)" usr/bin/wdctl
 # --trampoline running: aprealmode, the xz its payload needs, the image.
 add_binary "$stage/usr/bin/aprealmode" usr/bin/aprealmode
 add_binary "$(command -v xz)" usr/bin/xz
@@ -73,12 +81,16 @@ release=$(sed -n 's/^kernel: *Linux version \([^ ]*\).*/\1/p' \
 adds+=(--add "$dir/vmlinuz:boot/vmlinuz-$release")
 adds+=(--add "$stage/usr/sbin/apstart:usr/sbin/apstart")
 for w in 0 1; do adds+=(--add "$stage/boot/apstart-wbinvd$w.elf:boot/apstart-wbinvd$w.elf"); done
-for f in "$stage"/usr/lib/apstart/*.sh; do adds+=(--add "$f:usr/lib/apstart/${f##*/}"); done
+for f in "$stage"/usr/lib/apstart/*.sh "$stage"/usr/lib/apstart/*.awk; do adds+=(--add "$f:usr/lib/apstart/${f##*/}"); done
 adds+=(--add "tests/linux-tool/vm-modprobe:usr/sbin/modprobe")
 for m in ramoops reed_solomon virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_blk \
-	crc16 crc32c_generic mbcache jbd2 ext4; do
+	crc16 crc32c_generic mbcache jbd2 ext4 watchdog i6300esb; do
 	adds+=(--add "$dir/modules/$m.ko:lib/modules/$m.ko")
 done
+# the stale record: a run of another id, as the kernel prints run_id=
+stale_id=r20200101T000000-5a1e0000
+sed -E "s/^(@(boot|end) .*)\$/\1 run_id=$stale_id/" tests/aplog/smp4.log >"$out/stale-record.log"
+adds+=(--add "$out/stale-record.log:stale-record.log")
 if ! tools/linux/vm/mkinitramfs.sh "$dir/busybox" - "$out/initramfs.cpio" --init tests/linux-tool/vm-init \
 	"${adds[@]}" --kexec "$dir/kexec" 2>"$out/mk.err"; then
 	fail "initramfs with apstart, bash, kexec-tools, ramoops" "$(cat "$out/mk.err")"
@@ -91,80 +103,156 @@ echo "$lane: $(tr '\n' ';' <"$dir/versions" | sed 's/;$//; s/;/; /')"
 setup_words='memmap=3M$0x10000000 pstore.backend=ramoops ramoops.mem_address=0x10000000 ramoops.mem_size=0x200000 ramoops.console_size=0x200000 ramoops.record_size=0 ramoops.ftrace_size=0 ramoops.pmsg_size=0'
 linux_args="console=ttyS0,115200 loglevel=4 panic=-1 no_timer_check $setup_words"
 
-boot() { # NAME RUNS QEMU-ARGS...: one QEMU session in the background
-	local name=$1 runs=$2
+boot() { # NAME LINUX-WORDS QEMU-ARGS...: one QEMU session in the background
+	local name=$1 words=$2
 	shift 2
 	mkfs.ext2 -q -F "$out/$name.disk" 32M >/dev/null 2>&1
 	(
+		t=$SECONDS
 		timeout 600 qemu-system-x86_64 -accel tcg -cpu max -smp 4 -m 1024 -display none \
 			-monitor none -serial "file:$out/$name.serial" \
 			-device isa-debug-exit,iobase=0xf4,iosize=4 \
 			-drive file="$out/$name.disk",format=raw,if=virtio \
 			-kernel "$dir/vmlinuz" -initrd "$out/initramfs.cpio" \
-			-append "$linux_args vm_runs=$runs" "$@" >"$out/$name.qemu" 2>&1
+			-append "$linux_args $words" "$@" >"$out/$name.qemu" 2>&1
 		echo $? >"$out/$name.rc"
+		echo $((SECONDS - t)) >"$out/$name.seconds"
 	) &
 }
 t0=$SECONDS
-boot bios "2 vm_tramp_run=2" -machine pc
+boot bios "vm_mode=run vm_runs=2 vm_tramp_run=2" -machine pc
 cp /usr/share/OVMF/OVMF_VARS_4M.fd "$out/OVMF_VARS.fd"
-boot uefi 1 -machine q35 \
+boot uefi "vm_mode=ab" -machine q35 \
 	-drive if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd \
 	-drive if=pflash,format=raw,unit=1,file="$out/OVMF_VARS.fd"
+boot wd "vm_mode=watchdog watchdog.stop_on_reboot=0" -machine pc -device i6300esb
 wait
-echo "$lane: both sessions done in $((SECONDS - t0)) s (TCG, side by side on a shared host)"
+echo "$lane: the three sessions done in $((SECONDS - t0)) s (TCG, side by side on a shared host; SeaBIOS $(cat "$out/bios.seconds") s, OVMF $(cat "$out/uefi.seconds") s, watchdog $(cat "$out/wd.seconds") s)"
 
-check_session() { # NAME LABEL RUNS FIRMWARE
-	local name=$1 label=$2 runs=$3 fw=$4 rc k
-	rc=$(cat "$out/$name.rc" 2>/dev/null || echo none)
-	tr -d '\r' <"$out/$name.serial" >"$out/$name.txt" 2>/dev/null
-	if [ "$rc" != 1 ]; then
-		fail "$label: $runs run(s) through apstart run --via kexec, filed by apstart collect" "QEMU exit $rc (1: the last boot filed run $runs)" \
-			"$(grep -aE '^(apstart-vm|apstart|@end|reset:|pstore:|PANIC)' "$out/$name.txt" | tail -14)"
-		return
-	fi
-	python3 - "$out/$name.serial" "$out/$name" <<'EOF'
+# split_runs NAME: the serial capture's runs, NAME-serial-N.bin, from the
+# CR LF before apstart's banner through its "reset: warm" line; prints how
+# many.
+split_runs() {
+	python3 - "$out/$1.serial" "$out/$1" <<'PY'
 import re, sys
 cap = open(sys.argv[1], "rb").read()
+n = 0
 for n, m in enumerate(re.finditer(rb"\r\napstart .*?\r\nreset: warm[^\r\n]*\r\n", cap, re.S), 1):
     open(f"{sys.argv[2]}-serial-{n}.bin", "wb").write(m.group(0))
-EOF
-	for k in $(seq 1 "$runs"); do
-		local f=$out/$name-run-$k.log
-		debugfs -R "dump /run-000$k.log $f" "$out/$name.disk" >/dev/null 2>&1
-		if [ -s "$f" ] && cmp -s "$f" "$out/$name-serial-$k.bin"; then
-			ok "$label run $k: apstart collect filed run-000$k.log = the run's serial bytes ($(stat -c %s "$f") bytes, from pstore)"
-		else
-			fail "$label run $k: filed = serial" "$( [ -s "$f" ] || echo "run-000$k.log not on the disk; ")$(cmp "$f" "$out/$name-serial-$k.bin" 2>&1 | head -1)"
-			continue
-		fi
-		local v
-		if v=$("$aplog" verify --cpus 4 --cycles "$k" --boot "firmware=$fw" "$f" 2>&1); then
-			ok "$label run $k: aplog verify (4 CPUs, cycles=$k, firmware=$fw)"
-		else
-			fail "$label run $k: aplog verify" "$(tail -3 <<<"$v" | paste -sd ' ')"
-		fi
-	done
-	local want="pstore=0x10000000,0x200000 exit=reboot"
-	[ "$fw" = uefi ] && want="$want acpi_rsdp=0x[0-9a-f]* firmware=uefi" || want="$want firmware=bios"
-	grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd0.elf --type multiboot2-x86 --command-line=\"$want console=ttyS0,115200 cycles=1\"" "$out/$name.txt" &&
-		ok "$label: apstart run gave kexec pstore= of the region, exit=reboot, firmware=$fw$( [ "$fw" = uefi ] && echo ', acpi_rsdp= from systab'), Linux's console" ||
-		fail "$label: kexec's command line" "" "$(grep -a 'kexec -l' "$out/$name.txt")"
+print(n)
+PY
 }
-check_session bios SeaBIOS 2 bios
-tr_run=$out/bios-run-2.log
-if [ -s "$tr_run" ] && grep -aq "^@trampoline kind=linux wbinvd=1 linux_version=$release .*patched=0 " <(tr -d '\r' <"$tr_run") &&
-	grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd1.elf --type multiboot2-x86 --module=/var/lib/apstart/trampoline/vmlinuz-$release.lrm --command-line=\".* trampoline=linux cycles=2\"" "$out/bios.txt"; then
-	ok "SeaBIOS run 2: apstart run --trampoline running: the VM's kernel's own blob ($release), as shipped, kexec --module"
-else
-	fail "SeaBIOS run 2: apstart run --trampoline running" "" "$(grep -a 'kexec -l\|refused\|trampoline' "$out/bios.txt" | tail -5)" \
-		"$(grep -a '^@trampoline' "$tr_run" 2>/dev/null)"
+
+# qemu_done NAME LABEL WHAT: QEMU ended as the last boot quits (exit 1).
+qemu_done() {
+	local rc
+	rc=$(cat "$out/$1.rc" 2>/dev/null || echo none)
+	tr -d '\r' <"$out/$1.serial" >"$out/$1.txt" 2>/dev/null
+	[ "$rc" = 1 ] && return 0
+	fail "$2: $3" "QEMU exit $rc (1: the last boot was reached)" \
+		"$(grep -aE '^(apstart-vm|apstart|@end|reset:|pstore:|PANIC|watchdog)' "$out/$1.txt" | tail -16)"
+	return 1
+}
+
+# filed NAME LABEL DISK-PATH N FIRMWARE CYCLES: the file on the disk =
+# the Nth run's serial bytes, aplog verify passes on it, and its run_id=
+# is the one apstart gave kexec for that run (its Nth kexec line).
+filed() {
+	local name=$1 label=$2 path=$3 k=$4 fw=$5 cycles=$6 f id want v
+	f=$out/$name-filed-$k.log
+	debugfs -R "dump $path $f" "$out/$name.disk" >/dev/null 2>&1
+	if [ -s "$f" ] && cmp -s "$f" "$out/$name-serial-$k.bin"; then
+		ok "$label run $k: apstart collect filed $path = the run's serial bytes ($(stat -c %s "$f") bytes, from pstore)"
+	else
+		fail "$label run $k: filed = serial" "$( [ -s "$f" ] || echo "$path not on the disk; ")$(cmp "$f" "$out/$name-serial-$k.bin" 2>&1 | head -1)"
+		return
+	fi
+	if v=$("$aplog" verify --cpus 4 --cycles "$cycles" --boot "firmware=$fw" "$f" 2>&1); then
+		ok "$label run $k: aplog verify (4 CPUs, cycles=$cycles, firmware=$fw)"
+	else
+		fail "$label run $k: aplog verify" "$(tail -3 <<<"$v" | paste -sd ' ')"
+	fi
+	want=$(grep -a '^apstart: kexec -l ' "$out/$name.txt" | sed -n "${k}s/.* run_id=\([A-Za-z0-9_-]*\).*/\1/p")
+	id=$(tr -d '\r' <"$f" | grep -a -E '^@(boot|end) ' | grep -o ' run_id=[A-Za-z0-9_-]*' | cut -d= -f2 | sort -u | tr '\n' ' ')
+	if [ -n "$want" ] && [ "$id" = "$want " ]; then
+		ok "$label run $k: its @boot and @end carry run_id=$want, the id apstart gave kexec"
+	else
+		fail "$label run $k: run_id" "record: '$id', kexec: '$want'"
+	fi
+}
+
+# SeaBIOS: two runs, the second through Linux's own trampoline
+if qemu_done bios SeaBIOS "2 runs through apstart run --via kexec, filed by apstart collect"; then
+	split_runs bios >/dev/null
+	filed bios SeaBIOS /run-0001.log 1 bios 1
+	filed bios SeaBIOS /run-0002.log 2 bios 2
+	if grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd0.elf --type multiboot2-x86 --command-line=\"pstore=0x10000000,0x200000 exit=reboot firmware=bios console=ttyS0,115200 run_id=r[0-9]{8}T[0-9]{6}-[0-9a-f]{8} cycles=1\"" "$out/bios.txt"; then
+		ok "SeaBIOS: apstart run gave kexec pstore= of the region, exit=reboot, firmware=bios, Linux's console, run_id="
+	else
+		fail "SeaBIOS: kexec's command line" "" "$(grep -a 'kexec -l' "$out/bios.txt")"
+	fi
+	tr_run=$out/bios-filed-2.log
+	if [ -s "$tr_run" ] && grep -aq "^@trampoline kind=linux wbinvd=1 linux_version=$release .*patched=0 " <(tr -d '\r' <"$tr_run") &&
+		grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd1.elf --type multiboot2-x86 --module=/var/lib/apstart/trampoline/vmlinuz-$release.lrm --command-line=\".* trampoline=linux run_id=[A-Za-z0-9_-]* cycles=2\"" "$out/bios.txt"; then
+		ok "SeaBIOS run 2: apstart run --trampoline running: the VM's kernel's own blob ($release), as shipped, kexec --module"
+	else
+		fail "SeaBIOS run 2: apstart run --trampoline running" "" "$(grep -a 'kexec -l\|refused\|trampoline' "$out/bios.txt" | tail -5)" \
+			"$(grep -a '^@trampoline' "$tr_run" 2>/dev/null)"
+	fi
+	if [ -s "$out/bios-filed-1.log" ] && [ -s "$tr_run" ] && ! cmp -s "$out/bios-filed-1.log" "$tr_run" &&
+		grep -q 'cycles=1' "$out/bios-filed-1.log" && grep -q 'cycles=2' "$tr_run"; then
+		ok "SeaBIOS: the second run is run-0002.log, the first still run-0001.log (not overwritten)"
+	else
+		fail "SeaBIOS: the second run did not overwrite the first" "" "$(debugfs -R 'ls -l /' "$out/bios.disk" 2>/dev/null)"
+	fi
 fi
-check_session uefi OVMF 1 uefi
-if [ -s "$out/bios-run-1.log" ] && [ -s "$out/bios-run-2.log" ] && ! cmp -s "$out/bios-run-1.log" "$out/bios-run-2.log" &&
-	grep -q 'cycles=1' "$out/bios-run-1.log" && grep -q 'cycles=2' "$out/bios-run-2.log"; then
-	ok "SeaBIOS: the second run is run-0002.log, the first still run-0001.log (not overwritten)"
-else
-	fail "SeaBIOS: the second run did not overwrite the first" "" "$(debugfs -R 'ls -l /' "$out/bios.disk" 2>/dev/null)"
+
+# OVMF: the A/B session, a stale record beside it
+if qemu_done uefi OVMF "apstart ab 1 through reboots, filed by apstart collect"; then
+	n=$(split_runs uefi)
+	order=$(debugfs -R "cat /session-0001/plan.txt" "$out/uefi.disk" 2>/dev/null | sed -n 's/^order=//p')
+	for k in 1 2; do
+		x=${order:k-1:1}
+		filed uefi OVMF "/session-0001/run-00$k-$x-wbinvd$( [ "$x" = A ] && echo 1 || echo 0).log" "$k" uefi 1
+	done
+	if grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd[01].elf --type multiboot2-x86 --command-line=\"pstore=0x10000000,0x200000 exit=reboot acpi_rsdp=0x[0-9a-f]* firmware=uefi console=ttyS0,115200 run_id=r[0-9]{8}T[0-9]{6}-[0-9a-f]{8} cycles=1\"" "$out/uefi.txt"; then
+		ok "OVMF: apstart gave kexec pstore= of the region, exit=reboot, firmware=uefi, acpi_rsdp= from systab, Linux's console, run_id="
+	else
+		fail "OVMF: kexec's command line" "" "$(grep -a 'kexec -l' "$out/uefi.txt")"
+	fi
+	debugfs -R "dump /unmatched/record-0001.log $out/uefi-unmatched.log" "$out/uefi.disk" >/dev/null 2>&1
+	debugfs -R "dump /session-0001/table.txt $out/uefi-table.txt" "$out/uefi.disk" >/dev/null 2>&1
+	if [ "$n" = 2 ] && cmp -s "$out/uefi-unmatched.log" "$out/stale-record.log" &&
+		grep -aq "kept aside, not filed as a run: pstore's /var/lib/systemd/pstore/1600000000/console-ramoops-0 -> /var/lib/apstart/unmatched/record-0001.log: its run_id=$stale_id is not the run in flight's" "$out/uefi.txt" &&
+		! debugfs -R "ls -l /session-0001" "$out/uefi.disk" 2>/dev/null | grep -q 'interrupted'; then
+		ok "OVMF: the stale record in /var/lib/systemd/pstore (another run id) kept aside in unmatched/, never filed as run 1"
+	else
+		fail "OVMF: the stale record" "$n runs on serial" "$(grep -a 'kept aside\|filed' "$out/uefi.txt" | head -6)" "$(debugfs -R 'ls -l /session-0001' "$out/uefi.disk" 2>/dev/null)"
+	fi
+	if grep -q '^runs with records: 2; interrupted: 0$' "$out/uefi-table.txt" && grep -q '^Offline: ' "$out/uefi-table.txt" &&
+		[ "$(grep -c '^run 00[12] ' "$out/uefi-table.txt")" = 2 ]; then
+		ok "OVMF: the session's table.txt from the two runs whose ids matched, the stale record not among them"
+	else
+		fail "OVMF: table.txt" "" "$(cat "$out/uefi-table.txt" 2>/dev/null)"
+	fi
+fi
+
+# the watchdog: a run that halts comes back to Linux by itself
+if qemu_done wd watchdog "apstart run --watchdog 60 -- exit=halt: reset by the watchdog, back in Linux"; then
+	f=$out/wd-filed-1.log
+	debugfs -R "dump /run-0001.log $f" "$out/wd.disk" >/dev/null 2>&1
+	if grep -aq "^apstart: watchdog: i6300ESB timer running, 60 s from now" "$out/wd.txt" &&
+		grep -aq "^apstart-vm: watchdog0: i6300ESB timer, stop_on_reboot=0, bootstatus 32" "$out/wd.txt" &&
+		grep -aq "the last reset was the hardware watchdog's (i6300ESB timer, bootstatus 32)" "$out/wd.txt" &&
+		grep -aq '^@end status=pass ' "$f" && grep -aq '^exit: halt' "$f"; then
+		ok "watchdog: the run halted (exit=halt), the i6300esb watchdog (60 s) reset the machine, Linux came back and filed the run (bootstatus 32: card reset)"
+	else
+		fail "watchdog: back by itself" "" "$(grep -aE '^(apstart|apstart-vm|@end|exit:)' "$out/wd.txt" | tail -12)"
+	fi
+	if v=$("$aplog" verify --cpus 4 --cycles 1 --boot firmware=bios "$f" 2>&1); then
+		ok "watchdog: aplog verify on the run filed after the watchdog's reset"
+	else
+		fail "watchdog: aplog verify" "$(tail -3 <<<"$v" | paste -sd ' ')"
+	fi
 fi
 summary "$lane"

@@ -682,9 +682,47 @@ static void test_from_linux(void)
 	CHECK_EQ(pstore_options.pstore.addr, 4096);
 }
 
+/* run_id=: apstart run's name for the run, carried into @boot and @end. */
+static void test_run_id(void)
+{
+	struct options o;
+	struct option_targets t = targets(&o);
+
+	options_set_defaults(&t);
+	CHECK_STREQ(o.run_id, "");
+	CHECK_EQ(parse(&o, "cycles=2 run_id=r20250101-9f3a_B exit=reboot", 8), 0);
+	CHECK_STREQ(o.run_id, "r20250101-9f3a_B");
+	CHECK_EQ(o.cycles, 2);
+	CHECK_EQ(parse(&o, "run_id=abcdefghijklmnopqrstuvwxyz012345", 8), 0);
+	CHECK_STREQ(o.run_id, "abcdefghijklmnopqrstuvwxyz012345");
+	CHECK_EQ(parse(&o, "run_id=a run_id=b", 8), 0);
+	CHECK_STREQ(o.run_id, "b");
+
+	/* Refused whole: never cut or mended into another run's name. */
+	static const char *const bad[] = {
+		"run_id=", "run_id=abcdefghijklmnopqrstuvwxyz0123456", "run_id=a/b",
+		"run_id=a.b", "run_id=a=b", "run_id=\"x\"", "run_id=r\x01", "run_id=caf\xc3\xa9",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		CHECK_EQ(parse(&o, bad[i], 8), 1);
+		CHECK_STREQ(o.run_id, "");
+	}
+	CHECK_EQ(parse(&o, "run_id=good1 run_id=bad/one", 8), 1);
+	CHECK_STREQ(o.run_id, "good1");
+	CHECK_STREQ(dlog.msg[0], "cmdline: run_id=bad/one invalid: only letters, digits, - and _; "
+				 "keeping good1");
+	CHECK_STREQ(wlog.msg[0], "what=option problem=invalid option=run_id value=bad/one kept=good1");
+	CHECK_EQ(parse(&o, "run_id=abcdefghijklmnopqrstuvwxyz0123456", 8), 1);
+	CHECK_STREQ(dlog.msg[0], "cmdline: run_id=abcdefghijklmnopqrstuvwxyz0123456 invalid: at most "
+				 "32 characters; keeping none");
+	CHECK_EQ(parse(&o, "run_id=", 8), 1);
+	CHECK_STREQ(dlog.msg[0], "cmdline: run_id= has no value, keeping none");
+}
+
 void test_cmdline(void)
 {
 	RUN_CASE(test_from_linux);
+	RUN_CASE(test_run_id);
 	RUN_CASE(test_linux_spellings);
 	RUN_CASE(test_wake_config);
 	RUN_CASE(test_warn_records);

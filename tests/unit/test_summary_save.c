@@ -182,7 +182,7 @@ static void test_small_run(void)
 {
 	start(true, true, 0x8400, EFI_SUCCESS);
 	serial("cmdline: \"cycles=2\"\n");          /* not a record: not kept */
-	serial("@boot kernel=apstart cpus=2\n");
+	serial("@boot kernel=apstart cpus=2 run_id=r1-a\n");
 	sink(CON_SCREEN, "@boot screen only\n");    /* serial is the record */
 	serial("@env vendor=X loader=");            /* one line in pieces */
 	serial("apstart.efi\n@cpu cpu=1 apic=1 state=online boot_ns=5\n");
@@ -190,14 +190,16 @@ static void test_small_run(void)
 	kept_lines_report();
 	serial(" cpu   apic    mean\n   1      1   101.0\n");
 	serial("@sample cpu=1 op=offline ns=9\n@cpu cpu=1 late\n");
-	serial("@summary op=online cpus=1\n@end status=pass online=2 failed=0\n");
+	serial("@summary op=online cpus=1\n@end status=pass online=2 failed=0 run_id=r1-a\n");
 	summary_save();
 
-	const char *want = "@boot kernel=apstart cpus=2\n"
+	/* @boot and @end as printed: their run_id= is what apstart collect
+	 * files the summary under (tools/linux/apstart/lib/collect.sh) */
+	const char *want = "@boot kernel=apstart cpus=2 run_id=r1-a\n"
 			   "@env vendor=X loader=apstart.efi\n"
 			   " cpu   apic    mean\n   1      1   101.0\n"
 			   "@summary op=online cpus=1\n"
-			   "@end status=pass online=2 failed=0\n";
+			   "@end status=pass online=2 failed=0 run_id=r1-a\n";
 	CHECK_EQ(set_calls, 1);
 	CHECK_STREQ((const char *)set_data, want);
 	CHECK_EQ(set_size, strlen(want));

@@ -31,12 +31,13 @@ subst() {
 
 inst 644 build/wbinvd0/apstart.elf "$d/boot/apstart-wbinvd0.elf"
 inst 644 build/wbinvd1/apstart.elf "$d/boot/apstart-wbinvd1.elf"
-inst 755 "$src/grub/20_apstart" "$d/etc/grub.d/20_apstart"
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
+subst "$src/grub/90_apstart" >"$tmp"
+inst 755 "$tmp" "$d/etc/grub.d/90_apstart"
 subst "$src/apstart/apstart" >"$tmp"
 inst 755 "$tmp" "$d$PREFIX/sbin/apstart"
-for f in "$src"/apstart/lib/*.sh; do
+for f in "$src"/apstart/lib/*.sh "$src"/apstart/lib/*.awk; do
 	inst 644 "$f" "$d$PREFIX/lib/apstart/${f##*/}"
 done
 inst 755 "$APLOG" "$d$PREFIX/bin/aplog"
@@ -52,5 +53,5 @@ subst "$src/man/aplog.1" >"$d$PREFIX/share/man/man1/aplog.1"
 subst "$src/man/aprealmode.1" >"$d$PREFIX/share/man/man1/aprealmode.1"
 chmod 644 "$d$PREFIX/share/man/man8/apstart.8" "$d$PREFIX/share/man/man1/aplog.1" "$d$PREFIX/share/man/man1/aprealmode.1"
 echo "install: apstart $VERSION into ${DESTDIR:-/} (PREFIX=$PREFIX): /boot/apstart-wbinvd{0,1}.elf," \
-	"/etc/grub.d/20_apstart, $PREFIX/sbin/apstart, $PREFIX/bin/aplog, $PREFIX/bin/aprealmode, $UNITDIR/apstart-{collect,session}.service"
+	"/etc/grub.d/90_apstart, $PREFIX/sbin/apstart, $PREFIX/bin/aplog, $PREFIX/bin/aprealmode, $UNITDIR/apstart-{collect,session}.service"
 [ -n "$DESTDIR" ] || echo "install: next, as root: apstart setup   (reserves the region, runs update-grub; one reboot)"

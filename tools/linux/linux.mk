@@ -29,9 +29,10 @@ LINUX_SAVED_GOAL := $(.DEFAULT_GOAL)
 PREFIX ?= /usr/local
 DESTDIR ?=
 LINUX_DIR := tools/linux
-# systemd reads units from /lib/systemd/system (Debian 12's packages) and
+# systemd reads units from /usr/lib/systemd/system (a package's; /lib is
+# /usr/lib on a merged-/usr system, which Debian 12 is) and
 # /usr/local/lib/systemd/system (an administrator's installs).
-UNITDIR ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+UNITDIR ?= $(PREFIX)/lib/systemd/system
 DEB_VERSION ?= $(VERSION)
 DEB_CERT ?=
 DEB_FILE := build/deb/apstart_$(DEB_VERSION)_amd64.deb

@@ -5,9 +5,9 @@
 #   /boot/apstart-wbinvd{0,1}.elf      the kernels, stripped (nothing reads
 #                                      their symbols; the loaded bytes are
 #                                      the build's: make deb-tests checks)
-#   /etc/grub.d/20_apstart             a conffile
+#   /etc/grub.d/90_apstart             a conffile
 #   /usr/sbin/apstart, /usr/lib/apstart/, /usr/bin/aplog, /usr/bin/aprealmode
-#   /lib/systemd/system/apstart-{collect,session}.service
+#   /usr/lib/systemd/system/apstart-{collect,session}.service
 #   /usr/share/man/man8/apstart.8.gz, man1/aplog.1.gz, man1/aprealmode.1.gz
 #   /usr/share/doc/apstart/{copyright,changelog.gz}
 #   /usr/share/apstart/apstart-mok.der  with DEB_CERT=FILE.der: the key
@@ -31,7 +31,7 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 stage=$out/root
 rm -rf "$stage"
-PREFIX=/usr DESTDIR=$stage UNITDIR=/lib/systemd/system VERSION=$DEB_VERSION APLOG=$APLOG APREALMODE=$APREALMODE \
+PREFIX=/usr DESTDIR=$stage UNITDIR=/usr/lib/systemd/system VERSION=$DEB_VERSION APLOG=$APLOG APREALMODE=$APREALMODE \
 	tools/linux/install.sh >/dev/null
 
 # Symbols and debug sections off (what GRUB or kexec loads is the same
@@ -40,12 +40,22 @@ for k in "$stage"/boot/apstart-wbinvd*.elf; do strip "$k"; done
 strip --strip-unneeded "$stage/usr/bin/aplog" "$stage/usr/bin/aprealmode"
 gzip -9n "$stage/usr/share/man/man8/apstart.8" "$stage/usr/share/man/man1/aplog.1" "$stage/usr/share/man/man1/aprealmode.1"
 # The certificate of the key that signs apstart.efi (issue 34), for
-# 'apstart setup --secure-boot' to enrol: DEB_CERT=FILE.der (DER only).
+# 'apstart setup --secure-boot' to enrol: DEB_CERT=FILE.der, a DER X.509
+# certificate as openssl reads one (a DER private key also starts with
+# 0x30, an ASN.1 SEQUENCE: it must never be shipped).
 if [ -n "${DEB_CERT:-}" ]; then
-	[ "$(od -An -tx1 -N1 "$DEB_CERT" 2>/dev/null | tr -d ' ')" = 30 ] ||
-		{ echo "deb: DEB_CERT=$DEB_CERT is not a DER certificate" >&2; exit 2; }
+	command -v openssl >/dev/null || { echo "deb: DEB_CERT needs openssl to check it (apt-get install openssl)" >&2; exit 2; }
+	openssl x509 -inform DER -noout -in "$DEB_CERT" >/dev/null 2>&1 ||
+		{ echo "deb: DEB_CERT=$DEB_CERT is not a DER X.509 certificate (openssl x509 -inform DER cannot read it)" >&2; exit 2; }
 	install -D -m 644 "$DEB_CERT" "$stage/usr/share/apstart/apstart-mok.der"
 fi
+# Without debhelper there is no debian/apstart.maintscript for
+# dh_installdeb to turn into these calls: the scripts make them.
+install -D -m 644 /dev/stdin "$stage/usr/share/lintian/overrides/apstart" <<'EOF'
+# built with dpkg-deb, not debhelper: the conffile move 20_apstart ->
+# 90_apstart is written in preinst, postinst and postrm by hand
+apstart: maintainer-script-should-not-use-dpkg-maintscript-helper
+EOF
 doc=$stage/usr/share/doc/apstart
 mkdir -p "$doc"
 cp "$here/copyright" "$doc/copyright"
@@ -72,8 +82,8 @@ mkdir -p "$stage/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s|@VERSION@|$DEB_VERSION|" -e "s|@SIZE@|$size|" -e "s|@SHLIBS@|$shlibs|" \
 	"$here/control.in" >"$stage/DEBIAN/control"
-for s in postinst prerm postrm; do install -m 755 "$here/$s" "$stage/DEBIAN/$s"; done
-echo /etc/grub.d/20_apstart >"$stage/DEBIAN/conffiles"
+for s in preinst postinst prerm postrm; do install -m 755 "$here/$s" "$stage/DEBIAN/$s"; done
+echo /etc/grub.d/90_apstart >"$stage/DEBIAN/conffiles"
 (cd "$stage" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z |
 	xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
 chmod 644 "$stage/DEBIAN/control" "$stage/DEBIAN/conffiles" "$stage/DEBIAN/md5sums"

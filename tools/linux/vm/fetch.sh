@@ -10,7 +10,11 @@
 #                             virtio disk's and ext4's modules (virtio*.ko,
 #                             ext4.ko, jbd2.ko, mbcache.ko, crc16.ko,
 #                             crc32c_generic.ko: the
-#                             apstart-on-Linux VM keeps its files on a disk)
+#                             apstart-on-Linux VM keeps its files on a disk);
+#                             and the hardware watchdogs' (watchdog.ko,
+#                             i6300esb.ko; iTCO_wdt.ko with lpc_ich.ko,
+#                             iTCO_vendor_support.ko, intel_pmc_bxt.ko for
+#                             q35's TCO: the watchdog run of the VM lane)
 #   build/linux/kexec/        kexec-tools' files and the Xen libraries its
 #                             kexec links (libxenctrl...), for a copy in
 #                             the initramfs (tests/kexec)
@@ -35,7 +39,8 @@ mkdir -p "$out/debs"
 say() { echo "linux-vm: $*" >&2; }
 
 if [ -s "$out/vmlinuz" ] && [ -x "$out/busybox" ] && [ -s "$out/versions" ] &&
-	[ -s "$out/modules/ramoops.ko" ] && [ -s "$out/modules/crc32c_generic.ko" ] && [ -x "$out/kexec/sbin/kexec" ] &&
+	[ -s "$out/modules/ramoops.ko" ] && [ -s "$out/modules/crc32c_generic.ko" ] && [ -s "$out/modules/intel_pmc_bxt.ko" ] &&
+	[ -x "$out/kexec/sbin/kexec" ] &&
 	[ -z "${KERNEL:-}" ]; then
 	echo "$out"
 	exit 0
@@ -79,14 +84,17 @@ else
 	mkdir -p "$out/kpkg"
 	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$out/kpkg" --wildcards './boot/vmlinuz-*' './boot/config-*' \
 		'./lib/modules/*/kernel/fs/pstore/ramoops.ko' '*/reed_solomon.ko' '*/virtio*.ko' '*/ext4.ko' '*/jbd2.ko' \
-		'*/mbcache.ko' '*/crc16.ko' '*/crc32c_generic.ko'
+		'*/mbcache.ko' '*/crc16.ko' '*/crc32c_generic.ko' '*/watchdog/watchdog.ko' '*/i6300esb.ko' '*/iTCO_wdt.ko' \
+		'*/lpc_ich.ko' '*/iTCO_vendor_support.ko' '*/intel_pmc_bxt.ko'
 	cp "$out"/kpkg/boot/vmlinuz-* "$out/vmlinuz"
 	cp "$out"/kpkg/boot/config-* "$out/config"
 	rm -rf "$out/modules"
 	mkdir -p "$out/modules"
 	find "$out/kpkg" \( -name ramoops.ko -o -name reed_solomon.ko -o -name virtio.ko -o -name virtio_ring.ko \
 		-o -name 'virtio_pci*.ko' -o -name virtio_blk.ko -o -name ext4.ko \
-		-o -name jbd2.ko -o -name mbcache.ko -o -name crc16.ko -o -name crc32c_generic.ko \) -exec cp {} "$out/modules/" \;
+		-o -name jbd2.ko -o -name mbcache.ko -o -name crc16.ko -o -name crc32c_generic.ko -o -name watchdog.ko \
+		-o -name i6300esb.ko -o -name iTCO_wdt.ko -o -name lpc_ich.ko \
+		-o -name iTCO_vendor_support.ko -o -name intel_pmc_bxt.ko \) -exec cp {} "$out/modules/" \;
 	kver="$kpkg $(dpkg-deb -f "$deb" Version)"
 fi
 

@@ -8,8 +8,12 @@
 #            previous boot's console); also where systemd-pstore moved one
 #            (/var/lib/systemd/pstore) if it ran first
 #   nvram    efivarfs ApstartResults-<guid> (+ ApstartResults1..7): the
-#            kernel's summary, on UEFI through GRUB (app/summary_save.c)
-# Run at boot by apstart-collect.service, and by hand.
+#            kernel's summary, on UEFI through GRUB (wings/nvram)
+# A record is filed as the run in flight only when its @boot and @end
+# carry that run's run_id=; any other record of apstart's (another run's
+# id, or none while a run is in flight) is kept aside in unmatched/ and
+# said, never filed as a run. Run at boot by apstart-collect.service, and
+# by hand.
 
 # is_apstart_log FILE: the kernel's records, not some other console text.
 is_apstart_log() { grep -aq '^@boot kernel=apstart' "$1" 2>/dev/null; }
@@ -73,9 +77,16 @@ nvram_read() {
 	done
 	return 0
 }
+# nvram_remove: every part deleted; status 1 (and says which) when a
+# part is still there.
 nvram_remove() {
-	local i
-	for i in 0 1 2 3 4 5 6 7; do efi_remove_var "$(nvram_var $i)"; done
+	local i left=''
+	for i in 0 1 2 3 4 5 6 7; do
+		efi_remove_var "$(nvram_var $i)" || left+=" $(nvram_var $i)"
+	done
+	[ -z "$left" ] && return 0
+	warn "NVRAM: could not delete${left}"
+	return 1
 }
 
 # file_copy SRC DEST: SRC copied to DEST, which must not exist (a name is
@@ -129,12 +140,52 @@ pending_already_filed() {
 }
 
 # pending_this_boot: the pending run was written during this boot (it has
-# not run yet: the kexec or reboot did not happen, or has not yet).
+# not run yet: the kexec or reboot did not happen, or has not yet). The
+# boot is the kernel's boot_id, not the wall clock (a clock that is set
+# back, or a next boot's RTC behind, would take a run that happened for
+# one that has not); only a pending file without it (written by an older
+# apstart) is judged by the clock.
 pending_this_boot() {
-	local c
+	local b c
+	b=$(pending_value boot_id)
+	if [ -n "$b" ] && [ -n "$(boot_id)" ]; then
+		[ "$b" = "$(boot_id)" ]
+		return
+	fi
 	c=$(pending_value clock)
 	[ -n "$c" ] && [ "$c" -ge "$(boot_epoch)" ]
 }
+
+# record_run_ids FILE: the run_id= values of its @boot and @end records,
+# one a line ("none" where the kernel was given none; nothing from a
+# kernel older than run_id=).
+record_run_ids() {
+	grep -a -E '^@(boot|end) ' "$1" 2>/dev/null | grep -a -o ' run_id=[A-Za-z0-9_-]*' | cut -d= -f2 | sort -u
+}
+# record_id_text FILE: its run id as said in messages.
+record_id_text() {
+	local ids
+	ids=$(record_run_ids "$1" | tr '\n' ' ')
+	case $ids in
+	'' | 'none ') echo "no run_id" ;;
+	*' '*' '*) echo "run_ids ${ids% } (more than one)" ;;
+	*) echo "run_id=${ids% }" ;;
+	esac
+}
+# record_is_run FILE ID: the record is that run's, and only that run's
+# (ID none: a record whose kernel was given no run_id=, or knew none).
+record_is_run() {
+	local ids
+	ids=$(record_run_ids "$1")
+	[ "${ids:-none}" = "$2" ]
+}
+
+# run_history_add ID OUTCOME: what became of a run apstart asked for, one
+# line in run-ids (a record that turns up later is said to be that run's).
+run_history_add() {
+	append_line "$P_STATE/run-ids" "run_id=$1 started=$(pending_value started) wbinvd=$(pending_value wbinvd) via=$(pending_value via): $2" 2>/dev/null || true
+}
+run_history_of() { grep -a "^run_id=$1 " "$P_STATE/run-ids" 2>/dev/null | tail -n 1 | cut -d' ' -f2-; }
 
 # mark_verdict: after a run that brought nothing back, what the marker page
 # says about the reset: "kept" (RAM survived), "lost" or "unknown: WHY".
@@ -166,7 +217,7 @@ collect_main() {
 	mkdir -p "$P_STATE" || fail "cannot create $P_STATE"
 	pstore_prepare
 
-	local pending=0 via='' sline=''
+	local pending=0 via='' sline='' want=''
 	if [ -f "$P_PENDING" ]; then
 		if pending_this_boot; then
 			say "a run is pending from this boot ($(pending_value started), via $(pending_value via)): it has not happened yet; nothing to file for it"
@@ -177,9 +228,14 @@ collect_main() {
 			clear_pending
 		else
 			pending=1 via=$(pending_value via) sline=$(pending_value session_run)
-			say "the last boot started a run: WBINVD=$(pending_value wbinvd) via $via at $(pending_value started)"
+			# a pending file of an older apstart names no run: its run's
+			# kernel was given none either
+			want=$(pending_value run_id)
+			want=${want:-none}
+			say "the last boot started a run: $want, WBINVD=$(pending_value wbinvd) via $via at $(pending_value started)"
 		fi
 	fi
+	[ $pending = 1 ] || [ -f "$P_PENDING" ] || disarm_stale_one_shot
 
 	local srcs=() s
 	while read -r s; do [ -n "$s" ] && srcs+=("$s"); done <<<"$(pstore_sources)"
@@ -194,40 +250,108 @@ collect_main() {
 		fi
 	fi
 
-	local filed=0
+	local filed=0 aside=0 others=()
 	# The run in flight: its pstore record, and its NVRAM summary when it
-	# went through GRUB (a kexec'd kernel has no UEFI runtime services).
+	# went through GRUB (a kexec'd kernel has no UEFI runtime services),
+	# each only when it carries the run's id.
 	if [ $pending = 1 ]; then
 		local primary='' second='' kind=pstore
-		if [ ${#srcs[@]} -gt 0 ]; then primary=${srcs[0]}; srcs=("${srcs[@]:1}"); fi
-		if [ $have_nv = 1 ] && [ "$via" = grub ]; then
+		for s in "${srcs[@]}"; do
+			if [ -z "$primary" ] && record_is_run "$s" "$want"; then primary=$s; else others+=("$s"); fi
+		done
+		if [ $have_nv = 1 ] && [ "$via" = grub ] && record_is_run "$nv" "$want"; then
 			if [ -n "$primary" ]; then second=$nv; else primary=$nv kind=nvram; fi
 			have_nv=0
 		fi
 		if [ -n "$primary" ]; then
 			file_run "$kind" "$primary" "$second" "$sline" || fail "the run was not filed (above); its source is left in place"
+			run_history_add "$want" "filed as ${FILED_NAME#"$P_STATE"/}"
+			[ -n "$(pending_value watchdog)" ] && [ -n "$(watchdog_last_reset)" ] &&
+				say "the last reset was $(watchdog_last_reset), left running for this run ($(pending_value watchdog) s): the run did not end with its own reset (it hung after its records, or was given exit=halt)"
 			filed=$((filed + 1))
 		else
 			file_nothing "$sline"
 		fi
 		clear_pending
-		clear_grub_options
+		disarm_one_shot >/dev/null || true
+	else
+		others=(${srcs[@]+"${srcs[@]}"})
 	fi
-	# Anything else: each its own run.
-	for s in "${srcs[@]}"; do
-		file_run pstore "$s" "" "" || fail "not filed (above); $s is left in place"
-		filed=$((filed + 1))
+	# Anything else: a record of apstart's that is not the run in flight.
+	# One without a run id while no run is in flight is a run started by
+	# hand (GRUB's menu): filed as its own run. Any other is kept aside.
+	for s in ${others[@]+"${others[@]}"}; do
+		if file_other pstore "$s" $pending "$want"; then filed=$((filed + 1)); else aside=$((aside + 1)); fi
 	done
 	if [ $have_nv = 1 ]; then
-		file_run nvram "$nv" "" "" || fail "not filed (above); the NVRAM summary is left in place"
-		filed=$((filed + 1))
+		if file_other nvram "$nv" $pending "$want"; then filed=$((filed + 1)); else aside=$((aside + 1)); fi
 	fi
 	rm -f "$nv"
-	[ $filed -gt 0 ] || [ $pending = 1 ] || say "no records to collect (pstore: $( pstore_mounted && echo mounted || echo 'not mounted'), NVRAM: $( [ "$(firmware)" = uefi ] && echo none || echo 'BIOS, none'))"
+	[ $aside = 0 ] || say "$aside record(s) kept aside in $P_STATE/unmatched/, filed as no run (each with a .why file)"
+	[ $filed -gt 0 ] || [ $aside -gt 0 ] || [ $pending = 1 ] || say "no records to collect (pstore: $( pstore_mounted && echo mounted || echo 'not mounted'), NVRAM: $( [ "$(firmware)" = uefi ] && echo none || echo 'BIOS, none'))"
 	if [ $at_boot = 1 ] && [ -f "$P_SESSION_RUNNING" ]; then
 		say "an A/B session is under way ($(cat "$P_SESSION_RUNNING")): apstart-session.service goes on with it once the boot is done"
 	fi
 	return 0
+}
+
+# file_other KIND SRC PENDING WANT: a record that is not the run in
+# flight's: filed as a run of its own (status 0) when no run is in flight
+# and it has no run id (a kernel started by hand from GRUB's menu), else
+# kept aside (status 1). A copy that fails stops collect.
+file_other() {
+	local kind=$1 src=$2 what=$2
+	[ "$kind" = nvram ] && what="the NVRAM summary"
+	if [ "$3" = 0 ] && record_is_run "$src" none; then
+		file_run "$kind" "$src" "" "" || fail "not filed (above); $what is left in place"
+		return 0
+	fi
+	put_aside "$kind" "$src" "$4" || fail "not kept aside (above); $what is left in place"
+	return 1
+}
+
+# disarm_stale_one_shot: no run in flight, yet grubenv still names an
+# apstart entry for the next boot (a reboot that failed before this
+# apstart took one-shots back): taken back now, before the next reboot.
+disarm_stale_one_shot() {
+	local next
+	next=$(grubenv_value next_entry)
+	[[ $next == apstart-* ]] || grep -q '^apstart_options=' "$P_GRUBENV" 2>/dev/null || return 0
+	say "no run is in flight, but grubenv still arms one${next:+ (next_entry=$next)}: taken back"
+	disarm_one_shot || true
+}
+
+# put_aside KIND SRC WANT: a record that is not the run in flight (WANT:
+# its id, empty when none is in flight), copied to unmatched/record-NNNN.log
+# with a .why beside it, said, and its source removed.
+put_aside() {
+	local kind=$1 src=$2 want=$3 dir=$P_STATE/unmatched name why ids earlier
+	mkdir -p "$dir" || return 1
+	name=$dir/record-$(next_number record).log || return 1
+	ids=$(record_id_text "$src")
+	if [ "$ids" = "run_id=$want" ]; then
+		why="a second copy of the run in flight's record ($want), which is filed from another source"
+	elif [ -n "$want" ]; then
+		why="its $ids is not the run in flight's ($want)"
+	else
+		why="it has $ids, and no run is in flight"
+	fi
+	case $ids in
+	run_id=*) earlier=$(run_history_of "${ids#run_id=}")
+		[ -n "$earlier" ] && why="$why; that id is the run $earlier" ;;
+	esac
+	if ! file_copy "$src" "$name"; then
+		warn "the copy of $src in $name does not read back identical"
+		return 1
+	fi
+	printf 'from %s (%s)\n%s\n' "$src" "$kind" "$why" | write_file "${name%.log}.why" || true
+	say "kept aside, not filed as a run: $(source_text "$kind" "$src") -> $name: $why"
+	remove_source "$src" "$kind"
+	return 0
+}
+
+source_text() { # KIND SRC
+	if [ "$1" = nvram ]; then echo "the NVRAM summary (efivarfs $(nvram_var 0))"; else echo "pstore's $2"; fi
 }
 
 # file_run KIND SRC SECOND SESSION-LINE: SRC (KIND pstore or nvram; SECOND,
@@ -244,6 +368,7 @@ file_run() {
 		base=run-$(next_number run) || return 1
 	fi
 	name=$dir/$base.log
+	FILED_NAME=$name
 	local bytes
 	bytes=$(wc -c <"$src")
 	if ! file_copy "$src" "$name"; then
@@ -254,7 +379,7 @@ file_run() {
 	if [ -n "$second" ]; then
 		if file_copy "$second" "$dir/$base.nvram.log"; then
 			say "filed $dir/$base.nvram.log (the same run's NVRAM summary, $(wc -c <"$second") bytes)"
-			nvram_remove
+			remove_source "$second" nvram
 		else
 			warn "the NVRAM summary was not filed; left in NVRAM"
 		fi
@@ -265,14 +390,24 @@ file_run() {
 	return 0
 }
 
+# remove_source SRC KIND: the source of a copy that read back identical
+# removed; "removed" said only when it is gone (a source left is found
+# again by the next collect, which then keeps it aside by its run id).
 remove_source() {
 	local src=$1 kind=$2
 	if [ "$kind" = nvram ]; then
-		nvram_remove
-		say "removed the summary from NVRAM (read back identical)"
+		if nvram_remove; then
+			say "removed the summary from NVRAM (read back identical)"
+		else
+			warn "the summary stays in NVRAM (copied and read back identical)"
+		fi
 	else
-		rm -f "$src" || warn "cannot remove $src"
-		say "removed $src (read back identical)"
+		rm -f "$src" 2>/dev/null
+		if [ ! -e "$src" ]; then
+			say "removed $src (read back identical)"
+		else
+			warn "cannot remove $src (copied and read back identical): it stays"
+		fi
 	fi
 }
 
@@ -286,15 +421,15 @@ file_nothing() {
 	lost) why="no records came back and the marker page is gone: this machine's reset did not keep RAM (firmware that clears or retrains memory on a warm reset, or a power cycle); the reserved region cannot bring records back here: use --via grub on UEFI (NVRAM), or read the serial console (docs/from-linux.md)" ;;
 	*) why="no records came back (${verdict#unknown: }): a hang, a reset by hand, or RAM that did not survive the reset cannot be told apart" ;;
 	esac
+	local wd
+	wd=$(watchdog_last_reset)
+	[ -n "$wd" ] && why="$why; the last reset was $wd"
+	[ -z "$wd" ] && [ -n "$(pending_value watchdog)" ] &&
+		why="$why; a watchdog of $(pending_value watchdog) s was left running for it"
 	say "the run WBINVD=$(pending_value wbinvd) via $(pending_value via) of $(pending_value started): $why"
+	run_history_add "$(pending_value run_id)" "nothing came back (interrupted)"
 	[ -n "$sline" ] && session_interrupted "$sline" "$why"
 	return 0
-}
-
-clear_grub_options() {
-	[ -f "$P_GRUBENV" ] && command -v grub-editenv >/dev/null 2>&1 || return 0
-	grep -q '^apstart_options=' "$P_GRUBENV" 2>/dev/null || return 0
-	grub-editenv "$P_GRUBENV" unset apstart_options 2>/dev/null || warn "grub-editenv unset apstart_options failed"
 }
 
 # kv "k1=v1 k2=v2" KEY: a value of a space-separated line.

@@ -27,7 +27,7 @@ P_GRUBENV=$P_BOOT/grub/grubenv
 P_DEFAULT_GRUB=$(sys_path /etc/default/grub)
 P_GRUB_D_CFG=$(sys_path /etc/default/grub.d)
 P_SETUP_CFG=$P_GRUB_D_CFG/apstart.cfg
-P_GRUB_SCRIPT=$(sys_path /etc/grub.d/20_apstart)
+P_GRUB_SCRIPT=$(sys_path /etc/grub.d/90_apstart)
 P_STATE=$(sys_path "${APSTART_STATE_DIR:-/var/lib/apstart}")
 P_PENDING=$P_STATE/pending
 P_SESSION_RUNNING=$P_STATE/session-running
@@ -38,6 +38,7 @@ P_PSTORE=$P_SYS/fs/pstore
 P_DEVMEM=$(sys_path /dev/mem)
 P_SYSTEMD_PSTORE=$(sys_path /var/lib/systemd/pstore)
 P_RUN_SYSTEMD=$(sys_path /run/systemd/system)
+P_BOOT_ID=$P_PROC/sys/kernel/random/boot_id
 
 # say TEXT: one step, what it does or found (stdout).
 say() { printf 'apstart: %s\n' "$*"; }
@@ -153,12 +154,14 @@ efi_read_var() {
 	[ -f "$f" ] || return 1
 	cat "$f" | tail -c +5
 }
-# efi_remove_var NAME-GUID: efivarfs marks variables immutable.
+# efi_remove_var NAME-GUID: efivarfs marks variables immutable; status 1
+# when it is still there.
 efi_remove_var() {
 	local f=$P_EFIVARS/$1
 	[ -e "$f" ] || return 0
 	chattr -i "$f" 2>/dev/null
-	rm -f "$f"
+	rm -f "$f" 2>/dev/null
+	[ ! -e "$f" ]
 }
 
 # The aplog that came with apstart (APLOG= overrides: the tests).

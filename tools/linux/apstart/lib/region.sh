@@ -69,13 +69,123 @@ ram_ranges() {
 		while read -r s e; do echo "$((16#$s)) $((16#$e + 1))"; done | sort -n
 }
 
-# busy_ranges: "START END" of what must not be chosen inside RAM: the crash
+# busy_ranges: "START END NAME" (END exclusive) of what must not be chosen
+# inside RAM (/proc/iomem): the running kernel (its code, rodata, data,
+# bss: where Linux loads without KASLR at the next boot too), the crash
 # kernel's reservation (crashkernel=), persistent memory, and any other
 # reservation already there (a second setup, someone else's memmap=).
 busy_ranges() {
-	sed -n 's/^ *\([0-9a-fA-F]*\)-\([0-9a-fA-F]*\) : \(Crash kernel\|Persistent Memory.*\|Reserved\|ramoops\)$/\1 \2/p' \
+	sed -n 's/^ *\([0-9a-fA-F]*\)-\([0-9a-fA-F]*\) : \(Kernel code\|Kernel rodata\|Kernel data\|Kernel bss\|Crash kernel\|Persistent Memory.*\|Reserved\|ramoops\)$/\1 \2 \3/p' \
 		"$P_PROC/iomem" 2>/dev/null |
-		while read -r s e; do echo "$((16#$s)) $((16#$e + 1))"; done
+		while read -r s e n; do echo "$((16#$s)) $((16#$e + 1)) $n"; done
+}
+
+# map_entries: "START END TYPE" of every entry of the firmware's map
+# (/sys/firmware/memmap), else of /proc/iomem's top level: what is where.
+map_entries() {
+	local d
+	if [ -d "$P_SYS/firmware/memmap" ]; then
+		for d in "$P_SYS"/firmware/memmap/*/; do
+			[ -f "$d/type" ] || continue
+			echo "$(to_dec "$(cat "$d/start")") $(($(to_dec "$(cat "$d/end")") + 1)) $(cat "$d/type")"
+		done | sort -n
+		return
+	fi
+	sed -n 's/^\([0-9a-fA-F]*\)-\([0-9a-fA-F]*\) : \(.*\)$/\1 \2 \3/p' "$P_PROC/iomem" 2>/dev/null |
+		while read -r s e n; do echo "$((16#$s)) $((16#$e + 1)) $n"; done
+}
+
+# iomem_names ADDR END: what /proc/iomem names in ADDR..END (all levels),
+# "0xS-0xE NAME" joined by "; ".
+iomem_names() {
+	local a=$1 z=$2 s e n t=''
+	while read -r s e n; do
+		[ -n "$s" ] || continue
+		s=$((16#$s)) e=$((16#$e + 1))
+		[ "$s" -lt "$z" ] && [ "$a" -lt "$e" ] && t+="${t:+; }$(hex "$s")-$(hex $((e - 1))) $n"
+	done < <(sed -n 's/^ *\([0-9a-fA-F]*\)-\([0-9a-fA-F]*\) : \(.*\)$/\1 \2 \3/p' "$P_PROC/iomem" 2>/dev/null)
+	echo "$t"
+}
+
+# kernels_elf64: both installed kernels are ELF64 (x86_64; EI_CLASS, the
+# ELF header's byte 4, is 2), which map a zone above 4 GiB themselves
+# (kernel/paging.c: 2 MiB pages); the i386 kernel's 32-bit paging stops at
+# 4 GiB. Prints the first that is not, status 1.
+kernels_elf64() {
+	local w f
+	for w in 0 1; do
+		f=$P_BOOT/apstart-wbinvd$w.elf
+		[ -f "$f" ] || continue
+		if [ "$(head -c 5 "$f" 2>/dev/null | od -An -tx1 | tr -d ' \n')" != 7f454c4602 ]; then
+			echo "$f"
+			return 1
+		fi
+	done
+	return 0
+}
+
+# region_problem ADDR SIZE [own]: why ADDR..ADDR+SIZE cannot hold the
+# region, one line, status 0; status 1 when it can. own: it is the region
+# this machine already reserves (its own reservation in /proc/iomem is no
+# obstacle).
+region_problem() {
+	local a=$1 size=$2 own=${3:-} z=$(($1 + $2)) s e n k what=''
+	if [ "$a" -lt $((1 << 20)) ]; then
+		echo "it starts in the first MiB ($(hex "$a") < 0x100000), which Linux needs: a page of it for the real-mode trampoline that starts its own CPUs (reserve_real_mode(), arch/x86/realmode/init.c), the rest for the BIOS's data; memmap= there would take it"
+		return 0
+	fi
+	if [ "$z" -gt $((4 << 30)) ] && ! k=$(kernels_elf64); then
+		echo "it ends above 4 GiB, and $k is not an x86_64 (ELF64) kernel: the i386 kernel's 32-bit paging reaches only the first 4 GiB (kernel/paging.c), so it would refuse pstore= there and the records would be lost"
+		return 0
+	fi
+	while read -r s e; do
+		[ -n "$s" ] && [ "$s" -le "$a" ] && [ "$z" -le "$e" ] && what=ram
+	done <<<"$(ram_ranges)"
+	# without the firmware's own map, /proc/iomem shows the region this
+	# machine reserves as Reserved (memmap=), not as RAM
+	if [ "$what" != ram ] && [ -n "$own" ] && [ ! -d "$P_SYS/firmware/memmap" ] &&
+		grep -qix "$(printf '%08x-%08x' "$a" $((z - 1))) : Reserved" "$P_PROC/iomem" 2>/dev/null; then
+		what=ram
+	fi
+	if [ "$what" != ram ]; then
+		while read -r s e n; do
+			[ -n "$s" ] && [ "$s" -lt "$z" ] && [ "$a" -lt "$e" ] && [ "$n" != "System RAM" ] &&
+				what+="${what:+, }$n $(hex "$s")-$(hex $((e - 1)))"
+		done <<<"$(map_entries)"
+		n=$(iomem_names "$a" "$z")
+		[ -n "$what" ] || what="no entry: MMIO or a hole, as the local APIC page at 0xfee00000"
+		[ -z "$n" ] || what+="; /proc/iomem: $n"
+		k=/proc/iomem
+		[ -d "$P_SYS/firmware/memmap" ] && k=/sys/firmware/memmap
+		echo "$(hex "$a")-$(hex $((z - 1))) is not wholly RAM in the firmware's map ($k: $what); the firmware or a device uses it, and the records would not survive there (RAM map: $(ram_map_text))"
+		return 0
+	fi
+	n=$(first_overlap "$a" "$z" "$own" <<<"$(busy_ranges)") || return 1
+	echo "it overlaps $n (/proc/iomem)"
+	return 0
+}
+
+# first_overlap ADDR END [inside-ok]: of the "START END NAME" lines on
+# standard input, the first that overlaps ADDR..END, as "NAME at 0xS-0xE";
+# status 1 when none does. inside-ok: lines wholly inside do not count.
+first_overlap() {
+	local a=$1 z=$2 inside_ok=${3:-} s e n
+	while read -r s e n; do
+		[ -n "$s" ] || continue
+		[ -n "$inside_ok" ] && [ "$a" -le "$s" ] && [ "$e" -le "$z" ] && continue
+		if [ "$s" -lt "$z" ] && [ "$a" -lt "$e" ]; then
+			echo "$n at $(hex "$s")-$(hex $((e - 1)))"
+			return 0
+		fi
+	done
+	return 1
+}
+
+# ram_map_text: the RAM ranges as 0xSTART-0xEND, comma-separated.
+ram_map_text() {
+	local s e t=''
+	while read -r s e; do [ -n "$s" ] && t+="${t:+, }$(hex "$s")-$(hex $((e - 1)))"; done <<<"$(ram_ranges)"
+	echo "${t:-none found}"
 }
 
 # pick_region SIZE: the lowest REGION_ALIGN-aligned address at or above the
@@ -84,7 +194,7 @@ busy_ranges() {
 pick_region() {
 	local size=$1 floor a
 	for floor in $REGION_FLOOR $REGION_FLOOR_SMALL; do
-		a=$( { ram_ranges | sed 's/^/ram /'; busy_ranges | sed 's/^/busy /'; } |
+		a=$( { ram_ranges | sed 's/^/ram /'; busy_ranges | cut -d' ' -f1,2 | sed 's/^/busy /'; } |
 			awk -v size="$size" -v floor="$floor" -v ceil="$REGION_CEILING" -v align="$REGION_ALIGN" '
 			$1 == "ram" { n++; rs[n] = $2; re[n] = $3 }
 			$1 == "busy" { m++; bs[m] = $2; be[m] = $3 }
@@ -120,17 +230,12 @@ region_in_use() {
 			return 1
 		fi
 	done
-	local s e a=$REGION_ADDR z=$((REGION_ADDR + REGION_SIZE)) ram
-	ram=$(sed -n 's/^\([0-9a-fA-F]*\)-\([0-9a-fA-F]*\) : System RAM$/\1 \2/p' "$P_PROC/iomem" 2>/dev/null)
-	while read -r s e; do
-		[ -n "$s" ] || continue
-		s=$((16#$s)) e=$((16#$e + 1))
-		if [ "$a" -lt "$e" ] && [ "$s" -lt "$z" ]; then
-			echo "the command line asks for it, but /proc/iomem still shows System RAM at $(hex "$s")-$(hex $((e - 1))) inside it"
-			return 1
-		fi
-	done <<<"$ram"
-	return 0
+	local s e ram
+	ram=$(sed -n 's/^\([0-9a-fA-F]*\)-\([0-9a-fA-F]*\) : System RAM$/\1 \2/p' "$P_PROC/iomem" 2>/dev/null |
+		while read -r s e; do echo "$((16#$s)) $((16#$e + 1)) System RAM"; done)
+	ram=$(first_overlap "$REGION_ADDR" $((REGION_ADDR + REGION_SIZE)) <<<"$ram") || return 0
+	echo "the command line asks for it, but /proc/iomem still shows $ram inside it"
+	return 1
 }
 
 # refuse_no_region: the setup done and this boot started with it.

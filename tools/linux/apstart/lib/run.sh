@@ -41,11 +41,27 @@ linux_serial_console() {
 }
 
 # check_kernel_options TEXT: only what the kernel's parser can take, and
-# nothing GRUB's script or a shell would read as syntax.
+# nothing GRUB's script or a shell would read as syntax; run_id= is
+# apstart's own.
 check_kernel_options() {
 	[[ $1 =~ ^[A-Za-z0-9_.,:=/+\ -]*$ ]] ||
 		usage_error "kernel options may hold letters, digits and _ . , : = / + - only: '$1'"
+	[[ " $1" != *" run_id="* ]] ||
+		usage_error "run_id= is apstart's to give: one per run, made when the run is asked for (its records are filed by it)"
 }
+
+# new_run_id: the run's name, made when it is asked for: UTC time and 32
+# random bits, in the kernel's run_id= alphabet (letters, digits, - _;
+# at most 32), e.g. r20250314T093000-9f3a61c2. The kernel prints it in
+# @boot and @end; collect files a record under a run only by it.
+new_run_id() {
+	printf 'r%s-%s' "$(date -u +%Y%m%dT%H%M%S)" "$(od -An -tx1 -N4 /dev/urandom | tr -d ' \n')"
+}
+
+# boot_id: this boot, as the kernel names it (a random UUID per boot):
+# what tells "written during this boot" from "written before the last
+# reboot", which the wall clock cannot (a clock set back, a skewed RTC).
+boot_id() { tr -d '\n' <"$P_BOOT_ID" 2>/dev/null; }
 
 new_nonce() {
 	od -An -tx1 -N16 /dev/urandom | tr -d ' \n'
@@ -91,19 +107,53 @@ pending_value() { sed -n "s/^$1=//p" "$P_PENDING" 2>/dev/null | head -1; }
 clear_pending() { rm -f "$P_PENDING" && sync_file "$P_STATE"; }
 
 # leave_linux HOW: hand over to the loaded kernel (kexec) or reboot.
+# Returns (status 1, having said why) when the machine did not go: the
+# command failed, or, through systemd, Linux was still here
+# APSTART_LEAVE_WAIT seconds (default 300) after the request (a shutdown
+# kills this process long before; 0: no wait, the tests).
 leave_linux() {
-	local how=$1
+	local how=$1 wait=${APSTART_LEAVE_WAIT:-300}
 	sync
 	if have_systemd; then
 		say "systemctl $how: Linux shuts down cleanly first"
-		systemctl --no-block "$how" || fail "systemctl $how failed"
+		systemctl --no-block "$how" || { warn "systemctl $how failed"; return 1; }
 	elif [ "$how" = kexec ]; then
 		say "kexec -e (no systemd here)"
-		kexec -e || fail "kexec -e failed"
+		kexec -e || { warn "kexec -e failed"; return 1; }
 	else
 		say "reboot"
-		reboot || fail "reboot failed"
+		reboot || { warn "reboot failed"; return 1; }
 	fi
+	[ "$wait" -gt 0 ] 2>/dev/null || return 0
+	sleep "$wait"
+	warn "Linux is still running $wait s after the $how was asked for"
+	return 1
+}
+
+# unload_kexec: the kernel kexec -l loaded for a run, unloaded (kexec -u):
+# left loaded, systemd >= 255 would start it at the next plain reboot.
+unload_kexec() {
+	[ "$(cat "$P_SYS/kernel/kexec_loaded" 2>/dev/null)" = 0 ] && return 0
+	command -v kexec >/dev/null 2>&1 || return 0
+	if kexec -u 2>/dev/null && [ "$(cat "$P_SYS/kernel/kexec_loaded" 2>/dev/null)" != 1 ]; then
+		say "kexec -u: the kernel loaded for the run is unloaded (a reboot now starts Linux, not apstart)"
+	else
+		warn "kexec -u failed: a kernel stays loaded, and systemd >= 255 starts it at the next reboot"
+	fi
+}
+
+# disarm_run: a run asked for and not started taken back, all of it: the
+# pending file, grubenv's one-shot (next_entry, apstart_options), the
+# kernel loaded for kexec. The routine reboot that comes next is Linux's.
+disarm_run() {
+	local via id
+	via=$(pending_value via) id=$(pending_value run_id)
+	[ -n "$id" ] && run_history_add "$id" "taken back: the machine did not leave Linux"
+	[ -n "$(pending_value watchdog)" ] && watchdog_disarm
+	clear_pending
+	disarm_one_shot
+	[ "$via" = kexec ] && unload_kexec
+	return 0
 }
 
 # run_prepare VIA WBINVD: every check for a run that way, refusing with the
@@ -139,9 +189,14 @@ run_prepare() {
 		need_tool grub-reboot grub2-common "it picks the entry for the next boot only"
 		need_tool grub-editenv grub-common "it hands the run's options to the entry"
 		local id="apstart-wbinvd$w"
-		grep -q -- "--id $id " "$P_GRUB_CFG" 2>/dev/null ||
-			refuse "grub.cfg has no menu entry '$id'$(grub_disabled && echo ' (GRUB_DISABLE_APSTART=true)')" \
-				"apstart setup   (runs update-grub; check /etc/default/grub for GRUB_DISABLE_APSTART)"
+		if ! grep -q -- "--id $id " "$P_GRUB_CFG" 2>/dev/null; then
+			local why=''
+			if grub_disabled; then why=GRUB_DISABLE_APSTART=true
+			elif why=$(grub_default_clash); then why="$why, so 90_apstart writes none"
+			fi
+			refuse "grub.cfg has no menu entry '$id'${why:+ ($why)}" \
+				"apstart setup   (runs update-grub, and says what stands in the way: GRUB_DISABLE_APSTART, GRUB_DEFAULT)"
+		fi
 		refuse_grubenv_unwritable
 		if region_load && region_in_use >/dev/null; then
 			# the entries carry pstore= since setup's update-grub
@@ -159,11 +214,12 @@ run_prepare() {
 	return 0
 }
 
-# warn_watchdog: a hardware watchdog that is running keeps counting while
-# apstart's kernel runs (nothing pets it there): the machine is reset when
-# it expires. systemd arms one for reboots (RebootWatchdogSec, 10 min by
-# default), and some drivers cannot be stopped once started ("watchdog did
-# not stop!" in the kernel log, as QEMU's iTCO did in the long lane).
+# warn_watchdog: a hardware watchdog that is running now may keep counting
+# while apstart's kernel runs (nothing pets it there), and reset the
+# machine when it expires: where Linux does not stop it on the way out
+# (watchdog.stop_on_reboot=0, a driver that does not ask to be stopped, a
+# BMC's), or when it cannot be stopped ("watchdog did not stop!").
+# apstart run --watchdog makes that the point (lib/watchdog.sh).
 warn_watchdog() {
 	local d st t
 	for d in "$P_SYS"/class/watchdog/watchdog*; do
@@ -189,11 +245,6 @@ warn_zone_size() {
 	warn "this run prints about $(size_text $(((need + 1023) / 1024 * 1024))) ($cpus CPUs, cycles=$cycles) and the zone holds $(size_text "$REGION_ZONE"): only its end comes back through pstore (the rows, not every sample); apstart setup --undo, then apstart setup --size 8M, for all of it"
 }
 
-# grub_entry_line ID: the multiboot2 line of that menu entry in grub.cfg.
-grub_entry_line() {
-	sed -n "/^menuentry .* --id $1 /,/^}/p" "$P_GRUB_CFG" 2>/dev/null | grep -m1 'multiboot2'
-}
-
 # refuse_grubenv_unwritable: GRUB clears next_entry with save_env, which
 # writes the grubenv file's sectors in place; on LVM, RAID or encrypted
 # disks, and on btrfs and ZFS, it cannot, and the one-shot entry would be
@@ -211,10 +262,11 @@ refuse_grubenv_unwritable() {
 }
 
 run_main() {
-	local via=kexec w=0 opts=() session_line='' tramp=''
+	local via=kexec w=0 opts=() session_line='' wd='' tramp=''
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--wbinvd) [ $# -ge 2 ] || usage_error "--wbinvd needs 0 or 1"; w=$2; shift ;;
+		--watchdog) [ $# -ge 2 ] || usage_error "--watchdog needs seconds"; wd=$2; shift ;;
 		--trampoline) [ $# -ge 2 ] || usage_error "--trampoline needs running or a file"; tramp=$2; shift ;;
 		--via) [ $# -ge 2 ] || usage_error "--via needs kexec or grub"; via=$2; shift ;;
 		--session-run) session_line=$2; shift ;; # from apstart ab
@@ -233,6 +285,7 @@ run_main() {
 		refuse "--trampoline goes via kexec only (kexec --module hands the blob over; the GRUB entries load none)" \
 			"apstart run --via kexec --trampoline $tramp"
 	run_prepare "$via" "$w"
+	[ -z "$wd" ] || refuse_no_watchdog "$wd"
 	local module=()
 	if [ -n "$tramp" ]; then
 		trampoline_prepare "$tramp"
@@ -240,17 +293,18 @@ run_main() {
 		module=("--module=$TRAMP_FILE")
 		RUN_ARGS+=("$KOPT_TRAMPOLINE")
 	fi
-	local args="${RUN_ARGS[*]}${opts[*]:+ ${opts[*]}}"
+	RUN_ID=$(new_run_id)
+	local args="${RUN_ARGS[*]} run_id=$RUN_ID${opts[*]:+ ${opts[*]}}"
 	if [ -n "$tramp" ]; then
-		say "run: $RUN_KERNEL through $TRAMP_WHAT's own trampoline, $( [ "$w" = 1 ] && echo "as shipped (WITH WBINVD)" || echo "patched (its twin: no WBINVD)"), via $via"
+		say "run $RUN_ID: $RUN_KERNEL through $TRAMP_WHAT's own trampoline, $( [ "$w" = 1 ] && echo "as shipped (WITH WBINVD)" || echo "patched (its twin: no WBINVD)"), via $via"
 		more "the blob: ${module[0]#--module=}"
 	else
-		say "run: $RUN_KERNEL ($( [ "$w" = 1 ] && echo "WITH WBINVD: Linux before the patch" || echo "without WBINVD: patched")), via $via"
+		say "run $RUN_ID: $RUN_KERNEL ($( [ "$w" = 1 ] && echo "WITH WBINVD: Linux before the patch" || echo "without WBINVD: patched")), via $via"
 	fi
 	more "kernel options: $args"
 	warn_zone_size "${opts[@]}"
-	warn_watchdog
-	pending_start "$via" "$w" "$args" "$session_line" "${TRAMP_FILE:-}"
+	[ -n "$wd" ] || warn_watchdog
+	pending_start "$via" "$w" "$args" "$session_line" "$wd" "${TRAMP_FILE:-}"
 	case $via in
 	kexec)
 		say "kexec -l $RUN_KERNEL --type multiboot2-x86${module[*]:+ ${module[*]}} --command-line=\"$args\""
@@ -264,24 +318,26 @@ run_main() {
 			*) fail "kexec -l failed (above)" ;;
 			esac
 		fi
+		[ -z "$wd" ] || watchdog_arm "$wd" kexec || { disarm_run; fail "the watchdog could not be armed (above): the run $RUN_ID was taken back"; }
 		say "the machine leaves Linux now; the run's records come back at the next boot (apstart collect)"
-		leave_linux kexec
+		leave_linux kexec || { disarm_run; fail "the machine did not leave Linux: the run $RUN_ID was taken back (above)"; }
 		;;
 	grub)
 		say "grub-editenv: apstart_options=\"$args\" (the entry reads it; cleared when the run is filed)"
-		grub-editenv "$P_GRUBENV" set "apstart_options=$args" || { clear_pending; fail "grub-editenv failed"; }
+		grub-editenv "$P_GRUBENV" set "apstart_options=$args" || { disarm_run; fail "grub-editenv failed"; }
 		say "grub-reboot apstart-wbinvd$w (the next boot only)"
-		grub-reboot "apstart-wbinvd$w" || { clear_pending; fail "grub-reboot failed"; }
+		grub-reboot "apstart-wbinvd$w" || { disarm_run; fail "grub-reboot failed"; }
+		[ -z "$wd" ] || watchdog_arm "$wd" reboot || { disarm_run; fail "the watchdog could not be armed (above): the run $RUN_ID was taken back"; }
 		say "rebooting; the run's records come back at the next boot (apstart collect)"
-		leave_linux reboot
+		leave_linux reboot || { disarm_run; fail "the machine did not reboot: the run $RUN_ID was taken back (above)"; }
 		;;
 	esac
 }
 
-# pending_start VIA WBINVD ARGS [SESSION-LINE [LRM-FILE]]: the nonce in the marker
-# page (when the region is in use) and the pending file.
+# pending_start VIA WBINVD ARGS [SESSION-LINE [WATCHDOG [LRM-FILE]]]: the nonce in
+# the marker page (when the region is in use) and the pending file.
 pending_start() {
-	local via=$1 w=$2 args=$3 sline=$4 tfile=${5:-} nonce mark="unavailable: no region in use"
+	local via=$1 w=$2 args=$3 sline=$4 wd=${5:-} tfile=${6:-} nonce mark="unavailable: no region in use"
 	nonce=$(new_nonce)
 	if [ -n "$REGION_ADDR" ] && region_in_use >/dev/null; then
 		mark=$(mark_write "$nonce")
@@ -291,8 +347,8 @@ pending_start() {
 		esac
 	fi
 	# shellcheck disable=SC2046
-	write_pending "nonce=$nonce" "via=$via" "wbinvd=$w" "kernel=$RUN_KERNEL" "cmdline=$args" \
-		"firmware=$(firmware)" "mark=$mark" "started=$(now_text)" "clock=$(now_epoch)" \
+	write_pending "run_id=$RUN_ID" "nonce=$nonce" "via=$via" "wbinvd=$w" "kernel=$RUN_KERNEL" "cmdline=$args" \
+		"firmware=$(firmware)" "mark=$mark" "started=$(now_text)" "clock=$(now_epoch)" "boot_id=$(boot_id)" \
 		${REGION_ADDR:+"region=$(hex "$REGION_ADDR"),$(hex "$REGION_ZONE")"} \
-		${sline:+"session_run=$sline"} ${tfile:+"trampoline=$tfile"}
+		${sline:+"session_run=$sline"} ${wd:+"watchdog=$wd"} ${tfile:+"trampoline=$tfile"}
 }

@@ -122,7 +122,7 @@ time_estimate() {
 }
 
 session_main() {
-	local k='' via='' wait=$SESSION_WAIT_DEFAULT seed='' opts=() action=start cycles=1 tramp=''
+	local k='' via='' wait=$SESSION_WAIT_DEFAULT seed='' opts=() action=start cycles=1 wd='' tramp=''
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--resume) action=resume ;;
@@ -133,6 +133,7 @@ session_main() {
 		--wait) [ $# -ge 2 ] || usage_error "--wait needs seconds"; wait=$2; shift ;;
 		--seed) [ $# -ge 2 ] || usage_error "--seed needs a number"; seed=$(to_dec "$2"); [ -n "$seed" ] || usage_error "--seed: not a number: '$2'"; shift ;;
 		--cycles) [ $# -ge 2 ] || usage_error "--cycles needs a number"; cycles=$2; shift ;;
+		--watchdog) [ $# -ge 2 ] || usage_error "--watchdog needs seconds"; wd=$2; shift ;;
 		--trampoline) [ $# -ge 2 ] || usage_error "--trampoline needs running or a file"; tramp=$2; shift ;;
 		-h|--help) help_text ab; exit 0 ;;
 		--) shift; opts=("$@"); break ;;
@@ -174,6 +175,7 @@ session_main() {
 	fi
 	run_prepare "$via" 0 >/dev/null
 	run_prepare "$via" 1 >/dev/null
+	[ -z "$wd" ] || refuse_no_watchdog "$wd"
 	[ -n "$seed" ] || seed=$(od -An -tu4 -N4 /dev/urandom | tr -d ' ')
 	local name order
 	mkdir -p "$P_STATE" || fail "cannot create $P_STATE"
@@ -184,7 +186,7 @@ session_main() {
 	local cmd="${opts[*]}"
 	[[ " $cmd " == *" cycles="* ]] || cmd="cycles=$cycles${cmd:+ $cmd}"
 	printf '%s\n' "session=${name#session-}" "runs_per_variant=$k" "order=$order" "seed=$(hex "$seed")" \
-		"via=$via" "wait=$wait" "cmdline=$cmd" ${tramp:+"trampoline=$tramp"} "started=$(now_text)" "state=running" |
+		"via=$via" "wait=$wait" "cmdline=$cmd" ${wd:+"watchdog=$wd"} ${tramp:+"trampoline=$tramp"} "started=$(now_text)" "state=running" |
 		write_file "$(plan_of "$name")" || fail "cannot write $(plan_of "$name")"
 	echo "$name" | write_file "$P_SESSION_RUNNING" || fail "cannot write $P_SESSION_RUNNING"
 	if [ -n "$tramp" ]; then
@@ -244,12 +246,16 @@ session_continue() {
 	append_line "$(session_dir_of "$name")/run-$num-$x-wbinvd$w.started" "started at=$(now_text) clock=$(now_epoch)" ||
 		fail "cannot write the run's .started file"
 	plan_line "$name" "run=$num variant=$x wbinvd=$w started clock=$(now_epoch) at=$(now_text)"
-	local cmd tramp topt=()
+	local cmd wd per tramp topt=()
 	cmd=$(plan_value "$name" cmdline)
 	tramp=$(plan_value "$name" trampoline)
 	[ -z "$tramp" ] || topt=(--trampoline "$tramp")
+	wd=$(plan_value "$name" watchdog)
+	per=$(seconds_per_run "$name")
+	[ -z "$wd" ] || [ -z "$per" ] || [ "$per" -le "$wd" ] ||
+		warn "$name: a run takes $per s here (measured, from leaving Linux to being filed), more than the watchdog's $wd s: it may reset a run that has not hung"
 	# shellcheck disable=SC2086
-	APSTART_CMD=run run_main --via "$via" --wbinvd "$w" "${topt[@]}" --session-run "$sline" -- $cmd
+	APSTART_CMD=run run_main --via "$via" --wbinvd "$w" "${topt[@]}" --session-run "$sline" ${wd:+--watchdog "$wd"} -- $cmd
 }
 
 # session_countdown NAME SECONDS: 0 when the time ran out, 1 if the session

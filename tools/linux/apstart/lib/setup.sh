@@ -3,7 +3,7 @@
 # apstart setup: reserve the region on the distribution's kernel command
 # line (a file of its own in /etc/default/grub.d, which grub-mkconfig reads
 # after /etc/default/grub), regenerate grub.cfg (with apstart's own menu
-# entries from /etc/grub.d/20_apstart), enable the collecting unit, and
+# entries from /etc/grub.d/90_apstart), enable the collecting unit, and
 # say that one reboot is needed. --undo takes it all back;
 # --secure-boot enrols apstart's certificate with mokutil (issue 34).
 
@@ -13,23 +13,6 @@ UNITS="apstart-collect.service apstart-session.service"
 
 have_systemd() { [ -d "$P_RUN_SYSTEMD" ]; }
 
-update_grub() {
-	need_tool update-grub grub2-common "it writes /boot/grub/grub.cfg"
-	say "running update-grub (regenerates /boot/grub/grub.cfg with the new command line and apstart's entries)"
-	local out
-	if ! out=$(update-grub 2>&1); then
-		printf '%s\n' "$out" | tail -n 8 | sed 's/^/  | /' >&2
-		return 1
-	fi
-	printf '%s\n' "$out" | grep -i apstart | sed 's/^/  | /'
-	return 0
-}
-
-# grub_entry_ids: the apstart menu entries' ids in grub.cfg.
-grub_entry_ids() {
-	sed -n "s/^menuentry .* --id \(apstart-[a-z0-9-]*\) .*/\1/p" "$P_GRUB_CFG" 2>/dev/null
-}
-
 write_setup_cfg() {
 	mkdir -p "$P_GRUB_D_CFG" || return 1
 	# \$: grub.cfg then holds memmap=3M\$0x..., which GRUB's parser turns
@@ -37,6 +20,7 @@ write_setup_cfg() {
 	local memmap ramoops
 	memmap=$(region_memmap_word | sed 's/\$/\\$/')
 	ramoops=$(region_ramoops_words)
+	[ "${REGION_WATCHDOG:-0}" = 1 ] && ramoops="$ramoops $WATCHDOG_WORD"
 	write_file "$P_SETUP_CFG" <<EOF
 # Written by apstart setup (apstart(8)); 'apstart setup --undo' removes it.
 # It reserves $(size_text "$REGION_SIZE") of RAM at $(hex "$REGION_ADDR") (chosen from the firmware's RAM map)
@@ -45,7 +29,9 @@ write_setup_cfg() {
 #   $(hex "$REGION_ADDR")  $(size_text "$REGION_ZONE") ramoops console zone (apstart's pstore=)
 #   $(hex "$(region_mark_addr)")  marker page (a nonce per run: did RAM survive the reset?)
 # pstore.backend=ramoops: pstore takes one back end, and systemd's
-# efi_pstore would otherwise take it first.
+# efi_pstore would otherwise take it first.$( [ "${REGION_WATCHDOG:-0}" = 1 ] && printf '\n%s' \
+"# watchdog.stop_on_reboot=0 (apstart setup --watchdog): Linux leaves a running" \
+"# hardware watchdog running at kexec and reboot (apstart run --watchdog).")
 APSTART_REGION_ADDR=$(hex "$REGION_ADDR")
 APSTART_REGION_SIZE=$(hex "$REGION_SIZE")
 APSTART_ZONE_SIZE=$(hex "$REGION_ZONE")
@@ -69,12 +55,27 @@ enable_units() {
 	done
 }
 
+# disable_units: both units off (--undo: nothing of apstart runs at boot).
+disable_units() {
+	local u
+	command -v systemctl >/dev/null 2>&1 || return 0
+	for u in $UNITS; do
+		systemctl cat "$u" >/dev/null 2>&1 || continue
+		if systemctl disable "$u" >/dev/null 2>&1; then
+			say "disabled $u"
+		else
+			warn "systemctl disable $u failed"
+		fi
+	done
+}
+
 setup_main() {
-	local undo=0 secure=0 cert='' addr='' zone=$ZONE_DEFAULT
+	local undo=0 secure=0 cert='' addr='' zone=$ZONE_DEFAULT watchdog=0
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--undo) undo=1 ;;
 		--secure-boot) secure=1 ;;
+		--watchdog) watchdog=1 ;;
 		--cert) [ $# -ge 2 ] || usage_error "--cert needs a file"; cert=$2; shift ;;
 		--address) [ $# -ge 2 ] || usage_error "--address needs a value"
 			addr=$(to_dec "$2"); [ -n "$addr" ] || usage_error "--address: not a number: '$2'"; shift ;;
@@ -102,14 +103,31 @@ setup_main() {
 		refuse "apstart's GRUB script $P_GRUB_SCRIPT is not installed (or not executable): without it grub.cfg gets no apstart entries" \
 			"install the apstart package (or make install), then run this again"
 	need_tool update-grub grub2-common "it writes /boot/grub/grub.cfg"
+	refuse_grub_default_clash
 
+	local why
 	if region_load; then
-		say "already set up: $(size_text "$REGION_SIZE") at $(hex "$REGION_ADDR") ($P_SETUP_CFG); writing grub.cfg again"
+		if [ $watchdog = 1 ] && ! grep -q "$WATCHDOG_WORD" "$P_SETUP_CFG"; then
+			REGION_WATCHDOG=1
+			say "adding $WATCHDOG_WORD to $P_SETUP_CFG (Linux leaves the watchdog running at kexec and reboot: apstart run --watchdog)"
+			write_setup_cfg || fail "cannot write $P_SETUP_CFG"
+		fi
+		# the map may have changed since (RAM, a crash kernel, a kernel
+		# that grew): checked again, as a new one would be
+		if why=$(region_problem "$REGION_ADDR" "$REGION_SIZE" own); then
+			refuse "the region apstart setup reserved earlier, $(size_text "$REGION_SIZE") at $(hex "$REGION_ADDR") ($P_SETUP_CFG), cannot stay: $why" \
+				"apstart setup --undo, then apstart setup (a region is chosen again)"
+		fi
+		say "already set up: $(size_text "$REGION_SIZE") at $(hex "$REGION_ADDR") ($P_SETUP_CFG), checked against the memory map again; writing grub.cfg again"
 	else
 		local size=$((zone + MARK_OFFSET_PAD))
 		if [ -n "$addr" ]; then
 			[ $((addr % 4096)) = 0 ] || usage_error "--address must be 4 KiB aligned"
-			say "region: $(size_text "$size") at $(hex "$addr") (--address)"
+			if why=$(region_problem "$addr" "$size"); then
+				refuse "--address $(hex "$addr"): $(size_text "$size") there cannot hold the records: $why" \
+					"leave --address out (apstart picks a region from the firmware's RAM map), or give one inside System RAM, above 1 MiB, clear of the kernel and the crash kernel"
+			fi
+			say "region: $(size_text "$size") at $(hex "$addr") (--address; RAM in the firmware's map, clear of the kernel and the crash kernel)"
 		else
 			say "reading the RAM map ($( [ -d "$P_SYS/firmware/memmap" ] && echo /sys/firmware/memmap || echo /proc/iomem)) for $(size_text "$size") of RAM below 4 GiB"
 			addr=$(pick_region "$size") ||
@@ -117,8 +135,8 @@ setup_main() {
 					"give one with --address ADDR (and a smaller --size)"
 			say "region: $(size_text "$size") at $(hex "$addr"): $(size_text "$zone") for the records, then the marker page"
 		fi
-		REGION_ADDR=$addr REGION_SIZE=$size REGION_ZONE=$zone
-		say "writing $P_SETUP_CFG: $(region_memmap_word) and the ramoops options on Linux's command line (GRUB_CMDLINE_LINUX)"
+		REGION_ADDR=$addr REGION_SIZE=$size REGION_ZONE=$zone REGION_WATCHDOG=$watchdog
+		say "writing $P_SETUP_CFG: $(region_memmap_word) and the ramoops options$( [ $watchdog = 1 ] && echo " and $WATCHDOG_WORD") on Linux's command line (GRUB_CMDLINE_LINUX)"
 		write_setup_cfg || fail "cannot write $P_SETUP_CFG"
 	fi
 	if ! update_grub; then
@@ -133,9 +151,12 @@ setup_main() {
 	else
 		warn "grub.cfg has no apstart entries (is $P_GRUB_SCRIPT executable, are the kernels in /boot?): 'apstart run --via grub' needs them"
 	fi
+	if why=$(grub_default_clash); then
+		fail "after update-grub, $why: run 'apstart setup --undo' or set GRUB_DEFAULT to your system's entry now, before any reboot"
+	fi
 	enable_units
+	say "while set up, Linux's pstore keeps no oops or panic dumps: pstore.backend=ramoops keeps efi-pstore (dumps in UEFI variables) from registering, and ramoops.record_size=0 gives ramoops no dump zone; 'apstart setup --undo' gives both back"
 	mkdir -p "$P_STATE"
-	local why
 	if why=$(region_in_use); then
 		say "done: this boot already has the region reserved; 'apstart run' or 'apstart ab' can start"
 	else
@@ -143,19 +164,6 @@ setup_main() {
 		more "(now: $why)"
 		more "after it: 'apstart run' for one run, 'apstart ab' for the A/B session"
 	fi
-}
-
-# ram_map_text: the RAM ranges as 0xSTART-0xEND, comma-separated.
-ram_map_text() {
-	local s e t=''
-	while read -r s e; do [ -n "$s" ] && t+="${t:+, }$(hex "$s")-$(hex $((e - 1)))"; done <<<"$(ram_ranges)"
-	echo "${t:-none found}"
-}
-
-# grub_disabled: GRUB_DISABLE_APSTART=true in /etc/default/grub or grub.d.
-grub_disabled() {
-	cat "$P_DEFAULT_GRUB" "$P_GRUB_D_CFG"/*.cfg 2>/dev/null |
-		sed -n 's/^GRUB_DISABLE_APSTART=["'"'"']\{0,1\}\([a-z]*\).*/\1/p' | tail -1 | grep -qx true
 }
 
 # parse_size 2M|512K|BYTES -> bytes
@@ -183,12 +191,13 @@ setup_undo() {
 		session_stop_quiet
 	fi
 	if [ -f "$P_PENDING" ]; then
-		say "forgetting the run in flight ($P_PENDING)"
-		clear_pending
+		say "taking back the run in flight ($P_PENDING: $(pending_value run_id), via $(pending_value via))"
+		# its kernel is loaded only when it was asked for in this boot
+		if pending_this_boot; then disarm_run; else clear_pending; disarm_one_shot || true; fi
+	else
+		disarm_one_shot || true
 	fi
-	if command -v grub-editenv >/dev/null 2>&1 && [ -f "$P_GRUBENV" ]; then
-		grub-editenv "$P_GRUBENV" unset apstart_options >/dev/null 2>&1 || true
-	fi
+	disable_units
 	if [ "${APSTART_NO_UPDATE_GRUB:-0}" != 1 ] && [ -d "$(dirname "$P_GRUB_CFG")" ] && command -v update-grub >/dev/null 2>&1; then
 		if [ $changed = 1 ] || [ -n "$(grub_entry_ids)" ]; then
 			update_grub || fail "update-grub failed (above): grub.cfg may still hold the old command line"
