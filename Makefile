@@ -127,8 +127,9 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z 
 TRAMP_DEFS := -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
 	-DPAD_REAL=$(PAD_REAL) -DPAD_PROT=$(PAD_PROT) -DPAD_LONG=$(PAD_LONG) -DMARKS=$(MARKS)
 
-# lib/ files only apstart.efi links: the kernel's bytes stay as they were.
-NOT_KERNEL_C := lib/sha256.c
+# lib/ files only apstart.efi and the host tools link: the kernel's bytes
+# stay as they were (it names records by lib/records_schema.h's constants).
+NOT_KERNEL_C := lib/sha256.c lib/records_schema.c
 KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT) $(NOT_KERNEL_C),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
 	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c)))
 KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)

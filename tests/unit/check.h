@@ -40,5 +40,6 @@ void test_qr_records(void);
 void test_firmware(void);
 void test_persistent_ram(void);
 void test_sha256(void);
+void test_records_schema(void);
 
 #endif

@@ -13,12 +13,13 @@ UNIT_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) \
 UNIT_SANFLAGS := $(HOST_SAN)
 UNIT_KERNEL_SRCS := app/options.c app/kept_lines.c wings/nvram/nvram_save.c wings/screen/qr_records.c smp/modes.c \
 	lib/format.c lib/keyword.c lib/persistent_ram.c lib/sha256.c \
+	lib/records_schema.c lib/phase_names.c \
 	$(addprefix kernel/,multiboot.c acpi.c memmap.c firmware.c) $(KSTATS_SRC)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)
 # ... and the compiler and flags they are built with (tools/build/build-vars.mk).
 include tools/build/build-vars.mk
 VARS.$(UNIT_DIR)/unit = $(UNIT_CC) $(UNIT_CFLAGS) | $(UNIT_SANFLAGS)
-UNIT_DEPS := $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(wildcard app/*.h) $(wildcard kernel/*.h) $(wildcard lib/*.h) $(wildcard smp/*.h) $(wildcard wings/*/*.h) \
+UNIT_DEPS := $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(wildcard app/*.h) $(wildcard kernel/*.h) $(wildcard lib/*.h) lib/records.def $(wildcard smp/*.h) $(wildcard wings/*/*.h) \
 	tests/unit/lane.mk $(UNIT_DIR)/unit.vars
 UNIT_TIMEOUT := 300
 

@@ -116,6 +116,7 @@ int main(void)
 	run_group("firmware", test_firmware);
 	run_group("persistent_ram", test_persistent_ram);
 	run_group("sha256", test_sha256);
+	run_group("records_schema", test_records_schema);
 	printf("%u passed, %u failed, 0 skipped\n", cases_passed, cases_failed);
 	return cases_failed ? 1 : 0;
 }
