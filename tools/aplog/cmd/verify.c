@@ -147,7 +147,9 @@ static void check_boot(const struct run *r)
 		char key[64], b[256];
 		snprintf(key, sizeof(key), "%.*s", (int)(eq - want), want);
 		size_t len;
-		const char *got = run_boot_field(r, key, &len);
+		/* a key of @boot's in the schema: parse_cli() made sure */
+		const char *got = run_boot_field(r, record_key_find(RW_boot, key, strlen(key)),
+						 &len);
 		if (!got)
 			problem(r->file, r->boot_line, "@boot has no %s, want %s", key,
 				want);
