@@ -5,15 +5,26 @@
 # (tools/aplog/aplog.mk), and no circle among modules; the check shown
 # failing on planted faults (tests/layers/planted.sh); and comments cite
 # the specifications in the form CONTRIBUTING.md sets
-# (tests/layers/citations.sh).
+# (tests/layers/citations.sh); and every record the sources print is in
+# the record schema, lib/records.def (tests/layers/records.sh).
+
+RECORDS_LINT := build/host/records_lint
 
 .PHONY: layers-tests
-layers-tests: $(APLOG_OBJS)
+layers-tests: $(APLOG_OBJS) $(RECORDS_LINT)
 	@$(call BUILD_VARIANT,WBINVD=0)
 	@tests/layers/check.sh build/wbinvd0 $(patsubst $(OUT)/%,build/wbinvd0/%,$(KERNEL_OBJS)) \
 		-- $(APLOG_OBJ_DIR) $(APLOG_OBJS)
 	@tests/layers/citations.sh
 	@tests/layers/planted.sh
+	@tests/layers/records.sh $(RECORDS_LINT)
+
+# The format-string lint of the record schema (ASan/UBSan: it parses C).
+$(RECORDS_LINT): tests/layers/records_lint.c lib/records_schema.c lib/records_schema.h \
+		lib/records.def tests/layers/lane.mk
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(HOST_DEBUG) $(HOST_SAN) -o $@ tests/layers/records_lint.c \
+		lib/records_schema.c
 
 # make lines: each part's size (docs/layout.md's "Sizes" block).
 .PHONY: lines
