@@ -127,15 +127,15 @@ KLDFLAGS := -nostdlib -static -z max-page-size=0x1000 --no-warn-rwx-segments -z 
 TRAMP_DEFS := -DWBINVD=$(WBINVD) -DSLOW_SPIN=$(SLOW_SPIN) \
 	-DPAD_REAL=$(PAD_REAL) -DPAD_PROT=$(PAD_PROT) -DPAD_LONG=$(PAD_LONG) -DMARKS=$(MARKS)
 
-# lib/ files only apstart.efi and the host tools link: the kernel's bytes
-# stay as they were (it names records by lib/records_schema.h's constants).
-NOT_KERNEL_C := lib/sha256.c lib/records_schema.c
-KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT) $(NOT_KERNEL_C),$(wildcard app/*.c) $(wildcard smp/*.c) $(wildcard kernel/*.c) $(wildcard lib/*.c) \
-	$(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c)))
+# The core is what make WINGS= links (docs/layout.md): its folders, lib/
+# by name (pure C the host tools build too); then each wing linked.
+LIB_C := lib/format.c lib/keyword.c lib/phase_names.c lib/stats.c lib/string.c
+KERNEL_C := $(filter-out %/asm_defs.c $(ARCH_C_OUT),$(wildcard app/*.c) $(wildcard smp/*.c) \
+	$(wildcard kernel/*.c)) $(LIB_C) $(foreach w,$(WINGS),$(wildcard wings/$(w)/*.c))
 KERNEL_ASM := boot/multiboot_header.asm boot/start.asm boot/cpu_floor.asm kernel/gdt.asm kernel/isr.asm $(ARCH_ASM)
 KERNEL_OBJS := $(patsubst %.c,$(OUT)/%.o,$(KERNEL_C)) \
 	$(patsubst %.asm,$(OUT)/%.o,$(KERNEL_ASM)) \
-	$(OUT)/realmode/blob.o $(OUT)/gen/font8x16.o
+	$(OUT)/realmode/blob.o
 
 .PHONY: all kernel test clean deps deps-check unit-tests trampoline-tests qemu-tests timing-tests tscskew-tests baseline soak
 # make builds only: a missing build tool is named (deps-check), never installed.
@@ -145,11 +145,23 @@ include tools/build/host.mk
 include tools/build/build-vars.mk
 include tools/build/font.mk
 
+# The options of the wings left out (WINGS=...), "NAME:WING ...", read
+# from their tables: a kernel built without a wing names it when one of
+# its options is given (app/wing.c).
+ABSENT_WINGS := $(filter-out $(WINGS),$(ALL_WINGS))
+ABSENT_OPTIONS := $(strip $(foreach w,$(ABSENT_WINGS),$(shell awk -v wing=$(w) -f tools/build/kernel-options.awk wings/$(w)/*.c)))
+$(OUT)/app/wing.o: KCFLAGS += -DAPSTART_ABSENT_OPTIONS='"$(ABSENT_OPTIONS)"'
+$(OUT)/app/wing.o: $(foreach w,$(ABSENT_WINGS),$(wildcard wings/$(w)/*.c)) tools/build/kernel-options.awk
+
 # Everything a kernel build in $(OUT) is made with: a folder named by
 # another variant's name (OUT=..., make ab's build/ab/build-a) or another
 # compiler rebuilds (tools/build/build-vars.mk).
 KBUILD_VARS := $(OUT)/build.vars
 VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS)
+
+# A wing's generated objects (its wing.mk: WING_OBJS.NAME), linked with it.
+include $(wildcard wings/*/wing.mk)
+KERNEL_OBJS += $(foreach w,$(WINGS),$(WING_OBJS.$(w)))
 
 # build/apstart.elf is always the variant just asked for, so it is copied
 # every time (a timestamp rule would keep the other variant's newer copy).
@@ -172,16 +184,12 @@ BUILD_VARIANT = $(MAKE) --no-print-directory ARCH=x86_64 WBINVD=0 MAX_CPUS=512 M
 
 $(OUT)/apstart.elf: $(KERNEL_OBJS) linker.ld $(KBUILD_VARS)
 	@echo "  LD      $@"
-	$(Q)$(LD) $(KLDFLAGS) -o $@ $(KERNEL_OBJS)
+	$(Q)$(LD) $(KLDFLAGS) -Map=$@.map -o $@ $(KERNEL_OBJS)
 
 $(OUT)/%.o: %.c Makefile $(KBUILD_VARS)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $@"
 	$(Q)$(CC) $(KCFLAGS) -c -o $@ $<
-
-$(OUT)/gen/font8x16.o: $(FONT_GEN) $(KBUILD_VARS)
-	@mkdir -p $(dir $@)
-	$(CC) $(KCFLAGS) -c -o $@ $<
 
 # Constants the assembly takes from C, so that each has one definition:
 # <layer>/asm_defs.c is compiled to assembly and its markers become NASM

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The run's records, kept in memory as they are printed (no second
  * formatting): the console hands every printed piece to this tap
- * (kernel/console.h). Whatever shows the results after the run (the
+ * (kernel/console.h, through app/wing.c). Whatever shows the results after the run (the
  * result page and its QR code, the summary kept in NVRAM, a RAM zone Linux
  * reads back) takes the same lines from here, so that all of them agree.
  *
@@ -87,7 +87,7 @@ static void keep_line(const char *l, size_t n)
 	tail_len += n;
 }
 
-static void tap(unsigned targets, const char *text)
+void kept_lines_tap(unsigned targets, const char *text)
 {
 	if (!(targets & CON_SERIAL) || phase == PHASE_OFF)
 		return;
@@ -118,7 +118,6 @@ void kept_lines_begin(void)
 	line_len = keep_len = tail_len = 0;
 	dropped = 0;
 	phase = PHASE_RECORDS;
-	console_add_tap(tap);
 }
 
 void kept_lines_report(void)

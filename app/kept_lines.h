@@ -11,6 +11,9 @@
 /* From here on, @boot, @env, @warn, @fail and @end records are kept
  * (before the command line is parsed, so that its @warn records are). */
 void kept_lines_begin(void);
+/* The console's tap (kernel/console.h): every printed piece, with the
+ * targets it went to, under the console lock, in print order. */
+void kept_lines_tap(unsigned targets, const char *text);
 /* From here on (the results), every line that goes to serial is kept,
  * except the per-sample and per-CPU bring-up records. */
 void kept_lines_report(void);

@@ -53,6 +53,7 @@ void kmain(uint32_t magic, uint64_t info_phys) __attribute__((noreturn));
 /* What the boot learns and decides, in the order kmain() does. */
 static struct boot_info boot;
 static struct options opt;
+static struct option_targets opt_targets; /* opt and the wings' options */
 static const char *firmware_why;
 /* acpi_rsdp=, read at boot: its length if an RSDP is there, else why not. */
 static size_t option_rsdp_len;
@@ -265,12 +266,12 @@ static void read_boot_info(uint32_t magic, uint64_t info_phys)
 	 * firmware=, acpi_rsdp=) comes from a silent early pass over the
 	 * command line, as Linux's early_param(); read_command_line() parses
 	 * it again and says what is wrong with it. */
-	options_set_defaults(&opt);
-	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, NULL, NULL, 0);
+	wings_option_targets(&opt_targets, &opt);
+	options_set_defaults(&opt_targets);
+	options_parse(&opt_targets, boot.cmdline, APSTART_MAX_CPUS, NULL, NULL, 0);
 	check_option_rsdp();
 	identify_firmware();
 	reserve_boot_memory();
-	console_early_end();
 	console_set_self_id(cpu_apic_id);
 	facts.firmware = firmware_name(boot.firmware);
 	facts.loader = boot.loader_name;
@@ -302,12 +303,13 @@ static void read_command_line(void)
 {
 	boot_report_loader(&boot, firmware_why);
 	kept_lines_begin();
-	options_set_defaults(&opt);
-	options_parse(&opt, boot.cmdline, APSTART_MAX_CPUS, diag_print, option_warning, 0);
+	options_set_defaults(&opt_targets);
+	options_parse(&opt_targets, boot.cmdline, APSTART_MAX_CPUS, diag_print, option_warning, 0);
 	for_each_wing(w)
-		if (w->options)
-			w->options(&opt, &boot);
+		if (w->options_parsed)
+			w->options_parsed(&opt, &boot);
 	switch_serial_console();
+	run_choose();
 }
 
 /* exit=auto: qemu under QEMU (fw_cfg, a hypervisor), else halt. Decided
@@ -323,21 +325,6 @@ static bool choose_exit(void)
 	return qemu;
 }
 
-/* An option that only a wing carries out, in a kernel built without it
- * (make WINGS=): a clean stop, before anything is measured. */
-static void refuse_options_without_wing(void)
-{
-	bool can_measure = false;
-	for_each_wing(w)
-		can_measure |= w->measure != NULL;
-	if (opt.probe != PROBE_NONE && !can_measure)
-		panic("probe= needs the experiments wing, which this kernel was built "
-		      "without (make WINGS=...)");
-	if (opt.pstore_size && !wing_linked("pstore"))
-		warn_record("what=option option=pstore problem=no_wing wings=%s",
-			    wings_linked());
-}
-
 /* ... and QEMU's ACPI tables without a hypervisor bit (TCG) say QEMU too. */
 static void confirm_exit(bool qemu)
 {
@@ -351,12 +338,11 @@ static void confirm_exit(bool qemu)
 		opt.exit == EXIT_AUTO ? " (auto)" : "");
 }
 
-/* Runtime services (saving the summary, exit=reset): their regions are
+/* Runtime services for exit=reset and exit=reboot: their regions are
  * mapped now, while no AP runs (kernel/paging.h). */
 static void map_runtime_services(void)
 {
-	if (boot.efi_system_table &&
-	    (opt.save == SAVE_ON || exit_mode == EXIT_RESET || exit_mode == EXIT_REBOOT))
+	if (boot.efi_system_table && (exit_mode == EXIT_RESET || exit_mode == EXIT_REBOOT))
 		efi_runtime_init(&boot, diag_print, 0);
 }
 
@@ -392,7 +378,7 @@ static void find_cpus(void)
 	lapic_set_extnmi(opt.extnmi);
 
 	aps = smp_count_state(CPU_ABSENT);
-	cycles = opt.probe == PROBE_FLUSH ? 0 : opt.cycles;
+	cycles = run_chosen() ? 0 : opt.cycles;
 	if (cycles > smp_max_cycles(aps)) {
 		kprintf("cycles=%u with %u APs exceeds the sample store; using %u\n",
 			cycles, aps, smp_max_cycles(aps));
@@ -430,21 +416,12 @@ static void announce_run(void)
 			w->run_starts(&opt, &facts);
 }
 
-/* A wing's measurement instead of the cycles (probe=flush: the
- * experiments wing): true if one took the run. */
-static bool wing_measures(bool *complete)
-{
-	for_each_wing(w)
-		if (w->measure && w->measure(&opt, complete))
-			return true;
-	return false;
-}
-
 /* The measurement: first bring-up, then the cycles (smp/measure.c), or
- * what a wing measures instead. */
+ * the wing's measurement chosen instead (run_choose()). */
 static bool measure(void)
 {
-	bool complete = false;
+	const struct wing_run *run = run_chosen();
+	bool complete;
 
 	for_each_wing(w)
 		if (w->before_bring_up)
@@ -453,7 +430,9 @@ static bool measure(void)
 	for_each_wing(w)
 		if (w->after_bring_up)
 			w->after_bring_up(&opt);
-	if (!wing_measures(&complete)) {
+	if (run) {
+		complete = run->measure(&opt);
+	} else {
 		smp_run_cycles(&opt.wake, cycles);
 		if (run_ended())
 			halt_forever();
@@ -471,6 +450,7 @@ static bool measure(void)
 
 void kmain(uint32_t magic, uint64_t info_phys)
 {
+	wings_connect();
 	run_init();
 	console_init_serial();
 	idt_init(); /* exceptions are reported from here on, even in the parsers */
@@ -483,7 +463,6 @@ void kmain(uint32_t magic, uint64_t info_phys)
 	quiet_legacy_interrupts();
 	read_command_line();
 	bool qemu = choose_exit();
-	refuse_options_without_wing();
 	find_acpi(boot.firmware != FIRMWARE_UEFI ? bios_ebda() : 0);
 	confirm_exit(qemu);
 	map_runtime_services();

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Kernel command line parser. Every option is one row of opt_table; the
+/* Kernel command line parser. Every option is one row of a table: the
+ * core's is opt_table below, each wing brings its own (app/wing.h); the
  * parser itself knows nothing about individual options. */
 #include "app/options.h"
 
@@ -9,35 +10,11 @@
 
 #include "kernel/serial.h"
 #include "lib/keyword.h"
+#include "lib/kstring.h"
 
 /* Bound for the copy of a token quoted in a message; longer tokens are
  * shown cut short with "...". Parsing itself never copies a token. */
 #define TOKEN_SHOW_MAX 48
-
-/* Checks and stores a value the table cannot describe; returns NULL, or
- * why the value is invalid. */
-typedef const char *(*opt_parse_fn)(struct options *o, const char *val,
-				    size_t len);
-/* Shows the current value of such an option in a message. */
-typedef void (*opt_show_fn)(const struct options *o, char *buf, size_t size);
-
-struct opt_desc {
-	const char *name;
-	const char *linux_name; /* Linux's name for the same setting */
-	opt_parse_fn parse;     /* custom value syntax (console=, pstore=) */
-	opt_show_fn show;       /* and how its value is shown */
-	bool wide;              /* its fields are not 32-bit: no offset, the
-				 * defaults are set by options_set_defaults() */
-	size_t offset;         /* of a 32-bit field in struct options */
-	uint32_t def;
-	uint32_t min, max;     /* numeric range (unused with keywords) */
-	bool max_is_cpus;      /* max comes from the max_cpus argument */
-	const char *def_name;  /* how def is shown if it is out of range */
-	const struct keyword *keywords; /* NULL: numeric option */
-	bool hidden;           /* not an option of its own here: set through
-				* another option's parse, or absent from
-				* this build */
-};
 
 /* The app's own modes; smp/'s are in smp/modes.c. */
 const struct keyword icount_words[] = {
@@ -55,38 +32,19 @@ static const struct keyword firmware_words[] = {
 	{ NULL, 0 },
 };
 
-static const struct keyword probe_words[] = {
-	{ "none", PROBE_NONE }, { "flush", PROBE_FLUSH }, { NULL, 0 },
-};
-
-static const struct keyword at_once_words[] = {
-	{ "none", AT_ONCE_NONE }, { "socket", AT_ONCE_SOCKET }, { "all", AT_ONCE_ALL },
-	{ NULL, 0 },
-};
-
-static const struct keyword save_words[] = {
-	{ "on", SAVE_ON }, { "off", SAVE_OFF }, { NULL, 0 },
-};
-
-/* Offset of a field that must be 32 bits wide (uint32_t or an enum, which
- * gcc makes unsigned int; C11 6.5p7 allows access through uint32_t). The
- * array size goes negative, a compile error, for any other width. */
-#define FIELD32(f)                                              \
-	(offsetof(struct options, f) +                          \
-	 0 * sizeof(char[sizeof(((struct options *)0)->f) == 4 ? 1 : -1]))
-
-#define OPT(f, d, ...) { .name = #f, .offset = FIELD32(f), .def = (d), __VA_ARGS__ }
+#define OPT(f, d, ...) OPTION_ROW(struct options, f, d, __VA_ARGS__)
 /* An option of the wake configuration (smp/wake.h), field f of o->wake. */
 #define OPT_WAKE(opt, f, d, ...) \
-	{ .name = #opt, .offset = FIELD32(wake.f), .def = (d), __VA_ARGS__ }
+	{ .name = #opt, .offset = OPTION_FIELD32(struct options, wake.f), .def = (d), __VA_ARGS__ }
 
 enum num_result { NUM_OK, NUM_BAD, NUM_TOO_BIG };
 static enum num_result parse_u32(const char *s, size_t n, uint32_t *out);
 
 /* console=ttyS<n>[,<baud>[n8]], Linux's syntax (Documentation/admin-guide/
  * serial-console.rst): COM1-COM4, 8N1 only, a baud a 16550 can make. */
-static const char *parse_console(struct options *o, const char *v, size_t n)
+static const char *parse_console(void *store, const char *v, size_t n)
 {
+	struct options *o = store;
 	uint32_t port, baud = SERIAL_MAX_BAUD;
 	size_t i = 0;
 
@@ -115,17 +73,16 @@ static const char *parse_console(struct options *o, const char *v, size_t n)
 	return NULL;
 }
 
-static void show_console(const struct options *o, char *buf, size_t size)
+static void show_console(const void *store, char *buf, size_t size)
 {
-	fmt_snprintf(buf, size, "ttyS%u", o->console_port);
+	fmt_snprintf(buf, size, "ttyS%u", ((const struct options *)store)->console_port);
 }
-
-static int hex_digit(char c);
 
 /* acpi_rsdp=ADDR, Linux's meaning: kstrtoul(arg, 16), so hexadecimal
  * with or without 0x (drivers/acpi/osl.c, setup_acpi_rsdp()). */
-static const char *parse_acpi_rsdp(struct options *o, const char *v, size_t n)
+static const char *parse_acpi_rsdp(void *store, const char *v, size_t n)
 {
+	struct options *o = store;
 	uint64_t a = 0;
 
 	if (n > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
@@ -135,7 +92,7 @@ static const char *parse_acpi_rsdp(struct options *o, const char *v, size_t n)
 	if (n == 0 || n > 16)
 		return "a physical address in hex (Linux's ACPI20= in /sys/firmware/efi/systab)";
 	for (size_t i = 0; i < n; i++) {
-		int d = hex_digit(v[i]);
+		int d = option_hex_digit(v[i]);
 		if (d < 0)
 			return "a physical address in hex (Linux's ACPI20= in /sys/firmware/efi/systab)";
 		a = a << 4 | (uint64_t)d;
@@ -146,89 +103,18 @@ static const char *parse_acpi_rsdp(struct options *o, const char *v, size_t n)
 	return NULL;
 }
 
-static void show_acpi_rsdp(const struct options *o, char *buf, size_t size)
+static void show_acpi_rsdp(const void *store, char *buf, size_t size)
 {
+	const struct options *o = store;
+
 	if (o->acpi_rsdp)
 		fmt_snprintf(buf, size, "0x%llx", (unsigned long long)o->acpi_rsdp);
 	else
 		fmt_snprintf(buf, size, "none");
 }
 
-/* A size or address of pstore=: decimal or 0x hex, then K, M or G (KiB,
- * MiB, GiB). Linux's memparse() would read a leading 0 as octal: refused
- * rather than read another way. */
-static const char *parse_quantity(const char *v, size_t n, uint64_t *out)
-{
-	unsigned base = 10, shift = 0;
-	uint64_t x = 0;
-
-	if (n && (v[n - 1] == 'K' || v[n - 1] == 'k'))
-		shift = 10;
-	else if (n && (v[n - 1] == 'M' || v[n - 1] == 'm'))
-		shift = 20;
-	else if (n && (v[n - 1] == 'G' || v[n - 1] == 'g'))
-		shift = 30;
-	if (shift)
-		n--;
-	if (n > 2 && v[0] == '0' && (v[1] == 'x' || v[1] == 'X')) {
-		base = 16;
-		v += 2;
-		n -= 2;
-	} else if (n > 1 && v[0] == '0') {
-		return "a leading 0 (octal to Linux's memparse): write 0x...";
-	}
-	if (n == 0)
-		return "ADDR,SIZE: numbers, decimal or 0x hex, K/M/G allowed";
-	for (size_t i = 0; i < n; i++) {
-		int d = hex_digit(v[i]);
-		if (d < 0 || (unsigned)d >= base)
-			return "ADDR,SIZE: numbers, decimal or 0x hex, K/M/G allowed";
-		if (x > (UINT64_MAX - (unsigned)d) / base)
-			return "a number beyond 64 bits";
-		x = x * base + (unsigned)d;
-	}
-	if (shift && x > UINT64_MAX >> shift)
-		return "a number beyond 64 bits";
-	*out = x << shift;
-	return NULL;
-}
-
-/* pstore=ADDR,SIZE: the ramoops console zone (app/options.h bounds). */
-static const char *parse_pstore(struct options *o, const char *v, size_t n)
-{
-	size_t comma = 0;
-	uint64_t addr, size;
-	const char *why;
-
-	while (comma < n && v[comma] != ',')
-		comma++;
-	if (comma == n)
-		return "ADDR,SIZE wanted (e.g. 0x30000000,512K)";
-	if ((why = parse_quantity(v, comma, &addr)) ||
-	    (why = parse_quantity(v + comma + 1, n - comma - 1, &size)))
-		return why;
-	if (size < PSTORE_SIZE_MIN || size > PSTORE_SIZE_MAX || (size & (size - 1)))
-		return "SIZE must be a power of two from 4K to 1G (ramoops' console_size)";
-	if (addr % 4)
-		return "ADDR must be a multiple of 4";
-	if (addr > UINT64_MAX - size)
-		return "ADDR+SIZE beyond 64 bits";
-	o->pstore_addr = addr;
-	o->pstore_size = size;
-	return NULL;
-}
-
-static void show_pstore(const struct options *o, char *buf, size_t size)
-{
-	if (o->pstore_size)
-		fmt_snprintf(buf, size, "0x%llx,%lluK", (unsigned long long)o->pstore_addr,
-			     (unsigned long long)(o->pstore_size >> 10));
-	else
-		fmt_snprintf(buf, size, "none");
-}
-
 /* One row per option: name (= field), default, then range or keywords. */
-static const struct opt_desc opt_table[] = {
+static const struct option_row opt_table[] = {
 	OPT(cycles, 10, .min = 1, .max = 100000),
 	OPT(maxcpus, 0, .min = 1, .max_is_cpus = true, .def_name = "all"),
 	OPT(x2apic, X2APIC_AUTO, .keywords = x2apic_words),
@@ -245,24 +131,14 @@ static const struct opt_desc opt_table[] = {
 	OPT_WAKE(bsp_wait, bsp_wait, BSP_WAIT_SPIN, .keywords = bsp_wait_words),
 	OPT(icount, ICOUNT_OFF, .keywords = icount_words),
 	OPT(selftest, SELFTEST_NONE, .keywords = selftest_words),
-	OPT(save, SAVE_ON, .keywords = save_words),
 	OPT_WAKE(bringup, bringup, BRINGUP_SERIAL, .keywords = bringup_words),
 	OPT_WAKE(cycles_mode, cycles_mode, CYCLES_SERIAL, .keywords = cycles_mode_words),
 	/* console= sets both fields; the second row only gives the default. */
-	{ .name = "console", .offset = FIELD32(console_port), .def = 0,
+	{ .name = "console", .offset = OPTION_FIELD32(struct options, console_port), .def = 0,
 	  .parse = parse_console, .show = show_console },
-	{ .name = "console_baud", .offset = FIELD32(console_baud),
-	  .def = SERIAL_MAX_BAUD, .hidden = true },
-	OPT(progress_ms, 250, .min = 0, .max = 60000),
-	OPT(probe, PROBE_NONE, .keywords = probe_words),
-	OPT(flush_reps, 3, .min = 1, .max = 50),
-	OPT(flush_max_kib, 0, .min = 64, .max = 16777216, .def_name = "auto"),
-	OPT(flush_cpus, 0, .min = 1, .max_is_cpus = true, .def_name = "all"),
-	OPT(flush_at_once, AT_ONCE_SOCKET, .keywords = at_once_words),
-	OPT(victims, 0, .min = 0, .max_is_cpus = true),
+	OPT(console_baud, SERIAL_MAX_BAUD, .hidden = true),
 	OPT(firmware, FIRMWARE_UNKNOWN, .keywords = firmware_words),
-	{ .name = "acpi_rsdp", .wide = true, .parse = parse_acpi_rsdp, .show = show_acpi_rsdp },
-	{ .name = "pstore", .wide = true, .parse = parse_pstore, .show = show_pstore },
+	OPTION_WIDE(struct options, acpi_rsdp, parse_acpi_rsdp, show_acpi_rsdp),
 	/* The test-only spins' sizes: options only of the builds that have
 	 * the spin (make SLOW_TRAMP_NS=N / SLOW_PARK_NS=N, N the default);
 	 * elsewhere unknown, as the spin is not in the code. */
@@ -280,20 +156,30 @@ static const struct { const char *linux_word, *apstart_word; } word_aliases[] = 
 	{ "nox2apic", "x2apic=off" },
 };
 
-#define OPT_COUNT (sizeof(opt_table) / sizeof(opt_table[0]))
+static const struct option_table core_table = {
+	.rows = opt_table, .count = sizeof opt_table / sizeof opt_table[0],
+};
 
-static uint32_t *field(struct options *o, const struct opt_desc *d)
+static uint32_t *field(void *store, const struct option_row *d)
 {
-	return (uint32_t *)(void *)((char *)o + d->offset);
+	return (uint32_t *)(void *)((char *)store + d->offset);
 }
 
-void options_set_defaults(struct options *o)
+static void table_defaults(const struct option_row *rows, uint32_t n, void *store)
 {
-	for (size_t i = 0; i < OPT_COUNT; i++)
-		if (!opt_table[i].wide)
-			*field(o, &opt_table[i]) = opt_table[i].def;
-	o->acpi_rsdp = 0;
-	o->pstore_addr = o->pstore_size = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		if (rows[i].wide)
+			memset((char *)store + rows[i].offset, 0, rows[i].wide);
+		else
+			*field(store, &rows[i]) = rows[i].def;
+	}
+}
+
+void options_set_defaults(const struct option_targets *t)
+{
+	table_defaults(core_table.rows, core_table.count, t->core);
+	for (uint32_t i = 0; i < t->wing_count; i++)
+		table_defaults(t->wings[i].rows, t->wings[i].count, t->wings[i].store);
 }
 
 static bool is_space(char c)
@@ -311,7 +197,7 @@ static bool span_eq(const char *s, size_t n, const char *word)
 	return word[i] == '\0';
 }
 
-static int hex_digit(char c)
+int option_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -337,7 +223,7 @@ static enum num_result parse_u32(const char *s, size_t n, uint32_t *out)
 	if (n == 0)
 		return NUM_BAD;
 	for (size_t i = 0; i < n; i++) {
-		int d = hex_digit(s[i]);
+		int d = option_hex_digit(s[i]);
 		if (d < 0 || (unsigned)d >= base)
 			return NUM_BAD;
 		/* keep scanning after overflow so "99...9x" is still junk */
@@ -370,7 +256,7 @@ static void show_token(char *buf, size_t size, const char *s, size_t n)
 	buf[i] = '\0';
 }
 
-static void show_value(char *buf, size_t size, const struct opt_desc *d,
+static void show_value(char *buf, size_t size, const struct option_row *d,
 		       uint32_t v)
 {
 	const char *word = d->keywords ? keyword_word(d->keywords, v) : "?";
@@ -383,7 +269,7 @@ static void show_value(char *buf, size_t size, const struct opt_desc *d,
 }
 
 struct parser {
-	struct options *o;
+	const struct option_targets *t;
 	uint32_t max_cpus;
 	diag_fn diag, warn;
 	void *ctx;
@@ -395,7 +281,7 @@ struct parser {
  * kept=K (an unknown option: its token). Tokens are shown printable
  * (show_token()), so a record stays one line of key=value words. */
 static void report(struct parser *p, const char *msg, const char *problem,
-		   const struct opt_desc *d, const char *value, const char *range,
+		   const struct option_row *d, const char *value, const char *range,
 		   const char *kept)
 {
 	char rec[200];
@@ -413,10 +299,10 @@ static void report(struct parser *p, const char *msg, const char *problem,
 	p->warn(p->ctx, rec);
 }
 
-static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
-		  size_t tok_len, const char *val, size_t val_len)
+static void apply(struct parser *p, const struct option_row *d, void *store,
+		  const char *tok, size_t tok_len, const char *val, size_t val_len)
 {
-	uint32_t *f = d->wide ? NULL : field(p->o, d);
+	uint32_t *f = d->wide ? NULL : field(store, d);
 	char shown[TOKEN_SHOW_MAX], value[TOKEN_SHOW_MAX];
 	char cur[40];
 	char msg[256];
@@ -425,7 +311,7 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 	show_token(shown, sizeof(shown), tok, tok_len);
 	show_token(value, sizeof(value), val, val_len);
 	if (d->show)
-		d->show(p->o, cur, sizeof cur);
+		d->show(store, cur, sizeof cur);
 	else
 		show_value(cur, sizeof(cur), d, *f);
 
@@ -436,7 +322,7 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 		return;
 	}
 	if (d->parse) {
-		const char *why = d->parse(p->o, val, val_len);
+		const char *why = d->parse(store, val, val_len);
 		if (why) {
 			fmt_snprintf(msg, sizeof(msg),
 				     "cmdline: %s invalid: %s; keeping %s", shown, why, cur);
@@ -488,10 +374,61 @@ static void apply(struct parser *p, const struct opt_desc *d, const char *tok,
 	}
 }
 
-int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,
+/* The row named tok[0..n) in table t (its name or Linux's), or NULL. */
+static const struct option_row *find_row(const struct option_table *t, const char *tok,
+					 size_t n)
+{
+	for (uint32_t i = 0; i < t->count; i++) {
+		const struct option_row *c = &t->rows[i];
+		if (!c->hidden && (span_eq(tok, n, c->name) ||
+				   (c->linux_name && span_eq(tok, n, c->linux_name))))
+			return c;
+	}
+	return NULL;
+}
+
+/* An option of a wing this kernel was built without: "NAME:WING" in
+ * absent names it; its wing's name into wing. */
+static bool absent_wing(const char *absent, const char *tok, size_t n, char *wing,
+			size_t size)
+{
+	for (const char *a = absent ? absent : ""; *a;) {
+		const char *name = a, *colon = NULL;
+		while (*a && *a != ' ') {
+			if (*a == ':' && !colon)
+				colon = a;
+			a++;
+		}
+		if (colon && (size_t)(colon - name) == n && memcmp(name, tok, n) == 0) {
+			show_token(wing, size, colon + 1, (size_t)(a - colon - 1));
+			return true;
+		}
+		while (*a == ' ')
+			a++;
+	}
+	return false;
+}
+
+static void report_absent(struct parser *p, const char *tok, size_t n, const char *wing)
+{
+	char name[TOKEN_SHOW_MAX], msg[160], rec[120];
+
+	show_token(name, sizeof name, tok, n);
+	p->problems++;
+	fmt_snprintf(msg, sizeof msg, "cmdline: %s= belongs to the %s wing, not linked in "
+		     "this kernel; ignored", name, wing);
+	if (p->diag)
+		p->diag(p->ctx, msg);
+	fmt_snprintf(rec, sizeof rec, "what=option problem=no_wing option=%s wing=%s", name,
+		     wing);
+	if (p->warn)
+		p->warn(p->ctx, rec);
+}
+
+int options_parse(const struct option_targets *t, const char *cmdline, uint32_t max_cpus,
 		  diag_fn diag, diag_fn warn, void *ctx)
 {
-	struct parser p = { o, max_cpus, diag, warn, ctx, 0 };
+	struct parser p = { t, max_cpus, diag, warn, ctx, 0 };
 	bool leading = true; /* still before the first option */
 	const char *s = cmdline ? cmdline : "";
 
@@ -528,16 +465,18 @@ int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,
 			break;
 		}
 
-		const struct opt_desc *d = NULL;
-		if (eq)
-			for (size_t i = 0; i < OPT_COUNT && !d; i++) {
-				const struct opt_desc *c = &opt_table[i];
-				size_t n = (size_t)(eq - tok);
-				if (!c->hidden && (span_eq(tok, n, c->name) ||
-						   (c->linux_name &&
-						    span_eq(tok, n, c->linux_name))))
-					d = c;
-			}
+		/* The core's row, else a linked wing's. */
+		size_t n = eq ? (size_t)(eq - tok) : 0;
+		const struct option_row *d = eq ? find_row(&core_table, tok, n) : NULL;
+		void *store = t->core;
+		for (uint32_t i = 0; eq && !d && i < t->wing_count; i++)
+			if ((d = find_row(&t->wings[i], tok, n)))
+				store = t->wings[i].store;
+		char wing[24];
+		if (!d && eq && absent_wing(t->absent, tok, n, wing, sizeof wing)) {
+			report_absent(&p, tok, n, wing);
+			continue;
+		}
 		if (!d) {
 			char shown[TOKEN_SHOW_MAX];
 			char msg[96];
@@ -548,7 +487,7 @@ int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,
 			report(&p, msg, "unknown", NULL, shown, "", "");
 			continue;
 		}
-		apply(&p, d, tok, tok_len, eq + 1, tok_len - (size_t)(eq - tok) - 1);
+		apply(&p, d, store, tok, tok_len, eq + 1, tok_len - n - 1);
 	}
 	return p.problems;
 }

@@ -2,10 +2,13 @@
 /* Kernel command line: key=value options, each validated and range-checked.
  * Unknown options and bad values are reported through diag and leave the
  * default in place. Options that choose how smp/ works take that layer's
- * own values (enum x2apic_pref, bsp_wait, selftest). */
+ * own values (enum x2apic_pref, bsp_wait, selftest). The core's options
+ * are one table (app/options.c); each wing brings its own (app/wing.h). */
 #ifndef APSTART_OPTIONS_H
 #define APSTART_OPTIONS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "smp/lapic.h"
@@ -20,23 +23,15 @@
 /* reset: the firmware's cold reset where it has one; reboot: a warm reset
  * that keeps RAM (pstore=), kernel/reset.h. */
 enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT, EXIT_RESET, EXIT_REBOOT };
-/* save=on: keep the summary in a UEFI variable for the next boot
- * (wings/nvram/nvram_save.c); off: never call the firmware for it. */
-enum save_mode { SAVE_ON, SAVE_OFF };
 /* icount=on: we run under an instruction-counting emulator (QEMU -icount,
  * round-robin TCG) and ap_start() keeps a LAPIC timer deadline armed until
  * the AP has taken its INIT; see smp/icount_fence.h. Off on real hardware. */
 enum icount_mode { ICOUNT_OFF, ICOUNT_ON };
 extern const struct keyword icount_words[];
 
-/* probe=flush: instead of the offline/online cycles, time the cache
- * flushes themselves (wings/experiments/flush_probe.c). */
-enum probe_mode { PROBE_NONE, PROBE_FLUSH };
-/* flush_at_once=: how far the "N CPUs flush at once" rounds go: not at
- * all, up to the BSP's socket (default), or every CPU (opt-in: all CPUs
- * flushing at once was reported to hang a dual-socket machine). */
-enum flush_at_once { AT_ONCE_NONE, AT_ONCE_SOCKET, AT_ONCE_ALL };
-
+/* The core's options. A wing's options are its own (struct wing's
+ * options, app/wing.h), parsed from the same command line into its own
+ * struct by the same rows. */
 struct options {
 	uint32_t cycles;        /* offline/online cycles per AP, default 10 */
 	uint32_t maxcpus;       /* CPUs to use including the BSP; 0 = all */
@@ -48,36 +43,76 @@ struct options {
 	struct wake_config wake;
 	enum icount_mode icount; /* default off; sets wake.icount_fence */
 	enum selftest selftest;  /* default none */
-	enum save_mode save;     /* default on */
 	uint32_t console_port;   /* console=ttyS<n>: n, default 0 (COM1) */
 	uint32_t console_baud;   /* default 115200 */
-	uint32_t progress_ms;    /* status line refresh, default 250; 0: after
-				  * every timed window (wings/screen/progress.c) */
-	enum probe_mode probe;   /* default none: the cycles */
-	uint32_t flush_reps;     /* probe=flush: repeats per point, default 3 */
-	uint32_t flush_max_kib;  /* largest dirty footprint; 0: twice the LLC */
-	uint32_t flush_cpus;     /* CPUs swept one by one; 0: every one */
-	enum flush_at_once flush_at_once; /* default socket */
-	uint32_t victims;        /* APs that run a memory-bound loop (wings/experiments/victims.h) */
 	enum firmware firmware;  /* firmware=uefi|bios: what the loader cannot
 				  * say (kexec); default UNKNOWN ("auto") */
-	/* Set through their own syntax (64-bit): */
 	uint64_t acpi_rsdp;      /* acpi_rsdp=: RSDP physical address, 0 = none */
-	uint64_t pstore_addr;    /* pstore=ADDR,SIZE: the ramoops console zone; */
-	uint64_t pstore_size;    /* size 0 = none */
 	uint32_t slow_tramp_ns;  /* make SLOW_TRAMP_NS=N builds only: the test-only
 				  * spin in the trampoline, default N */
 	uint32_t slow_park_ns;   /* make SLOW_PARK_NS=N builds only: the test-only
 				  * spin after the park path's WBINVD, default N */
 };
 
-/* pstore=ADDR,SIZE bounds: SIZE a power of two in this range (ramoops
- * rounds its console_size down to one), ADDR a multiple of 4 (the
- * header's 32-bit words). */
-#define PSTORE_SIZE_MIN (4ull << 10)
-#define PSTORE_SIZE_MAX (1ull << 30)
+/* One option: a row of a table, parsed into a field of the table's store
+ * (struct options for the core's; a wing's own struct for its rows). */
+struct option_row {
+	const char *name;
+	const char *linux_name;  /* Linux's name for the same setting */
+	/* A value the row cannot describe (console=, pstore=): checks and
+	 * stores it, returns NULL or why it is invalid; show() prints the
+	 * current value in a message. */
+	const char *(*parse)(void *store, const char *val, size_t len);
+	void (*show)(const void *store, char *buf, size_t size);
+	size_t offset;           /* of its field in the store */
+	size_t wide;             /* 0: a 32-bit field; else the field's size,
+				  * all zero by default (parse/show set it) */
+	uint32_t def;
+	uint32_t min, max;       /* numeric range (unused with keywords) */
+	bool max_is_cpus;        /* max comes from the max_cpus argument */
+	const char *def_name;    /* how def is shown if it is out of range */
+	const struct keyword *keywords; /* NULL: numeric option */
+	bool hidden;             /* not an option of its own here: set through
+				  * another option's parse, or absent from
+				  * this build */
+};
 
-void options_set_defaults(struct options *o);
+/* Offset of field f of type T that must be 32 bits wide (uint32_t or an
+ * enum, which gcc makes unsigned int; C11 6.5p7 allows access through
+ * uint32_t). The array size goes negative, a compile error, for any
+ * other width. */
+#define OPTION_FIELD32(T, f)                       \
+	(offsetof(T, f) + 0 * sizeof(char[sizeof(((T *)0)->f) == 4 ? 1 : -1]))
+/* A row for field f of T, named as the field: default d, then a range
+ * (.min, .max) or .keywords, and the rest of struct option_row. */
+#define OPTION_ROW(T, f, d, ...) \
+	{ .name = #f, .offset = OPTION_FIELD32(T, f), .def = (d), __VA_ARGS__ }
+/* A field of another width (64-bit addresses), with its own parse/show. */
+#define OPTION_WIDE(T, f, parse_fn, show_fn) \
+	{ .name = #f, .offset = offsetof(T, f), .wide = sizeof(((T *)0)->f), \
+	  .parse = (parse_fn), .show = (show_fn) }
+
+/* A table of rows and the struct they fill. */
+struct option_table {
+	const struct option_row *rows;
+	uint32_t count;
+	void *store;
+};
+#define OPTION_TABLE(rows_, store_) \
+	{ .rows = (rows_), .count = sizeof(rows_) / sizeof((rows_)[0]), .store = (store_) }
+
+/* What one command line is parsed into: the core's options, the tables of
+ * the wings linked in, and the options of those this kernel was built
+ * without ("NAME:WING ...", app/wing.h), each refused by name. */
+struct option_targets {
+	struct options *core;
+	const struct option_table *wings;
+	uint32_t wing_count;
+	const char *absent;
+};
+
+/* Every field of every table at its default. */
+void options_set_defaults(const struct option_targets *t);
 
 /* Parse a NUL-terminated command line. Leading words without '=' that
  * contain '/' are taken as the boot image path (QEMU -kernel passes
@@ -90,11 +125,15 @@ void options_set_defaults(struct options *o);
  * as Linux's kstrtoul(arg, 16)).
  * Each problem goes to diag as a line for people and to warn (NULL for
  * none) as the words of a "@warn what=option problem=..." record:
- * unknown (token=), no_value, invalid, not_a_number, out_of_range (with
- * min= max=; a negative number is out of range, not "not a number"), each
- * with option=, value= and the value kept=.
+ * unknown (token=), no_wing (option= wing=: the option of a wing this
+ * kernel was built without), no_value, invalid, not_a_number,
+ * out_of_range (with min= max=; a negative number is out of range, not
+ * "not a number"), each with option=, value= and the value kept=.
  * Returns the number of problems reported. */
-int options_parse(struct options *o, const char *cmdline, uint32_t max_cpus,
+int options_parse(const struct option_targets *t, const char *cmdline, uint32_t max_cpus,
 		  diag_fn diag, diag_fn warn, void *ctx);
+
+/* For a row's parse(): the value of a hex digit, or -1. */
+int option_hex_digit(char c);
 
 #endif

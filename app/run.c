@@ -19,6 +19,31 @@
 #include "kernel/warn.h"
 
 static enum exit_mode exit_mode = EXIT_HALT;
+static const struct wing_run *chosen;
+
+const struct wing_run *run_choose(void)
+{
+	chosen = NULL;
+	for_each_wing(w) {
+		if (!w->run || !w->run->chosen())
+			continue;
+		if (chosen) {
+			kprintf("run: %s ignored: %s was asked for first\n", w->run->name,
+				chosen->name);
+			warn_record("what=option problem=second_run option=%s", w->run->name);
+			continue;
+		}
+		chosen = w->run;
+		kprintf("run: %s (the %s wing) instead of the offline/online cycles\n",
+			chosen->name, w->name);
+	}
+	return chosen;
+}
+
+const struct wing_run *run_chosen(void)
+{
+	return chosen;
+}
 
 void run_set_exit_mode(enum exit_mode mode)
 {

@@ -12,6 +12,13 @@
 /* Registers the end of a failed run with the platform (kernel/abort.h),
  * so that an exception on any CPU prints the verdict and exits. */
 void run_init(void);
+struct wing_run;
+/* What the run measures, chosen once the command line is read: the
+ * offline/online cycles (NULL), or the one measurement of a wing that its
+ * options ask for instead (app/wing.h), which is said. */
+const struct wing_run *run_choose(void);
+/* The choice run_choose() made. */
+const struct wing_run *run_chosen(void);
 /* exit=auto resolves to qemu under QEMU (fw_cfg, or QEMU's ACPI OEM ID). */
 void run_set_exit_mode(enum exit_mode mode);
 /* After the report (complete: every AP did its cycles): the APs that

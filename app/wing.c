@@ -1,7 +1,64 @@
 /* SPDX-License-Identifier: MIT */
 #include "app/wing.h"
 
+#include "app/kept_lines.h"
+#include "smp/measure.h"
+#include "smp/selftest_points.h"
+#include "kernel/console.h"
+#include "kernel/trap.h"
 #include "lib/kstring.h"
+
+/* The fan-outs: each hook point's call, to every wing that hangs on it. */
+static void console_text(unsigned targets, const char *text)
+{
+	kept_lines_tap(targets, text);
+	for_each_wing(w)
+		if (w->console_text)
+			w->console_text(targets, text);
+}
+
+static void progress(const struct smp_progress *p)
+{
+	for_each_wing(w)
+		if (w->progress)
+			w->progress(p);
+}
+
+static void window_timed(const char *what, uint32_t apic, uint32_t cycle, uint64_t t0,
+			 uint64_t t1)
+{
+	for_each_wing(w)
+		if (w->window_timed)
+			w->window_timed(what, apic, cycle, t0, t1);
+}
+
+void wings_connect(void)
+{
+	struct console_hooks con = { .tap = console_text };
+	void (*vector)(void) = NULL;
+	bool progress_wanted = false, windows_wanted = false;
+
+	/* One wing each at most drives the screen, takes the vector, acts at
+	 * the self-test points: the first in link order. */
+	for_each_wing(w) {
+		if (w->screen && !con.screen) {
+			con.screen = w->screen->write;
+			con.screen_kind = w->screen->kind;
+		}
+		if (w->interrupt && !vector)
+			vector = w->interrupt;
+		if (w->selftest_points && !selftest_points.ap_arrived)
+			selftest_points = *w->selftest_points;
+		progress_wanted |= w->progress != NULL;
+		windows_wanted |= w->window_timed != NULL;
+	}
+	console_set_hooks(&con);
+	trap_set_wing_vector(vector);
+	if (progress_wanted)
+		smp_set_progress_hook(progress);
+	if (windows_wanted)
+		smp_set_window_observer(window_timed);
+}
 
 const char *wings_linked(void)
 {
@@ -37,10 +94,21 @@ void wings_before_end(void)
 			w->before_end();
 }
 
-bool wing_linked(const char *name)
+/* The options of the wings this kernel was built without, "NAME:WING ...":
+ * the Makefile reads them from those wings' tables (app/wing.o only). */
+#ifndef APSTART_ABSENT_OPTIONS
+#define APSTART_ABSENT_OPTIONS ""
+#endif
+
+void wings_option_targets(struct option_targets *t, struct options *o)
 {
+	static struct option_table tables[WINGS_MAX];
+	uint32_t n = 0;
+
 	for_each_wing(w)
-		if (strlen(w->name) == strlen(name) && memcmp(w->name, name, strlen(name)) == 0)
-			return true;
-	return false;
+		if (w->options.count && n < WINGS_MAX)
+			tables[n++] = w->options;
+	*t = (struct option_targets){
+		.core = o, .wings = tables, .wing_count = n, .absent = APSTART_ABSENT_OPTIONS,
+	};
 }

@@ -2,7 +2,7 @@
 /* Console fan-out and locking. Output is formatted into a line buffer
  * first, so a record line is never interleaved with another CPU's.
  * Machine records (lines that start with '@') go to serial only: the
- * screen is for people (wings/screen/screen.h). */
+ * screen is for people (its writer leaves them out). */
 #include "kernel/console.h"
 
 #include <stdarg.h>
@@ -17,52 +17,16 @@
 
 static volatile uint32_t lock_owner = NO_OWNER;
 static uint32_t (*self_id_fn)(void);
-/* The screen, when a wing drives one, and the taps (kept records, a RAM
- * zone): each is handed every piece under the lock, in print order. */
-static void (*screen_write)(const char *text);
-static const char *screen_kind = "none";
-#define TAPS_MAX 4
-static void (*taps[TAPS_MAX])(unsigned targets, const char *text);
-static void (*mirror)(const char *bytes, uint32_t n);
-/* The serial bytes sent before a mirror is set (console.h). */
-static char early[CONSOLE_EARLY_MAX];
-static uint32_t early_len;
-static bool early_on = true;
+static struct console_hooks hooks;
 
-void console_set_screen(const char *kind, void (*write_locked)(const char *text))
+void console_set_hooks(const struct console_hooks *h)
 {
-	screen_kind = kind;
-	screen_write = write_locked;
+	hooks = *h;
 }
 
 const char *console_screen_kind(void)
 {
-	return screen_kind;
-}
-
-bool console_add_tap(void (*tap)(unsigned targets, const char *text))
-{
-	for (unsigned i = 0; i < TAPS_MAX; i++)
-		if (!taps[i] || taps[i] == tap) {
-			taps[i] = tap;
-			return true;
-		}
-	return false;
-}
-
-void console_set_serial_mirror(void (*fn)(const char *bytes, uint32_t n))
-{
-	bool taken = console_lock();
-	if (early_on && early_len)
-		fn(early, early_len);
-	early_on = false;
-	mirror = fn;
-	console_unlock(taken);
-}
-
-void console_early_end(void)
-{
-	early_on = false;
+	return hooks.screen_kind ? hooks.screen_kind() : "none";
 }
 
 void console_set_self_id(uint32_t (*fn)(void))
@@ -104,43 +68,22 @@ void console_unlock(bool taken)
 		__atomic_store_n(&lock_owner, NO_OWNER, __ATOMIC_RELEASE);
 }
 
-static void mirror_bytes(const char *b, uint32_t n)
-{
-	if (mirror)
-		mirror(b, n);
-	else if (early_on)
-		for (uint32_t i = 0; i < n && early_len < CONSOLE_EARLY_MAX; i++)
-			early[early_len++] = b[i];
-}
-
-/* The serial side: LF goes out as CR LF; what went out is mirrored, in
- * pieces (small: this may run on an AP's stack, inside an exception). */
+/* The serial side: LF goes out as CR LF. */
 static void emit_serial(const char *s)
 {
-	char sent[128];
-	uint32_t n = 0;
-
 	for (const char *p = s; *p; p++) {
-		if (n + 2 > sizeof sent) {
-			mirror_bytes(sent, n);
-			n = 0;
-		}
-		if (*p == '\n') {
+		if (*p == '\n')
 			serial_putc('\r');
-			sent[n++] = '\r';
-		}
 		serial_putc(*p);
-		sent[n++] = *p;
 	}
-	mirror_bytes(sent, n);
 }
 
 static void emit(unsigned targets, const char *s)
 {
 	if (targets & CON_SERIAL)
 		emit_serial(s);
-	if ((targets & CON_SCREEN) && screen_write)
-		screen_write(s);
+	if ((targets & CON_SCREEN) && hooks.screen)
+		hooks.screen(s);
 }
 
 static void vcprintf(unsigned targets, const char *fmt, va_list ap)
@@ -160,8 +103,8 @@ static void vcprintf(unsigned targets, const char *fmt, va_list ap)
 	}
 	bool taken = console_lock();
 	emit(targets, line);
-	for (unsigned i = 0; i < TAPS_MAX && taps[i]; i++)
-		taps[i](targets, line);
+	if (hooks.tap)
+		hooks.tap(targets, line);
 	console_unlock(taken);
 }
 

@@ -179,3 +179,10 @@ struct cpu_topology cpu_topology(void)
 	}
 	return t;
 }
+
+uint32_t cpu_clflush_bytes(void)
+{
+	struct cpuid_regs r = cpuid(1, 0);
+	uint32_t n = ((r.ebx >> 8) & 0xFF) * 8;
+	return (r.edx & (1u << 19)) && n ? n : 64;
+}

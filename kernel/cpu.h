@@ -24,6 +24,9 @@ bool cpu_microcode(uint32_t *rev);
 /* Last-level cache size in KiB from CPUID 4 (Intel) or 0x8000001D (AMD);
  * 0 if not reported. */
 uint32_t cpu_llc_kib(void);
+/* CLFLUSH line size in bytes: CPUID 1 EBX[15:8] x 8 (SDM Vol. 2A,
+ * CPUID); 64 if not said. */
+uint32_t cpu_clflush_bytes(void);
 
 /* How APIC IDs split into package, core and thread on this machine:
  * package = id >> package_shift, thread = id & ((1 << smt_bits) - 1),

@@ -175,7 +175,8 @@ static bool fault_fixup(struct trap_frame *f)
 
 bool efi_runtime_init(const struct boot_info *bi, diag_fn diag, void *ctx)
 {
-	usable = false;
+	if (usable)
+		return true; /* mapped already (the summary, then exit=reset) */
 	if (!bi->efi_system_table) {
 		diag_printf(diag, ctx, "efi: no EFI system table from the boot loader");
 		return false;

@@ -29,7 +29,8 @@ struct efi_guid {
 /* Checks the system table and its runtime services table and maps every
  * region the EFI memory map marks EFI_MEMORY_RUNTIME. Call on the BSP
  * before any AP starts (kernel/paging.h). False, with the reason through
- * diag, if the services cannot be used. */
+ * diag, if the services cannot be used; true at once if they are mapped
+ * already. */
 bool efi_runtime_init(const struct boot_info *bi, diag_fn diag, void *ctx);
 bool efi_runtime_usable(void);
 

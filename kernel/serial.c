@@ -8,20 +8,6 @@
 
 #include "kernel/x86.h"
 
-/* 16550 register offsets (PC16550D data sheet, Table 2). */
-#define UART_THR 0   /* transmit holding (DLAB=0) */
-#define UART_DLL 0   /* divisor latch low (DLAB=1) */
-#define UART_IER 1
-#define UART_DLM 1
-#define UART_FCR 2
-#define UART_LCR 3
-#define UART_MCR 4
-#define UART_LSR 5
-#define UART_SCR 7
-#define LCR_8N1  0x03
-#define LCR_DLAB 0x80
-#define LSR_THRE 0x20
-
 static bool present;
 static uint16_t port = SERIAL_COM1;
 
@@ -47,8 +33,8 @@ bool serial_init_port(uint16_t base, uint32_t baud)
 	outb(base + UART_DLL, divisor & 0xFF);
 	outb(base + UART_DLM, (divisor >> 8) & 0xFF);
 	outb(base + UART_LCR, LCR_8N1);
-	outb(base + UART_FCR, 0xC7); /* enable + clear FIFOs, 14-byte level */
-	outb(base + UART_MCR, 0x03); /* DTR, RTS */
+	outb(base + UART_FCR, FCR_ON);
+	outb(base + UART_MCR, MCR_ON);
 	port = base;
 	return present = true;
 }

@@ -28,11 +28,11 @@ void trap_set_eoi(void (*fn)(void))
 #define FIXUPS_MAX 4
 static bool (*fault_fixups[FIXUPS_MAX])(struct trap_frame *f);
 static void (*nmi_handler)(void);
-static void (*volatile call_hook)(void);
+static void (*wing_vector)(void);
 
-void trap_set_call_hook(void (*hook)(void))
+void trap_set_wing_vector(void (*handler)(void))
 {
-	call_hook = hook;
+	wing_vector = handler;
 }
 
 static void (*volatile stray_hook)(uint8_t vector);
@@ -138,15 +138,14 @@ static void __attribute__((noinline)) fault(struct trap_frame *f)
 
 /* Off the VEC_WAKE/VEC_TIMER path: a vector of its own, so that the idle
  * loop of every AP (smp/ap_entry.c) and its timed paths stay as they are. */
-static void __attribute__((noinline)) posted_call(uint64_t vector)
+static void __attribute__((noinline)) wing_interrupt(uint64_t vector)
 {
-	void (*hook)(void) = call_hook;
-	if (!hook) {
+	if (!wing_vector) {
 		stray(vector);
 		return;
 	}
 	eoi();
-	hook();
+	wing_vector();
 }
 
 /* The wake-up and timer vectors first, and nothing else inlined here:
@@ -160,8 +159,8 @@ void trap_dispatch(struct trap_frame *f)
 		eoi();
 	else if (vector == VEC_NMI && nmi_handler)
 		nmi_handler();
-	else if (vector == VEC_CALL)
-		posted_call(vector);
+	else if (vector == VEC_WING)
+		wing_interrupt(vector);
 	else if (vector >= 32)
 		stray(vector);
 	else

@@ -29,7 +29,7 @@ struct trap_frame {
  * Vol. 3A §11.9 recommends the low nibble all ones for older APICs. */
 #define VEC_NMI      2
 #define VEC_WAKE     0xF0
-#define VEC_CALL     0xE0 /* run a posted function (wings/experiments/ap_call.c) */
+#define VEC_WING     0xE0 /* a wing's (app/wing.h: .interrupt) */
 #define VEC_TIMER    0xF1
 #define VEC_SPURIOUS 0xFF
 
@@ -44,9 +44,10 @@ void trap_set_eoi(void (*eoi)(void));
 void trap_add_fault_fixup(bool (*fixup)(struct trap_frame *f));
 /* VEC_NMI: handler() runs in NMI context (kernel/nmi.c registers it). */
 void trap_set_nmi_handler(void (*handler)(void));
-/* VEC_CALL: acknowledged, then hook() runs in the handler (interrupts
- * off) for as long as it takes. NULL: VEC_CALL is a stray. */
-void trap_set_call_hook(void (*hook)(void));
+/* VEC_WING: acknowledged, then handler() runs (interrupts off) for as
+ * long as it takes; set once at boot by the layer above (app/wing.c).
+ * NULL: VEC_WING is a stray. */
+void trap_set_wing_vector(void (*handler)(void));
 /* A stray interrupt (any vector from 32 up but VEC_WAKE and VEC_TIMER,
  * VEC_SPURIOUS included) is counted and hook(vector) told, in interrupt
  * context (atomics only, no output); then the CPU carries on. */

@@ -69,12 +69,12 @@ done
 # ---- complete where they say they are: every kernel option in
 # docs/running.md, every aplog command and option in tools/aplog/README.md,
 # every lane of make test in docs/tests.md; each check names what is missing.
-mapfile -t kopts < <(awk -f tests/docs/kernel-options.awk smp/modes.c app/options.c)
+mapfile -t kopts < <(awk -f tools/build/kernel-options.awk smp/modes.c app/options.c wings/*/*.c)
 missing=() nopt=0
 for l in "${kopts[@]}"; do
 	read -r kind a b <<<"$l"
 	case $kind in
-	bad) missing+=("(a row of app/options.c's opt_table this check cannot read:$a $b)") ;;
+	bad) missing+=("(a row of an option table this check cannot read:$a $b)") ;;
 	opt)
 		nopt=$((nopt + 1))
 		# the option's row: | `NAME=WORD\|WORD` | ...
@@ -90,9 +90,9 @@ for l in "${kopts[@]}"; do
 	esac
 done
 if [ "$nopt" -lt 20 ]; then
-	fail "docs/running.md lists every kernel option" "only $nopt options read from app/options.c (tests/docs/kernel-options.awk out of step with the table?)"
+	fail "docs/running.md lists every kernel option" "only $nopt options read from the option tables (tools/build/kernel-options.awk out of step with them?)"
 elif [ ${#missing[@]} = 0 ]; then
-	ok "docs/running.md lists every kernel option ($nopt, from app/options.c's opt_table) and each of its words"
+	ok "docs/running.md lists every kernel option ($nopt, from the core's and the wings' option tables) and each of its words"
 else
 	fail "docs/running.md lists every kernel option" "missing from its table: ${missing[*]}"
 fi
@@ -160,7 +160,7 @@ else fail "the docs show their examples of output made by their commands" "only 
 # docs/session.md's table.txt was written by apstart.efi (a fixture from
 # the session lane): its rows must be the ones aplog compare prints for
 # that folder now, as the session lane checks for a fresh session (one
-# lib/verdict.c for both).
+# tools/aplog/stats/verdict.c for both).
 sd=tests/docs/fixtures/session/session-0001
 want=$(grep -E '^(Offline|Online|Total): ' "$sd/table.txt")
 got=$(build/host/aplog compare "$sd" 2>/dev/null | grep -E '^(Offline|Online|Total): ')

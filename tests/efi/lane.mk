@@ -9,7 +9,7 @@ EFI_TESTS_TIMEOUT ?= 600
 
 .PHONY: efi-tests
 # The variable-store reader is a host parser: built with ASan/UBSan.
-$(VARSTORE): tests/efi/varstore.c lib/efi_vendor.h lib/bytes.h tests/efi/lane.mk
+$(VARSTORE): tests/efi/varstore.c wings/efi/efi_vendor.h lib/bytes.h tests/efi/lane.mk
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(HOST_DEBUG) $(HOST_SAN) -o $@ $<
 

@@ -4,7 +4,7 @@
 #
 # Static: apstart.efi is an EFI application; the image's EFI system
 # partition carries it and the kernels; the GRUB menu offers it; docs/hardware.md
-# names the variable as lib/efi_vendor.h does; the variable-store
+# names the variable as wings/efi/efi_vendor.h does; the variable-store
 # reader (tests/efi/varstore.c, ASan/UBSan build) on crafted stores.
 #
 # Boots, all under OVMF with TCG except one SeaBIOS boot, on one writable
@@ -98,7 +98,7 @@ readme_name() {
 	grep -qF "/sys/firmware/efi/efivars/$var_name" docs/hardware.md ||
 		{ echo "docs/hardware.md does not name /sys/firmware/efi/efivars/$var_name"; return 1; }
 }
-check "docs/hardware.md names the variable as lib/efi_vendor.h defines it" readme_name
+check "docs/hardware.md names the variable as wings/efi/efi_vendor.h defines it" readme_name
 
 # A variable under our name and GUID in a copy of the pristine store,
 # after its last variable (none): bytes as EDK II writes them.

@@ -4,7 +4,7 @@
  * and apstart.efi left in NVRAM without booting again.
  *
  *   varstore FILE          print the data of the live ApstartResults
- *                          variable (lib/efi_vendor.h); exit 1 if
+ *                          variable (wings/efi/efi_vendor.h); exit 1 if
  *                          there is none
  *   varstore --list FILE   one line per variable: state, attributes,
  *                          data size, GUID, name
@@ -28,7 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/efi_vendor.h"
+#include "wings/efi/efi_vendor.h"
 #include "lib/bytes.h"
 
 #define FV_SIGNATURE_OFF 40

@@ -18,7 +18,8 @@ FUZZ_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) -Itests/fuzz \
 fuzz_srcs_acpi := kernel/acpi.c lib/format.c
 fuzz_srcs_mb1 := kernel/multiboot.c lib/format.c
 fuzz_srcs_mb2 := kernel/multiboot.c lib/format.c
-fuzz_srcs_cmdline := app/options.c smp/modes.c lib/keyword.c lib/format.c
+fuzz_srcs_cmdline := app/options.c wings/pstore/pstore_option.c smp/modes.c lib/keyword.c \
+	lib/format.c
 FUZZ_BINS := $(patsubst %,$(FUZZ_OUT)/fuzz_%,$(FUZZ_TARGETS))
 # The compiler and flags they are built with (tools/build/build-vars.mk).
 include tools/build/build-vars.mk
@@ -29,7 +30,8 @@ fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_map.h tests/fuzz/lane.mk \
 		$(wildcard kernel/*.h lib/*.h app/*.h smp/*.h wings/*/*.h) kernel/acpi.c kernel/multiboot.c \
-		app/options.c smp/modes.c lib/keyword.c lib/format.c $(FUZZ_OUT)/fuzz.vars
+		app/options.c wings/pstore/pstore_option.c smp/modes.c lib/keyword.c lib/format.c \
+		$(FUZZ_OUT)/fuzz.vars
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_srcs_$*)
 

@@ -9,8 +9,11 @@
 # kind, what it may use), so that the map and the check cannot disagree.
 # Every folder that holds C or assembly must be covered by a part.
 #
-#   check.sh [--root DIR] [BUILD_DIR OBJECT... [-- BUILD_DIR OBJECT...]...]
+#   check.sh [--root DIR] [--core-map MAP] [BUILD_DIR OBJECT... [-- BUILD_DIR OBJECT...]...]
 #       --root: check another tree (the lane plants faults in a copy).
+#       --core-map: the map ld wrote for the core alone (make WINGS=:
+#       build/wbinvd0-core/apstart.elf.map); LD_FLAGS (the environment)
+#       says how the kernel is linked.
 #       BUILD_DIR OBJECT...: the objects linked into one program (the
 #       kernel; aplog), each under BUILD_DIR at its source's path; with
 #       them, the symbols each object uses are checked too (a hand-written
@@ -26,9 +29,16 @@
 #              own part or one it may use (within its program)
 #   circles    no loop among modules (x.c + x.h is one module) by
 #              includes, or by calls between the objects of a program
+#   core link  with --core-map: every object the core alone links lies in
+#              a core folder (generated ones at their part's path too), and
+#              each keeps code or data in the same link made with
+#              --gc-sections (from the entry point and the kept sections):
+#              the core is what make WINGS= links, and all of it is used
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 if [ "${1:-}" = --root ]; then root=$(cd "$2" && pwd); shift 2; fi
+core_map=""
+if [ "${1:-}" = --core-map ]; then core_map=$2; shift 2; fi
 cd "$root" || exit 2
 # The programs: "BUILD_DIR OBJECT..." groups, "--" between them.
 programs=()
@@ -258,6 +268,53 @@ else
 	bad "no circle among the modules" "$(paste -sd' ' <<<"$loops")"
 fi
 
+# ---------------------------------------------------------------- core link
+# The objects of the core's own link (its map's LOAD lines), each by its
+# path under the map's folder; then the same objects linked again with
+# --gc-sections: an object none of whose sections with contents is kept
+# is linked for nothing.
+check_core_link() {
+	local map=$1 dir objs=() o rel outside=() unused=() removed gc_out
+	dir=$(dirname "$map")
+	mapfile -t objs < <(awk '$1 == "LOAD" && $2 ~ /\.o$/ { print $2 }' "$map")
+	if [ ${#objs[@]} = 0 ]; then
+		bad "the core's link map" "no objects (LOAD lines) in $map"
+		return
+	fi
+	for o in "${objs[@]}"; do
+		rel=${o#"$dir"/}
+		part_of "$rel"
+		[ -n "$part" ] && [ "${kind[$part]}" = core ] || outside+=("$rel${part:+ ($part)}")
+	done
+	if [ ${#outside[@]} = 0 ]; then
+		ok "the core alone links only core objects (${#objs[@]}, from $map)"
+	else
+		bad "the core alone links only core objects" "in no core folder: ${outside[*]}"
+	fi
+	# shellcheck disable=SC2086 # LD_FLAGS: the Makefile's words
+	if ! gc_out=$(ld ${LD_FLAGS:?LD_FLAGS: how the kernel is linked} --gc-sections \
+		--print-gc-sections -o "$dir/core-gc.elf" "${objs[@]}" 2>&1); then
+		bad "the core links by itself, every object used" "ld: $(grep -v 'removing unused' <<<"$gc_out" | grep -m 2 -o "undefined reference to .*\|[^:]*error.*" | paste -sd' ')"
+		return
+	fi
+	rm -f "$dir/core-gc.elf"
+	removed=$(sed -n "s/^ld: removing unused section '\([^']*\)' in file '\([^']*\)'$/\2 \1/p" <<<"$gc_out")
+	for o in "${objs[@]}"; do
+		# Its allocated sections with contents (readelf: size, flags A).
+		local kept=0 sec
+		while read -r sec; do
+			grep -qxF "$o $sec" <<<"$removed" || { kept=1; break; }
+		done < <(readelf -SW "$o" | awk '/^ *\[ *[0-9]+\]/ { sub(/^ *\[ *[0-9]+\] */, "")
+			if ($5 !~ /^0+$/ && $7 ~ /A/) print $1 }')
+		[ $kept = 1 ] || unused+=("${o#"$dir"/}")
+	done
+	if [ ${#unused[@]} = 0 ]; then
+		ok "the core links by itself, every object used (none left whole by --gc-sections)"
+	else
+		bad "the core links by itself, every object used" "nothing of these is reached: ${unused[*]}"
+	fi
+}
+[ -z "$core_map" ] || check_core_link "$core_map"
 
 echo "layers: $pass passed, $fail failed, $skip skipped"
 [ $fail = 0 ]

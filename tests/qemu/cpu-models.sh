@@ -95,4 +95,34 @@ for emu in i386 x86_64; do
 		"${stops[*]:-none}"
 done
 
+# The floor's message on VGA text too (boot/cpu_floor.asm writes the text
+# cells itself: no font, no framebuffer): the i386 kernel on a Pentium,
+# QEMU without isa-debug-exit so that it halts with the message on the
+# screen, a screendump once serial has the record, read back cell by cell.
+SCREENTEXT=${SCREENTEXT:-build/host/screentext}
+floor_on_screen() {
+	local k=build/i386-wbinvd0/apstart.elf ser=$out/floor-vga.serial ppm=$out/floor-vga.ppm
+	local name="floor message on VGA text (i386 kernel, pentium)"
+	if [ ! -x "$SCREENTEXT" ] || [ ! -f "$k" ]; then
+		fail "$name" "no $SCREENTEXT or $k (make qemu-tests builds them)"
+		return
+	fi
+	rm -f "$ser" "$ppm"
+	{
+		for _ in $(seq 200); do grep -q '^@end' "$ser" 2>/dev/null && break; sleep 0.1; done
+		echo "screendump $ppm"
+		sleep 1
+		echo quit
+	} | timeout 40 qemu-system-i386 -display none -no-reboot -m 64 -accel tcg -cpu pentium \
+		-serial "file:$ser" -monitor stdio -kernel "$k" >/dev/null 2>&1
+	local want="apstart: stopping: this CPU lacks CMOV. The i386 kernel needs CPUID"
+	if [ -f "$ppm" ] && "$SCREENTEXT" "$ppm" 2>/dev/null | grep -qF "$want"; then
+		ok "$name"
+	else
+		fail "$name" "no '$want' on the screen (serial: $ser, screen: $ppm)" \
+			"$("$SCREENTEXT" "$ppm" 2>&1 | head -n 4)"
+	fi
+}
+floor_on_screen
+
 summary cpu-models

@@ -3,7 +3,7 @@
 # tests/floor/instructions.sh, tests/qemu/cpu-models.sh); make cpu-models: every model.
 # Included from the top-level Makefile (tests/lanes lists the lanes).
 
-qemu-tests: $(APLOG)
+qemu-tests: $(APLOG) $(SCREENTEXT)
 	@$(call BUILD_VARIANT,WBINVD=0)
 	@$(call BUILD_VARIANT,WBINVD=1)
 	@$(call BUILD_VARIANT,WBINVD=0 MAX_CPUS=4)

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Checks lib/qr.c, through tests/qr/qrtool, against an independent
+"""Checks wings/screen/qr.c, through tests/qr/qrtool, against an independent
 encoder (Debian's python3-qrcode, which can force version, level and mask)
 and a decoder (zbarimg from zbar-tools).
 

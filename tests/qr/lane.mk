@@ -1,4 +1,4 @@
-# Host tests for lib/qr.c (QR encoder and renderers): make qr-tests.
+# Host tests for wings/screen/qr.c (QR encoder and renderers): make qr-tests.
 # Included from the top-level Makefile; paths are relative to the repo root.
 #
 #   build/host/test_qr[_asan]   unit tests of the internals (plain, ASan+UBSan)
@@ -15,7 +15,7 @@ QRT_BINS := $(addprefix $(QRT_DIR)/,test_qr test_qr_asan qrtool qrtool_asan)
 # ... and the compiler and flags they are built with (tools/build/build-vars.mk).
 include tools/build/build-vars.mk
 VARS.$(QRT_DIR)/qr = $(QRT_CC) $(QRT_CFLAGS) | $(QRT_SANFLAGS)
-QRT_DEPS := lib/qr.c lib/qr.h tests/qr/lane.mk tests/iso/vgafont.c tests/iso/vgafont.h $(QRT_DIR)/qr.vars
+QRT_DEPS := wings/screen/qr.c wings/screen/qr.h tests/qr/lane.mk tests/iso/vgafont.c tests/iso/vgafont.h $(QRT_DIR)/qr.vars
 
 $(QRT_DIR)/test_qr: tests/qr/test_qr.c $(QRT_DEPS)
 	@mkdir -p $(@D)
@@ -27,11 +27,11 @@ $(QRT_DIR)/test_qr_asan: tests/qr/test_qr.c $(QRT_DEPS)
 
 $(QRT_DIR)/qrtool: tests/qr/qrtool.c $(QRT_DEPS)
 	@mkdir -p $(@D)
-	$(QRT_CC) $(QRT_CFLAGS) -o $@ $< lib/qr.c tests/iso/vgafont.c
+	$(QRT_CC) $(QRT_CFLAGS) -o $@ $< wings/screen/qr.c tests/iso/vgafont.c
 
 $(QRT_DIR)/qrtool_asan: tests/qr/qrtool.c $(QRT_DEPS)
 	@mkdir -p $(@D)
-	$(QRT_CC) $(QRT_CFLAGS) $(QRT_SANFLAGS) -o $@ $< lib/qr.c tests/iso/vgafont.c
+	$(QRT_CC) $(QRT_CFLAGS) $(QRT_SANFLAGS) -o $@ $< wings/screen/qr.c tests/iso/vgafont.c
 
 .PHONY: qr-tests
 qr-tests: $(QRT_BINS)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Host driver for lib/qr.c, used by tests/qr/check.py:
+/* Host driver for wings/screen/qr.c, used by tests/qr/check.py:
  *
  *   qrtool batch
  *       stdin, one case a line: ECC(L|M) MIN_V MAX_V MASK(-1..7) HEX|-
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/qr.h"
+#include "wings/screen/qr.h"
 #include "tests/iso/vgafont.h"
 
 static uint8_t modules[QR_BUFFER_BYTES_MAX], work[QR_BUFFER_BYTES_MAX];

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Host unit tests for lib/qr.c: its internals (included here), error
+/* Host unit tests for wings/screen/qr.c: its internals (included here), error
  * returns and both renderers. The symbols themselves are checked against
  * an independent encoder and a decoder by tests/qr/check.py.
  * Prints "ok   NAME" / "FAIL NAME: WHY" per check. */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/qr.c"
+#include "wings/screen/qr.c"
 
 static uint8_t mods[QR_BUFFER_BYTES_MAX], wk[QR_BUFFER_BYTES_MAX];
 static int failures;

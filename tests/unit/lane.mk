@@ -11,8 +11,8 @@ UNIT_DIR := build/host
 UNIT_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) \
 	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128
 UNIT_SANFLAGS := $(HOST_SAN)
-UNIT_KERNEL_SRCS := app/options.c app/kept_lines.c wings/nvram/nvram_save.c wings/screen/qr_records.c smp/modes.c \
-	lib/format.c lib/keyword.c lib/persistent_ram.c lib/sha256.c \
+UNIT_KERNEL_SRCS := app/options.c app/kept_lines.c wings/nvram/nvram_save.c wings/pstore/pstore_option.c wings/screen/qr_records.c smp/modes.c \
+	lib/format.c lib/keyword.c wings/pstore/persistent_ram.c wings/efi/sha256.c \
 	lib/records_schema.c lib/phase_names.c \
 	$(addprefix kernel/,multiboot.c acpi.c memmap.c firmware.c) $(KSTATS_SRC)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)

@@ -6,8 +6,40 @@
 #include "check.h"
 #include "app/options.h"
 #include "helpers.h"
+#include "wings/pstore/pstore_option.h"
 
 static struct diag_log dlog, wlog; /* messages; @warn records' words */
+
+/* A wing's options, as a wing brings them (app/wing.h): its own rows and
+ * struct, parsed from the same command line as the core's. */
+enum knob_mode { KNOB_SOCKET, KNOB_ALL };
+static struct knob_options {
+	uint32_t knob_reps;
+	uint32_t knob_cpus;
+	enum knob_mode knob_mode;
+} knob;
+static const struct keyword knob_mode_words[] = {
+	{ "socket", KNOB_SOCKET }, { "all", KNOB_ALL }, { NULL, 0 },
+};
+static const struct option_row knob_rows[] = {
+	OPTION_ROW(struct knob_options, knob_reps, 3, .min = 1, .max = 50),
+	OPTION_ROW(struct knob_options, knob_cpus, 0, .min = 1, .max_is_cpus = true,
+		   .def_name = "all"),
+	OPTION_ROW(struct knob_options, knob_mode, KNOB_SOCKET, .keywords = knob_mode_words),
+};
+/* The linked wings' tables: the test's, and the pstore wing's pstore=;
+ * the nvram and experiments wings left out. */
+static const struct option_table wing_tables[] = {
+	OPTION_TABLE(knob_rows, &knob),
+	OPTION_TABLE(pstore_option_rows, &pstore_options),
+};
+#define ABSENT "save:nvram probe:experiments flush_reps:experiments"
+
+static struct option_targets targets(struct options *o)
+{
+	return (struct option_targets){ .core = o, .wings = wing_tables, .wing_count = 2,
+					.absent = ABSENT };
+}
 
 static void warn_words(void *ctx, const char *rec)
 {
@@ -18,10 +50,12 @@ static void warn_words(void *ctx, const char *rec)
 /* Every problem is one message and one record. */
 static int parse(struct options *o, const char *s, uint32_t max_cpus)
 {
-	options_set_defaults(o);
+	struct option_targets t = targets(o);
+
+	options_set_defaults(&t);
 	diag_reset(&dlog);
 	diag_reset(&wlog);
-	int n = options_parse(o, s, max_cpus, diag_record, warn_words, &dlog);
+	int n = options_parse(&t, s, max_cpus, diag_record, warn_words, &dlog);
 	CHECK_EQ(wlog.count, dlog.count);
 	CHECK_EQ(wlog.count, (unsigned)n);
 	return n;
@@ -35,15 +69,19 @@ static bool is_default(const struct options *o)
 	       o->wake.sipi_count == 2 && o->wake.ap_timeout_ms == 1000 &&
 	       o->exit == EXIT_AUTO && o->wake.bsp_wait == BSP_WAIT_SPIN &&
 	       o->icount == ICOUNT_OFF && o->selftest == SELFTEST_NONE &&
-	       o->save == SAVE_ON && o->wake.park == PARK_LINUX;
+	       o->wake.park == PARK_LINUX && knob.knob_reps == 3 && knob.knob_cpus == 0 &&
+	       knob.knob_mode == KNOB_SOCKET && !pstore_options.pstore.size;
 }
 
 static void test_defaults_and_empty(void)
 {
 	struct options o;
 
+	struct option_targets t = targets(&o);
 	memset(&o, 0xA5, sizeof(o));
-	options_set_defaults(&o);
+	memset(&knob, 0xA5, sizeof(knob));
+	memset(&pstore_options, 0xA5, sizeof(pstore_options));
+	options_set_defaults(&t);
 	CHECK(is_default(&o));
 
 	CHECK_EQ(parse(&o, "", 8), 0);
@@ -86,14 +124,8 @@ static void test_all_valid(void)
 	CHECK_EQ(o.selftest, SELFTEST_AP_HANG);
 	CHECK_EQ(parse(&o, "icount=on", 8), 0);
 	CHECK_EQ(o.icount, ICOUNT_ON);
-	CHECK_EQ(parse(&o, "save=off exit=reset", 8), 0);
-	CHECK_EQ(o.save, SAVE_OFF);
+	CHECK_EQ(parse(&o, "exit=reset", 8), 0);
 	CHECK_EQ(o.exit, EXIT_RESET);
-	CHECK_EQ(parse(&o, "save=off save=on", 8), 0);
-	CHECK_EQ(o.save, SAVE_ON);
-	CHECK_EQ(parse(&o, "save=no", 8), 1);
-	CHECK_EQ(o.save, SAVE_ON);
-	CHECK_STREQ(dlog.msg[0], "cmdline: save=no invalid, expected on|off, keeping on");
 	CHECK_EQ(parse(&o, "icount=on icount=off", 8), 0);
 	CHECK_EQ(o.icount, ICOUNT_OFF);
 	CHECK_EQ(parse(&o, "selftest=bsp-fault selftest=ap-fault", 8), 0);
@@ -134,37 +166,35 @@ static void test_all_valid(void)
 	CHECK_STREQ(dlog.msg[0], "cmdline: selftest=ap_hang invalid, expected "
 				 "none|bsp-fault|ap-fault|ap-hang|double-start|apic-renumber|"
 				 "ap-late|tsc-skew|lost-sipi|stray-ipi|parked-nmi|smi, keeping none");
-	/* The flush probe's options (issue 25). */
-	CHECK_EQ(o.probe, PROBE_NONE);
-	CHECK_EQ(o.flush_reps, 3);
-	CHECK_EQ(o.flush_max_kib, 0);
-	CHECK_EQ(o.flush_cpus, 0);
-	CHECK_EQ(o.flush_at_once, AT_ONCE_SOCKET);
-	CHECK_EQ(o.victims, 0);
-	CHECK_EQ(parse(&o, "probe=flush flush_reps=7 flush_max_kib=8192 flush_cpus=2 "
-			   "flush_at_once=all victims=1 selftest=smi", 8), 0);
-	CHECK_EQ(o.probe, PROBE_FLUSH);
-	CHECK_EQ(o.flush_reps, 7);
-	CHECK_EQ(o.flush_max_kib, 8192);
-	CHECK_EQ(o.flush_cpus, 2);
-	CHECK_EQ(o.flush_at_once, AT_ONCE_ALL);
-	CHECK_EQ(o.victims, 1);
+	/* A wing's options (app/wing.h): into its own struct, by the same
+	 * rules and in the same messages as the core's. */
+	CHECK_EQ(parse(&o, "knob_reps=7 cycles=3 knob_cpus=2 knob_mode=all selftest=smi", 8), 0);
+	CHECK_EQ(knob.knob_reps, 7);
+	CHECK_EQ(knob.knob_cpus, 2);
+	CHECK_EQ(knob.knob_mode, KNOB_ALL);
+	CHECK_EQ(o.cycles, 3);
 	CHECK_EQ(o.selftest, SELFTEST_SMI);
-	CHECK_EQ(parse(&o, "probe=invd flush_reps=0 flush_max_kib=32 victims=9 flush_at_once=every", 8), 5);
-	CHECK_EQ(o.probe, PROBE_NONE);
-	CHECK_EQ(o.flush_reps, 3);
-	CHECK_EQ(o.flush_max_kib, 0);
-	CHECK_EQ(o.victims, 0);
-	CHECK_EQ(o.flush_at_once, AT_ONCE_SOCKET);
-	CHECK_STREQ(dlog.msg[0], "cmdline: probe=invd invalid, expected none|flush, keeping none");
-	CHECK_STREQ(dlog.msg[1], "cmdline: flush_reps=0 is out of range 1..50, keeping 3");
-	CHECK_STREQ(dlog.msg[2], "cmdline: flush_max_kib=32 is out of range 64..16777216, keeping auto");
-	CHECK_STREQ(dlog.msg[3], "cmdline: victims=9 is out of range 0..8, keeping 0");
-	CHECK_STREQ(dlog.msg[4], "cmdline: flush_at_once=every invalid, expected none|socket|all, "
+	CHECK_EQ(parse(&o, "knob_reps=0 knob_cpus=9 knob_mode=every", 8), 3);
+	CHECK_EQ(knob.knob_reps, 3);
+	CHECK_EQ(knob.knob_cpus, 0);
+	CHECK_EQ(knob.knob_mode, KNOB_SOCKET);
+	CHECK_STREQ(dlog.msg[0], "cmdline: knob_reps=0 is out of range 1..50, keeping 3");
+	CHECK_STREQ(dlog.msg[1], "cmdline: knob_cpus=9 is out of range 1..8, keeping all");
+	CHECK_STREQ(dlog.msg[2], "cmdline: knob_mode=every invalid, expected socket|all, "
 				 "keeping socket");
-	CHECK_EQ(parse(&o, "probe=none flush_at_once=none", 8), 0);
-	CHECK_EQ(o.probe, PROBE_NONE);
-	CHECK_EQ(o.flush_at_once, AT_ONCE_NONE);
+	/* A wing this kernel was built without: its options are named as its
+	 * own, ignored, each one problem (a @warn), never "unknown". */
+	CHECK_EQ(parse(&o, "save=off cycles=4 probe=flush flush_reps=x", 8), 3);
+	CHECK_EQ(o.cycles, 4);
+	CHECK_STREQ(dlog.msg[0], "cmdline: save= belongs to the nvram wing, not linked in this "
+				 "kernel; ignored");
+	CHECK_STREQ(wlog.msg[0], "what=option problem=no_wing option=save wing=nvram");
+	CHECK_STREQ(dlog.msg[1], "cmdline: probe= belongs to the experiments wing, not linked in "
+				 "this kernel; ignored");
+	CHECK_STREQ(wlog.msg[2], "what=option problem=no_wing option=flush_reps wing=experiments");
+	/* A name only one absent option begins with, or ends with, is not it. */
+	CHECK_EQ(parse(&o, "sav=off ave=off flush=1", 8), 3);
+	CHECK_EQ(diag_count_with(&wlog, "problem=unknown"), 3);
 	CHECK_EQ(parse(&o, "sipi_retry=0 extnmi=all selftest=lost-sipi", 8), 0);
 	CHECK_EQ(o.wake.sipi_retry, 0);
 	CHECK_EQ(o.extnmi, EXTNMI_ALL);
@@ -274,16 +304,10 @@ static void test_bad_values(void)
 		  "problem=out_of_range option=ap_timeout_ms value=-1 min=1 max=600000 kept=1000" },
 		{ "sipi_retry=-1", "cmdline: sipi_retry=-1 is out of range 0..10, keeping 1",
 		  "problem=out_of_range option=sipi_retry value=-1 min=0 max=10 kept=1" },
-		{ "progress_ms=-1", "cmdline: progress_ms=-1 is out of range 0..60000, keeping 250",
-		  "problem=out_of_range option=progress_ms value=-1 min=0 max=60000 kept=250" },
-		{ "flush_reps=-1", "cmdline: flush_reps=-1 is out of range 1..50, keeping 3",
-		  "problem=out_of_range option=flush_reps value=-1 min=1 max=50 kept=3" },
-		{ "flush_max_kib=-64", "cmdline: flush_max_kib=-64 is out of range 64..16777216, keeping auto",
-		  "problem=out_of_range option=flush_max_kib value=-64 min=64 max=16777216 kept=auto" },
-		{ "flush_cpus=-1", "cmdline: flush_cpus=-1 is out of range 1..8, keeping all",
-		  "problem=out_of_range option=flush_cpus value=-1 min=1 max=8 kept=all" },
-		{ "victims=-1", "cmdline: victims=-1 is out of range 0..8, keeping 0",
-		  "problem=out_of_range option=victims value=-1 min=0 max=8 kept=0" },
+		{ "knob_reps=-1", "cmdline: knob_reps=-1 is out of range 1..50, keeping 3",
+		  "problem=out_of_range option=knob_reps value=-1 min=1 max=50 kept=3" },
+		{ "knob_cpus=-1", "cmdline: knob_cpus=-1 is out of range 1..8, keeping all",
+		  "problem=out_of_range option=knob_cpus value=-1 min=1 max=8 kept=all" },
 		{ "cycles=-99999999999", "cmdline: cycles=-99999999999 is out of range 1..100000, keeping 10",
 		  "problem=out_of_range option=cycles value=-99999999999 min=1 max=100000 kept=10" },
 	};
@@ -455,10 +479,11 @@ static void test_huge_tokens(void)
 static void test_null_diag(void)
 {
 	struct options o;
+	struct option_targets t = targets(&o);
 
-	options_set_defaults(&o);
-	CHECK_EQ(options_parse(&o, "bogus cycles=0 cycles=12", 8, NULL, NULL, NULL),
-		 2);
+	options_set_defaults(&t);
+	CHECK_EQ(options_parse(&t, "bogus cycles=0 save=on cycles=12", 8, NULL, NULL, NULL),
+		 3);
 	CHECK_EQ(o.cycles, 12);
 }
 
@@ -585,8 +610,8 @@ static void test_from_linux(void)
 	CHECK_EQ(parse(&o, "acpi_rsdp=0x3f77d014 firmware=uefi pstore=0x30000000,512K exit=reboot", 8), 0);
 	CHECK_EQ(o.acpi_rsdp, 0x3f77d014);
 	CHECK_EQ(o.firmware, FIRMWARE_UEFI);
-	CHECK_EQ(o.pstore_addr, 0x30000000);
-	CHECK_EQ(o.pstore_size, 512 * 1024);
+	CHECK_EQ(pstore_options.pstore.addr, 0x30000000);
+	CHECK_EQ(pstore_options.pstore.size, 512 * 1024);
 	CHECK_EQ(o.exit, EXIT_REBOOT);
 	/* Linux's meaning: hex without 0x too (kstrtoul base 16). */
 	CHECK_EQ(parse(&o, "acpi_rsdp=f5a40 firmware=bios", 8), 0);
@@ -598,17 +623,17 @@ static void test_from_linux(void)
 	CHECK_EQ(o.firmware, FIRMWARE_UNKNOWN);
 	/* Sizes and addresses: decimal, 0x, K/M/G. */
 	CHECK_EQ(parse(&o, "pstore=805306368,4096", 8), 0);
-	CHECK_EQ(o.pstore_addr, 805306368);
-	CHECK_EQ(o.pstore_size, 4096);
+	CHECK_EQ(pstore_options.pstore.addr, 805306368);
+	CHECK_EQ(pstore_options.pstore.size, 4096);
 	CHECK_EQ(parse(&o, "pstore=768M,0x100000", 8), 0);
-	CHECK_EQ(o.pstore_addr, 768ull << 20);
-	CHECK_EQ(o.pstore_size, 1 << 20);
+	CHECK_EQ(pstore_options.pstore.addr, 768ull << 20);
+	CHECK_EQ(pstore_options.pstore.size, 1 << 20);
 	CHECK_EQ(parse(&o, "pstore=4g,1G", 8), 0);
-	CHECK_EQ(o.pstore_addr, 4ull << 30);
-	CHECK_EQ(o.pstore_size, 1ull << 30);
+	CHECK_EQ(pstore_options.pstore.addr, 4ull << 30);
+	CHECK_EQ(pstore_options.pstore.size, 1ull << 30);
 	CHECK_EQ(parse(&o, "pstore=0,4k", 8), 0);
-	CHECK_EQ(o.pstore_addr, 0);
-	CHECK_EQ(o.pstore_size, 4096);
+	CHECK_EQ(pstore_options.pstore.addr, 0);
+	CHECK_EQ(pstore_options.pstore.size, 4096);
 
 	/* Each bad value: one message, the earlier value kept. */
 	static const char *const bad_rsdp[] = {
@@ -634,11 +659,11 @@ static void test_from_linux(void)
 	};
 	for (size_t i = 0; i < sizeof bad_pstore / sizeof bad_pstore[0]; i++) {
 		CHECK_EQ(parse(&o, bad_pstore[i], 8), 1);
-		CHECK_EQ(o.pstore_size, 0);
+		CHECK_EQ(pstore_options.pstore.size, 0);
 	}
 	CHECK_EQ(parse(&o, "pstore=0x30000000,512K pstore=0x30000000,500K", 8), 1);
-	CHECK_EQ(o.pstore_addr, 0x30000000);
-	CHECK_EQ(o.pstore_size, 512 * 1024);
+	CHECK_EQ(pstore_options.pstore.addr, 0x30000000);
+	CHECK_EQ(pstore_options.pstore.size, 512 * 1024);
 	CHECK_STREQ(dlog.msg[0], "cmdline: pstore=0x30000000,500K invalid: SIZE must be a power of "
 				 "two from 4K to 1G (ramoops' console_size); keeping 0x30000000,512K");
 	CHECK_EQ(parse(&o, "pstore=0777,4K", 8), 1);
@@ -648,9 +673,10 @@ static void test_from_linux(void)
 	CHECK_EQ(o.firmware, FIRMWARE_UNKNOWN);
 	CHECK_STREQ(dlog.msg[0], "cmdline: firmware=efi invalid, expected auto|uefi|bios, keeping auto");
 	/* Silent (the early pass, app/main.c): the values, no messages. */
-	options_set_defaults(&o);
-	CHECK_EQ(options_parse(&o, "pstore=1 pstore=4096,4096 junk", 8, NULL, NULL, NULL), 2);
-	CHECK_EQ(o.pstore_addr, 4096);
+	struct option_targets t = targets(&o);
+	options_set_defaults(&t);
+	CHECK_EQ(options_parse(&t, "pstore=1 pstore=4096,4096 junk", 8, NULL, NULL, NULL), 2);
+	CHECK_EQ(pstore_options.pstore.addr, 4096);
 }
 
 void test_cmdline(void)

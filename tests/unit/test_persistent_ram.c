@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* lib/persistent_ram.c against Linux's own rules (fs/pstore/ram_core.c):
+/* wings/pstore/persistent_ram.c against Linux's own rules (fs/pstore/ram_core.c):
  * a model written from persistent_ram_write()'s steps (buffer_size_add,
  * buffer_start_add, the split at the ring's end) must leave the same
  * bytes and header after every write; the text read back is the end of
@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "lib/bytes.h"
-#include "lib/persistent_ram.h"
+#include "wings/pstore/persistent_ram.h"
 
 /* Linux's algorithm on a plain buffer (ECC off). */
 struct model {

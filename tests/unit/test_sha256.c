@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* lib/sha256.c against the FIPS 180-2 examples and the NIST CAVP byte
+/* wings/efi/sha256.c against the FIPS 180-2 examples and the NIST CAVP byte
  * vectors, fed whole and in every split, and against coreutils' sha256sum
  * on files of the sizes around the padding's edges. */
 #define _POSIX_C_SOURCE 200809L
@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "lib/sha256.h"
+#include "wings/efi/sha256.h"
 
 static void hex(const uint8_t d[SHA256_BYTES], char out[2 * SHA256_BYTES + 1])
 {

@@ -22,14 +22,15 @@ KSTATS_HDR := $(KSTATS_SRC:.c=.h)
 
 APLOG_DIR := tools/aplog
 include tools/build/build-vars.mk
-# The run-level verdict (lib/verdict.c, with the kernel's fmt_duration):
-# one source for aplog, the kernel and apstart.efi.
-VERDICT_SRC := lib/verdict.c lib/format.c
-VERDICT_HDR := lib/verdict.h lib/format.h
+# The run-level verdict (tools/aplog/stats/verdict.c, one source for
+# aplog and apstart.efi) formats with the kernel's fmt_duration.
+VERDICT_SRC := lib/format.c
+VERDICT_HDR := lib/format.h
 # The names of a start's phases, the kernel's list (lib/phase_names.h).
 PHASE_NAMES_SRC := lib/phase_names.c
-# Which @warn records are events a run survives, the kernel's list.
-WARN_EVENTS_SRC := lib/warn_events.c
+# Which @warn records are events a run survives: the screen wing's list,
+# which its result page uses too.
+WARN_EVENTS_SRC := wings/screen/warn_events.c
 # The record schema: every record and key, its unit (lib/records.def).
 RECORDS_SCHEMA_SRC := lib/records_schema.c
 # The flush model's own cost code, for aplog flush --against and aplog fit.

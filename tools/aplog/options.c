@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/verdict.h"
+#include "tools/aplog/stats/verdict.h"
 #include "tools/aplog/read/records.h"
 #include "tools/aplog/util.h"
 

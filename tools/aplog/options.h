@@ -51,7 +51,7 @@ struct cli {
 	const char *plot, *against, *ops; /* flush, fit, victims */
 	const char *by;          /* schema --by */
 	double tolerance, max_ratio;
-	size_t min_runs;         /* per side for a verdict (lib/verdict.h) */
+	size_t min_runs;         /* per side for a verdict (tools/aplog/stats/verdict.h) */
 	int op;
 	/* verify */
 	int status;              /* 0 pass, 1 fail */

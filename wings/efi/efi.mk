@@ -3,13 +3,14 @@
 # (package gnu-efi: headers in /usr/include/efi, crt0 and linker script in
 # /usr/lib). It links freestanding files of the kernel's: lib/format.c
 # and kernel/serial.c (its one message after ExitBootServices), and for an
-# A/B session's table lib/verdict.c (the rows, as aplog prints them),
-# lib/qr.c and the kernel's font (the page with its QR code). Its
-# hand-over code takes the GDT layout from kernel/gdt.inc. It carries the
-# SHA-256 of the two kernels it loads, as they go onto the stick
-# (build/efi/kernels/: debug sections stripped), in a table generated
-# when it is built (wings/efi/mkhashes.sh; checked with lib/sha256.c by
-# wings/efi/kernel_hash.c): building it builds those kernels.
+# A/B session's table aplog's verdict (tools/aplog/stats/verdict.c: the
+# rows, as aplog prints them), the screen wing's QR encoder and font (the
+# page with its QR code). Its hand-over code takes the GDT layout from
+# kernel/gdt.inc. It carries the SHA-256 of the two kernels it loads, as
+# they go onto the stick (build/efi/kernels/: debug sections stripped), in
+# a table generated when it is built (wings/efi/mkhashes.sh; checked with
+# wings/efi/sha256.c by wings/efi/kernel_hash.c): building it builds those
+# kernels.
 # Included from the top-level Makefile.
 #
 #   make efi        build/efi/apstart.efi (and build/efi/kernels/*.elf)
@@ -28,8 +29,8 @@ EFI_LDFLAGS := -nostdlib -znocombreloc -z noexecstack -z defs -shared -Bsymbolic
 # The kernels as apstart.efi loads them from \apstart\ on the stick.
 EFI_KERNELS := $(EFI_OUT)/kernels/apstart-wbinvd0.elf $(EFI_OUT)/kernels/apstart-wbinvd1.elf
 EFI_HASHES := $(EFI_OUT)/gen/kernel_hashes.c
-EFI_C := $(wildcard wings/efi/*.c) lib/format.c kernel/serial.c lib/qr.c lib/verdict.c \
-	lib/sha256.c $(FONT_GEN) $(EFI_HASHES)
+EFI_C := $(wildcard wings/efi/*.c) lib/format.c kernel/serial.c wings/screen/qr.c \
+	tools/aplog/stats/verdict.c $(FONT_GEN) $(EFI_HASHES)
 EFI_OBJS := $(patsubst %.c,$(EFI_OUT)/%.o,$(EFI_C)) $(EFI_OUT)/wings/efi/handoff_stub.o
 # What it is built with (tools/build/build-vars.mk): a changed compiler, flag or
 # gnu-efi rebuilds it.

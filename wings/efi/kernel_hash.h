@@ -7,7 +7,7 @@
 #include <efi.h>
 
 #include "wings/efi/secureboot.h"
-#include "lib/sha256.h"
+#include "wings/efi/sha256.h"
 
 struct kernel_hash {
 	const CHAR16 *path;              /* on the stick, as volume.h names it */

@@ -3,7 +3,7 @@
 # The table of wings/efi/kernel_hash.h: each kernel apstart.efi may start,
 # named by its path macro in wings/efi/volume.h, with the SHA-256 of the
 # file that goes onto the stick (coreutils' sha256sum: a second
-# implementation beside lib/sha256.c, which must agree at every boot).
+# implementation beside wings/efi/sha256.c, which must agree at every boot).
 #
 #   mkhashes.sh MACRO=FILE...    C source on stdout
 set -euo pipefail

@@ -2,7 +2,7 @@
 /* Drawn with Blt only: EfiBltVideoFill for the background and the QR
  * modules, EfiBltBufferToVideo for a line of glyphs at a time (UEFI 2.10
  * §12.9). The console's own text is gone until the next ClearScreen. The
- * QR code (lib/qr.c, level M as the kernel's QR page, for a
+ * QR code (wings/screen/qr.c, level M as the kernel's QR page, for a
  * photographed screen) gets the spec's 4-module quiet zone and modules of
  * at least 3 pixels. */
 #include "wings/efi/page.h"
@@ -10,7 +10,7 @@
 #include <efilib.h>
 
 #include "wings/screen/fbcon.h"
-#include "lib/qr.h"
+#include "wings/screen/qr.h"
 
 #define CELL_W 8
 #define CELL_H 16

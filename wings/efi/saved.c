@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Results that survive a reset: the kernel keeps its summary in UEFI
  * variables (ApstartResults and, for a big one, ApstartResults1..:
- * lib/efi_vendor.h); this moves it to a file on the stick,
+ * wings/efi/efi_vendor.h); this moves it to a file on the stick,
  * \apstart\results\NNNN.log, numbered after the highest one there (or,
  * in an A/B session, into the session's folder: wings/efi/session.c). The
  * variables are deleted only after the file has been read back
@@ -11,7 +11,7 @@
 #include <efilib.h>
 
 #include "wings/efi/menu.h"
-#include "lib/efi_vendor.h"
+#include "wings/efi/efi_vendor.h"
 
 /* The kernel writes at most APSTART_RESULTS_MAX per part; anything much
  * larger under our name is not ours to handle. */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The summary the last run kept in NVRAM (lib/efi_vendor.h). */
+/* The summary the last run kept in NVRAM (wings/efi/efi_vendor.h). */
 #ifndef APSTART_EFI_SAVED_H
 #define APSTART_EFI_SAVED_H
 

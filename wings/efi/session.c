@@ -19,7 +19,7 @@
 #include "wings/efi/records.h"
 #include "wings/efi/saved.h"
 #include "wings/efi/table.h"
-#include "lib/efi_vendor.h"
+#include "wings/efi/efi_vendor.h"
 #include "lib/format.h"
 
 /* What one run keeps, to check NVRAM and the stick before a session

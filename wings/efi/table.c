@@ -14,9 +14,9 @@
 #include "wings/efi/menu.h"
 #include "wings/efi/page.h"
 #include "wings/efi/records.h"
-#include "lib/efi_vendor.h"
+#include "wings/efi/efi_vendor.h"
 #include "lib/format.h"
-#include "lib/verdict.h"
+#include "tools/aplog/stats/verdict.h"
 
 #define RUN_FILE_MAX (APSTART_RESULTS_PARTS * APSTART_RESULTS_MAX * 4)
 #define TEXT_MAX (16 * 1024 + PLAN_RUNS_MAX * 160)

@@ -19,19 +19,16 @@ struct posted_call {
 } __attribute__((aligned(64)));
 static struct posted_call *calls;
 
-static void ap_call_irq(void);
 static void ap_call_run(struct cpu *c);
 
 bool ap_call_start(struct cpu *c, ap_call_fn fn, void *arg)
 {
-	if (!calls) {
+	if (!calls)
 		calls = bootmem_alloc((uint64_t)cpu_count * sizeof *calls, 64, "the posted calls");
-		trap_set_call_hook(ap_call_irq);
-	}
 	calls[c->index].fn = fn;
 	calls[c->index].arg = arg;
 	__atomic_store_n(&calls[c->index].done, 0, __ATOMIC_RELEASE);
-	return lapic_send_ipi(c->apic_id, ICR_FIXED | VEC_CALL);
+	return lapic_send_ipi(c->apic_id, ICR_FIXED | VEC_WING);
 }
 
 bool ap_call_done(const struct cpu *c)
@@ -63,9 +60,9 @@ bool ap_call_wait(const struct cpu *c, uint64_t timeout_us)
 	return ok;
 }
 
-/* The AP, in its VEC_CALL handler (kernel/trap.c): it was idle in its
+/* The AP, in its VEC_WING handler (kernel/trap.c): it was idle in its
  * loop's HLT (smp/ap_entry.c, which knows nothing of this). */
-static void ap_call_irq(void)
+void ap_call_interrupt(void)
 {
 	struct cpu *c = cpu_by_apic(cpu_apic_id());
 	if (c && calls)

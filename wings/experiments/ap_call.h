@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Run a function on an online AP (the flush probe's sweeps, the
- * victims' loops): the BSP posts it and sends the AP the VEC_CALL
- * interrupt, which the AP takes in its idle loop's HLT and runs the
+ * victims' loops): the BSP posts it and sends the AP the wing's
+ * interrupt (VEC_WING, kernel/trap.h), which the AP takes in its idle loop's HLT and runs the
  * function in, interrupts off; then it says so and wakes the BSP. The
  * idle loop itself (smp/ap_entry.c) is untouched: its instructions are
  * on the timed paths. */
@@ -22,5 +22,8 @@ bool ap_call_start(struct cpu *c, ap_call_fn fn, void *arg);
 bool ap_call_done(const struct cpu *c);
 /* BSP: wait for it, at most timeout_us; false on timeout. */
 bool ap_call_wait(const struct cpu *c, uint64_t timeout_us);
+/* The AP, on VEC_WING (the wing's .interrupt, app/wing.h): runs the
+ * call posted to it, if any. */
+void ap_call_interrupt(void);
 
 #endif

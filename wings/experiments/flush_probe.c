@@ -9,10 +9,10 @@
 #include "wings/experiments/flush_probe.h"
 
 #include "wings/experiments/ap_call.h"
-#include "smp/smp.h"
+#include "wings/experiments/cache_ops.h"
 #include "wings/experiments/victims.h"
+#include "smp/smp.h"
 #include "kernel/bootmem.h"
-#include "kernel/cache_ops.h"
 #include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
@@ -450,7 +450,7 @@ bool flush_probe_run(const struct flush_probe_config *cfg)
 	if (guessed)
 		plan.llc_kib = LLC_GUESS_KIB;
 	plan.max_kib = cfg->max_kib ? cfg->max_kib : 2 * plan.llc_kib;
-	plan.line = cache_line_bytes();
+	plan.line = cpu_clflush_bytes();
 	plan.reps = cfg->reps < REPS_MAX ? cfg->reps : REPS_MAX;
 	plan.op[OP_WBINVD] = true;
 	plan.op[OP_WBNOINVD] = cache_has_wbnoinvd();

@@ -12,7 +12,10 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "app/options.h"
+/* flush_at_once=: how far the "N CPUs flush at once" rounds go: not at
+ * all, up to the BSP's socket (default), or every CPU (opt-in: all CPUs
+ * flushing at once was reported to hang a dual-socket machine). */
+enum flush_at_once { AT_ONCE_NONE, AT_ONCE_SOCKET, AT_ONCE_ALL };
 
 struct flush_probe_config {
 	uint32_t reps;      /* per point */

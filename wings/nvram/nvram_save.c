@@ -3,7 +3,7 @@
  * nobody has a serial cable. At the end of a run booted through UEFI, the
  * kept record lines (app/kept_lines.h) go into non-volatile UEFI variables
  * through the runtime services (kernel/efi_runtime.h): ApstartResults, and
- * ApstartResults1.. when it needs more than one (lib/efi_vendor.h), capped
+ * ApstartResults1.. when it needs more than one (wings/efi/efi_vendor.h), capped
  * at APSTART_RESULTS_TOTAL_MAX, at half the free NVRAM and at what the
  * firmware says a variable may hold. apstart.efi writes it to the stick on
  * the next boot (wings/efi/saved.c). save=off: no firmware call at all. */
@@ -16,7 +16,7 @@
 #include "kernel/bootmem.h"
 #include "kernel/console.h"
 #include "kernel/efi_runtime.h"
-#include "lib/efi_vendor.h"
+#include "wings/efi/efi_vendor.h"
 #include "lib/format.h"
 #include "lib/kstring.h"
 
@@ -26,25 +26,44 @@
 #define SMALL_MAX (16 * 1024) /* where bootmem had no room */
 
 static bool save_on, uefi_boot, saved;
+
+static void say(void *ctx, const char *msg)
+{
+	(void)ctx;
+	kprintf("%s\n", msg);
+}
 /* out comes from bootmem, once, while free RAM is plentiful. */
 static char out_small[SMALL_MAX];
 static char *out = out_small;
 static size_t out_cap = SMALL_MAX;
 
-void nvram_save_options(const struct options *o, const struct boot_info *bi)
+static struct nvram_options opt;
+
+static const struct keyword save_words[] = {
+	{ "on", SAVE_ON }, { "off", SAVE_OFF }, { NULL, 0 },
+};
+
+static const struct option_row option_rows[] = {
+	OPTION_ROW(struct nvram_options, save, SAVE_ON, .keywords = save_words),
+};
+
+void nvram_save_options(const struct nvram_options *o, const struct boot_info *bi)
 {
 	saved = false;
 	save_on = o->save == SAVE_ON;
 	/* Where the firmware's runtime services were handed over (GRUB or
 	 * apstart.efi on UEFI; not after kexec). */
 	uefi_boot = bi->efi_system_table != 0;
-	if (save_on && uefi_boot && out == out_small) {
+	if (!save_on || !uefi_boot)
+		return;
+	if (out == out_small) {
 		char *b = bootmem_try_alloc(APSTART_RESULTS_TOTAL_MAX, 64, "the saved summary");
 		if (b) {
 			out = b;
 			out_cap = APSTART_RESULTS_TOTAL_MAX;
 		}
 	}
+	efi_runtime_init(bi, say, NULL);
 }
 
 static void guid_text(char *buf, size_t size, const struct efi_guid *g)
@@ -54,7 +73,7 @@ static void guid_text(char *buf, size_t size, const struct efi_guid *g)
 		     g->data4[3], g->data4[4], g->data4[5], g->data4[6], g->data4[7]);
 }
 
-/* ApstartResults, ApstartResults1, ... (lib/efi_vendor.h). */
+/* ApstartResults, ApstartResults1, ... (wings/efi/efi_vendor.h). */
 static void part_name(uint16_t name[24], unsigned part)
 {
 	static const uint16_t base[] = APSTART_RESULTS_VAR_NAME;
@@ -158,8 +177,15 @@ void nvram_save_summary(bool pass)
 		(unsigned long long)st);
 }
 
+static void options_parsed(const struct options *o, const struct boot_info *bi)
+{
+	(void)o;
+	nvram_save_options(&opt, bi);
+}
+
 WING(nvram) = {
 	.name = "nvram",
-	.options = nvram_save_options,
+	.options = WING_OPTIONS(option_rows, &opt),
+	.options_parsed = options_parsed,
 	.run_ends = nvram_save_summary,
 };

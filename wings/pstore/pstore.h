@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The run's console kept in RAM for the next boot (pstore=): every byte
  * sent to the serial port also goes into Linux's ramoops console zone
- * (lib/persistent_ram.h), which Linux reads after a warm reset as
+ * (wings/pstore/persistent_ram.h), which Linux reads after a warm reset as
  * /sys/fs/pstore/console-ramoops-0. Each store is pushed out of the cache
  * at once (CLFLUSH, SDM Vol. 2A: written back from every cache of the
  * coherence domain), so that a reset at any point, or a crash followed by
@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lib/persistent_ram.h"
+#include "wings/pstore/persistent_ram.h"
 
 struct pstore_status {
 	bool on;
@@ -24,9 +24,13 @@ struct pstore_status {
 };
 
 /* Opens the zone (checked by the caller: RAM, mapped write-back, clear of
- * the kernel) and makes it the console's serial mirror (kernel/console.h):
- * the bytes printed so far go first. */
+ * the kernel); the bytes sent to serial so far go first. */
 void pstore_start(uint64_t addr, uint64_t size);
+/* No zone will be opened: what was kept for it is let go. */
+void pstore_early_end(void);
+/* The wing's console hook point (app/wing.h): every printed piece; what
+ * went to serial goes into the zone, byte for byte as sent. */
+void pstore_console_text(unsigned targets, const char *text);
 const struct pstore_status *pstore_status(void);
 /* Bytes this run sent into the zone. */
 uint64_t pstore_written(void);

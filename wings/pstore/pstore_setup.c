@@ -5,6 +5,7 @@
 #include "kernel/console.h"
 #include "kernel/paging.h"
 #include "wings/pstore/pstore.h"
+#include "wings/pstore/pstore_option.h"
 #include "kernel/warn.h"
 #include "lib/format.h"
 
@@ -21,11 +22,14 @@ static bool overlaps(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 void pstore_setup(const struct boot_info *boot, const struct options *o,
 		  const struct busy_range *busy, uint32_t busy_count)
 {
-	given = o->pstore_size != 0;
-	if (!given)
+	(void)o;
+	given = pstore_options.pstore.size != 0;
+	if (!given) {
+		pstore_early_end();
 		return;
-	addr = o->pstore_addr;
-	size = o->pstore_size;
+	}
+	addr = pstore_options.pstore.addr;
+	size = pstore_options.pstore.size;
 	uint64_t end = addr + size;
 	for (uint32_t i = 0; i < busy_count && !problem_code; i++)
 		if (overlaps(addr, end, busy[i].r.start, busy[i].r.end)) {
@@ -48,6 +52,8 @@ void pstore_setup(const struct boot_info *boot, const struct options *o,
 	}
 	if (!problem_code)
 		pstore_start(addr, size);
+	else
+		pstore_early_end();
 }
 
 bool pstore_zone(struct phys_range *out)

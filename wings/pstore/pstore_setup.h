@@ -14,8 +14,8 @@
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
 
-/* From the early pass over the options: checks the zone and starts it if
- * it is usable; a problem is kept for pstore_report(). */
+/* From the early pass over the options (pstore_options): checks the zone
+ * and starts it if it is usable; a problem is kept for pstore_report(). */
 void pstore_setup(const struct boot_info *boot, const struct options *o,
 		  const struct busy_range *busy, uint32_t busy_count);
 /* The zone in use, for the allocator and the trampoline to avoid. */

@@ -5,6 +5,7 @@
  * to a running Linux (docs/from-linux.md). */
 #include "app/wing.h"
 #include "wings/pstore/pstore.h"
+#include "wings/pstore/pstore_option.h"
 #include "wings/pstore/pstore_setup.h"
 
 static void say_zone(const struct options *o, const struct boot_info *bi)
@@ -22,9 +23,11 @@ static void keep_all(bool pass)
 
 WING(pstore) = {
 	.name = "pstore",
+	.options = WING_OPTIONS(pstore_option_rows, &pstore_options),
 	.claim_memory = pstore_setup,
 	.reserved = pstore_zone,
-	.options = say_zone,
+	.options_parsed = say_zone,
 	.before_end = pstore_report_end,
 	.run_ends = keep_all,
+	.console_text = pstore_console_text,
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* smp/measure.c calls the hook between two timed windows, never inside
- * one, so drawing costs the figures nothing; the rate limit keeps even
+/* smp/measure.c calls progress_show() between two timed windows, never
+ * inside one, so drawing costs the figures nothing; the rate limit keeps even
  * that time short (one TSC read per window otherwise). */
 #include "wings/screen/progress.h"
 
@@ -13,6 +13,7 @@
 #include "kernel/x86.h"
 #include "lib/format.h"
 
+static bool on;
 static uint64_t interval_ticks, next_draw, run_start;
 static uint64_t part_start[2];
 static bool part_seen[2];
@@ -71,8 +72,10 @@ static void draw(const struct smp_progress *p, uint64_t now)
 	screen_text(0, screen_rows() - 1, SCREEN_BAR, line);
 }
 
-static void hook(const struct smp_progress *p)
+void progress_show(const struct smp_progress *p)
 {
+	if (!on)
+		return;
 	uint64_t now = rdtsc();
 	if (!run_start)
 		run_start = now;
@@ -92,5 +95,5 @@ void progress_init(uint32_t interval_ms, uint32_t cycles)
 		return;
 	cycles_planned = cycles;
 	interval_ticks = tsc_info()->khz * interval_ms;
-	smp_set_progress_hook(hook);
+	on = true;
 }

@@ -7,10 +7,14 @@
 
 #include <stdint.h>
 
-/* Installs the smp/ progress hook when there is a screen. The line is
- * redrawn at most every interval_ms (0: after every timed window), judged
- * on the TSC, and always at the start and end of a phase. cycles: per AP,
- * for the estimate made during the bring-up. */
+#include "smp/measure.h"
+
+/* The line is on from here when there is a screen. It is redrawn at most
+ * every interval_ms (0: after every timed window), judged on the TSC, and
+ * always at the start and end of a phase. cycles: per AP, for the
+ * estimate made during the bring-up. */
 void progress_init(uint32_t interval_ms, uint32_t cycles);
+/* The measurement's progress (the wing's hook point, app/wing.h). */
+void progress_show(const struct smp_progress *p);
 
 #endif

@@ -17,7 +17,7 @@
 #include "kernel/bootmem.h"
 #include "wings/screen/screen.h"
 #include "lib/format.h"
-#include "lib/qr.h"
+#include "wings/screen/qr.h"
 
 #define MIN_SCALE 3
 #define CAPTION_COLS 22 /* text beside the code, 8-pixel cells */

@@ -24,13 +24,14 @@
 #include "wings/screen/header.h"
 #include "app/report.h"
 #include "app/kept_lines.h"
+#include "app/run.h"
 #include "app/wing.h"
 #include "smp/smp.h"
 #include "kernel/cpu.h"
 #include "wings/screen/screen.h"
 #include "lib/format.h"
 #include "lib/kstring.h"
-#include "lib/warn_events.h"
+#include "wings/screen/warn_events.h"
 
 #define WARN_LINES_MAX 6
 #define SLOWEST_MAX 5
@@ -51,7 +52,7 @@ static void line(struct page *p, enum screen_style st, const char *text)
 
 /* A pass with warnings (a bad option, a CPU it could not reach) did not
  * measure what was asked: the verdict line says how many, in the warning
- * colour, as make run and aplog verify count them (lib/warn_events.h). */
+ * colour, as make run and aplog verify count them (wings/screen/warn_events.h). */
 static void count_warning(void *ctx, const char *l, size_t len)
 {
 	uint32_t *n = ctx;
@@ -334,16 +335,12 @@ void result_page_draw(bool pass, const char *footer)
 	p.last = p.rows - 1;
 	screen_clear_rows(0, p.rows);
 	header_draw();
+	/* A wing's measurement instead of the cycles: its own lines. */
+	const struct wing_run *run = run_chosen();
 	uint32_t wing_lines = 0;
-	const char *const *lines = NULL;
-	const char *title = NULL;
-	for_each_wing(w) {
-		if (w->result_lines && (lines = w->result_lines(&wing_lines)) && wing_lines) {
-			title = w->result_title;
-			break;
-		}
-	}
-	if (wing_lines) {
+	const char *const *lines = run && run->summary ? run->summary(&wing_lines) : NULL;
+	const char *title = run ? run->title : NULL;
+	if (lines && wing_lines) {
 		char head[96];
 		fmt_snprintf(head, sizeof head, "%s  %s (records on serial)",
 			     pass ? "PASS" : "FAIL", title ? title : "result");

@@ -48,8 +48,6 @@ void screen_init(const struct boot_info *bi)
 		vga_text_init(0xB8000, 80, 25);
 		kind = KIND_VGA_TEXT;
 	}
-	if (kind != KIND_NONE)
-		console_set_screen(screen_kind(), screen_stream_locked);
 }
 
 const char *screen_kind(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Two sets of logs, A and B: compare (the reference's rows and their
- * verdicts, runs as the observations: lib/verdict.c; per-CPU medians and
+ * verdicts, runs as the observations: tools/aplog/stats/verdict.c; per-CPU medians and
  * phases as descriptions), check --slower-than (the per-run medians'
  * interval against a bound), check --identical (two runs sample for
  * sample). */
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "lib/format.h"
-#include "lib/verdict.h"
+#include "tools/aplog/stats/verdict.h"
 #include "tools/aplog/cmd/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/out/phase_tables.h"
@@ -20,7 +20,7 @@
 #include "tools/aplog/stats/sets.h"
 #include "tools/aplog/util.h"
 
-/* One row through lib/verdict.c, printed as every program prints it. */
+/* One row through tools/aplog/stats/verdict.c, printed as every program prints it. */
 static void verdict_line(const char *indent, const char *name,
 			 const uint64_t *a, size_t na, const uint64_t *b,
 			 size_t nb, bool measurable, struct verdict_row *out)

@@ -10,7 +10,7 @@
  * that operation divided by their number (mean per write), and the table
  * shows the mean of those over the runs. Runs that failed are left out;
  * writes with lost events are counted and said. With two sets, each row's
- * change gets its run-level verdict (lib/verdict.c, Welch's interval over
+ * change gets its run-level verdict (tools/aplog/stats/verdict.c, Welch's interval over
  * the per-run values), as aplog compare's rows do.
  *
  * The state that holds the trampoline (cpuhp_is_kick()) runs on the
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/verdict.h"
+#include "tools/aplog/stats/verdict.h"
 
 #include "tools/aplog/cmd/commands.h"
 #include "tools/aplog/options.h"

@@ -8,7 +8,7 @@
  * mean AP start (the run's total over its counted samples; records-only
  * runs: @summary's total over cpus x cycles). Per machine, the WBINVD=1
  * runs (A, Linux before the patch) are set against the WBINVD=0 runs (B)
- * through lib/verdict.c, as aplog compare does; the saving per CPU is
+ * through tools/aplog/stats/verdict.c, as aplog compare does; the saving per CPU is
  * A's mean online start minus B's. The same run found in two files (a
  * serial log and a results file of one boot) counts once. */
 #include <dirent.h>
@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 
 #include "lib/format.h"
-#include "lib/verdict.h"
+#include "tools/aplog/stats/verdict.h"
 #include "tools/aplog/cmd/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/out/text.h"

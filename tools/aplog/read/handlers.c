@@ -10,7 +10,7 @@
 
 #include "tools/aplog/read/loader.h"
 #include "tools/aplog/util.h"
-#include "lib/warn_events.h"
+#include "wings/screen/warn_events.h"
 
 static const char *const firmware_names[] = { "bios", "uefi", "unknown", NULL };
 static const char *const status_choices[] = { "pass", "fail", NULL };
@@ -338,7 +338,7 @@ void on_fail(struct loader *ld, size_t line, const char *p, size_t n)
 	}
 }
 
-/* @warn records of the events a passing run may have (lib/warn_events.h). */
+/* @warn records of the events a passing run may have (wings/screen/warn_events.h). */
 void on_warn(struct loader *ld, const char *p, size_t n)
 {
 	if (ld->cur >= 0 && warn_is_event(p, n))

@@ -30,7 +30,7 @@ struct side {
 	size_t nmi_marked;   /* usable runs' samples marked nmi=1 */
 	int load_errors;     /* malformed input (side_load failed on it) */
 	size_t smi_marked;   /* usable runs' samples an SMI hit (smi= above 0) */
-	/* Run-level values, one per run (lib/verdict.h): the complete runs'
+	/* Run-level values, one per run (tools/aplog/stats/verdict.h): the complete runs'
 	 * totals per row (enum row), and each run's median sample per op. */
 	uint64_t *row_value[ROW_COUNT];
 	size_t nrow_value;

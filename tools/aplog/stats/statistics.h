@@ -2,7 +2,7 @@
 /* Statistics over samples. Order statistics (mean, median, min, max, p95)
  * come from the kernel's own implementation (lib/stats.h, compiled for the
  * host), so aplog's figures are the kernel's @summary figures; verdicts
- * on two sets come from whole runs (lib/verdict.h, through sets.h). */
+ * on two sets come from whole runs (tools/aplog/stats/verdict.h, through sets.h). */
 #ifndef APLOG_STATISTICS_H
 #define APLOG_STATISTICS_H
 

@@ -3,7 +3,7 @@
 # apstart ab: the reference's A/B session from Linux. K runs of each
 # variant (A = WBINVD=1, Linux before the patch; B = WBINVD=0, patched) in
 # randomised pairs, one run per reboot, then aplog compare's three rows and
-# verdict (lib/verdict.c), printed and written beside the runs.
+# verdict (tools/aplog/stats/verdict.c), printed and written beside the runs.
 #
 # Everything is in files under /var/lib/apstart/session-NNNN/, in the
 # layout apstart.efi's sessions use (docs/session.md), so that aplog

@@ -2,7 +2,7 @@
 /* SHA-256 after FIPS 180-4 (August 2015); section numbers are that
  * edition's. Big-endian words are assembled byte by byte, so the code
  * runs unchanged on the host and in apstart.efi. */
-#include "lib/sha256.h"
+#include "wings/efi/sha256.h"
 
 /* §4.2.2: the first 32 bits of the fractional parts of the cube roots of
  * the first 64 primes. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Linux's persistent-RAM zone format (lib/persistent_ram.h). */
-#include "lib/persistent_ram.h"
+/* Linux's persistent-RAM zone format (wings/pstore/persistent_ram.h). */
+#include "wings/pstore/persistent_ram.h"
 
 #include <stdbool.h>
 

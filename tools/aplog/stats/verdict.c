@@ -8,7 +8,7 @@
  * inside 63 bits (<= 2000 runs in all), and the scaled values keep a
  * relative precision of 3e-8 of the largest, far below the 0.1% that is
  * printed. */
-#include "lib/verdict.h"
+#include "tools/aplog/stats/verdict.h"
 
 #include "lib/format.h"
 

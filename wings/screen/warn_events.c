@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "lib/warn_events.h"
+#include "wings/screen/warn_events.h"
 
 #include "lib/kstring.h"
 

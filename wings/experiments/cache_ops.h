@@ -13,8 +13,6 @@ bool cache_has_wbnoinvd(void);
 /* CPUID 7.0 EBX[23] CLFLUSHOPT, EBX[24] CLWB (SDM Vol. 2A, CPUID). */
 bool cache_has_clflushopt(void);
 bool cache_has_clwb(void);
-/* CLFLUSH line size in bytes: CPUID 1 EBX[15:8] x 8; 64 if not said. */
-uint32_t cache_line_bytes(void);
 
 static inline void cache_wbnoinvd(void)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "kernel/cache_ops.h"
+#include "wings/experiments/cache_ops.h"
 
 #include "kernel/x86.h"
 
@@ -22,11 +22,4 @@ bool cache_has_clflushopt(void)
 bool cache_has_clwb(void)
 {
 	return leaf7_ebx_bit(24);
-}
-
-uint32_t cache_line_bytes(void)
-{
-	struct cpuid_regs r = cpuid(1, 0);
-	uint32_t n = ((r.ebx >> 8) & 0xFF) * 8;
-	return (r.edx & (1u << 19)) && n ? n : 64;
 }

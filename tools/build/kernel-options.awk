@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: MIT
-# The kernel's options, read from the code: app/options.c's opt_table (one
-# row per option) and the keyword tables it names (app/options.c,
-# smp/modes.c). Prints, per option, "opt NAME WORD|WORD..." ("-" for a
-# number or a string), "alias NAME LINUX_NAME" for a Linux spelling,
-# "word WORD" for Linux's whole-word spellings, and "bad ROW" for a row of
-# the table it cannot read (so a row in a new form is never skipped).
-#   awk -f tests/docs/kernel-options.awk smp/modes.c app/options.c
+# The kernel's options, read from the code: every table of struct
+# option_row (app/options.c's opt_table, the core's; a wing's own, in
+# wings/NAME/) and the keyword tables they name. Prints, per option,
+# "opt NAME WORD|WORD..." ("-" for a number or a string), "alias NAME
+# LINUX_NAME" for a Linux spelling, "word WORD" for Linux's whole-word
+# spellings, and "bad ROW" for a row it cannot read (so a row in a new
+# form is never skipped). With -v wing=NAME, only "OPTION:NAME" per option
+# (the Makefile's list of a wing's options, for kernels built without it).
+#   awk -f tools/build/kernel-options.awk smp/modes.c app/options.c wings/*/*.c
 FNR == 1 { intab = 0; inkw = 0; inal = 0 }
 /^(static )?const struct keyword [a-z_0-9]+\[\] = \{/ {
 	kw = $0; sub(/^.*struct keyword /, "", kw); sub(/\[.*/, "", kw); inkw = 1; next
@@ -16,12 +18,12 @@ inkw {
 	if ($0 ~ /^\};/) inkw = 0
 	next
 }
-/opt_table\[\] = \{/ { intab = 1; row = ""; next }
+/struct option_row [a-z_0-9]+\[[0-9]*\] = \{/ { intab = 1; row = ""; next }
 intab && /^\};/ { intab = 0; flushrow(); next }
 intab {
 	t = $0; sub(/^[ \t]+/, "", t)
 	if (t ~ /^\/\*/) next
-	if (t ~ /^(OPT(_WAKE)?\(|\{)/) flushrow()
+	if (t ~ /^(OPT(_WAKE)?\(|OPTION_(ROW|WIDE)\(|\{)/) flushrow()
 	row = row " " t; next
 }
 /word_aliases\[\] = \{/ { inal = 1; next }
@@ -31,7 +33,9 @@ function flushrow(   name, k, a) {
 	if (row == "") return
 	if (match(row, /OPT\([a-z_0-9]+,/)) name = substr(row, RSTART + 4, RLENGTH - 5)
 	else if (match(row, /OPT_WAKE\([a-z_0-9]+,/)) name = substr(row, RSTART + 9, RLENGTH - 10)
-	else if (match(row, /\.name = "[a-z_0-9]+"/)) name = substr(row, RSTART + 9, RLENGTH - 10)
+	else if (match(row, /OPTION_(ROW|WIDE)\(struct [a-z_0-9]+, [a-z_0-9]+,/)) {
+		name = substr(row, RSTART, RLENGTH - 1); sub(/.*, /, "", name)
+	} else if (match(row, /\.name = "[a-z_0-9]+"/)) name = substr(row, RSTART + 9, RLENGTH - 10)
 	else { print "bad" row; row = ""; return }
 	if (row ~ /\.hidden = true/) { row = ""; return }
 	k = "-"
@@ -41,6 +45,10 @@ function flushrow(   name, k, a) {
 	row = ""
 }
 END {
+	if (wing != "") {
+		for (i = 1; i <= n; i++) printf "%s%s:%s", (i > 1 ? " " : ""), opts[i], wing
+		exit
+	}
 	for (i = 1; i <= n; i++) {
 		k = kws[i]
 		if (k ~ /^@/) { k = words[substr(k, 2)]; if (k == "") k = "?" }

@@ -3,7 +3,7 @@
  * ISO/IEC 18004:2015 (section numbers below are that edition's). Every
  * function works on the caller's buffers; nothing is static but const
  * tables, so APs may encode concurrently into their own buffers. */
-#include "lib/qr.h"
+#include "wings/screen/qr.h"
 
 /* Table 9: error correction codewords per block, and number of blocks,
  * indexed [level][version - 1]; level L first, then M. */
