@@ -15,7 +15,6 @@
 #include "smp/lapic.h"
 #include "smp/measure.h"
 #include "smp/park.h"
-#include "smp/selftest_points.h"
 #include "smp/smp.h"
 #include "smp/trampoline.h"
 #include "kernel/abort.h"
@@ -368,10 +367,6 @@ static void find_cpus(void)
 	for_each_wing(w)
 		if (w->cpus_found)
 			w->cpus_found(&opt);
-	if (opt.selftest != SELFTEST_NONE && selftest_armed == SELFTEST_NONE)
-		warn_record("what=option option=selftest value=%s problem=no_wing "
-			    "wings=%s", keyword_word(selftest_words, opt.selftest),
-			    wings_linked());
 	slow_spins_set(opt.slow_tramp_ns, opt.slow_park_ns);
 	facts.slow_tramp_ns = opt.slow_tramp_ns;
 	events_init();

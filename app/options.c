@@ -130,7 +130,6 @@ static const struct option_row opt_table[] = {
 	OPT(exit, EXIT_AUTO, .keywords = exit_words),
 	OPT_WAKE(bsp_wait, bsp_wait, BSP_WAIT_SPIN, .keywords = bsp_wait_words),
 	OPT(icount, ICOUNT_OFF, .keywords = icount_words),
-	OPT(selftest, SELFTEST_NONE, .keywords = selftest_words),
 	OPT_WAKE(bringup, bringup, BRINGUP_SERIAL, .keywords = bringup_words),
 	OPT_WAKE(cycles_mode, cycles_mode, CYCLES_SERIAL, .keywords = cycles_mode_words),
 	/* console= sets both fields; the second row only gives the default. */

@@ -2,7 +2,7 @@
 /* Kernel command line: key=value options, each validated and range-checked.
  * Unknown options and bad values are reported through diag and leave the
  * default in place. Options that choose how smp/ works take that layer's
- * own values (enum x2apic_pref, bsp_wait, selftest). The core's options
+ * own values (enum x2apic_pref, bsp_wait). The core's options
  * are one table (app/options.c); each wing brings its own (app/wing.h). */
 #ifndef APSTART_OPTIONS_H
 #define APSTART_OPTIONS_H
@@ -13,7 +13,6 @@
 
 #include "smp/lapic.h"
 #include "smp/park.h"
-#include "smp/selftest_points.h"
 #include "smp/timing_knobs.h"
 #include "smp/wake.h"
 #include "kernel/firmware.h"
@@ -42,7 +41,6 @@ struct options {
 	 * park, bsp_wait, bringup, cycles_mode: */
 	struct wake_config wake;
 	enum icount_mode icount; /* default off; sets wake.icount_fence */
-	enum selftest selftest;  /* default none */
 	uint32_t console_port;   /* console=ttyS<n>: n, default 0 (COM1) */
 	uint32_t console_baud;   /* default 115200 */
 	enum firmware firmware;  /* firmware=uefi|bios: what the loader cannot

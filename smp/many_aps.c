@@ -22,9 +22,9 @@
 #include "kernel/x86.h"
 
 uint32_t ap_start_many(struct cpu *const *set, uint32_t n,
-		       const struct wake_config *w, bool broadcast, uint64_t *wall)
+		       const struct wake_config *w, enum wake_target target, uint64_t *wall)
 {
-	struct wake_set s = { set, n, broadcast, false };
+	struct wake_set s = { .cpus = set, .n = n, .target = target };
 	uint32_t entries0 = trampoline_header()->real_entries;
 	/* When the BSP saw each AP: from free RAM at the first round, before
 	 * anything is timed (bootmem_alloc() prints). */
@@ -37,7 +37,7 @@ uint32_t ap_start_many(struct cpu *const *set, uint32_t n,
 	 * IPIs only: a broadcast cannot leave one out). */
 	const struct cpu *lost = 0;
 	for (uint32_t i = 0; i < n; i++) {
-		if (!broadcast && !lost && selftest_at_lose_sipis(set[i]))
+		if (target != WAKE_BROADCAST && !lost && selftest_at_lose_sipis(set[i]))
 			lost = set[i];
 		ap_prepare(set[i]);
 	}

@@ -103,11 +103,12 @@ static void online_line(const struct cpu *c, uint32_t cycle,
  * free RAM in smp_bring_up(): the image stays small). */
 static struct cpu **set;
 
-/* Broadcast only when the rules allow it (smp_broadcast_refused()) and
- * every AP takes part in this round (the shorthand reaches them all). */
-static bool use_broadcast(const struct wake_config *w, uint32_t n, uint32_t aps)
+/* A round of n APs: broadcast only when the rules allow it
+ * (smp_broadcast_refused()) and every AP takes part (the shorthand
+ * reaches them all); one IPI each otherwise. */
+static enum wake_target round_target(const struct wake_config *w, uint32_t n, uint32_t aps)
 {
-	return w->bringup_used == BRINGUP_BROADCAST && n == aps;
+	return w->bringup_used == BRINGUP_BROADCAST && n == aps ? WAKE_BROADCAST : WAKE_MANY;
 }
 
 void smp_resolve_wake(struct wake_config *w)
@@ -159,6 +160,7 @@ static void window_open(uint32_t n, uint32_t *nmis)
 
 void smp_bring_up(const struct wake_config *w)
 {
+	selftest_arm();
 	smp_bsp_wait = w->bsp_wait; /* read by the APs */
 	/* Firmware may leave APs running (OVMF's spin after
 	 * ExitBootServices): put every one into wait-for-SIPI before
@@ -205,9 +207,9 @@ void smp_bring_up(const struct wake_config *w)
 						 .cpus = n, .done = i + 1, .total = n });
 		}
 	} else {
-		bool bc = mode == BRINGUP_BROADCAST;
+		enum wake_target target = mode == BRINGUP_BROADCAST ? WAKE_BROADCAST : WAKE_MANY;
 		window_open(n, nmis);
-		online = n ? ap_start_many(set, n, w, bc, &total) : 0;
+		online = n ? ap_start_many(set, n, w, target, &total) : 0;
 		events_report();
 		for (uint32_t i = 0; i < n && !run_ended(); i++) {
 			struct cpu *c = set[i];
@@ -257,7 +259,7 @@ static void cycles_serial(const struct wake_config *w, uint32_t cycles, uint32_t
 			selftest_at_parked(c, w);
 			nmis = events_window_nmis(c);
 			confound_open(&cw);
-			selftest_at_bracket_open(slot, k);
+			selftest_at_bracket_open();
 			ok = ap_start(c, w, &ph);
 			confound_close(&cw);
 			nmi = events_window_nmis(c) != nmis;
@@ -321,15 +323,16 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 		}
 		if (!m || run_ended())
 			break;
-		bool bc = use_broadcast(w, m, aps_total);
+		enum wake_target target = round_target(w, m, aps_total);
 		window_open(m, nmis);
 		confound_open(&cw);
-		uint32_t up = ap_start_many(set, m, w, bc, &wall);
+		uint32_t up = ap_start_many(set, m, w, target, &wall);
 		confound_close(&cw);
 		events_report();
 		cprintf(CON_SERIAL, "@round cycle=%u op=online aps=%u online=%u ns=%llu mode=%s\n",
 			k + 1, m, up, (unsigned long long)tsc_ticks_to_ns(wall),
-			keyword_word(bringup_words, bc ? BRINGUP_BROADCAST : BRINGUP_PARALLEL));
+			keyword_word(bringup_words, target == WAKE_BROADCAST ? BRINGUP_BROADCAST
+									     : BRINGUP_PARALLEL));
 		window_done("online", smp_bsp_apic, k + 1, &cw);
 		for (uint32_t i = 0; i < m; i++) {
 			struct cpu *c = set[i];

@@ -5,7 +5,6 @@
  * data: host tests build it with the parser. */
 #include "smp/lapic.h"
 #include "smp/park.h"
-#include "smp/selftest_points.h"
 #include "smp/wake.h"
 
 const struct keyword x2apic_words[] = {
@@ -42,15 +41,4 @@ const struct keyword bringup_words[] = {
 
 const struct keyword cycles_mode_words[] = {
 	{ "serial", CYCLES_SERIAL }, { "parallel", CYCLES_PARALLEL }, { NULL, 0 },
-};
-
-const struct keyword selftest_words[] = {
-	{ "none", SELFTEST_NONE }, { "bsp-fault", SELFTEST_BSP_FAULT },
-	{ "ap-fault", SELFTEST_AP_FAULT }, { "ap-hang", SELFTEST_AP_HANG },
-	{ "double-start", SELFTEST_DOUBLE_START },
-	{ "apic-renumber", SELFTEST_APIC_RENUMBER }, { "ap-late", SELFTEST_AP_LATE },
-	{ "tsc-skew", SELFTEST_TSC_SKEW }, { "lost-sipi", SELFTEST_LOST_SIPI },
-	{ "stray-ipi", SELFTEST_STRAY_IPI }, { "parked-nmi", SELFTEST_PARKED_NMI },
-	{ "smi", SELFTEST_SMI },
-	{ NULL, 0 },
 };

@@ -2,5 +2,5 @@
 /* The self-test points' state (smp/selftest_points.h): nothing armed. */
 #include "smp/selftest_points.h"
 
-enum selftest selftest_armed = SELFTEST_NONE;
+uint32_t selftest_armed;
 struct selftest_points selftest_points;

@@ -69,31 +69,42 @@ void ap_prepare(struct cpu *c)
 	__atomic_store_n(&c->state, CPU_STARTING, __ATOMIC_RELEASE);
 }
 
-/* One INIT to every AP of s (or one broadcast); each AP's mark is the
- * BSP's TSC after it. */
-FORCE_INLINE void init_round(const struct wake_set *s, uint32_t icr, const char *what,
-		       bool assert)
+/* The two INIT IPIs of the sequence, in order. */
+enum init_step { INIT_ASSERT, INIT_DEASSERT };
+
+/* The BSP's mark of an INIT step of c. */
+FORCE_INLINE uint64_t *init_mark(struct cpu *c, enum init_step step)
 {
-	if (s->broadcast) {
+	return step == INIT_ASSERT ? &c->marks.init_assert : &c->marks.init_deassert;
+}
+
+/* One INIT step to every AP of s (one IPI each, or one broadcast); each
+ * AP's mark is the BSP's TSC after it. */
+FORCE_INLINE void init_round(const struct wake_set *s, enum init_step step)
+{
+	uint32_t icr = step == INIT_ASSERT ? ICR_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL
+					   : ICR_INIT | ICR_TRIGGER_LEVEL;
+	const char *what = step == INIT_ASSERT ? "INIT assert" : "INIT de-assert";
+
+	if (s->target == WAKE_BROADCAST) {
 		if (!lapic_send_ipi_all_but_self(icr))
 			kprintf("smp: ICR stayed busy broadcasting %s\n", what);
 		uint64_t t = APSTART_MARKS ? rdtsc() : 0;
 		for (uint32_t i = 0; APSTART_MARKS && i < s->n; i++)
-			*(assert ? &s->cpus[i]->marks.init_assert
-				 : &s->cpus[i]->marks.init_deassert) = t;
+			*init_mark(s->cpus[i], step) = t;
 		return;
 	}
 	for (uint32_t i = 0; i < s->n; i++) {
 		struct cpu *c = s->cpus[i];
 		ap_send_ipi(c, icr, what, NULL);
 		if (APSTART_MARKS)
-			*(assert ? &c->marks.init_assert : &c->marks.init_deassert) = rdtsc();
+			*init_mark(c, step) = rdtsc();
 	}
 }
 
 FORCE_INLINE void init_sequence(const struct wake_set *s, const struct wake_config *w)
 {
-	init_round(s, ICR_INIT | ICR_LEVEL_ASSERT | ICR_TRIGGER_LEVEL, "INIT assert", true);
+	init_round(s, INIT_ASSERT);
 	for (uint32_t i = 0; i < s->n; i++)
 		nmi_cpu_reset(s->cpus[i]->apic_id); /* a parked AP may have been in its NMI handler */
 	udelay(w->init_delay_us);
@@ -101,7 +112,7 @@ FORCE_INLINE void init_sequence(const struct wake_set *s, const struct wake_conf
 	 * and later do not support it (Vol. 3A §11.6.1, ICR delivery mode
 	 * 101), i.e. they ignore it. Sent anyway, in both APIC modes, as
 	 * Linux does: the sequence timed is the one Linux sends. */
-	init_round(s, ICR_INIT | ICR_TRIGGER_LEVEL, "INIT de-assert", false);
+	init_round(s, INIT_DEASSERT);
 }
 
 void ap_send_init_many(const struct wake_set *s, const struct wake_config *w)
@@ -111,8 +122,7 @@ void ap_send_init_many(const struct wake_set *s, const struct wake_config *w)
 
 void ap_send_init(struct cpu *c, const struct wake_config *w)
 {
-	init_sequence(&(struct wake_set){ .cpus = &c, .n = 1, .broadcast = false, .alone = true },
-		      w);
+	init_sequence(&(struct wake_set){ .cpus = &c, .n = 1, .target = WAKE_ONE }, w);
 }
 
 uint32_t ap_last_stage(const struct cpu *c, bool in_real)
@@ -123,20 +133,20 @@ uint32_t ap_last_stage(const struct cpu *c, bool in_real)
 	return stage;
 }
 
-bool ap_entered(const struct cpu *c, bool alone)
+bool ap_entered(const struct cpu *c, enum wake_target target)
 {
 	if (__atomic_load_n(&c->slot->stage, __ATOMIC_ACQUIRE) != TRAMP_STAGE_NONE)
 		return true;
 	/* Before protected mode an AP is only counted: when it is the only
 	 * one being woken, the count can only be its. */
-	return alone && __atomic_load_n(&trampoline_header()->real_entries,
-					__ATOMIC_ACQUIRE) != c->real_entries;
+	return target == WAKE_ONE && __atomic_load_n(&trampoline_header()->real_entries,
+						     __ATOMIC_ACQUIRE) != c->real_entries;
 }
 
 FORCE_INLINE bool all_entered(const struct wake_set *s)
 {
 	for (uint32_t i = 0; i < s->n; i++)
-		if (!ap_entered(s->cpus[i], s->alone))
+		if (!ap_entered(s->cpus[i], s->target))
 			return false;
 	return true;
 }
@@ -152,18 +162,32 @@ const char *ap_stage_name(uint32_t stage)
 	}
 }
 
-/* Wait us after a STARTUP IPI. poll (sipi_count=auto): stop as soon as
- * every AP of s has entered the trampoline; true if they have. */
-FORCE_INLINE bool sipi_wait(const struct wake_set *s, uint64_t us, bool poll)
+/* One round of STARTUP IPIs: number k+1 to every AP of s that wants it. */
+struct startup_round {
+	const struct wake_set *s;
+	const struct wake_config *w;
+	uint32_t icr;               /* ICR_STARTUP | the vector */
+	uint32_t k;                 /* 0: the first STARTUP IPI, 1: the second */
+	bool until_in;              /* sipi_count=auto: a wait ends once every AP is in */
+	const struct cpu *left_out; /* gets none (selftest=lost-sipi), or NULL */
+};
+
+/* What follows one STARTUP IPI of a round: the next AP's, or, after the
+ * round's last, the round's waits. */
+enum sipi_then { SIPI_THEN_NEXT, SIPI_THEN_WAIT };
+
+/* Wait us after a STARTUP IPI; until_in: stop as soon as every AP of
+ * the round has entered the trampoline; true if they have. */
+FORCE_INLINE bool sipi_wait(const struct startup_round *r, uint64_t us)
 {
-	if (!poll) {
+	if (!r->until_in) {
 		udelay(us);
 		return false;
 	}
 	uint64_t deadline = tsc_deadline_us(us);
-	while (!all_entered(s) && !tsc_passed(deadline))
+	while (!all_entered(r->s) && !tsc_passed(deadline))
 		cpu_relax();
-	return all_entered(s);
+	return all_entered(r->s);
 }
 
 /* The waits around a STARTUP IPI's ICR going idle. sipi_delay=linux is
@@ -174,37 +198,42 @@ FORCE_INLINE bool sipi_wait(const struct wake_set *s, uint64_t us, bool poll)
  * are 300 and 200 us where Linux keeps the 10 ms INIT delay (init_udelay
  * != 0; here init_delay_us != 0). sipi_delay=fixed: one wait of
  * sipi_delay_us after the ICR has gone idle. */
-FORCE_INLINE void sipi_delays(const struct wake_config *w, uint32_t us[2])
+struct sipi_delays {
+	uint32_t before_idle, after_idle; /* us */
+};
+
+FORCE_INLINE struct sipi_delays sipi_delays(const struct wake_config *w)
 {
 	bool modern = w->init_delay_us == 0;
 
-	if (w->sipi_delay == SIPI_DELAY_LINUX) {
-		us[0] = modern ? 10 : 300;
-		us[1] = modern ? 10 : 200;
-	} else {
-		us[0] = 0;
-		us[1] = w->sipi_delay_us;
-	}
+	if (w->sipi_delay == SIPI_DELAY_LINUX)
+		return (struct sipi_delays){ modern ? 10 : 300, modern ? 10 : 200 };
+	return (struct sipi_delays){ 0, w->sipi_delay_us };
 }
 
-/* One STARTUP IPI's outcome, reported: true if the ICR stayed busy or
- * the APIC error status has bits set. c NULL: the broadcast of round k. */
+/* A STARTUP IPI to c that the ICR did not take (!sent) or the APIC
+ * reported errors for (esr), said and kept in c->esr: true if either. */
 static bool report_sipi(struct cpu *c, bool sent, uint32_t esr, uint32_t k)
 {
-	if (!sent && c)
+	if (!sent)
 		kprintf("smp: APIC ID %u: ICR stayed busy sending STARTUP %u\n",
 			c->apic_id, k + 1);
-	else if (!sent)
-		kprintf("smp: ICR stayed busy broadcasting STARTUP\n");
-	if (esr && c) {
+	if (esr) {
 		c->esr |= esr;
 		kprintf("smp: APIC ID %u: APIC error status 0x%x after SIPI %u\n",
 			c->apic_id, esr, k + 1);
-	} else if (esr) {
-		kprintf("smp: broadcast to all but self, SIPI round %u: APIC error "
-			"status 0x%x after SIPI %u\n", k + 1, esr, k + 1);
 	}
 	return !sent || esr;
+}
+
+/* The same for the broadcast of round k. */
+static void report_broadcast_sipi(bool sent, uint32_t esr, uint32_t k)
+{
+	if (!sent)
+		kprintf("smp: ICR stayed busy broadcasting STARTUP\n");
+	if (esr)
+		kprintf("smp: broadcast to all but self, SIPI round %u: APIC error "
+			"status 0x%x after SIPI %u\n", k + 1, esr, k + 1);
 }
 
 FORCE_INLINE uint64_t *sipi_mark(struct cpu *c, uint32_t k)
@@ -212,104 +241,128 @@ FORCE_INLINE uint64_t *sipi_mark(struct cpu *c, uint32_t k)
 	return k == 0 ? &c->marks.sipi1 : &c->marks.sipi2;
 }
 
-/* STARTUP number k+1 to c, or (c NULL) to all but self: clear the ESR,
- * mark, write the ICR; the round's waits (waits: this IPI is the round's
- * last) around the ICR going idle, as Linux; then the ESR. An AP whose IPI
- * failed gets no more (Linux stops after an error). True: every AP of s
- * has entered (poll). */
-FORCE_INLINE bool send_startup(const struct wake_set *s, struct cpu *c, uint32_t icr,
-			 uint32_t k, bool waits, bool poll, const struct wake_config *w)
+/* The BSP's TSC for the marks of a STARTUP IPI: read before its ICR
+ * write, since the AP may run (and, under -icount, its whole trampoline)
+ * before the BSP's next instruction. */
+FORCE_INLINE uint64_t sipi_time(void)
 {
-	bool in = false, sent;
-	uint32_t us[2];
+	return APSTART_MARKS ? rdtsc() : 0;
+}
+
+/* STARTUP number k+1 to c: clear the ESR, mark, write the ICR; after the
+ * round's last (SIPI_THEN_WAIT) the round's waits around the ICR going
+ * idle, as Linux; then the ESR. An AP whose IPI failed gets no more
+ * (Linux stops after an error). True: every AP of the round has entered
+ * (until_in). */
+FORCE_INLINE bool startup_to(const struct startup_round *r, struct cpu *c, enum sipi_then then)
+{
+	bool waits = then == SIPI_THEN_WAIT, in = false;
+	struct sipi_delays us = { 0, 0 };
 
 	lapic_clear_esr();
-	/* Before the write: the AP may run (and, under -icount, its whole
-	 * trampoline) before the BSP's next instruction. */
-	uint64_t t = APSTART_MARKS ? rdtsc() : 0;
-	if (c) {
-		if (APSTART_MARKS)
-			*sipi_mark(c, k) = t;
-		sent = lapic_write_icr(c->apic_id, icr,
-				       waits ? icount_fence_after_sipi(w, k) : NULL);
-	} else {
-		for (uint32_t i = 0; APSTART_MARKS && i < s->n; i++)
-			*sipi_mark(s->cpus[i], k) = t;
-		sent = lapic_send_ipi_all_but_self(icr); /* waits for idle itself */
-		if (icount_fence_after_sipi(w, k))
-			icount_fence_stop();
-	}
+	uint64_t t = sipi_time();
+	if (APSTART_MARKS)
+		*sipi_mark(c, r->k) = t;
+	bool sent = lapic_write_icr(c->apic_id, r->icr,
+				    waits ? icount_fence_after_sipi(r->w, r->k) : NULL);
 	if (waits)
-		sipi_delays(w, us);
-	if (waits && us[0])
-		in = sipi_wait(s, us[0], poll);
-	if (c)
-		sent = sent && lapic_wait_icr_idle();
+		us = sipi_delays(r->w);
+	if (waits && us.before_idle)
+		in = sipi_wait(r, us.before_idle);
+	sent = sent && lapic_wait_icr_idle();
 	if (waits && !in)
-		in = sipi_wait(s, us[1], poll);
+		in = sipi_wait(r, us.after_idle);
 	uint32_t esr = lapic_read_esr() & ESR_REPORT_MASK;
-	if ((!sent || esr) && report_sipi(c, sent, esr, k) && c)
+	if ((!sent || esr) && report_sipi(c, sent, esr, r->k))
 		c->sipi_failed = true;
 	return in;
 }
 
-/* Does cpus[i] get STARTUP number k+1? Not one left out, not after a
+/* STARTUP number k+1 to every AP of the round at once, by the
+ * all-excluding-self shorthand (which waits for the ICR to go idle
+ * itself), then the round's waits and the ESR. True: every AP has
+ * entered (until_in). */
+FORCE_INLINE bool startup_to_all(const struct startup_round *r)
+{
+	bool in = false;
+
+	lapic_clear_esr();
+	uint64_t t = sipi_time();
+	for (uint32_t i = 0; APSTART_MARKS && i < r->s->n; i++)
+		*sipi_mark(r->s->cpus[i], r->k) = t;
+	bool sent = lapic_send_ipi_all_but_self(r->icr);
+	if (icount_fence_after_sipi(r->w, r->k))
+		icount_fence_stop();
+	struct sipi_delays us = sipi_delays(r->w);
+	if (us.before_idle)
+		in = sipi_wait(r, us.before_idle);
+	if (!in)
+		in = sipi_wait(r, us.after_idle);
+	uint32_t esr = lapic_read_esr() & ESR_REPORT_MASK;
+	if (!sent || esr)
+		report_broadcast_sipi(sent, esr, r->k);
+	return in;
+}
+
+/* Does c get this round's STARTUP IPI? Not one left out, not after a
  * failed one, and with sipi_count=auto not once it is in (one that runs
  * ignores it anyway: in the sequence cited at the top, a STARTUP IPI is
  * taken only in wait-for-SIPI). */
-FORCE_INLINE bool wants_sipi(const struct wake_set *s, uint32_t i, uint32_t k, bool poll,
-		       const struct cpu *lost)
+FORCE_INLINE bool wants_sipi(const struct startup_round *r, const struct cpu *c)
 {
-	const struct cpu *c = s->cpus[i];
-	return c != lost && !c->sipi_failed && !(k > 0 && poll && ap_entered(c, s->alone));
+	return c != r->left_out && !c->sipi_failed &&
+	       !(r->k > 0 && r->until_in && ap_entered(c, r->s->target));
 }
 
-/* STARTUP number k+1 to every AP of s that wants it, the round's waits
- * with the last IPI (so that one AP gets Linux's sequence exactly).
- * True: every AP has entered (poll). */
-FORCE_INLINE bool startup_round(const struct wake_set *s, const struct wake_config *w,
-			  uint32_t icr, uint32_t k, bool poll, const struct cpu *lost)
+/* The round to every AP of s that wants it, the round's waits with the
+ * last IPI (so that one AP gets Linux's sequence exactly). True: every
+ * AP has entered (until_in). */
+FORCE_INLINE bool send_round(const struct startup_round *r)
 {
+	const struct wake_set *s = r->s;
 	uint32_t last = s->n;
 	bool in = false;
 
-	if (s->broadcast)
-		return send_startup(s, NULL, icr, k, true, poll, w);
+	if (s->target == WAKE_BROADCAST)
+		return startup_to_all(r);
 	for (uint32_t i = 0; i < s->n; i++)
-		if (wants_sipi(s, i, k, poll, lost))
+		if (wants_sipi(r, s->cpus[i]))
 			last = i;
-	if (last == s->n && k == 0 && w->icount_fence)
+	if (last == s->n && r->k == 0 && r->w->icount_fence)
 		icount_fence_stop(); /* nothing sent: the fence's end all the same */
 	for (uint32_t i = 0; i < s->n && last < s->n; i++)
-		if (i == last || wants_sipi(s, i, k, poll, lost))
-			in = send_startup(s, s->cpus[i], icr, k, i == last, poll, w);
+		if (i == last || wants_sipi(r, s->cpus[i]))
+			in = startup_to(r, s->cpus[i], i == last ? SIPI_THEN_WAIT : SIPI_THEN_NEXT);
 	return in;
 }
 
 FORCE_INLINE void startups(const struct wake_set *s, const struct wake_config *w,
-		     uint8_t vector, const struct cpu *lost)
+			   uint8_t vector, const struct cpu *left_out)
 {
-	bool poll = w->sipi_count == SIPI_COUNT_AUTO;
-	uint32_t count = poll ? 2 : w->sipi_count;
+	bool until_in = w->sipi_count == SIPI_COUNT_AUTO;
+	uint32_t count = until_in ? 2 : w->sipi_count;
 
 	for (uint32_t i = 0; i < s->n; i++)
 		s->cpus[i]->sipi_failed = false;
-	for (uint32_t k = 0; k < count; k++)
-		if (startup_round(s, w, ICR_STARTUP | vector, k, poll, lost) && poll)
+	for (uint32_t k = 0; k < count; k++) {
+		struct startup_round r = { .s = s, .w = w, .icr = ICR_STARTUP | vector, .k = k,
+					   .until_in = until_in, .left_out = left_out };
+		if (send_round(&r) && until_in)
 			break;
+	}
 }
 
 void ap_send_startups_many(const struct wake_set *s, const struct wake_config *w,
-			uint8_t vector, const struct cpu *lost)
+			   uint8_t vector, const struct cpu *left_out)
 {
-	startups(s, w, vector, lost);
+	startups(s, w, vector, left_out);
 }
 
 void ap_send_startups(struct cpu *c, const struct wake_config *w, uint8_t vector,
-			  bool lost)
+		      bool lost)
 {
-	startups(&(struct wake_set){ .cpus = &c, .n = 1, .broadcast = false, .alone = true },
-		 w, vector, lost ? c : NULL);
+	startups(&(struct wake_set){ .cpus = &c, .n = 1, .target = WAKE_ONE }, w, vector,
+		 lost ? c : NULL);
 }
 
 /* STARTING -> FAILED by compare-and-exchange, as the AP goes STARTING ->

@@ -11,16 +11,12 @@
 
 struct cpu;
 
-/* The APs one wake-up goes to: cpus[0..n), one IPI each, or one
- * broadcast by the all-excluding-self shorthand (the caller has checked
- * smp_broadcast_refused()). alone: cpus[0] is the only AP being woken,
- * so the trampoline header's count of real-mode entries can only be its
- * own (a serial start, a retry). */
+/* The APs of one wake-up and how they are reached (enum wake_target,
+ * smp/wake.h). */
 struct wake_set {
 	struct cpu *const *cpus;
 	uint32_t n;
-	bool broadcast;
-	bool alone;
+	enum wake_target target;
 };
 
 /* Send one IPI to c; an ICR that stays busy is reported. after_write
@@ -50,9 +46,9 @@ void ap_send_startups_many(const struct wake_set *s, const struct wake_config *w
 void ap_send_startups(struct cpu *c, const struct wake_config *w, uint8_t vector,
 		     bool lost);
 
-/* Has c entered the trampoline? (its slot, or, alone, the header's count
- * of real-mode entries) */
-bool ap_entered(const struct cpu *c, bool alone);
+/* Has c entered the trampoline? (its slot, or, woken as WAKE_ONE, the
+ * header's count of real-mode entries) */
+bool ap_entered(const struct cpu *c, enum wake_target target);
 /* The last stage c reached: its slot's, or real mode (1) when in_real
  * and the slot has none yet. */
 uint32_t ap_last_stage(const struct cpu *c, bool in_real);

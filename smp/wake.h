@@ -46,6 +46,19 @@ enum bringup_mode { BRINGUP_SERIAL, BRINGUP_PARALLEL, BRINGUP_BROADCAST };
  * every AP offline at once, then every AP online at once, per cycle. */
 enum cycles_mode { CYCLES_SERIAL, CYCLES_PARALLEL };
 
+/* Whom one wake-up goes to (its set: struct wake_set, smp/sipi.h). */
+enum wake_target {
+	/* cpus[0] alone (a serial start, a retry): the trampoline header's
+	 * count of real-mode entries can only be its own. */
+	WAKE_ONE,
+	/* cpus[0..n), one IPI each (bringup=parallel, cycles_mode=parallel). */
+	WAKE_MANY,
+	/* cpus[0..n) by one IPI, the all-excluding-self shorthand: the
+	 * caller has checked smp_broadcast_refused() and that the set is
+	 * every AP. */
+	WAKE_BROADCAST,
+};
+
 /* The wake configuration of the whole run: the options' own fields
  * (app/options.h embeds it; the parser writes it), then what kmain()
  * resolves before any AP starts. */

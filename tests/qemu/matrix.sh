@@ -73,13 +73,14 @@ run_case "core-only-kernel" build/wbinvd0-core/apstart.elf 4 pass \
 # a warning each (app/options.c, the list the Makefile reads from the
 # wings' tables); the run is the cycles.
 run_case "core-only-kernel-names-wing-options" build/wbinvd0-core/apstart.elf 2 pass \
-	verify --cpus 2 --cycles 1 --warnings 4 \
+	verify --cpus 2 --cycles 1 --warnings 5 \
 	expect "^cmdline: probe= belongs to the experiments wing, not linked in this kernel; ignored\$" \
 	"^@warn what=option problem=no_wing option=probe wing=experiments\$" \
 	"^@warn what=option problem=no_wing option=save wing=nvram\$" \
 	"^@warn what=option problem=no_wing option=pstore wing=pstore\$" \
-	"^@warn what=option problem=no_wing option=progress_ms wing=screen\$" -- \
-	cycles=1 probe=flush save=off pstore=0x10000000,4K progress_ms=3
+	"^@warn what=option problem=no_wing option=progress_ms wing=screen\$" \
+	"^@warn what=option problem=no_wing option=selftest wing=selftest\$" -- \
+	cycles=1 probe=flush save=off pstore=0x10000000,4K progress_ms=3 selftest=ap-hang
 run_case "wbinvd0-smp4-maxcpus8" build/wbinvd0/apstart.elf 4,maxcpus=8 pass \
 	verify --wbinvd 0 --cpus 4 --cycles $cycles --
 run_case "maxcpus8-reports-absent-cpus" build/wbinvd0/apstart.elf 4,maxcpus=8 pass \

@@ -11,7 +11,7 @@ UNIT_DIR := build/host
 UNIT_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) \
 	-DAPSTART_MAX_CPUS=8 -DAPSTART_MAX_MEM_RANGES=128
 UNIT_SANFLAGS := $(HOST_SAN)
-UNIT_KERNEL_SRCS := app/options.c app/kept_lines.c wings/nvram/nvram_save.c wings/pstore/pstore_option.c wings/screen/qr_records.c smp/modes.c \
+UNIT_KERNEL_SRCS := app/options.c app/kept_lines.c wings/nvram/nvram_save.c wings/pstore/pstore_option.c wings/selftest/selftest_option.c wings/screen/qr_records.c smp/modes.c \
 	lib/format.c lib/keyword.c wings/pstore/persistent_ram.c wings/efi/sha256.c \
 	lib/records_schema.c lib/phase_names.c \
 	$(addprefix kernel/,multiboot.c acpi.c memmap.c firmware.c) $(KSTATS_SRC)

@@ -7,6 +7,7 @@
 #include "app/options.h"
 #include "helpers.h"
 #include "wings/pstore/pstore_option.h"
+#include "wings/selftest/selftest_option.h"
 
 static struct diag_log dlog, wlog; /* messages; @warn records' words */
 
@@ -27,17 +28,18 @@ static const struct option_row knob_rows[] = {
 		   .def_name = "all"),
 	OPTION_ROW(struct knob_options, knob_mode, KNOB_SOCKET, .keywords = knob_mode_words),
 };
-/* The linked wings' tables: the test's, and the pstore wing's pstore=;
- * the nvram and experiments wings left out. */
+/* The linked wings' tables: the test's, the pstore wing's pstore= and
+ * the selftest wing's selftest=; the nvram and experiments wings left out. */
 static const struct option_table wing_tables[] = {
 	OPTION_TABLE(knob_rows, &knob),
 	OPTION_TABLE(pstore_option_rows, &pstore_options),
+	OPTION_TABLE(selftest_option_rows, &selftest_options),
 };
 #define ABSENT "save:nvram probe:experiments flush_reps:experiments"
 
 static struct option_targets targets(struct options *o)
 {
-	return (struct option_targets){ .core = o, .wings = wing_tables, .wing_count = 2,
+	return (struct option_targets){ .core = o, .wings = wing_tables, .wing_count = 3,
 					.absent = ABSENT };
 }
 
@@ -68,7 +70,7 @@ static bool is_default(const struct options *o)
 	       o->wake.sipi_delay == SIPI_DELAY_LINUX && o->wake.sipi_delay_us == 10 &&
 	       o->wake.sipi_count == 2 && o->wake.ap_timeout_ms == 1000 &&
 	       o->exit == EXIT_AUTO && o->wake.bsp_wait == BSP_WAIT_SPIN &&
-	       o->icount == ICOUNT_OFF && o->selftest == SELFTEST_NONE &&
+	       o->icount == ICOUNT_OFF && selftest_options.selftest == SELFTEST_NONE &&
 	       o->wake.park == PARK_LINUX && knob.knob_reps == 3 && knob.knob_cpus == 0 &&
 	       knob.knob_mode == KNOB_SOCKET && !pstore_options.pstore.size;
 }
@@ -81,6 +83,7 @@ static void test_defaults_and_empty(void)
 	memset(&o, 0xA5, sizeof(o));
 	memset(&knob, 0xA5, sizeof(knob));
 	memset(&pstore_options, 0xA5, sizeof(pstore_options));
+	memset(&selftest_options, 0xA5, sizeof(selftest_options));
 	options_set_defaults(&t);
 	CHECK(is_default(&o));
 
@@ -121,7 +124,7 @@ static void test_all_valid(void)
 
 	CHECK_EQ(parse(&o, "bsp_wait=hlt selftest=ap-hang", 8), 0);
 	CHECK_EQ(o.wake.bsp_wait, BSP_WAIT_HLT);
-	CHECK_EQ(o.selftest, SELFTEST_AP_HANG);
+	CHECK_EQ(selftest_options.selftest, SELFTEST_AP_HANG);
 	CHECK_EQ(parse(&o, "icount=on", 8), 0);
 	CHECK_EQ(o.icount, ICOUNT_ON);
 	CHECK_EQ(parse(&o, "exit=reset", 8), 0);
@@ -129,7 +132,7 @@ static void test_all_valid(void)
 	CHECK_EQ(parse(&o, "icount=on icount=off", 8), 0);
 	CHECK_EQ(o.icount, ICOUNT_OFF);
 	CHECK_EQ(parse(&o, "selftest=bsp-fault selftest=ap-fault", 8), 0);
-	CHECK_EQ(o.selftest, SELFTEST_AP_FAULT);
+	CHECK_EQ(selftest_options.selftest, SELFTEST_AP_FAULT);
 	CHECK_EQ(parse(&o, "sipi_count=1", 8), 0);
 	CHECK_EQ(o.wake.sipi_count, 1);
 	CHECK_EQ(parse(&o, "sipi_count=auto", 8), 0);
@@ -157,11 +160,11 @@ static void test_all_valid(void)
 	CHECK_EQ(o.wake.park, PARK_LINUX);
 	CHECK_STREQ(dlog.msg[0], "cmdline: park=wbinvd invalid, expected linux|hlt|mwait|init, keeping linux");
 	CHECK_EQ(parse(&o, "selftest=tsc-skew", 8), 0);
-	CHECK_EQ(o.selftest, SELFTEST_TSC_SKEW);
+	CHECK_EQ(selftest_options.selftest, SELFTEST_TSC_SKEW);
 	CHECK_EQ(parse(&o, "selftest=double-start", 8), 0);
-	CHECK_EQ(o.selftest, SELFTEST_DOUBLE_START);
+	CHECK_EQ(selftest_options.selftest, SELFTEST_DOUBLE_START);
 	CHECK_EQ(parse(&o, "selftest=ap_hang bsp_wait=halt", 8), 2);
-	CHECK_EQ(o.selftest, SELFTEST_NONE);
+	CHECK_EQ(selftest_options.selftest, SELFTEST_NONE);
 	CHECK_EQ(o.wake.bsp_wait, BSP_WAIT_SPIN);
 	CHECK_STREQ(dlog.msg[0], "cmdline: selftest=ap_hang invalid, expected "
 				 "none|bsp-fault|ap-fault|ap-hang|double-start|apic-renumber|"
@@ -173,7 +176,7 @@ static void test_all_valid(void)
 	CHECK_EQ(knob.knob_cpus, 2);
 	CHECK_EQ(knob.knob_mode, KNOB_ALL);
 	CHECK_EQ(o.cycles, 3);
-	CHECK_EQ(o.selftest, SELFTEST_SMI);
+	CHECK_EQ(selftest_options.selftest, SELFTEST_SMI);
 	CHECK_EQ(parse(&o, "knob_reps=0 knob_cpus=9 knob_mode=every", 8), 3);
 	CHECK_EQ(knob.knob_reps, 3);
 	CHECK_EQ(knob.knob_cpus, 0);
@@ -198,11 +201,11 @@ static void test_all_valid(void)
 	CHECK_EQ(parse(&o, "sipi_retry=0 extnmi=all selftest=lost-sipi", 8), 0);
 	CHECK_EQ(o.wake.sipi_retry, 0);
 	CHECK_EQ(o.extnmi, EXTNMI_ALL);
-	CHECK_EQ(o.selftest, SELFTEST_LOST_SIPI);
+	CHECK_EQ(selftest_options.selftest, SELFTEST_LOST_SIPI);
 	CHECK_EQ(parse(&o, "apic_extnmi=none sipi_retry=10 selftest=stray-ipi", 8), 0);
 	CHECK_EQ(o.extnmi, EXTNMI_NONE);
 	CHECK_EQ(o.wake.sipi_retry, 10);
-	CHECK_EQ(o.selftest, SELFTEST_STRAY_IPI);
+	CHECK_EQ(selftest_options.selftest, SELFTEST_STRAY_IPI);
 	CHECK_EQ(parse(&o, "sipi_retry=11 extnmi=some", 8), 2);
 	CHECK_EQ(o.wake.sipi_retry, 1);
 	CHECK_EQ(o.extnmi, EXTNMI_BSP);

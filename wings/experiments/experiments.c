@@ -69,12 +69,12 @@ static bool probe_chosen(void)
 
 static bool probe(const struct options *o)
 {
+	(void)o;
 	struct flush_probe_config cfg = {
 		.reps = opt.flush_reps,
 		.max_kib = opt.flush_max_kib,
 		.cpus = opt.flush_cpus,
 		.at_once = opt.flush_at_once,
-		.raise_smi = o->selftest == SELFTEST_SMI,
 	};
 	return flush_probe_run(&cfg);
 }

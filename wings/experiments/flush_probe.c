@@ -11,6 +11,7 @@
 #include "wings/experiments/ap_call.h"
 #include "wings/experiments/cache_ops.h"
 #include "wings/experiments/victims.h"
+#include "smp/selftest_points.h"
 #include "smp/smp.h"
 #include "kernel/bootmem.h"
 #include "kernel/confound.h"
@@ -52,7 +53,6 @@ struct plan {
 };
 
 static struct plan plan;
-static bool smi_pending; /* selftest=smi, for the next window on the BSP */
 
 static struct window *slot(uint32_t p, uint32_t op, uint32_t r)
 {
@@ -82,10 +82,7 @@ static void timed(enum probe_op op, const uint8_t *buf, uint64_t bytes, struct w
 	struct confound_snap a, b;
 	confound_read(&a);
 	uint64_t t0 = rdtsc();
-	if (smi_pending) {
-		smi_pending = false;
-		confound_raise_smi();
-	}
+	selftest_at_bracket_open(); /* selftest=smi: the first window */
 	switch (op) {
 	case OP_WBINVD:
 		wbinvd();
@@ -523,10 +520,6 @@ bool flush_probe_run(const struct flush_probe_config *cfg)
 	uint32_t swept = 0, limit = cfg->cpus ? cfg->cpus : cpu_count;
 	bool irq = (read_rflags() & 0x200) != 0;
 	cli();
-	if (cfg->raise_smi)
-		kprintf("flush: selftest=smi: one SMI (port 0x%x) inside the BSP's first window\n",
-			0xB2);
-	smi_pending = cfg->raise_smi;
 	for (uint32_t pass = 0; pass < 2; pass++) /* the BSP first */
 		for (uint32_t i = 0; i < cpu_count && swept < limit; i++) {
 			struct cpu *c = &cpus[i];

@@ -22,7 +22,6 @@ struct flush_probe_config {
 	uint32_t max_kib;   /* largest footprint, 0: twice the LLC */
 	uint32_t cpus;      /* CPUs swept one by one, 0: all */
 	enum flush_at_once at_once;
-	bool raise_smi;     /* selftest=smi: one SMI in the BSP's first window */
 };
 
 /* After the bring-up, on the BSP. True when every sweep and round

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* selftest=: the failure paths, made to happen on purpose so that the
  * tests can show each ends with a clear report (docs/tests.md). The wing
- * arms the core's points (smp/selftest_points.h) for the one test asked,
- * on the first AP to be started. */
+ * brings the option and its kinds (selftest_option.c) and hangs its hooks
+ * on the core's points (smp/selftest_points.h); as the first bring-up
+ * begins it arms the points of the one test asked, on the first AP to be
+ * started. */
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -12,6 +14,7 @@
 #include "smp/sipi.h"
 #include "smp/smp.h"
 #include "smp/wake.h"
+#include "wings/selftest/selftest_option.h"
 #include "kernel/abort.h"
 #include "kernel/confound.h"
 #include "kernel/console.h"
@@ -23,13 +26,15 @@
  * "Time-Stamp Counter"; Vol. 4, MSR 10H). */
 #define MSR_IA32_TSC 0x10
 
+/* The test asked (selftest=) and the AP it acts on. */
+static enum selftest armed;
 static uint32_t selftest_apic = APIC_ID_NONE;
 /* selftest=tsc-skew: how far the AP's TSC moved, in ticks (AP side). */
 static volatile int64_t tsc_skew_moved;
 
 static void before_bring_up(void)
 {
-	if (selftest_armed == SELFTEST_BSP_FAULT)
+	if (armed == SELFTEST_BSP_FAULT)
 		__asm__ volatile("ud2");
 }
 
@@ -79,13 +84,13 @@ static void ap_arrived(struct cpu *c)
 {
 	if (!selftest_target(c))
 		return;
-	if (selftest_armed == SELFTEST_AP_FAULT)
+	if (armed == SELFTEST_AP_FAULT)
 		__asm__ volatile("ud2");
-	if (selftest_armed == SELFTEST_AP_HANG)
+	if (armed == SELFTEST_AP_HANG)
 		halt_forever();
-	if (selftest_armed == SELFTEST_APIC_RENUMBER)
+	if (armed == SELFTEST_APIC_RENUMBER)
 		renumber(c);
-	if (selftest_armed == SELFTEST_AP_LATE) {
+	if (armed == SELFTEST_AP_LATE) {
 		/* Arrive just after the BSP gave up (bounded, in case it
 		 * never does): the hand-over must not count us online. */
 		uint64_t deadline = tsc_deadline_us(10u * 1000 * 1000);
@@ -93,14 +98,14 @@ static void ap_arrived(struct cpu *c)
 		       !tsc_passed(deadline))
 			cpu_relax();
 	}
-	if (selftest_armed == SELFTEST_TSC_SKEW)
+	if (armed == SELFTEST_TSC_SKEW)
 		skew_own_tsc();
 }
 
 static void after_bring_up(const struct options *o)
 {
 	(void)o;
-	if (selftest_armed != SELFTEST_TSC_SKEW)
+	if (armed != SELFTEST_TSC_SKEW)
 		return;
 	int64_t moved = tsc_skew_moved;
 	if (moved < 0)
@@ -135,7 +140,7 @@ static void parked(struct cpu *c, const struct wake_config *w)
 		return;
 	done = true;
 	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
-	if (selftest_armed == SELFTEST_PARKED_NMI) {
+	if (armed == SELFTEST_PARKED_NMI) {
 		uint32_t before = __atomic_load_n(&c->nmis_parked, __ATOMIC_ACQUIRE);
 		kprintf("selftest: NMI IPI sent to APIC ID %u (parked)\n", c->apic_id);
 		ap_send_ipi(c, ICR_NMI, "NMI IPI", NULL);
@@ -175,9 +180,9 @@ static void double_start(struct cpu *c, const struct wake_config *w, uint8_t vec
 		return;
 	uint64_t deadline = tsc_deadline_us((uint64_t)w->ap_timeout_ms * 1000);
 
-	while (!ap_entered(c, true) && !tsc_passed(deadline))
+	while (!ap_entered(c, WAKE_ONE) && !tsc_passed(deadline))
 		cpu_relax();
-	uint32_t seen = ap_last_stage(c, ap_entered(c, true));
+	uint32_t seen = ap_last_stage(c, ap_entered(c, WAKE_ONE));
 	ap_send_init(c, w);
 	uint64_t start = c->marks.start;
 	ap_prepare(c);
@@ -187,39 +192,85 @@ static void double_start(struct cpu *c, const struct wake_config *w, uint8_t vec
 		"started again\n", c->apic_id, seen, ap_stage_name(seen));
 }
 
-/* selftest=smi: one SMI inside the first online window's bracket, just
- * before the start (not on the timed path). */
-static void bracket_open(uint32_t slot, uint32_t cycle)
+/* selftest=smi: one SMI inside the first timed window's bracket (the
+ * first online window of the cycles, before the start; the flush probe's
+ * first window on the BSP). */
+static void bracket_open(void)
 {
-	if (slot == 1 && cycle == 0)
-		confound_raise_smi();
+	static bool done;
+
+	if (done)
+		return;
+	done = true;
+	confound_raise_smi();
 }
 
-/* Arm the test asked for on the first AP to be started. */
-static void arm(const struct options *o)
+/* The points each test acts at (smp/selftest_points.h). bsp-fault acts
+ * at the wing's own step before the bring-up, tsc-skew also after it. */
+static uint32_t points_of(enum selftest t)
 {
-	if (o->selftest == SELFTEST_NONE)
-		return;
+	switch (t) {
+	case SELFTEST_AP_FAULT:
+	case SELFTEST_AP_HANG:
+	case SELFTEST_APIC_RENUMBER:
+	case SELFTEST_TSC_SKEW:
+		return SELFTEST_AT_AP_ARRIVED;
+	case SELFTEST_AP_LATE:
+		return SELFTEST_AT_AP_ARRIVED | SELFTEST_AT_GAVE_UP;
+	case SELFTEST_DOUBLE_START:
+		return SELFTEST_AT_SIPIS_SENT;
+	case SELFTEST_LOST_SIPI:
+		return SELFTEST_AT_LOSE_SIPIS;
+	case SELFTEST_STRAY_IPI:
+	case SELFTEST_PARKED_NMI:
+		return SELFTEST_AT_PARKED;
+	case SELFTEST_SMI:
+		return SELFTEST_AT_BRACKET_OPEN;
+	default:
+		return 0;
+	}
+}
+
+/* As the first bring-up begins: the test asked, on the first AP to be
+ * started. */
+static uint32_t arm(void)
+{
 	for (uint32_t i = 0; i < cpu_count; i++) {
 		if (!cpus[i].bsp && cpus[i].state == CPU_ABSENT) {
 			selftest_apic = cpus[i].apic_id;
 			break;
 		}
 	}
-	selftest_points = (struct selftest_points){
-		.ap_arrived = ap_arrived,
-		.sipis_sent = double_start,
-		.lose_sipis = lose_sipis,
-		.parked = parked,
-		.gave_up = gave_up,
-		.bracket_open = bracket_open,
-	};
-	__atomic_store_n(&selftest_armed, o->selftest, __ATOMIC_RELEASE);
+	if (armed == SELFTEST_SMI)
+		kprintf("selftest: smi: one SMI (APM control port) inside the first timed "
+			"window's bracket\n");
+	return points_of(armed);
 }
+
+/* The option, read before anything runs (bsp-fault acts before the
+ * bring-up); the APs read it too. */
+static void options_parsed(const struct options *o, const struct boot_info *bi)
+{
+	(void)o;
+	(void)bi;
+	__atomic_store_n(&armed, selftest_options.selftest, __ATOMIC_RELEASE);
+}
+
+static const struct selftest_points points = {
+	.arm = arm,
+	.ap_arrived = ap_arrived,
+	.sipis_sent = double_start,
+	.lose_sipis = lose_sipis,
+	.parked = parked,
+	.gave_up = gave_up,
+	.bracket_open = bracket_open,
+};
 
 WING(selftest) = {
 	.name = "selftest",
-	.cpus_found = arm,
+	.options = WING_OPTIONS(selftest_option_rows, &selftest_options),
+	.options_parsed = options_parsed,
 	.before_bring_up = before_bring_up,
 	.after_bring_up = after_bring_up,
+	.selftest_points = &points,
 };
