@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 # Host unit tests for the kernel's pure parsers (format, cmdline, stats,
-# multiboot, acpi) and the app's summary capture and QR records. Included from the top-level Makefile; paths are
-# relative to the repository root. Every variable is UNIT_-prefixed.
+# multiboot, acpi), the app's summary capture and QR records, and
+# apstart.efi's session files (plan.txt, the table from the run files).
+# Included from the top-level Makefile; paths are relative to the
+# repository root. Every variable is UNIT_-prefixed.
 #
 #   make unit-tests    build both binaries, run both, print one summary
 #                      line each; fails if any check fails or a run dies.
@@ -14,6 +16,7 @@ UNIT_SANFLAGS := $(HOST_SAN)
 UNIT_KERNEL_SRCS := app/options.c app/kept_lines.c wings/nvram/nvram_save.c wings/pstore/pstore_option.c wings/selftest/selftest_option.c wings/screen/qr_records.c smp/modes.c \
 	lib/format.c lib/keyword.c wings/pstore/persistent_ram.c wings/efi/sha256.c \
 	lib/records_schema.c lib/phase_names.c \
+	wings/efi/plan_text.c wings/efi/table_text.c wings/efi/records.c tools/aplog/stats/verdict.c \
 	$(addprefix kernel/,multiboot.c acpi.c memmap.c firmware.c) $(KSTATS_SRC)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)
 # ... and the compiler and flags they are built with (tools/build/build-vars.mk).

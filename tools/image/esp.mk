@@ -13,7 +13,10 @@
 #                            apstart.efi and the kernels whose SHA-256 it
 #                            carries (wings/efi/efi.mk)
 # grub-mkrescue's own GRUB becomes \EFI\apstart\grub.efi: the menu when
-# Secure Boot is off. Included from the top-level Makefile.
+# Secure Boot is off. Two trees: build/esp/ for the image (make iso, make
+# usb, what make sign signs: build/efi/apstart.efi) and build/esp-test/
+# for the tests' images (build/efi-test/apstart.efi, with its test
+# switches: wings/efi/efi.mk). Included from the top-level Makefile.
 #
 # The signed programs are the packages' (Debian's file names first, then
 # Ubuntu's); SHIM_EFI=, MOKMANAGER_EFI=, SIGNED_GRUB_EFI= name others.
@@ -29,24 +32,34 @@ MOKMANAGER_EFI ?= $(call ESP_PICK,/usr/lib/shim/mmx64.efi.signed /usr/lib/shim/m
 SIGNED_GRUB_EFI ?= $(call ESP_PICK,/usr/lib/grub/x86_64-efi-signed/grubx64.efi.signed,grub-efi-amd64-signed)
 ESP_GATE := tools/image/gate.cfg
 
-ESP_FILES := $(ESP_TREE)/EFI/BOOT/BOOTX64.EFI $(ESP_TREE)/EFI/BOOT/mmx64.efi \
-	$(ESP_TREE)/EFI/BOOT/grubx64.efi $(ESP_TREE)/EFI/BOOT/grub.cfg $(ESP_TREE)/EFI/debian/grub.cfg \
-	$(ESP_TREE)/EFI/apstart/apstart.efi \
-	$(ESP_TREE)/apstart/apstart-wbinvd0.elf $(ESP_TREE)/apstart/apstart-wbinvd1.elf
+ESP_TEST_TREE := build/esp-test
+# $(call ESP_FILES_IN,TREE): what an ESP tree holds.
+ESP_FILES_IN = $(addprefix $(1)/,EFI/BOOT/BOOTX64.EFI EFI/BOOT/mmx64.efi EFI/BOOT/grubx64.efi \
+	EFI/BOOT/grub.cfg EFI/debian/grub.cfg EFI/apstart/apstart.efi \
+	apstart/apstart-wbinvd0.elf apstart/apstart-wbinvd1.elf)
+ESP_FILES := $(call ESP_FILES_IN,$(ESP_TREE))
+ESP_TEST_FILES := $(call ESP_FILES_IN,$(ESP_TEST_TREE))
 
 build/missing-package/%:
 	@echo "no $* files here: install the package $* (as root: make deps; or sudo apt-get install $*)" >&2
 	@exit 1
 
-$(ESP_TREE)/EFI/BOOT/BOOTX64.EFI: $(SHIM_EFI)
-	@install -D -m 644 $< $@
-$(ESP_TREE)/EFI/BOOT/mmx64.efi: $(MOKMANAGER_EFI)
-	@install -D -m 644 $< $@
-$(ESP_TREE)/EFI/BOOT/grubx64.efi: $(SIGNED_GRUB_EFI)
-	@install -D -m 644 $< $@
-$(ESP_TREE)/EFI/BOOT/grub.cfg $(ESP_TREE)/EFI/debian/grub.cfg: $(ESP_GATE)
-	@install -D -m 644 $< $@
-$(ESP_TREE)/EFI/apstart/apstart.efi: $(APSTART_EFI)
-	@install -D -m 644 $< $@
-$(ESP_TREE)/apstart/apstart-wbinvd%.elf: $(EFI_OUT)/kernels/apstart-wbinvd%.elf
-	@install -D -m 644 $< $@
+# $(call ESP_TREE_RULES,TREE,APSTART_EFI): the rules of one tree.
+define ESP_TREE_RULES
+$(1)/EFI/BOOT/BOOTX64.EFI: $$(SHIM_EFI)
+	@install -D -m 644 $$< $$@
+$(1)/EFI/BOOT/mmx64.efi: $$(MOKMANAGER_EFI)
+	@install -D -m 644 $$< $$@
+$(1)/EFI/BOOT/grubx64.efi: $$(SIGNED_GRUB_EFI)
+	@install -D -m 644 $$< $$@
+$(1)/EFI/BOOT/grub.cfg: $$(ESP_GATE)
+	@install -D -m 644 $$< $$@
+$(1)/EFI/debian/grub.cfg: $$(ESP_GATE)
+	@install -D -m 644 $$< $$@
+$(1)/EFI/apstart/apstart.efi: $(2)
+	@install -D -m 644 $$< $$@
+$(1)/apstart/apstart-wbinvd%.elf: $$(EFI_OUT)/kernels/apstart-wbinvd%.elf
+	@install -D -m 644 $$< $$@
+endef
+$(eval $(call ESP_TREE_RULES,$(ESP_TREE),$(APSTART_EFI)))
+$(eval $(call ESP_TREE_RULES,$(ESP_TEST_TREE),$(APSTART_EFI_TEST)))

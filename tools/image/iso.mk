@@ -34,6 +34,10 @@ ISO_KDIR := build/iso/kernels
 ISO_KERNELS := $(ISO_KDIR)/boot/apstart-wbinvd0.elf $(ISO_KDIR)/boot/apstart-wbinvd1.elf \
 	$(ISO_KDIR)/boot/apstart-i386-wbinvd0.elf $(ISO_KDIR)/boot/apstart-i386-wbinvd1.elf \
 	$(ISO_KDIR)/boot/apstart.efi $(ISO_KDIR)/boot/grub/x86_64-efi/grub.cfg
+# The tests' images: the same kernels, and the apstart.efi with its test
+# switches (wings/efi/efi.mk).
+ISO_TEST_KDIR := build/iso-test/kernels
+ISO_TEST_KERNELS := $(patsubst $(ISO_KDIR)/%,$(ISO_TEST_KDIR)/%,$(ISO_KERNELS))
 ISO_TEMPLATE := tools/image/grub.cfg.in
 ISO_MKCFG := tools/image/mkgrubcfg.sh
 GRUB_MKRESCUE ?= grub-mkrescue
@@ -82,15 +86,30 @@ $(ISO_KDIR)/boot/apstart.efi: $(APSTART_EFI)
 	@mkdir -p $(@D)
 	@if ! cmp -s $< $@; then echo "  EFI     $@"; cp $< $@.new && mv -f $@.new $@; fi
 
+$(ISO_TEST_KDIR)/boot/apstart.efi: $(APSTART_EFI_TEST)
+	@mkdir -p $(@D)
+	@if ! cmp -s $< $@; then echo "  EFI     $@"; cp $< $@.new && mv -f $@.new $@; fi
+$(ISO_TEST_KDIR)/boot/%.elf: $(ISO_KDIR)/boot/%.elf
+	@mkdir -p $(@D)
+	@if ! cmp -s $< $@; then cp $< $@.new && mv -f $@.new $@; fi
+
 # Debian's signed GRUB on a CD reads its configuration from the ISO 9660
 # tree (tools/image/esp.mk): grub-mkrescue adds its modules beside it.
 $(ISO_KDIR)/boot/grub/x86_64-efi/grub.cfg: $(ESP_GATE)
+	@install -D -m 644 $< $@
+$(ISO_TEST_KDIR)/boot/grub/x86_64-efi/grub.cfg: $(ESP_GATE)
 	@install -D -m 644 $< $@
 
 # $(call ISO_IMAGE,image,menu dir,timeout[,default wbinvd,default args])
 # Rules for one image: its grub.cfg (regenerated every time, replaced only
 # when the text differs, so changed parameters also rebuild the image) and
-# the ISO made from the shared kernel tree plus that menu.
+# the ISO made from the shared kernel tree plus that menu. An image under
+# $(ISO_TEST_DIR) is made from the tests' trees.
+ISO_IS_TEST = $(filter $(ISO_TEST_DIR)/%,$(1))
+ISO_KDIR_OF = $(if $(ISO_IS_TEST),$(ISO_TEST_KDIR),$(ISO_KDIR))
+ISO_KERNELS_OF = $(if $(ISO_IS_TEST),$(ISO_TEST_KERNELS),$(ISO_KERNELS))
+ISO_ESP_OF = $(if $(ISO_IS_TEST),$(ESP_TEST_TREE),$(ESP_TREE))
+ISO_ESP_FILES_OF = $(if $(ISO_IS_TEST),$(ESP_TEST_FILES),$(ESP_FILES))
 define ISO_IMAGE
 $(2)/boot/grub/grub.cfg: iso-force
 	@mkdir -p $$(@D)
@@ -98,11 +117,11 @@ $(2)/boot/grub/grub.cfg: iso-force
 	@if cmp -s $$@.new $$@; then rm -f $$@.new; else \
 		echo "  GRUBCFG $$@"; mv -f $$@.new $$@; fi
 
-$(1): $(ISO_KERNELS) $(ESP_FILES) $(2)/boot/grub/grub.cfg tools/image/iso.mk tools/image/esp.mk tools/image/mkimage.sh \
+$(1): $(call ISO_KERNELS_OF,$(1)) $(call ISO_ESP_FILES_OF,$(1)) $(2)/boot/grub/grub.cfg tools/image/iso.mk tools/image/esp.mk tools/image/mkimage.sh \
 		tools/image/esp-populate.sh tools/image/esp-offset.sh
 	@mkdir -p $$(@D)
 	@echo "  ISO     $$@"
-	$(ISO_Q)GRUB_MKRESCUE=$(GRUB_MKRESCUE) ESP_MB=$(ESP_MB) tools/image/mkimage.sh $$@.new $(ESP_TREE) $(ISO_KDIR) $(2)
+	$(ISO_Q)GRUB_MKRESCUE=$(GRUB_MKRESCUE) ESP_MB=$(ESP_MB) tools/image/mkimage.sh $$@.new $(call ISO_ESP_OF,$(1)) $(call ISO_KDIR_OF,$(1)) $(2)
 	@mv -f $$@.new $$@
 endef
 

@@ -13,7 +13,10 @@
  *                    goes on at once)
  *   session=K        start an A/B session of K runs per variant (1..100)
  *                    at once when none is under way or stopped (a lab's
- *                    unattended stick); the menu's 's' starts one anyway
+ *                    unattended stick), with Secure Boot off; with it on
+ *                    (or unknown) only what the menu's 's' starts
+ *                    (session_trust, wings/efi/session.h); 's' starts
+ *                    one anyway
  *   session_cycles=N offline/online cycles per run (default 1: the
  *                    reference's one pass over all CPUs per run)
  *   session_options=TEXT  more kernel options for every run of a session
@@ -21,9 +24,10 @@
  *                    key in it stops the session)
  *   session_seed=N   the seed of the run order (default: from the clock;
  *                    plan.txt names it, so an order can be repeated)
- *   test_stale_map_key=1   tests only: make the first ExitBootServices
+ *   test_stale_map_key=1   test builds only (EFI_TEST_HOOKS=1, wings/efi/
+ *                    test_hooks.h): make the first ExitBootServices
  *                    fail (wings/efi/handoff.h)
- *   test_session_fail=N    tests only: run N of a new session gets
+ *   test_session_fail=N    test builds only: run N of a new session gets
  *                    selftest=ap-hang (a failing run)
  *
  * The tools write it into per-run images (tools/run/iso-run.sh --loader,
@@ -149,6 +153,7 @@ void config_load(struct volume *v, struct menu *m, struct loader_config *c)
 			if (vlen > CMDLINE_MAX / 2)
 				Print(L"loader.cfg:%d: session_options cut to %d characters\n",
 				      lineno, CMDLINE_MAX / 2);
+#if APSTART_EFI_TEST_HOOKS
 		} else if (key_is(line, klen, "test_session_fail")) {
 			if (parse_uint(val, vlen, 2 * PLAN_K_MAX, &n))
 				c->session.test_fail_run = n;
@@ -161,6 +166,7 @@ void config_load(struct volume *v, struct menu *m, struct loader_config *c)
 			else
 				Print(L"loader.cfg:%d: test_stale_map_key must be 0 or 1 (ignored)\n",
 				      lineno);
+#endif
 		} else if (key_is(line, klen, "default")) {
 			if (parse_uint(val, vlen, m->count, &n)) {
 				def = n;

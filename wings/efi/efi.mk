@@ -13,10 +13,20 @@
 # kernels.
 # Included from the top-level Makefile.
 #
+# Two builds, the same sources: build/efi/apstart.efi (EFI_TEST_HOOKS=0)
+# goes on the image (make iso, make usb) and is what make sign signs: it
+# has no test switch (wings/efi/test_hooks.h), since a signed loader
+# that honours one from the stick's unsigned loader.cfg hands it to
+# anyone with the stick. build/efi-test/apstart.efi (EFI_TEST_HOOKS=1)
+# goes on the tests' images (build/iso-test/: tools/image/iso.mk).
+#
 #   make efi        build/efi/apstart.efi (and build/efi/kernels/*.elf)
+#   make efi-test   build/efi-test/apstart.efi
 
 EFI_OUT := build/efi
 APSTART_EFI := $(EFI_OUT)/apstart.efi
+EFI_TEST_OUT := build/efi-test
+APSTART_EFI_TEST := $(EFI_TEST_OUT)/apstart.efi
 GNUEFI_INC ?= /usr/include/efi
 GNUEFI_LIB ?= /usr/lib
 
@@ -31,14 +41,12 @@ EFI_KERNELS := $(EFI_OUT)/kernels/apstart-wbinvd0.elf $(EFI_OUT)/kernels/apstart
 EFI_HASHES := $(EFI_OUT)/gen/kernel_hashes.c
 EFI_C := $(wildcard wings/efi/*.c) lib/format.c kernel/serial.c wings/screen/qr.c \
 	tools/aplog/stats/verdict.c $(FONT_GEN) $(EFI_HASHES)
-EFI_OBJS := $(patsubst %.c,$(EFI_OUT)/%.o,$(EFI_C)) $(EFI_OUT)/wings/efi/handoff_stub.o
 # What it is built with (tools/build/build-vars.mk): a changed compiler, flag or
 # gnu-efi rebuilds it.
 include tools/build/build-vars.mk
-VARS.$(EFI_OUT)/efi = $(CC) $(EFI_CFLAGS) | $(NASM) | $(LD) $(EFI_LDFLAGS) $(GNUEFI_LIB)
-
-.PHONY: efi efi-kernels
+.PHONY: efi efi-test efi-kernels
 efi: $(APSTART_EFI)
+efi-test: $(APSTART_EFI_TEST)
 
 # Each variant by its own make (it decides what is stale); the stripped
 # copy changes, and so rebuilds the table, only when the kernel did.
@@ -57,28 +65,37 @@ $(EFI_HASHES): $(EFI_KERNELS) wings/efi/mkhashes.sh
 		APSTART_KERNEL1=$(EFI_OUT)/kernels/apstart-wbinvd1.elf >$@.new
 	@mv -f $@.new $@
 
-$(EFI_OUT)/%.o: %.c wings/efi/efi.mk $(EFI_OUT)/efi.vars
-	@mkdir -p $(dir $@)
-	@echo "  CC      $@"
-	$(Q)$(CC) $(EFI_CFLAGS) -c -o $@ $<
+# $(call EFI_BUILD,OUT,HOOKS): the rules of OUT/apstart.efi, built with
+# APSTART_EFI_TEST_HOOKS=HOOKS; its objects in OUT (EFI_OBJS.OUT).
+define EFI_BUILD
+EFI_OBJS.$(1) := $$(patsubst %.c,$(1)/%.o,$$(EFI_C)) $(1)/wings/efi/handoff_stub.o
+VARS.$(1)/efi = $$(CC) $$(EFI_CFLAGS) -DAPSTART_EFI_TEST_HOOKS=$(2) | $$(NASM) | $$(LD) $$(EFI_LDFLAGS) $$(GNUEFI_LIB)
 
-$(EFI_OUT)/wings/efi/handoff_stub.o: wings/efi/handoff_stub.asm wings/efi/efi.mk $(OUT)/gen/kernel/asm_defs.inc \
-		$(EFI_OUT)/efi.vars
-	@mkdir -p $(dir $@)
-	@echo "  NASM    $@"
-	$(Q)$(NASM) -f elf64 -I./ -I$(OUT)/gen/ -o $@ $<
+$(1)/%.o: %.c wings/efi/efi.mk $(1)/efi.vars
+	@mkdir -p $$(dir $$@)
+	@echo "  CC      $$@"
+	$$(Q)$$(CC) $$(EFI_CFLAGS) -DAPSTART_EFI_TEST_HOOKS=$(2) -c -o $$@ $$<
 
-$(EFI_OUT)/apstart.so: $(EFI_OBJS) $(EFI_OUT)/efi.vars
-	@echo "  LD      $@"
-	$(Q)$(LD) $(EFI_LDFLAGS) -o $@ $(GNUEFI_LIB)/crt0-efi-x86_64.o $(EFI_OBJS) -lefi -lgnuefi
+$(1)/wings/efi/handoff_stub.o: wings/efi/handoff_stub.asm wings/efi/efi.mk $$(OUT)/gen/kernel/asm_defs.inc \
+		$(1)/efi.vars
+	@mkdir -p $$(dir $$@)
+	@echo "  NASM    $$@"
+	$$(Q)$$(NASM) -f elf64 -I./ -I$$(OUT)/gen/ -o $$@ $$<
+
+$(1)/apstart.so: $$(EFI_OBJS.$(1)) $(1)/efi.vars
+	@echo "  LD      $$@"
+	$$(Q)$$(LD) $$(EFI_LDFLAGS) -o $$@ $$(GNUEFI_LIB)/crt0-efi-x86_64.o $$(EFI_OBJS.$(1)) -lefi -lgnuefi
 
 # The PE/COFF image the firmware loads (EFI application, subsystem 10),
 # without a COFF symbol table (apstart.so keeps the symbols): nothing
 # after the last section, which sbsign would warn about and leave out of
 # the signed digest.
-$(APSTART_EFI): $(EFI_OUT)/apstart.so
-	@echo "  EFI     $@"
-	$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
-		-j '.rel.*' -j '.rela.*' -j .reloc --strip-all --target efi-app-x86_64 --subsystem=10 $< $@
+$(1)/apstart.efi: $(1)/apstart.so
+	@echo "  EFI     $$@"
+	$$(Q)objcopy -j .text -j .sdata -j .data -j .dynamic -j .dynsym -j .rel -j .rela \
+		-j '.rel.*' -j '.rela.*' -j .reloc --strip-all --target efi-app-x86_64 --subsystem=10 $$< $$@
 
--include $(EFI_OBJS:.o=.d)
+-include $$(EFI_OBJS.$(1):.o=.d)
+endef
+$(eval $(call EFI_BUILD,$(EFI_OUT),0))
+$(eval $(call EFI_BUILD,$(EFI_TEST_OUT),1))

@@ -37,7 +37,9 @@ struct handoff_segment {
 };
 _Static_assert(sizeof(struct handoff_segment) == 16, "handoff_stub.asm: SEG_SIZE");
 
+#if APSTART_EFI_TEST_HOOKS
 BOOLEAN handoff_test_stale_key;
+#endif
 
 extern UINT8 handoff_start[], handoff_end[];
 extern UINT8 handoff_entry[], handoff_info[], handoff_nseg[], handoff_segs[];
@@ -193,11 +195,13 @@ EFI_STATUS handoff_boot(EFI_HANDLE image, const struct kernel_image *k,
 			}
 			stuck("GetMemoryMap failed after a failed ExitBootServices", st);
 		}
+#if APSTART_EFI_TEST_HOOKS
 		if (tries == 1 && handoff_test_stale_key) {
 			EFI_PHYSICAL_ADDRESS page;
 			uefi_call_wrapper(BS->AllocatePages, 4, AllocateAnyPages, EfiLoaderData, 1,
 					  &page);
 		}
+#endif
 		st = uefi_call_wrapper(BS->ExitBootServices, 2, image, key);
 		if (!EFI_ERROR(st))
 			break;

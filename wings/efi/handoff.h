@@ -5,6 +5,8 @@
 
 #include <efi.h>
 
+#include "wings/efi/test_hooks.h"
+
 #include "wings/efi/kernel.h"
 
 /* Does not return once boot services are exited. Returns an error (and
@@ -15,6 +17,8 @@ EFI_STATUS handoff_boot(EFI_HANDLE image, const struct kernel_image *k,
 /* Test only (loader.cfg test_stale_map_key=1): change the memory map
  * between the first GetMemoryMap and ExitBootServices, so that the first
  * try fails and the retry is exercised. */
+#if APSTART_EFI_TEST_HOOKS
 extern BOOLEAN handoff_test_stale_key;
+#endif
 
 #endif

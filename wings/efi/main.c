@@ -85,6 +85,7 @@ EFI_STATUS efi_main(EFI_HANDLE image, EFI_SYSTEM_TABLE *systab)
 	}
 	menu_init(&menu);
 	config_load(&vol, &menu, &cfg);
+	session_trust(&cfg.session, secure_boot == SECURE_BOOT_OFF);
 	struct boot_entry run;
 	if (session_on_boot(&vol, &cfg.session, &menu, &run)) {
 		boot_entry(image, &vol, &run);

@@ -1,29 +1,43 @@
 /* SPDX-License-Identifier: MIT */
 #include "wings/efi/records.h"
 
-#include <efilib.h>
-
-BOOLEAN rec_text(const UINT8 *d, UINTN size, const char *prefix, const char *key, char *out,
-		 UINTN out_len)
+static size_t text_len(const char *s)
 {
-	UINTN pl = strlena((CHAR8 *)prefix), kl = strlena((CHAR8 *)key);
-	BOOLEAN found = FALSE;
+	size_t n = 0;
+	while (s[n])
+		n++;
+	return n;
+}
 
-	for (UINTN at = 0; at < size;) {
-		UINTN len = 0;
+static bool same(const uint8_t *d, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (d[i] != (uint8_t)s[i])
+			return false;
+	return true;
+}
+
+bool rec_text(const uint8_t *d, size_t size, const char *prefix, const char *key, char *out,
+	      size_t out_len)
+{
+	size_t pl = text_len(prefix), kl = text_len(key);
+	bool found = false;
+
+	for (size_t at = 0; at < size;) {
+		size_t len = 0;
 		while (at + len < size && d[at + len] != '\n')
 			len++;
-		if (len >= pl && CompareMem(d + at, prefix, pl) == 0) {
-			for (UINTN i = pl; i + kl <= len; i++) {
-				if (d[at + i - 1] != ' ' || CompareMem(d + at + i, key, kl))
+		if (len >= pl && same(d + at, prefix, pl)) {
+			for (size_t i = pl; i + kl <= len; i++) {
+				if (d[at + i - 1] != ' ' || !same(d + at + i, key, kl))
 					continue;
-				UINTN n = 0;
+				size_t n = 0;
 				while (i + kl + n < len && d[at + i + kl + n] != ' ' && n + 1 < out_len) {
 					out[n] = (char)d[at + i + kl + n];
 					n++;
 				}
 				out[n] = 0;
-				found = TRUE;
+				found = true;
 				break;
 			}
 		}
@@ -32,17 +46,20 @@ BOOLEAN rec_text(const UINT8 *d, UINTN size, const char *prefix, const char *key
 	return found;
 }
 
-BOOLEAN rec_u64(const UINT8 *d, UINTN size, const char *prefix, const char *key, UINT64 *out)
+bool rec_u64(const uint8_t *d, size_t size, const char *prefix, const char *key, uint64_t *out)
 {
 	char text[24];
 	if (!rec_text(d, size, prefix, key, text, sizeof text) || !text[0])
-		return FALSE;
-	UINT64 v = 0;
-	for (UINTN i = 0; text[i]; i++) {
+		return false;
+	uint64_t v = 0;
+	for (size_t i = 0; text[i]; i++) {
 		if (text[i] < '0' || text[i] > '9')
-			return FALSE;
-		v = v * 10 + (UINT64)(text[i] - '0');
+			return false;
+		unsigned d = (unsigned)(text[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false; /* does not fit: never a wrapped number */
+		v = v * 10 + d;
 	}
 	*out = v;
-	return TRUE;
+	return true;
 }

@@ -72,6 +72,16 @@ void session_config_defaults(struct session_config *c)
 	c->test_fail_run = 0;
 }
 
+void session_trust(struct session_config *c, BOOLEAN secure_boot_off)
+{
+	if (!c->k || secure_boot_off)
+		return;
+	Print(L"loader.cfg: session=%d does not start a session by itself with Secure Boot on: "
+	      L"'s' in the menu starts it (%d runs per variant)\n", c->k, c->k);
+	c->k_menu = c->k;
+	c->k = 0;
+}
+
 static UINTN cpu_count(void)
 {
 	static EFI_GUID guid = MP_SERVICES_GUID;
@@ -312,9 +322,13 @@ static void fill_entry(UINTN run, struct boot_entry *e)
 {
 	e->wbinvd = plan_run_wbinvd(&cur, run);
 	e->from_config = FALSE;
+	const char *test = "";
+#if APSTART_EFI_TEST_HOOKS
+	if (cur.test_fail_run == run)
+		test = " selftest=ap-hang";
+#endif
 	fmt_snprintf((char *)e->cmdline, sizeof e->cmdline, "%s exit=reset%s",
-		     (const char *)cur.cmdline,
-		     cur.test_fail_run == run ? " selftest=ap-hang" : "");
+		     (const char *)cur.cmdline, test);
 }
 
 /* The session stops before run next; why goes into plan.txt. */
@@ -460,7 +474,9 @@ BOOLEAN session_start(struct volume *v, const struct session_config *c, struct m
 	cur.number = number;
 	cur.k = k;
 	cur.seed = c->seed ? c->seed : plan_now() * 1000 + number;
+#if APSTART_EFI_TEST_HOOKS
 	cur.test_fail_run = c->test_fail_run;
+#endif
 	plan_make_order(&cur);
 	fmt_snprintf((char *)cur.cmdline, sizeof cur.cmdline, "cycles=%u%s%s", (unsigned)c->cycles,
 		     c->options[0] ? " " : "", (const char *)c->options);

@@ -32,6 +32,15 @@ struct session_config {         /* loader.cfg (wings/efi/config.c) */
 
 void session_config_defaults(struct session_config *c);
 
+/* loader.cfg is an unsigned file anyone with the stick may write: its
+ * session=K starts a session by itself (a run booted at every power-on,
+ * unattended) only with Secure Boot off, where nothing on the stick is
+ * trusted anyway. With Secure Boot on or unknown, K becomes what the
+ * menu's 's' starts, and it is said: a session starts by a key press.
+ * A session under way goes on either way (its plan.txt is read with
+ * every count bounded: wings/efi/plan_text.h). */
+void session_trust(struct session_config *c, BOOLEAN secure_boot_off);
+
 /* Every boot, before the menu. Files or marks the run in flight, then
  * either fills run with the next run's kernel and returns TRUE (boot it;
  * if that fails call session_boot_failed), or returns FALSE: the menu

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The end of an A/B session: the reference's three rows (Offline, Online,
- * Total) with their intervals and verdicts, one observation per run, by
- * tools/aplog/stats/verdict.c (the same computation and wording as `aplog compare`),
- * then every run's line. Written as table.txt beside the runs, printed on
- * the console, drawn on the screen with a QR code of it (wings/efi/page.h). */
+/* The end of an A/B session: its table (the text: wings/efi/table_text.h)
+ * written as table.txt beside the runs, printed on the console, drawn on
+ * the screen with a QR code of it (wings/efi/page.h). */
 #ifndef APSTART_EFI_TABLE_H
 #define APSTART_EFI_TABLE_H
 
