@@ -143,8 +143,15 @@ static void find_acpi(uint64_t ebda)
 			kprintf("acpi: acpi_rsdp=0x%llx: no RSDP there (%s); scanning the "
 				"BIOS areas\n", (unsigned long long)opt.acpi_rsdp,
 				option_rsdp_problem);
+			/* A record's value is one word: "bad signature" as
+			 * bad_signature (lib/records.def). */
+			char word[40];
+			size_t n;
+			for (n = 0; n + 1 < sizeof word && option_rsdp_problem[n]; n++)
+				word[n] = option_rsdp_problem[n] == ' ' ? '_' : option_rsdp_problem[n];
+			word[n] = '\0';
 			warn_record("what=acpi_rsdp addr=0x%llx problem=%s",
-				    (unsigned long long)opt.acpi_rsdp, option_rsdp_problem);
+				    (unsigned long long)opt.acpi_rsdp, word);
 		}
 	}
 	if (!rsdp) {
