@@ -8,6 +8,7 @@
  * In code that reads or matches records, name them by the schema:
  *   RECORD_WORD(sample)    "@sample", and a build error if there is none
  *   RECORD_KEY(sample, ns) "ns", and a build error if @sample has no ns
+ *   RECORD_FIELD(sample, op, "online")  "op=online", the same
  *   RK_sample_ns           the key's index in record_keys[] */
 #ifndef APSTART_RECORDS_SCHEMA_H
 #define APSTART_RECORDS_SCHEMA_H
@@ -40,10 +41,19 @@ enum record_key_id {
 	RK_COUNT
 };
 
-/* The word with its '@', and the key's name, as string constants that
- * only compile when the schema has them. */
+/* The word with its '@', the key's name, and a whole field ("op=offline"),
+ * as string constants that only compile when the schema has them. */
 #define RECORD_WORD(word) ((void)RW_##word, "@" #word)
 #define RECORD_KEY(word, key) ((void)RK_##word##_##key, #key)
+#define RECORD_FIELD(word, key, value) ((void)RK_##word##_##key, #key "=" value)
+
+/* Whether a line (len bytes) is a record of word ("@warn ..."):
+ * record_line_is(l, len, RECORD_WORD(warn)). */
+static inline bool record_line_is(const char *line, size_t len, const char *word)
+{
+	size_t n = __builtin_strlen(word);
+	return len > n && __builtin_memcmp(line, word, n) == 0 && line[n] == ' ';
+}
 
 enum record_unit {
 	U_NS, U_SNS, U_TICKS, U_US, U_MS, U_KHZ, U_KIB, U_PCT, U_COUNT, U_ID, U_INT,
