@@ -1142,6 +1142,20 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	unprefixed_report
 done
 
+# aplog's readers name keys by the schema (RK_ constants): a reader that
+# asks a record for a key lib/records.def lacks does not build. A reader
+# of @sample's ns builds; the same with a planted key fails, naming it.
+cc=${CC_HOST:-gcc}
+reader() { # KEY
+	printf '#include "tools/aplog/read/records.h"\nconst struct field *get(const struct record *r)\n{\n\treturn rec_get(r, %s);\n}\n' "$1" >"$tmp/reader.c"
+	(cd "$root" && LC_ALL=C "$cc" -std=c11 -Wall -Wextra -Werror -I. -c -o "$tmp/reader.o" "$tmp/reader.c") >"$tmp/cc.out" 2>&1
+}
+if reader RK_sample_ns && ! reader RK_sample_bogus && grep -q "RK_sample_bogus' undeclared" "$tmp/cc.out"; then
+	ok "a reader of a key the record schema lacks does not build ($(grep -m1 -o "'RK_sample_bogus' undeclared.*" "$tmp/cc.out" | cut -c1-80))"
+else
+	fail "a reader of a key the record schema lacks does not build" "$(head -3 "$tmp/cc.out")"
+fi
+
 # The checker itself catches a duration that does not match its record
 # and an event that overlaps another on its track.
 if command -v python3 >/dev/null; then
