@@ -73,8 +73,15 @@ bool rsdp_find(const struct boot_info *bi, struct rsdp_found *out)
 	if (option_addr) {
 		kprintf("acpi: acpi_rsdp=0x%llx: no RSDP there (%s); scanning the BIOS areas\n",
 			(unsigned long long)option_addr, option_problem);
+		/* A record's value is one word: "bad signature" as
+		 * bad_signature (lib/records.def). */
+		char word[40];
+		size_t n;
+		for (n = 0; n + 1 < sizeof word && option_problem[n]; n++)
+			word[n] = option_problem[n] == ' ' ? '_' : option_problem[n];
+		word[n] = '\0';
 		warn_record("what=acpi_rsdp addr=0x%llx problem=%s",
-			    (unsigned long long)option_addr, option_problem);
+			    (unsigned long long)option_addr, word);
 	}
 	uint64_t phys = acpi_scan_rsdp(identity_map, 0,
 				       bi->firmware != FIRMWARE_UEFI ? rsdp_bios_ebda() : 0);

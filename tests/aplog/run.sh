@@ -454,13 +454,13 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run verify --wbinvd 1 --cpus 4 --cycles 2 --boot firmware=uefi --boot protocol=mb2 smp4.log
 	expect_rc 0
 	line "OK: smp4.log: status=pass, 4 CPUs online, 3 APs, 12 samples, none zero"
-	run verify --wbinvd 0 --cpus 8 --cycles 3 --boot protocol=mb1 --boot nokey=1 smp4.log
+	run verify --wbinvd 0 --cpus 8 --cycles 3 --boot protocol=mb1 --boot run_id=r1 smp4.log
 	expect_rc 1
 	line "verify: smp4.log:1: @boot wbinvd=1, want 0"
 	line "verify: smp4.log:1: @boot cpus=4, want 8"
 	line "verify: smp4.log:1: @boot cycles=2, want 3"
 	line "verify: smp4.log:1: @boot protocol=mb2, want protocol=mb1"
-	line "verify: smp4.log:1: @boot has no nokey, want nokey=1"
+	line "verify: smp4.log:1: @boot has no run_id, want run_id=r1"
 	line "verify: smp4.log:16: @end online=4, want 8"
 	line "verify: smp4.log:1: apic 2: 2 online / 2 offline samples, want 3 each"
 	line "verify: smp4.log:1: 3 APs with samples, want 7"
@@ -577,6 +577,8 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run verify;                          expect_rc 2
 	run verify smp4.log smp4.log;        expect_rc 2
 	run verify --boot junk smp4.log;     expect_rc 2
+	run verify --boot nokey=1 smp4.log;  expect_rc 2
+	errline "aplog: --boot nokey=1: @boot has no key 'nokey' in the record schema (aplog schema boot)"
 	run verify --status maybe smp4.log;  expect_rc 2
 	run verify --tolerance 5 smp4.log;   expect_rc 2
 
@@ -1059,6 +1061,73 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	done
 	if [ $fuzz_bad -eq 0 ]; then ok "[$label] $nfuzz mutated logs x 7 commands: exit 0 or 1, no crash"; fi
 
+	# The record schema (lib/records.def). A key it lacks, planted in a
+	# log: read anyway, with one warning per key and file (an older or
+	# newer writer's), while schema --check fails on it and names it.
+	sed 's/^\(@sample cpu=2 .*\)$/\1 bogus=1/; s/^\(@summary op=online .*\)$/\1 bogus_ns=2/' \
+		smp4.log >"$tmp/planted-key.log"
+	run stats "$tmp/planted-key.log"
+	expect_rc 0
+	errline "aplog: $tmp/planted-key.log:6: warning: @sample: key 'bogus' is not in the record schema (a newer or older writer's? aplog schema sample): ignored"
+	errline "aplog: $tmp/planted-key.log:15: warning: @summary: key 'bogus_ns' is not in the record schema (a newer or older writer's? aplog schema summary): ignored"
+	if [ "$(grep -c "key 'bogus'" "$tmp/err")" = 1 ]; then pass "said once for its 4 records"; else bad "said once" "$(grep -c "key 'bogus'" "$tmp/err") times"; fi
+	run stats smp4.log
+	if [ -s "$tmp/err" ]; then bad "no warning without one" "stderr not empty"; else pass "no warning without one"; fi
+	run schema --check smp4.log "$tmp/planted-key.log"
+	expect_rc 1
+	line "OK: smp4.log: 16 records, every key in the schema"
+	line "FAIL: $tmp/planted-key.log: 5 problems in 16 records"
+	errline "aplog: $tmp/planted-key.log:6: @sample: key 'bogus' is not in the schema"
+	errline "aplog: $tmp/planted-key.log:15: @summary: key 'bogus_ns' is not in the schema"
+	# values by unit, variants, required keys, records the schema lacks
+	{
+		head -1 smp4.log
+		echo "@sample cpu=1 apic=1 cycle=1 op=online ns=5 ticks=5 settled_ns=4"
+		echo "@sample cpu=1 apic=1 cycle=1 op=offline ns=na ticks=5 settled_ns=na nmi=2"
+		echo "@cpu cpu=1 apic=1 state=online tsc_skew_ns=-5 tsc_sync=1 boot_ns=-5"
+		echo "@fail what=exception apic=1 vector=6 error=0x0 rip=10970c cr2=0x0"
+		echo "@warn what=sipi_retry apic=1 retry=1 stage=6 count=1"
+		echo "@bootx a=1"
+		echo "@end status=maybe online=4"
+	} >"$tmp/schema-bad.log"
+	run schema --check "$tmp/schema-bad.log"
+	expect_rc 1
+	errline "aplog: $tmp/schema-bad.log:2: @sample: key 'settled_ns' is not a key of op=online records"
+	errline "aplog: $tmp/schema-bad.log:3: @sample: ns=na may not be na"
+	errline "aplog: $tmp/schema-bad.log:3: @sample: nmi=2 is not bool (0 or 1)"
+	errline "aplog: $tmp/schema-bad.log:4: @cpu: boot_ns=-5 is not ns (nanoseconds)"
+	errline "aplog: $tmp/schema-bad.log:5: @fail: rip=10970c is not hex (a hexadecimal number after 0x)"
+	errline "aplog: $tmp/schema-bad.log:6: @warn: key 'count' is not a key of what=sipi_retry records"
+	errline "aplog: $tmp/schema-bad.log:7: record @bootx is not in the schema"
+	errline "aplog: $tmp/schema-bad.log:8: @end: status=maybe is none of pass|fail"
+	errline "aplog: $tmp/schema-bad.log:8: @end: missing key(s): failed"
+	line "FAIL: $tmp/schema-bad.log: 9 problems in 8 records"
+	# every log the tests keep reads clean, but the bad ones
+	run schema --check capture-2runs.log linux-trace.log trace-parallel.log phases.log \
+		qr-scan.log ref/reference-wbinvd1.log ../docs/fixtures/flush-probe.log \
+		../docs/fixtures/flush-victims.log ../lava/logs/bios-pass.log
+	expect_rc 0
+	line "OK: linux-trace.log: 248 records, every key in the schema"
+	# the listing: one line per record and variant, by writer
+	run schema --by kernel sample
+	expect_rc 0
+	line "@sample cpu=ID apic=ID cycle=ID op=offline ns=NS ticks=TICKS settled_ns=NS|na nmi=0|1 smi=N [khz=KHZ]"
+	run schema --by linux-hotplug sample cpu fail
+	line "@sample cpu=ID apic=ID cycle=ID op=offline|online ns=NS ticks=TICKS"
+	line "@cpu cpu=ID apic=ID state=online|offline hotplug=0|1 selected=0|1"
+	line "@fail what=interrupted signal=TEXT"
+	lacks "what=panic"
+	run schema @warn
+	line "@warn what=acpi_table_skipped|acpi_bad_checksum|madt_bad_entry|madt_duplicate|acpi_other count=N"
+	line "@warn what=pstore_wrapped printed=N kept=N"
+	run schema --units
+	line "NS     nanoseconds"
+	run schema nosuch;                     expect_rc 2
+	errline "aplog: no record @nosuch in the schema"
+	run schema --by everyone;              expect_rc 2
+	run schema --check;                    expect_rc 2
+	run schema --check --by kernel smp4.log; expect_rc 2
+
 	# A session folder as apstart.efi leaves it (wings/efi/session.c): its
 	# A and B run files are the two sets, in run order; an interrupted run
 	# is counted, plan.txt and table.txt are not logs.
@@ -1094,6 +1163,20 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	if [ "$bin" = "$APLOG" ]; then capture_cases 200; else capture_cases 20; fi
 	unprefixed_report
 done
+
+# aplog's readers name keys by the schema (RK_ constants): a reader that
+# asks a record for a key lib/records.def lacks does not build. A reader
+# of @sample's ns builds; the same with a planted key fails, naming it.
+cc=${CC_HOST:-gcc}
+reader() { # KEY
+	printf '#include "tools/aplog/read/records.h"\nconst struct field *get(const struct record *r)\n{\n\treturn rec_get(r, %s);\n}\n' "$1" >"$tmp/reader.c"
+	(cd "$root" && LC_ALL=C "$cc" -std=c11 -Wall -Wextra -Werror -I. -c -o "$tmp/reader.o" "$tmp/reader.c") >"$tmp/cc.out" 2>&1
+}
+if reader RK_sample_ns && ! reader RK_sample_bogus && grep -q "RK_sample_bogus' undeclared" "$tmp/cc.out"; then
+	ok "a reader of a key the record schema lacks does not build ($(grep -m1 -o "'RK_sample_bogus' undeclared.*" "$tmp/cc.out" | cut -c1-80))"
+else
+	fail "a reader of a key the record schema lacks does not build" "$(head -3 "$tmp/cc.out")"
+fi
 
 # The checker itself catches a duration that does not match its record
 # and an event that overlaps another on its track.

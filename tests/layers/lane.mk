@@ -7,10 +7,13 @@
 # the check shown
 # failing on planted faults (tests/layers/planted.sh); and comments cite
 # the specifications in the form CONTRIBUTING.md sets
-# (tests/layers/citations.sh).
+# (tests/layers/citations.sh); and every record the sources print is in
+# the record schema, lib/records.def (tests/layers/records.sh).
+
+RECORDS_LINT := build/host/records_lint
 
 .PHONY: layers-tests
-layers-tests: $(APLOG_OBJS)
+layers-tests: $(APLOG_OBJS) $(RECORDS_LINT)
 	@$(call BUILD_VARIANT,WBINVD=0)
 	@$(call BUILD_VARIANT,WBINVD=0 WINGS=)
 	@LD_FLAGS='$(KLDFLAGS)' tests/layers/check.sh --core-map build/wbinvd0-core/apstart.elf.map \
@@ -18,6 +21,14 @@ layers-tests: $(APLOG_OBJS)
 		-- $(APLOG_OBJ_DIR) $(APLOG_OBJS)
 	@tests/layers/citations.sh
 	@PLANT_CC='$(CC) $(KCFLAGS)' LD_FLAGS='$(KLDFLAGS)' tests/layers/planted.sh
+	@tests/layers/records.sh $(RECORDS_LINT)
+
+# The format-string lint of the record schema (ASan/UBSan: it parses C).
+$(RECORDS_LINT): tests/layers/records_lint.c lib/records_schema.c lib/records_schema.h \
+		lib/records.def tests/layers/lane.mk
+	@mkdir -p $(@D)
+	$(HOST_CC) $(HOST_CFLAGS) $(HOST_DEBUG) $(HOST_SAN) -o $@ tests/layers/records_lint.c \
+		lib/records_schema.c
 
 # make lines: each part's size (docs/layout.md's "Sizes" block).
 .PHONY: lines

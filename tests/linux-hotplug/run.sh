@@ -105,6 +105,15 @@ sanitizer_clean() {
 	! grep -qE 'AddressSanitizer|LeakSanitizer|runtime error:' "$tmp/err" && [ "$rc" != 86 ] && [ "$rc" != 87 ]
 }
 count() { grep -c "$1" "$tmp/out"; }
+# schema_ok NAME FILE: every record FILE holds is in the record schema
+# (lib/records.def: aplog schema --check), key, variant and value.
+schema_ok() {
+	if "$APLOG" schema --check "$2" >"$tmp/schema" 2>&1; then
+		ok "$1: every record in the record schema ($(sed -n 's/^OK: .*: \([0-9]*\) records.*/\1/p' "$tmp/schema") records)"
+	else
+		bad "$1: records in the record schema" "$(grep -v '^OK' "$tmp/schema" | head -5)"
+	fi
+}
 
 T=$tmp/tree
 for bin in "$LH" "$LH_ASAN"; do
@@ -135,6 +144,17 @@ for bin in "$LH" "$LH_ASAN"; do
 	else
 		bad "$b: aplog on linux-hotplug output" "$(head -5 "$tmp/aplog")"
 	fi
+	schema_ok "$b: full run" "$tmp/full-$b.log"
+	# Its @summary medians are lib/stats.c's, as aplog's are.
+	for op in online offline; do
+		want=$("$APLOG" medians --op $op "$tmp/full-$b.log" 2>&1 | sed -n "s/.*: $op median_ns=\([0-9]*\) .*/\1/p")
+		got=$(sed -n "s/^@summary op=$op .* median_ns=\([0-9]*\) .*/\1/p" "$tmp/full-$b.log")
+		if [ -n "$want" ] && [ "$got" = "$want" ]; then
+			ok "$b: @summary op=$op median_ns=$got is aplog's median (lib/stats.c in both)"
+		else
+			bad "$b: @summary op=$op median_ns" "$got, aplog medians says '$want'"
+		fi
+	done
 
 	# 2. APIC IDs: from cpuinfo when it lists every CPU taking part, the
 	#    CPU number for all of them when it does not (cpu4 above).
@@ -285,6 +305,7 @@ if grep -q 'run 1 ended with status=fail (online=4 failed=1): excluded' "$tmp/ap
 	! grep -qiE 'error|malformed|missing' "$tmp/aplog"; then
 	ok "aplog reads a failed run and leaves it out as failed"
 else bad "aplog on a failed run" "$(head -3 "$tmp/aplog")"; fi
+schema_ok "a failed run" "$tmp/out"
 
 # 9. cpu3 refuses once to come back online (cycle 2): left offline by the
 #    run, put back online by the restore.
@@ -386,6 +407,7 @@ else bad "--trace full run" "rc=$rc shape=[$shape] instances=$(tr_instances) sta
 if "$APLOG" stats "$tmp/out" >"$tmp/aplog" 2>&1 && grep -qE '^Online: ' "$tmp/aplog"; then
 	ok "--trace: aplog stats reads the traced records"
 else bad "aplog on --trace output" "$(head -3 "$tmp/aplog")"; fi
+schema_ok "--trace" "$tmp/out"
 
 trace_run FAKETRACE_MODE=lose -- --cycles 1
 if [ $rc = 0 ] && sanitizer_clean && [ "$(count '^@cpuhp_write .* callbacks=3 lost=1 ')" = 8 ] &&

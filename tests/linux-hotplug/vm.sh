@@ -46,6 +46,10 @@ n_ap=$(awk '/^@cpuhp / && / op=online / && / name=sched:active / { split($2, a, 
 [ -z "$why" ] && [ "$n_b" != 3 ] && why="$n_b of 3 online writes have a cpu:bringup record"
 [ -z "$why" ] && [ "$n_ap" != 3 ] && why="$n_ap of 3 online writes have sched:active on the AP itself"
 [ -z "$why" ] && ! "$aplog" stats "$out/vm.txt" >"$out/aplog.txt" 2>&1 && why="aplog stats: $(head -2 "$out/aplog.txt")"
+# What Linux really gave (its SMT control, microcode, tracefs): every
+# record in the record schema (lib/records.def).
+[ -z "$why" ] && ! "$aplog" schema --check "$out/vm.txt" >"$out/schema.txt" 2>&1 &&
+	why="records the schema lacks: $(grep -v '^OK' "$out/schema.txt" | head -3 | tr '\n' ' ')"
 if [ -n "$why" ]; then
 	echo "FAIL $name: $why (log: $out/vm.txt)"
 	tail -25 "$out/vm.txt"
@@ -53,4 +57,4 @@ if [ -n "$why" ]; then
 fi
 med=$(sed -n 's/^@summary op=online .*median_ns=\([0-9]*\).*/\1/p' "$out/vm.txt")
 ncb=$(grep -c '^@cpuhp ' "$out/vm.txt")
-echo "ok   $name: $(sed -n 's/^@boot kernel=linux version=\([^ ]*\).*/\1/p' "$out/vm.txt"), 3 APs offline+online, median online $((med / 1000)) us, $ncb cpuhp callbacks traced, restored"
+echo "ok   $name: $(sed -n 's/^@boot kernel=linux version=\([^ ]*\).*/\1/p' "$out/vm.txt"), 3 APs offline+online, median online $((med / 1000)) us, $ncb cpuhp callbacks traced, restored, every record in the schema"

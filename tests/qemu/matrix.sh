@@ -16,6 +16,7 @@ out=build/test-logs
 mkdir -p "$out"
 cycles=10
 extra=()   # more qemu-run.sh options for the next case
+logs=()    # every boot's log, for the record schema's check at the end
 
 if [ ! -x "$APLOG" ]; then
 	fail "aplog is built" "no $APLOG (make aplog)"
@@ -38,6 +39,7 @@ run_case() {
 	done
 	[ $# -gt 0 ] && shift
 	local log=$out/$name.log t0=$SECONDS
+	logs+=("$log")
 	tools/run/qemu-run.sh --kernel "$kernel" --smp "$smp" --timeout 120 "${extra[@]}" -- "$@" >"$log" 2>&1
 	local st=$?
 	local ok=1 why=
@@ -113,7 +115,7 @@ run_case "from-linux-refusals" build/wbinvd0/apstart.elf 2 pass \
 	expect "^pstore: 0x100000-0x101000 not used: it overlaps the kernel " \
 	"^@warn what=pstore problem=overlap addr=0x100000 size=0x1000\$" \
 	"^acpi: acpi_rsdp=0x1000: no RSDP there \(bad signature\); scanning the BIOS areas\$" \
-	"^@warn what=acpi_rsdp addr=0x1000 problem=bad signature\$" \
+	"^@warn what=acpi_rsdp addr=0x1000 problem=bad_signature\$" \
 	"^firmware: UEFI: firmware= on the command line\$" "^@boot .* firmware=uefi " -- \
 	cycles=1 pstore=0x100000,4K acpi_rsdp=1000 firmware=uefi
 run_case "from-linux-small-zone" build/wbinvd0/apstart.elf 2 pass \
@@ -318,6 +320,7 @@ nmi_case() {
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do regexes+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
 	local log=$out/$name.log mon=$out/$name.mon t0=$SECONDS fd sent=0
+	logs+=("$log")
 	rm -f "$mon.in" "$mon.out" "$mon.log"
 	mkfifo "$mon.in" "$mon.out"
 	# Emptied here, not by the background job's redirection: the loop
@@ -428,5 +431,17 @@ run_case "i386-on-x86_64-emulator" build/i386-wbinvd0/apstart.elf 4 pass \
 run_case "x86_64-says-arch" build/wbinvd0/apstart.elf 2 pass \
 	verify --cpus 2 --cycles 1 --boot arch=x86_64 -- cycles=1
 extra=()
+
+# Every record of every boot above (kernels with and without wings, both
+# arches, failures, warnings, NMIs) in the record schema, lib/records.def:
+# each key the kernel printed, in its record's variant, with a value of
+# its unit. A key the kernel prints and the schema lacks fails here.
+if "$APLOG" schema --check "${logs[@]}" >"$out/schema-check.out" 2>&1; then
+	ok "record schema: every record of the ${#logs[@]} boots' logs in lib/records.def ($(awk '/^OK:/ { n += $3 } END { print n + 0 }' "$out/schema-check.out") records)"
+else
+	fail "record schema: every record of the boots' logs in lib/records.def" \
+		"$(grep -c '^FAIL:' "$out/schema-check.out") of ${#logs[@]} logs have records it lacks (aplog schema --check; $out/schema-check.out)" \
+		"$(grep -v '^OK:' "$out/schema-check.out" | head -20)"
+fi
 
 summary qemu

@@ -41,6 +41,7 @@ void test_firmware(void);
 void test_persistent_ram(void);
 void test_sha256(void);
 void test_lrm(void);
+void test_records_schema(void);
 void test_efi_session(void);
 
 #endif

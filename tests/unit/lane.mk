@@ -17,13 +17,13 @@ UNIT_SANFLAGS := $(HOST_SAN)
 UNIT_KERNEL_SRCS := app/options.c wings/kept/kept_lines.c wings/nvram/nvram_save.c wings/pstore/pstore_option.c wings/selftest/selftest_option.c wings/screen/qr_records.c smp/modes.c \
 	wings/linux_trampoline/lrm_blob.c wings/linux_trampoline/lrm_file.c \
 	lib/format.c lib/keyword.c wings/pstore/persistent_ram.c wings/efi/sha256.c tools/aplog/stats/verdict.c \
-	wings/efi/plan_text.c wings/efi/table_text.c wings/efi/records.c \
+	wings/efi/plan_text.c wings/efi/table_text.c wings/efi/records.c lib/records_schema.c lib/phase_names.c \
 	$(addprefix kernel/,multiboot.c acpi.c memmap.c firmware.c) $(KSTATS_SRC)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)
 # ... and the compiler and flags they are built with (tools/build/build-vars.mk).
 include tools/build/build-vars.mk
 VARS.$(UNIT_DIR)/unit = $(UNIT_CC) $(UNIT_CFLAGS) | $(UNIT_SANFLAGS)
-UNIT_DEPS := $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(wildcard app/*.h) $(wildcard kernel/*.h) $(wildcard lib/*.h) $(wildcard smp/*.h) $(wildcard wings/*/*.h) \
+UNIT_DEPS := $(UNIT_SRCS) $(wildcard tests/unit/*.h) $(wildcard app/*.h) $(wildcard kernel/*.h) $(wildcard lib/*.h) lib/records.def $(wildcard smp/*.h) $(wildcard wings/*/*.h) \
 	tests/unit/lane.mk $(UNIT_DIR)/unit.vars
 UNIT_TIMEOUT := 300
 

@@ -179,12 +179,21 @@ static void test_record_numbers(void)
 			"@end status=pass\n";
 	uint64_t v = 0;
 	/* 2^64 does not fit: not a number (it would wrap to 0). */
-	CHECK(!rec_u64((const uint8_t *)d, strlen(d), "@summary op=online ", "total_ns=", &v));
-	CHECK(rec_u64((const uint8_t *)d, strlen(d), "@summary op=offline ", "settled_total_ns=", &v));
+	CHECK(!rec_u64((const uint8_t *)d, strlen(d), RECORD_WORD(summary),
+		       RECORD_FIELD(summary, op, "online"), RECORD_KEY(summary, total_ns), &v));
+	CHECK(rec_u64((const uint8_t *)d, strlen(d), RECORD_WORD(summary),
+		      RECORD_FIELD(summary, op, "offline"), RECORD_KEY(summary, settled_total_ns), &v));
 	CHECK_EQ(v, 12);
 	char s[8];
-	CHECK(rec_text((const uint8_t *)d, strlen(d), "@end ", "status=", s, sizeof s));
+	CHECK(rec_text((const uint8_t *)d, strlen(d), RECORD_WORD(end), NULL, RECORD_KEY(end, status),
+		       s, sizeof s));
 	CHECK_STREQ(s, "pass");
+	/* A field asked for anywhere in the record, whole; keys whole. */
+	const char *e = "@summary cpus=2 op=offline total_ns=5 settled_total_ns=6\n"
+			"@summary op=offlinex total_ns=7\n@summaryx op=offline total_ns=8\n";
+	CHECK(rec_u64((const uint8_t *)e, strlen(e), RECORD_WORD(summary),
+		      RECORD_FIELD(summary, op, "offline"), RECORD_KEY(summary, total_ns), &v));
+	CHECK_EQ(v, 5);
 	/* A run whose totals are beyond any run (1e15 ns, as aplog's NS_MAX):
 	 * listed as failed, never averaged in. */
 	struct plan p = { .number = 1, .k = 1, .runs = 2 };

@@ -117,6 +117,7 @@ int main(void)
 	run_group("persistent_ram", test_persistent_ram);
 	run_group("sha256", test_sha256);
 	run_group("lrm", test_lrm);
+	run_group("records_schema", test_records_schema);
 	run_group("efi_session", test_efi_session);
 	printf("%u passed, %u failed, 0 skipped\n", cases_passed, cases_failed);
 	return cases_failed ? 1 : 0;

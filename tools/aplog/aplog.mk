@@ -31,14 +31,17 @@ PHASE_NAMES_SRC := lib/phase_names.c
 # Which @warn records are events a run survives: the screen wing's list,
 # which its result page uses too.
 WARN_EVENTS_SRC := wings/screen/warn_events.c
+# The record schema: every record and key, its unit (lib/records.def).
+RECORDS_SCHEMA_SRC := lib/records_schema.c
 # The flush model's own cost code, for aplog flush --against and aplog fit.
 APLOG_MODEL_SRCS := tools/flushmodel/model.c tools/flushmodel/preset_file.c
 # aplog's own files: main.c, options and util at the top, the rest in one
 # folder per purpose (tools/aplog/README.md).
 APLOG_SRCS := $(sort $(wildcard $(APLOG_DIR)/*.c $(APLOG_DIR)/*/*.c)) $(KSTATS_SRC) $(VERDICT_SRC) \
-	$(PHASE_NAMES_SRC) $(WARN_EVENTS_SRC) $(APLOG_MODEL_SRCS)
+	$(PHASE_NAMES_SRC) $(WARN_EVENTS_SRC) $(RECORDS_SCHEMA_SRC) $(APLOG_MODEL_SRCS)
 APLOG_HDRS := $(wildcard $(APLOG_DIR)/*.h $(APLOG_DIR)/*/*.h) $(KSTATS_HDR) $(VERDICT_HDR) \
-	$(PHASE_NAMES_SRC:.c=.h) $(WARN_EVENTS_SRC:.c=.h) $(APLOG_MODEL_SRCS:.c=.h)
+	$(PHASE_NAMES_SRC:.c=.h) $(WARN_EVENTS_SRC:.c=.h) $(RECORDS_SCHEMA_SRC:.c=.h) lib/records.def \
+	$(APLOG_MODEL_SRCS:.c=.h)
 APLOG_DEPS := $(APLOG_SRCS) $(APLOG_HDRS) $(APLOG_DIR)/aplog.mk
 APLOG_OUT := build/host
 APLOG := $(APLOG_OUT)/aplog

@@ -122,6 +122,13 @@ static const struct command commands[] = {
 	{ "victims", cmd_victims, O_CSV | O_PLOT | O_AGAINST, false, false,
 	  "victims [--csv] [--plot FILE.png] [--against SPEC] LOG...",
 	  "The victims' stalls per window (victims=K)." },
+	{ "schema", cmd_schema, O_BY | O_UNITS | O_CHECK, false, false,
+	  "schema [--by kernel|linux-hotplug|host|lava] [RECORD...]\n"
+	  "schema --units\n"
+	  "schema --check LOG...",
+	  "The record schema (lib/records.def): each record and its keys, one line\n"
+	  "per variant (--units: the placeholders); --check: every record of the\n"
+	  "logs against it, key by key and value by value (exit 1 on a problem)." },
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

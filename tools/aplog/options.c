@@ -109,6 +109,7 @@ enum opt_id {
 	OPT_CPUS, OPT_CYCLES, OPT_WBINVD, OPT_ONLINE, OPT_FAILED, OPT_WARNINGS, OPT_BOOT,
 	OPT_WITH_NMI, OPT_WITH_SMI,
 	OPT_PHASES, OPT_CSV, OPT_PLOT, OPT_AGAINST, OPT_OPS, OPT_SMI_COUNTED,
+	OPT_BY, OPT_UNITS, OPT_CHECK,
 	OPT_HELP,
 };
 
@@ -151,6 +152,9 @@ static const struct opt_def {
 	{ "allow-truncated", OPT_TRUNC, O_TRUNC, NULL, "use the samples of runs without @end (a cut capture)" },
 	{ "with-nmi", OPT_WITH_NMI, O_NMI, NULL, "keep samples marked nmi=1" },
 	{ "with-smi", OPT_WITH_SMI, O_SMI, NULL, "keep samples an SMI hit (smi= above 0)" },
+	{ "by", OPT_BY, O_BY, "WRITER", "only the records and keys WRITER prints" },
+	{ "units", OPT_UNITS, O_UNITS, NULL, "what each placeholder of the listing stands for" },
+	{ "check", OPT_CHECK, O_CHECK, NULL, "check the logs' records against the schema" },
 	{ "help", OPT_HELP, O_HELP, NULL, "this help" },
 };
 #define NOPTS (sizeof(opts) / sizeof(opts[0]))
@@ -218,6 +222,7 @@ static void take(int id, const char *val)
 	case OPT_PLOT: cli.plot = val; break;
 	case OPT_AGAINST: cli.against = val; break;
 	case OPT_OPS: cli.ops = val; break;
+	case OPT_BY: cli.by = val; break;
 	case OPT_STATUS:
 		if (!strcmp(val, "pass"))
 			cli.status = 0;
@@ -236,6 +241,9 @@ static void take(int id, const char *val)
 		size_t kl = key_len(val, strlen(val));
 		if (!kl || !val[kl + 1] || strpbrk(val, " \t\r\n"))
 			usage_error("--boot %s: expected KEY=VALUE", val);
+		if (record_key_find(RW_boot, val, kl) < 0)
+			usage_error("--boot %s: @boot has no key '%.*s' in the record "
+				    "schema (aplog schema boot)", val, (int)kl, val);
 		if (cli.nboot_expect == MAX_BOOT_EXPECT)
 			usage_error("more than %d --boot options", MAX_BOOT_EXPECT);
 		cli.boot_expect[cli.nboot_expect++] = val;

@@ -23,6 +23,7 @@ enum {
 	O_PLOT = 1u << 21, O_AGAINST = 1u << 22, O_OPS = 1u << 23,
 	O_SMICOUNTED = 1u << 24,
 	O_HELP = 1u << 25, /* --help: every command */
+	O_BY = 1u << 26, O_UNITS = 1u << 27, O_CHECK = 1u << 28, /* schema */
 };
 
 /* One command: the table of contents is main.c's commands[]. */
@@ -48,6 +49,7 @@ struct cli {
 	unsigned given;          /* O_* groups used */
 	const char *label[2], *baseline, *out, *mode, *config;
 	const char *plot, *against, *ops; /* flush, fit, victims */
+	const char *by;          /* schema --by */
 	double tolerance, max_ratio;
 	size_t min_runs;         /* per side for a verdict (tools/aplog/stats/verdict.h) */
 	int op;

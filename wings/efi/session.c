@@ -210,10 +210,10 @@ static BOOLEAN file_run(struct volume *v, UINTN run, const UINT8 *data, UINTN si
 	}
 	saved_delete();
 	char status[16] = "none", online[16] = "?", failed[16] = "?", wb[8] = "?";
-	rec_text(data, size, "@end ", "status=", status, sizeof status);
-	rec_text(data, size, "@end ", "online=", online, sizeof online);
-	rec_text(data, size, "@end ", "failed=", failed, sizeof failed);
-	rec_text(data, size, "@boot ", "wbinvd=", wb, sizeof wb);
+	rec_text(data, size, RECORD_WORD(end), NULL, RECORD_KEY(end, status), status, sizeof status);
+	rec_text(data, size, RECORD_WORD(end), NULL, RECORD_KEY(end, online), online, sizeof online);
+	rec_text(data, size, RECORD_WORD(end), NULL, RECORD_KEY(end, failed), failed, sizeof failed);
+	rec_text(data, size, RECORD_WORD(boot), NULL, RECORD_KEY(boot, wbinvd), wb, sizeof wb);
 	BOOLEAN pass = strcmpa((CHAR8 *)status, (CHAR8 *)"pass") == 0;
 	note(v, "run=%03u variant=%c filed run-%03u-%c-wbinvd%u.log bytes=%u parts=%u status=%s "
 	     "online=%s failed=%s", (unsigned)run, cur.order[run - 1], (unsigned)run,

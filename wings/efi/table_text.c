@@ -52,11 +52,14 @@ static bool starts(const char *s, const char *prefix)
 static const char *emulator(const uint8_t *d, size_t size)
 {
 	char v[64];
-	if (rec_text(d, size, "@env ", "brand=", v, sizeof v) && starts(v, "QEMU_TCG"))
+	if (rec_text(d, size, RECORD_WORD(env), NULL, RECORD_KEY(env, brand), v, sizeof v) &&
+	    starts(v, "QEMU_TCG"))
 		return "QEMU TCG";
-	if (rec_text(d, size, "@env ", "hypervisor=", v, sizeof v) && v[0] == '1' && !v[1])
+	if (rec_text(d, size, RECORD_WORD(env), NULL, RECORD_KEY(env, hypervisor), v, sizeof v) &&
+	    v[0] == '1' && !v[1])
 		return "a hypervisor";
-	if (rec_text(d, size, "@env ", "acpi_oem=", v, sizeof v) && same_text(v, "BOCHS"))
+	if (rec_text(d, size, RECORD_WORD(env), NULL, RECORD_KEY(env, acpi_oem), v, sizeof v) &&
+	    same_text(v, "BOCHS"))
 		return "QEMU or Bochs";
 	return NULL;
 }
@@ -69,18 +72,21 @@ static enum outcome read_run(struct table *t, size_t run, const uint8_t *d, size
 	const struct plan *p = t->p;
 	char wb = (char)('0' + plan_run_wbinvd(p, run));
 	char status[16] = "none", online[16] = "?", failed[16] = "?";
-	rec_text(d, size, "@end ", "status=", status, sizeof status);
-	rec_text(d, size, "@end ", "online=", online, sizeof online);
-	rec_text(d, size, "@end ", "failed=", failed, sizeof failed);
+	rec_text(d, size, RECORD_WORD(end), NULL, RECORD_KEY(end, status), status, sizeof status);
+	rec_text(d, size, RECORD_WORD(end), NULL, RECORD_KEY(end, online), online, sizeof online);
+	rec_text(d, size, RECORD_WORD(end), NULL, RECORD_KEY(end, failed), failed, sizeof failed);
 	uint64_t off = 0, off_settled = 0, on = 0;
-	bool have_off = rec_u64(d, size, "@summary op=offline ", "total_ns=", &off);
-	bool settled = rec_u64(d, size, "@summary op=offline ", "settled_total_ns=", &off_settled);
-	bool have_on = rec_u64(d, size, "@summary op=online ", "total_ns=", &on);
+	const char *sum = RECORD_WORD(summary), *offline = RECORD_FIELD(summary, op, "offline");
+	bool have_off = rec_u64(d, size, sum, offline, RECORD_KEY(summary, total_ns), &off);
+	bool settled = rec_u64(d, size, sum, offline, RECORD_KEY(summary, settled_total_ns),
+			       &off_settled);
+	bool have_on = rec_u64(d, size, sum, RECORD_FIELD(summary, op, "online"),
+			       RECORD_KEY(summary, total_ns), &on);
 	if (!t->machine[0]) {
 		char brand[64] = "unknown", cpus[16] = "?", fw[16] = "?";
-		rec_text(d, size, "@env ", "brand=", brand, sizeof brand);
-		rec_text(d, size, "@boot ", "cpus=", cpus, sizeof cpus);
-		rec_text(d, size, "@boot ", "firmware=", fw, sizeof fw);
+		rec_text(d, size, RECORD_WORD(env), NULL, RECORD_KEY(env, brand), brand, sizeof brand);
+		rec_text(d, size, RECORD_WORD(boot), NULL, RECORD_KEY(boot, cpus), cpus, sizeof cpus);
+		rec_text(d, size, RECORD_WORD(boot), NULL, RECORD_KEY(boot, firmware), fw, sizeof fw);
 		fmt_snprintf(t->machine, sizeof t->machine, "%s, cpus=%s, firmware=%s", brand, cpus,
 			     fw);
 	}

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The text of an A/B session's table (wings/efi/table.h shows and keeps
  * it): the reference's three rows (Offline, Online, Total) with their
- * intervals and verdicts, one observation per run, by tools/aplog/stats/verdict.c (the
- * same computation and wording as `aplog compare`), then every run's
- * line. Built from the run files as they are on the stick. Pure C: the
+ * intervals and verdicts, one observation per run, by
+ * tools/aplog/stats/verdict.c (the same computation and wording as `aplog
+ * compare`), then every run's line. Built from the run files as they are on the stick. Pure C: the
  * host's unit tests and fuzzers build it as apstart.efi does. */
 #ifndef APSTART_EFI_TABLE_TEXT_H
 #define APSTART_EFI_TABLE_TEXT_H

@@ -22,6 +22,7 @@
 #include "kernel/console.h"
 #include "lib/format.h"
 #include "lib/kstring.h"
+#include "lib/records_schema.h"
 
 #define LINE_MAX 512
 #define KEEP_MAX (192 * 1024) /* lines in print order, until full ... */
@@ -44,19 +45,19 @@ static char tail[TAIL_MAX];     /* whole lines, oldest first */
 static size_t tail_len;
 static uint32_t dropped;        /* lines lost between keep and tail */
 
-static bool starts(const char *s, const char *prefix)
+static bool is(const char *l, const char *word)
 {
-	size_t n = strlen(prefix);
-	return memcmp(s, prefix, n) == 0;
+	return record_line_is(l, strlen(l), word);
 }
 
 static bool wanted(const char *l)
 {
 	if (phase == PHASE_REPORT) /* not the per-start records: @phases is their table */
-		return !starts(l, "@sample ") && !starts(l, "@cpu ") && !starts(l, "@phase ");
-	return starts(l, "@boot ") || starts(l, "@env ") || starts(l, "@trampoline ") ||
-	       starts(l, "@warn ") ||
-	       starts(l, "@fail ") || starts(l, "@end ");
+		return !is(l, RECORD_WORD(sample)) && !is(l, RECORD_WORD(cpu)) &&
+		       !is(l, RECORD_WORD(phase));
+	return is(l, RECORD_WORD(boot)) || is(l, RECORD_WORD(env)) ||
+	       is(l, RECORD_WORD(trampoline)) || is(l, RECORD_WORD(warn)) ||
+	       is(l, RECORD_WORD(fail)) || is(l, RECORD_WORD(end));
 }
 
 static size_t first_line_len(const char *s, size_t len)

@@ -10,12 +10,7 @@
 #include "wings/kept/kept_lines.h"
 #include "kernel/config.h"
 #include "lib/kstring.h"
-
-static bool starts(const char *l, size_t len, const char *word)
-{
-	size_t n = strlen(word);
-	return len > n && memcmp(l, word, n) == 0 && l[n] == ' ';
-}
+#include "lib/records_schema.h"
 
 /* Building the payload: pass 1 sizes the records that must fit and the
  * @phases block, pass 2 writes. */
@@ -57,14 +52,14 @@ static void record(void *ctx, const char *l, size_t len)
 		return;
 	/* the chosen @cpusum records where serial prints them: at the first
 	 * one, else (cut from the summary) before @summary */
-	if (starts(l, len, "@cpusum")) {
+	if (record_line_is(l, len, RECORD_WORD(cpusum))) {
 		put_cpusums(b);
 		return;
 	}
-	if (starts(l, len, "@summary"))
+	if (record_line_is(l, len, RECORD_WORD(summary)))
 		put_cpusums(b);
 	size_t n = len + (l[len - 1] != '\n');
-	if (starts(l, len, "@phases")) {
+	if (record_line_is(l, len, RECORD_WORD(phases))) {
 		b->phases_len += n;
 		if (!b->phases)
 			return;

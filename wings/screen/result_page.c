@@ -31,6 +31,7 @@
 #include "wings/screen/screen.h"
 #include "lib/format.h"
 #include "lib/kstring.h"
+#include "lib/records_schema.h"
 #include "wings/screen/warn_events.h"
 
 #define WARN_LINES_MAX 6
@@ -56,7 +57,7 @@ static void line(struct page *p, enum screen_style st, const char *text)
 static void count_warning(void *ctx, const char *l, size_t len)
 {
 	uint32_t *n = ctx;
-	if (len > 6 && memcmp(l, "@warn ", 6) == 0 && !warn_is_event(l, len))
+	if (record_line_is(l, len, RECORD_WORD(warn)) && !warn_is_event(l, len))
 		(*n)++;
 }
 
@@ -275,8 +276,8 @@ struct warnings {
 static void warning_line(void *ctx, const char *l, size_t len)
 {
 	struct warnings *w = ctx;
-	bool fail = len > 6 && memcmp(l, "@fail ", 6) == 0;
-	if (!fail && !(len > 6 && memcmp(l, "@warn ", 6) == 0))
+	bool fail = record_line_is(l, len, RECORD_WORD(fail));
+	if (!fail && !record_line_is(l, len, RECORD_WORD(warn)))
 		return;
 	w->count++;
 	if (w->shown >= w->room)

@@ -24,5 +24,6 @@ int cmd_trace(void);            /* trace.c */
 int cmd_flush(void);            /* flush.c */
 int cmd_fit(void);
 int cmd_victims(void);          /* victims.c */
+int cmd_schema(void);           /* schema.c */
 
 #endif

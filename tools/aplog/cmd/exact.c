@@ -8,11 +8,11 @@
  *   exact-diff OLD -- NEW   the whole table, old -> new (make baseline)
  *
  * A phase is any figure the kernel records per AP, per operation and per
- * cycle, found by its name, not from a list: every *_ns key of an @sample
- * (ns, ap_ns, to_real_ns, settled_ns, ...) and every @phase record
- * (phase=NAME ns=T, op=online unless it has op=), so phases the kernel
- * gains are compared without a change here. Values are kept per cycle;
- * "na" is a value too. */
+ * cycle, found by the record schema, not from a list here: every key of
+ * an @sample in nanoseconds (ns, ap_ns, to_real_ns, settled_ns, ...) and
+ * every @phase record (phase=NAME ns=T, op=online), so phases the kernel
+ * gains (a key in lib/records.def) are compared without a change here.
+ * Values are kept per cycle; "na" is a value too. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,12 +99,6 @@ static int phase_add(struct msgs *m, size_t line, struct phase *p,
 	return 0;
 }
 
-static bool is_ns_key(const struct field *f)
-{
-	return f->kl >= 2 && !memcmp(f->k + f->kl - 2, "ns", 2) &&
-	       (f->kl == 2 || f->k[f->kl - 3] == '_');
-}
-
 /* The phases of the one run in a log (it must pass aplog's parser). */
 static int ptable_from_log(struct ptable *t, const char *path, const char *buf,
 			  size_t len)
@@ -130,27 +124,22 @@ static int ptable_from_log(struct ptable *t, const char *path, const char *buf,
 	while (pos < len) {
 		const char *p = next_line(buf, len, &pos, &n);
 		line++;
-		bool sample = n > 8 && !memcmp(p, "@sample ", 8);
-		bool phase = n > 7 && !memcmp(p, "@phase ", 7);
-		if (!sample && !phase)
+		if (!n || p[0] != '@' || !record_parse(&m, line, p, n, &rec) ||
+		    (rec.id != RW_sample && rec.id != RW_phase))
 			continue;
-		size_t w = sample ? 7 : 6;
-		if (!split_fields(&m, line, sample ? "@sample" : "@phase", p + w,
-				  n - w, &rec))
-			continue;
+		bool phase = rec.id == RW_phase;
 		uint64_t apic, cycle;
 		int op = OP_ONLINE;
-		if (!get_num(&m, line, &rec, "apic", 0, UINT32_MAX, &apic) ||
-		    !get_num(&m, line, &rec, "cycle", 0, CYCLES_MAX, &cycle) ||
-		    (rec_get(&rec, "op") &&
-		     !get_choice(&m, line, &rec, "op", op_choices, &op)))
+		if (!need_required(&m, line, &rec) ||
+		    !get_num(&m, line, &rec, phase ? RK_phase_apic : RK_sample_apic, 0,
+			     UINT32_MAX, &apic) ||
+		    !get_num(&m, line, &rec, phase ? RK_phase_cycle : RK_sample_cycle, 0,
+			     CYCLES_MAX, &cycle) ||
+		    (!phase && !get_choice(&m, line, &rec, RK_sample_op, op_choices, &op)))
 			continue;
 		if (phase) {
-			static const char *const keys[] = { "phase", "ns", NULL };
-			if (!need_keys(&m, line, &rec, keys))
-				continue;
-			const struct field *nm = rec_get(&rec, "phase"),
-					   *v = rec_get(&rec, "ns");
+			const struct field *nm = rec_get(&rec, RK_phase_phase),
+					   *v = rec_get(&rec, RK_phase_ns);
 			char name[STR_MAX];
 			int nl = snprintf(name, sizeof(name), "@phase:%.*s",
 					  (int)nm->vl, nm->v);
@@ -165,12 +154,8 @@ static int ptable_from_log(struct ptable *t, const char *path, const char *buf,
 		}
 		for (size_t i = 0; i < rec.n; i++) {
 			const struct field *f = &rec.f[i];
-			if (!is_ns_key(f))
+			if (f->key < 0 || record_keys[f->key].unit != U_NS)
 				continue;
-			if (f->kl >= STR_MAX) {
-				lerr(&m, line, "@sample: key too long");
-				continue;
-			}
 			phase_add(&m, line, phase_get(t, (uint32_t)apic, op, f->k, f->kl),
 				  (uint32_t)cycle, f->v, f->vl);
 		}
@@ -258,17 +243,17 @@ static int ptable_from_baseline(struct ptable *t, const char *path,
 		int op;
 		if (!split_fields(&m, line, "baseline line", p, n, &rec) ||
 		    !need_keys(&m, line, &rec, keys) ||
-		    !get_num(&m, line, &rec, "apic", 0, UINT32_MAX, &apic) ||
-		    !get_choice(&m, line, &rec, "op", op_choices, &op) ||
-		    !get_num(&m, line, &rec, "n", 1, CYCLES_MAX, &cnt))
+		    !field_num(&m, line, &rec, rec_named(&rec, "apic"), 0, UINT32_MAX, &apic) ||
+		    !field_choice(&m, line, &rec, rec_named(&rec, "op"), op_choices, &op) ||
+		    !field_num(&m, line, &rec, rec_named(&rec, "n"), 1, CYCLES_MAX, &cnt))
 			continue;
-		const struct field *nm = rec_get(&rec, "phase"),
-				   *vs = rec_get(&rec, "values");
+		const struct field *nm = rec_named(&rec, "phase"),
+				   *vs = rec_named(&rec, "values");
 		if (nm->vl >= STR_MAX) {
 			lerr(&m, line, "phase name too long");
 			continue;
 		}
-		uint32_t *cyc = cycles_of(&m, line, rec_get(&rec, "cycles"), cnt);
+		uint32_t *cyc = cycles_of(&m, line, rec_named(&rec, "cycles"), cnt);
 		if (!cyc)
 			continue;
 		struct phase *ph = phase_get(t, (uint32_t)apic, op, nm->v, nm->vl);

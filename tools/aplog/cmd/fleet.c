@@ -37,6 +37,8 @@ static const char *const key_name[K_COUNT] = {
 	"vendor", "family", "model", "brand", "cpus", "firmware", "microcode", "arch",
 	"flush_model"
 };
+/* The @env keys of K_VENDOR..K_BRAND. */
+static const int env_key[] = { RK_env_vendor, RK_env_family, RK_env_model, RK_env_brand };
 
 struct machine {
 	char key[K_COUNT][STR_MAX];
@@ -119,9 +121,11 @@ static bool has_boot_record(const char *path)
 	if (read_all(path, &buf, &len))
 		return false;
 	bool found = false;
+	const char *boot = RECORD_WORD(boot);
+	size_t bl = strlen(boot);
 	while (!found && pos < len) {
 		const char *l = next_line(buf, len, &pos, &n);
-		found = n >= 6 && !memcmp(l, "@boot ", 6);
+		found = n > bl && !memcmp(l, boot, bl) && l[bl] == ' ';
 	}
 	free(buf);
 	return found;
@@ -144,16 +148,16 @@ static void machine_key(const struct run *r, char key[K_COUNT][STR_MAX])
 	size_t n = 0;
 	const char *v;
 	for (int k = K_VENDOR; k <= K_BRAND; k++) {
-		v = run_env_field(r, key_name[k], &n);
+		v = run_env_field(r, env_key[k - K_VENDOR], &n);
 		copy_field(key[k], v, n);
 	}
-	v = run_env_field(r, "microcode", &n);
+	v = run_env_field(r, RK_env_microcode, &n);
 	copy_field(key[K_MICROCODE], v, n);
 	snprintf(key[K_CPUS], STR_MAX, "%" PRIu32, r->cpus);
-	if (!(v = run_env_field(r, "firmware", &n)))
-		v = run_boot_field(r, "firmware", &n);
+	if (!(v = run_env_field(r, RK_env_firmware, &n)))
+		v = run_boot_field(r, RK_boot_firmware, &n);
 	copy_field(key[K_FIRMWARE], v, n);
-	if (!(v = run_boot_field(r, "arch", &n))) {
+	if (!(v = run_boot_field(r, RK_boot_arch, &n))) {
 		v = "x86_64";
 		n = 6;
 	}

@@ -124,71 +124,56 @@ static const struct phases *find_phases(const struct trun *r, uint32_t cpu, uint
 	return NULL;
 }
 
-static bool num(const struct record *rec, const char *key, uint64_t *out)
+static bool num(const struct record *rec, int key, uint64_t *out)
 {
-	const struct field *f = rec_get(rec, key);
-	return f && parse_dec(f->v, f->vl, NS_MAX, out) == NUM_OK;
-}
-
-static bool is(const struct record *rec, const char *key, const char *val)
-{
-	const struct field *f = rec_get(rec, key);
-	return f && f->vl == strlen(val) && !memcmp(f->v, val, f->vl);
-}
-
-static void str(const struct record *rec, const char *key, char *dst)
-{
-	const struct field *f = rec_get(rec, key);
-	size_t n = f ? (f->vl < STR_MAX ? f->vl : STR_MAX - 1) : 0;
-	memcpy(dst, f ? f->v : "", n);
-	dst[n] = '\0';
+	return rec_num(rec, key, NS_MAX, out);
 }
 
 /* The log was checked by load_file(): records here are well formed. */
-static void scan_line(struct trun *r, const char *word, const struct record *rec)
+static void scan_line(struct trun *r, const struct record *rec)
 {
 	uint64_t v;
-	if (!strcmp(word, "@cpu")) {
+	if (rec->id == RW_cpu) {
 		uint64_t cpu, apic, boot;
-		if (is(rec, "state", "online") && num(rec, "cpu", &cpu) &&
-		    num(rec, "apic", &apic) && num(rec, "boot_ns", &boot)) {
+		if (rec_is(rec, RK_cpu_state, "online") && num(rec, RK_cpu_cpu, &cpu) &&
+		    num(rec, RK_cpu_apic, &apic) && num(rec, RK_cpu_boot_ns, &boot)) {
 			struct item *i = add_item(r, IT_CPU_UP);
 			i->cpu = (uint32_t)cpu;
 			i->apic = (uint32_t)apic;
 			i->ns = boot;
 		}
-	} else if (!strcmp(word, "@bringup")) {
+	} else if (rec->id == RW_bringup) {
 		struct item *i = add_item(r, IT_BRINGUP);
-		str(rec, "mode", r->mode);
+		rec_copy(rec, RK_bringup_mode, r->mode, sizeof r->mode);
 		i->parallel = strcmp(r->mode, "serial") != 0;
-		if (num(rec, "total_ns", &v))
+		if (num(rec, RK_bringup_total_ns, &v))
 			i->ns = v;
-	} else if (!strcmp(word, "@round")) {
+	} else if (rec->id == RW_round) {
 		struct item *i = add_item(r, IT_ROUND);
-		i->op = is(rec, "op", "online") ? OP_ONLINE : OP_OFFLINE;
-		if (num(rec, "cycle", &v))
+		i->op = rec_is(rec, RK_round_op, "online") ? OP_ONLINE : OP_OFFLINE;
+		if (num(rec, RK_round_cycle, &v))
 			i->cycle = (uint32_t)v;
-		if (num(rec, "aps", &v))
+		if (num(rec, RK_round_aps, &v))
 			i->aps = (uint32_t)v;
-		if (num(rec, "ns", &v))
+		if (num(rec, RK_round_ns, &v))
 			i->ns = v;
-	} else if (!strcmp(word, "@sample")) {
+	} else if (rec->id == RW_sample) {
 		struct item *i = add_item(r, IT_SAMPLE);
-		i->op = is(rec, "op", "online") ? OP_ONLINE : OP_OFFLINE;
-		if (num(rec, "cpu", &v))
+		i->op = rec_is(rec, RK_sample_op, "online") ? OP_ONLINE : OP_OFFLINE;
+		if (num(rec, RK_sample_cpu, &v))
 			i->cpu = (uint32_t)v;
-		if (num(rec, "apic", &v))
+		if (num(rec, RK_sample_apic, &v))
 			i->apic = (uint32_t)v;
-		if (num(rec, "cycle", &v))
+		if (num(rec, RK_sample_cycle, &v))
 			i->cycle = (uint32_t)v;
-		if (num(rec, "ns", &v))
+		if (num(rec, RK_sample_ns, &v))
 			i->ns = v;
-		i->has_settled = num(rec, "settled_ns", &i->settled);
-		i->nmi = is(rec, "nmi", "1");
-	} else if (!strcmp(word, "@phase")) {
+		i->has_settled = num(rec, RK_sample_settled_ns, &i->settled);
+		i->nmi = rec_is(rec, RK_sample_nmi, "1");
+	} else if (rec->id == RW_phase) {
 		uint64_t cpu, cycle, ns;
-		const struct field *f = rec_get(rec, "phase");
-		if (!f || !num(rec, "cpu", &cpu) || !num(rec, "cycle", &cycle))
+		const struct field *f = rec_get(rec, RK_phase_phase);
+		if (!f || !num(rec, RK_phase_cpu, &cpu) || !num(rec, RK_phase_cycle, &cycle))
 			return;
 		int p = -1;
 		for (int k = 0; k < PHASE_COUNT; k++)
@@ -204,17 +189,17 @@ static void scan_line(struct trun *r, const char *word, const struct record *rec
 			ph->cpu = (uint32_t)cpu;
 			ph->cycle = (uint32_t)cycle;
 		}
-		if (num(rec, "ns", &ns)) { /* "na" stays absent */
+		if (num(rec, RK_phase_ns, &ns)) { /* "na" stays absent */
 			ph->ns[p] = ns;
 			ph->has[p] = true;
 		}
-	} else if (!strcmp(word, "@warn") && is(rec, "what", "nmi")) {
+	} else if (rec->id == RW_warn && rec_is(rec, RK_warn_what, "nmi")) {
 		struct item *i = add_item(r, IT_NMI);
-		if (num(rec, "apic", &v))
+		if (num(rec, RK_warn_apic, &v))
 			i->apic = (uint32_t)v;
-	} else if (!strcmp(word, "@boot")) {
-		str(rec, "kernel", r->kernel);
-		if (num(rec, "cpus", &v))
+	} else if (rec->id == RW_boot) {
+		rec_copy(rec, RK_boot_kernel, r->kernel, sizeof r->kernel);
+		if (num(rec, RK_boot_cpus, &v))
 			r->cpus = (uint32_t)v;
 	}
 }
@@ -222,8 +207,6 @@ static void scan_line(struct trun *r, const char *word, const struct record *rec
 /* Runs of one file, counted by @boot as load_file() counts them. */
 static int scan_file(const char *path, struct trun *runs, size_t first, size_t n)
 {
-	static const char *const words[] = { "@boot", "@cpu", "@bringup", "@round",
-		"@sample", "@phase", "@warn", NULL };
 	char *buf;
 	size_t len, pos = 0, line = 0;
 	if (read_all(path, &buf, &len) != 0)
@@ -240,18 +223,16 @@ static int scan_file(const char *path, struct trun *runs, size_t first, size_t n
 		size_t w = 1;
 		while (w < ln && s[w] != ' ' && s[w] != '\t')
 			w++;
-		const char *word = NULL;
-		for (size_t k = 0; words[k]; k++)
-			if (strlen(words[k]) == w && !memcmp(words[k], s, w))
-				word = words[k];
-		if (!word)
+		int id = record_find(s, w);
+		if (id != RW_boot && id != RW_cpu && id != RW_bringup && id != RW_round &&
+		    id != RW_sample && id != RW_phase && id != RW_warn)
 			continue;
-		if (!strcmp(word, "@boot"))
+		if (id == RW_boot)
 			cur++;
 		if (cur < 0 || (size_t)cur >= n)
 			continue;
-		if (split_fields(&m, line, word, s + w, ln - w, &rec))
-			scan_line(&runs[first + (size_t)cur], word, &rec);
+		if (record_parse(&m, line, s, ln, &rec))
+			scan_line(&runs[first + (size_t)cur], &rec);
 	}
 	free(buf);
 	return m.errors;

@@ -82,7 +82,7 @@ static const char *cross_cpu_problem(int sync, int x)
 static bool marks_real_mode(const struct run *r)
 {
 	size_t n = 0;
-	const char *kind = run_tramp_field(r, "kind", &n);
+	const char *kind = run_tramp_field(r, RK_trampoline_kind, &n);
 	return !kind || (n == 7 && memcmp(kind, "apstart", 7) == 0);
 }
 
@@ -161,7 +161,9 @@ static void check_boot(const struct run *r)
 		char key[64], b[256];
 		snprintf(key, sizeof(key), "%.*s", (int)(eq - want), want);
 		size_t len;
-		const char *got = run_boot_field(r, key, &len);
+		/* a key of @boot's in the schema: parse_cli() made sure */
+		const char *got = run_boot_field(r, record_key_find(RW_boot, key, strlen(key)),
+						 &len);
 		if (!got)
 			problem(r->file, r->boot_line, "@boot has no %s, want %s", key,
 				want);

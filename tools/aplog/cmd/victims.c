@@ -15,6 +15,7 @@
 #include "tools/aplog/cmd/commands.h"
 #include "tools/aplog/options.h"
 #include "tools/aplog/out/gnuplot.h"
+#include "tools/aplog/read/records.h"
 #include "tools/aplog/stats/flush_predict.h"
 #include "tools/aplog/util.h"
 
@@ -34,79 +35,47 @@ struct vlog {
 	size_t quiet;
 };
 
-static const char *fieldv(const char *line, size_t n, const char *key, size_t *vl)
-{
-	size_t kl = strlen(key);
-	for (size_t i = 0; i + kl < n; i++)
-		if ((i == 0 || line[i - 1] == ' ') && !memcmp(line + i, key, kl) && line[i + kl] == '=') {
-			size_t s = i + kl + 1, e = s;
-			while (e < n && line[e] != ' ')
-				e++;
-			*vl = e - s;
-			return line + s;
-		}
-	return NULL;
-}
-
-static bool numv(const char *line, size_t n, const char *key, uint64_t *out)
-{
-	size_t vl;
-	const char *v = fieldv(line, n, key, &vl);
-	return v && parse_dec(v, vl, 1000000000000000ull, out) == NUM_OK;
-}
-
-static void word(char *dst, size_t size, const char *line, size_t n, const char *key)
-{
-	size_t vl;
-	const char *v = fieldv(line, n, key, &vl);
-	if (!v)
-		vl = 0;
-	if (vl >= size)
-		vl = size - 1;
-	for (size_t i = 0; i < vl; i++)
-		dst[i] = v[i] > ' ' && v[i] < 0x7f ? v[i] : '?';
-	dst[vl] = '\0';
-}
-
 static int load(struct vlog *l, const char *path)
 {
 	char *buf;
-	size_t len;
+	size_t len, pos = 0, n, line = 0;
 	if (read_all(path, &buf, &len))
 		return -1;
-	for (size_t pos = 0; pos < len;) {
-		const char *s = buf + pos;
-		const char *nl = memchr(s, '\n', len - pos);
-		size_t n = nl ? (size_t)(nl - s) : len - pos;
-		pos += n + (nl != NULL);
-		while (n && s[n - 1] == '\r')
-			n--;
-		if (n > 7 && !memcmp(s, "@host ", 6)) {
-			word(l->model, sizeof l->model, s, n, "flush_model");
+	struct msgs m = { .file = path, .quiet = true }; /* other lines: not ours */
+	static struct record r;
+	while (pos < len) {
+		const char *s = next_line(buf, len, &pos, &n);
+		line++;
+		if (!n || s[0] != '@' || !record_parse(&m, line, s, n, &r))
+			continue;
+		if (r.id == RW_host) {
+			rec_copy(&r, RK_host_flush_model, l->model, sizeof l->model);
 			continue;
 		}
-		if (n > 14 && !memcmp(s, "@victim_quiet ", 14)) {
+		if (r.id == RW_victim_quiet) {
 			l->quiet++;
 			continue;
 		}
-		if (n < 9 || memcmp(s, "@victim ", 8))
+		if (r.id != RW_victim)
 			continue;
 		struct vrec v;
 		char what[16], op[16], at[12];
 		uint64_t victim, rate;
-		word(what, sizeof what, s, n, "what");
-		word(op, sizeof op, s, n, "op");
-		word(at, sizeof at, s, n, "at_once");
-		if (!what[0] || !numv(s, n, "victim", &victim) || !numv(s, n, "window_ns", &v.window_ns) ||
-		    !numv(s, n, "stall_ns", &v.stall_ns) || !numv(s, n, "chunks", &v.chunks) ||
-		    !numv(s, n, "rate_pct", &rate))
+		rec_copy(&r, RK_victim_what, what, sizeof what);
+		rec_copy(&r, RK_victim_op, op, sizeof op);
+		rec_copy(&r, RK_victim_at_once, at, sizeof at);
+		if (!what[0] || !rec_num(&r, RK_victim_victim, NS_MAX, &victim) ||
+		    !rec_num(&r, RK_victim_window_ns, NS_MAX, &v.window_ns) ||
+		    !rec_num(&r, RK_victim_stall_ns, NS_MAX, &v.stall_ns) ||
+		    !rec_num(&r, RK_victim_chunks, NS_MAX, &v.chunks) ||
+		    !rec_num(&r, RK_victim_rate_pct, NS_MAX, &rate))
 			continue;
 		v.victim = (uint32_t)victim;
 		v.rate_pct = (uint32_t)rate;
 		v.op = -1;
 		uint64_t kib = 0, ao = 1;
-		numv(s, n, "dirty_kib", &kib);
-		numv(s, n, "at_once", &ao);
+		rec_num(&r, RK_victim_dirty_kib, NS_MAX, &kib);
+		rec_num(&r, RK_victim_at_once, NS_MAX, &ao);
 		v.dirty_kib = (uint32_t)kib;
 		v.at_once = (uint32_t)ao;
 		for (int k = 0; k < FOP_COUNT; k++)

@@ -49,9 +49,9 @@ static void on_entry(struct baseline *b, struct msgs *m, size_t line,
 	int op;
 	if (!split_fields(m, line, "baseline entry", p, n, &rec) ||
 	    !need_keys(m, line, &rec, keys) ||
-	    !get_num(m, line, &rec, "apic", 0, UINT32_MAX, &apic) ||
-	    !get_choice(m, line, &rec, "op", op_choices, &op) ||
-	    !get_num(m, line, &rec, "median_ns", 0, NS_MAX, &med))
+	    !field_num(m, line, &rec, rec_named(&rec, "apic"), 0, UINT32_MAX, &apic) ||
+	    !field_choice(m, line, &rec, rec_named(&rec, "op"), op_choices, &op) ||
+	    !field_num(m, line, &rec, rec_named(&rec, "median_ns"), 0, NS_MAX, &med))
 		return;
 	grow((void **)&b->e, &b->cap, b->n + 1, sizeof(*b->e));
 	b->e[b->n++] = (struct bl_entry){ (uint32_t)apic, (uint8_t)op, med,

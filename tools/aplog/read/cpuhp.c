@@ -7,9 +7,6 @@
 
 #include "tools/aplog/util.h"
 
-static const char *const cb_keys[] = { "cpu", "cycle", "op", "state", "name", "fn",
-	"multi", "on", "start_ns", "ns", NULL };
-static const char *const write_keys[] = { "cpu", "apic", "cycle", "op", "ns", "lost", NULL };
 
 struct pending {
 	struct cpuhp_cb *cb;
@@ -22,22 +19,22 @@ struct pending {
 static bool parse_cb(struct msgs *m, size_t line, const struct record *r,
 		     struct pending *p)
 {
-	if (!need_keys(m, line, r, cb_keys))
+	if (!need_required(m, line, r))
 		return false;
 	uint64_t cpu, cycle, state, multi, on, start, ns;
 	int op;
 	struct cpuhp_cb cb;
 	memset(&cb, 0, sizeof(cb));
-	if (!get_num(m, line, r, "cpu", 0, CPUS_MAX, &cpu) ||
-	    !get_num(m, line, r, "cycle", 1, CYCLES_MAX, &cycle) ||
-	    !get_choice(m, line, r, "op", op_choices, &op) ||
-	    !get_num(m, line, r, "state", 0, CPUHP_STATES - 1, &state) ||
-	    !get_text(m, line, r, "name", cb.name, CPUHP_NAME) ||
-	    !get_text(m, line, r, "fn", cb.fn, CPUHP_NAME) ||
-	    !get_num(m, line, r, "multi", 0, 1, &multi) ||
-	    !get_num(m, line, r, "on", 0, CPUS_MAX, &on) ||
-	    !get_num(m, line, r, "start_ns", 0, NS_MAX, &start) ||
-	    !get_num(m, line, r, "ns", 0, NS_MAX, &ns))
+	if (!get_num(m, line, r, RK_cpuhp_cpu, 0, CPUS_MAX, &cpu) ||
+	    !get_num(m, line, r, RK_cpuhp_cycle, 1, CYCLES_MAX, &cycle) ||
+	    !get_choice(m, line, r, RK_cpuhp_op, op_choices, &op) ||
+	    !get_num(m, line, r, RK_cpuhp_state, 0, CPUHP_STATES - 1, &state) ||
+	    !get_text(m, line, r, RK_cpuhp_name, cb.name, CPUHP_NAME) ||
+	    !get_text(m, line, r, RK_cpuhp_fn, cb.fn, CPUHP_NAME) ||
+	    !get_num(m, line, r, RK_cpuhp_multi, 0, 1, &multi) ||
+	    !get_num(m, line, r, RK_cpuhp_on, 0, CPUS_MAX, &on) ||
+	    !get_num(m, line, r, RK_cpuhp_start_ns, 0, NS_MAX, &start) ||
+	    !get_num(m, line, r, RK_cpuhp_ns, 0, NS_MAX, &ns))
 		return false;
 	if (p->n && (p->cpu != cpu || p->cycle != cycle || p->op != op)) {
 		lerr(m, line, "@cpuhp: cpu=%u cycle=%u op=%s, but the records before it "
@@ -67,17 +64,17 @@ static bool parse_cb(struct msgs *m, size_t line, const struct record *r,
 static bool parse_write(struct msgs *m, size_t line, const struct record *r,
 			struct pending *p, struct cpuhp_run *run)
 {
-	if (!need_keys(m, line, r, write_keys))
+	if (!need_required(m, line, r))
 		return false;
 	uint64_t cpu, apic, cycle, ns, lost, at = 0;
 	int op;
-	if (!get_num(m, line, r, "cpu", 0, CPUS_MAX, &cpu) ||
-	    !get_num(m, line, r, "apic", 0, UINT32_MAX, &apic) ||
-	    !get_num(m, line, r, "cycle", 1, CYCLES_MAX, &cycle) ||
-	    !get_choice(m, line, r, "op", op_choices, &op) ||
-	    !get_num(m, line, r, "ns", 0, NS_MAX, &ns) ||
-	    !get_num(m, line, r, "lost", 0, NS_MAX, &lost) ||
-	    (rec_get(r, "at_ns") && !get_num(m, line, r, "at_ns", 0, NS_MAX, &at)))
+	if (!get_num(m, line, r, RK_cpuhp_write_cpu, 0, CPUS_MAX, &cpu) ||
+	    !get_num(m, line, r, RK_cpuhp_write_apic, 0, UINT32_MAX, &apic) ||
+	    !get_num(m, line, r, RK_cpuhp_write_cycle, 1, CYCLES_MAX, &cycle) ||
+	    !get_choice(m, line, r, RK_cpuhp_write_op, op_choices, &op) ||
+	    !get_num(m, line, r, RK_cpuhp_write_ns, 0, NS_MAX, &ns) ||
+	    !get_num(m, line, r, RK_cpuhp_write_lost, 0, NS_MAX, &lost) ||
+	    (rec_get(r, RK_cpuhp_write_at_ns) && !get_num(m, line, r, RK_cpuhp_write_at_ns, 0, NS_MAX, &at)))
 		return false;
 	if (p->n && (p->cpu != cpu || p->cycle != cycle || p->op != op)) {
 		lerr(m, line, "@cpuhp_write: cpu=%u cycle=%u op=%s, but its @cpuhp records "
@@ -98,7 +95,7 @@ static bool parse_write(struct msgs *m, size_t line, const struct record *r,
 	grow((void **)&run->w, &run->cap, run->nw + 1, sizeof(*run->w));
 	struct cpuhp_write *w = &run->w[run->nw++];
 	*w = (struct cpuhp_write){ .cpu = (uint32_t)cpu, .apic = (uint32_t)apic,
-		.cycle = (uint32_t)cycle, .op = (uint8_t)op, .has_at = rec_get(r, "at_ns") != NULL,
+		.cycle = (uint32_t)cycle, .op = (uint8_t)op, .has_at = rec_get(r, RK_cpuhp_write_at_ns) != NULL,
 		.at_ns = at, .ns = ns, .lost = lost, .line = line };
 	w->ncb = p->n;
 	w->cb = p->n ? xcalloc(p->n, sizeof(*w->cb)) : NULL;
@@ -141,23 +138,22 @@ int cpuhp_load(struct cpuhp_logs *L, const char *const *files, size_t n,
 			size_t w = 1;
 			while (w < ln && s[w] != ' ' && s[w] != '\t')
 				w++;
-			if (w == 5 && !memcmp(s, "@boot", 5)) {
+			int id = record_find(s, w);
+			if (id == RW_boot) {
 				if (in_run)
 					cur++;
 				in_run = true;
 				p.n = 0;
 				continue;
 			}
-			bool is_cb = w == 6 && !memcmp(s, "@cpuhp", 6);
-			bool is_w = w == 12 && !memcmp(s, "@cpuhp_write", 12);
-			if (!is_cb && !is_w)
+			bool is_cb = id == RW_cpuhp;
+			if (!is_cb && id != RW_cpuhp_write)
 				continue;
 			if (!in_run || cur >= L->set.n) {
 				lerr(&m, line, "%s before any @boot", is_cb ? "@cpuhp" : "@cpuhp_write");
 				continue;
 			}
-			if (!split_fields(&m, line, is_cb ? "@cpuhp" : "@cpuhp_write", s + w,
-					  ln - w, &rec))
+			if (!record_parse(&m, line, s, ln, &rec))
 				continue;
 			if (is_cb)
 				parse_cb(&m, line, &rec, &p);

@@ -8,124 +8,80 @@
 #include <string.h>
 
 #include "lib/stats.h"
+#include "tools/aplog/read/records.h"
 #include "tools/aplog/util.h"
 
 const char *const flush_op_names[FOP_COUNT] = { "wbinvd", "wbnoinvd", "clflushopt", "clwb" };
 
-/* key=value of a record line; NULL when absent. *vl: its length. */
-static const char *field(const char *line, size_t n, const char *key, size_t *vl)
-{
-	size_t kl = strlen(key);
-	for (size_t i = 0; i + kl < n; i++) {
-		if ((i == 0 || line[i - 1] == ' ') && !memcmp(line + i, key, kl) &&
-		    line[i + kl] == '=') {
-			size_t s = i + kl + 1, e = s;
-			while (e < n && line[e] != ' ')
-				e++;
-			*vl = e - s;
-			return line + s;
-		}
-	}
-	return NULL;
-}
-
-static bool num(const char *line, size_t n, const char *key, uint64_t max, uint64_t *out)
-{
-	size_t vl;
-	const char *v = field(line, n, key, &vl);
-	return v && parse_dec(v, vl, max, out) == NUM_OK;
-}
-
-static bool starts(const char *line, size_t n, const char *word)
-{
-	size_t wl = strlen(word);
-	return n > wl && !memcmp(line, word, wl) && line[wl] == ' ';
-}
-
-static void copy_field(const char *line, size_t n, const char *key, char *dst, size_t size)
-{
-	size_t vl;
-	const char *v = field(line, n, key, &vl);
-	if (!v)
-		return;
-	if (vl >= size)
-		vl = size - 1;
-	for (size_t i = 0; i < vl; i++)
-		dst[i] = v[i] >= 0x20 && v[i] < 0x7f ? v[i] : '?';
-	dst[vl] = '\0';
-}
-
-static void on_flush(struct flush_log *l, const char *line, size_t n)
+static void on_flush(struct flush_log *l, const struct record *r)
 {
 	uint64_t apic, at_once, rep, kib, ns, smi = 0, khz = 0;
-	size_t ol;
-	const char *op = field(line, n, "op", &ol);
 	int k = -1;
-	for (int i = 0; op && i < FOP_COUNT; i++)
-		if (strlen(flush_op_names[i]) == ol && !memcmp(op, flush_op_names[i], ol))
+	for (int i = 0; i < FOP_COUNT; i++)
+		if (rec_is(r, RK_flush_op, flush_op_names[i]))
 			k = i;
-	if (k < 0 || !num(line, n, "apic", UINT32_MAX, &apic) ||
-	    !num(line, n, "at_once", 1u << 20, &at_once) || !at_once ||
-	    !num(line, n, "rep", 1u << 20, &rep) ||
-	    !num(line, n, "dirty_kib", UINT32_MAX, &kib) ||
-	    !num(line, n, "ns", 1000000000000000ull, &ns)) {
+	if (k < 0 || !rec_num(r, RK_flush_apic, UINT32_MAX, &apic) ||
+	    !rec_num(r, RK_flush_at_once, 1u << 20, &at_once) || !at_once ||
+	    !rec_num(r, RK_flush_rep, 1u << 20, &rep) ||
+	    !rec_num(r, RK_flush_dirty_kib, UINT32_MAX, &kib) ||
+	    !rec_num(r, RK_flush_ns, NS_MAX, &ns)) {
 		l->bad_lines++;
 		return;
 	}
-	num(line, n, "smi", UINT32_MAX, &smi);
-	num(line, n, "khz", UINT32_MAX, &khz);
+	rec_num(r, RK_flush_smi, UINT32_MAX, &smi);
+	rec_num(r, RK_flush_khz, UINT32_MAX, &khz);
 	uint64_t start = 0;
-	size_t sl;
-	bool has_start = field(line, n, "start_ns", &sl) &&
-			 num(line, n, "start_ns", 1000000000000000ull, &start);
+	bool has_start = rec_num(r, RK_flush_start_ns, NS_MAX, &start);
 	grow((void **)&l->r, &l->cap, l->n + 1, sizeof *l->r);
 	l->r[l->n++] = (struct flush_rec){ l->runs, (uint32_t)apic, (uint32_t)at_once,
 					  (uint32_t)rep, (uint32_t)kib, (enum flush_op)k, ns,
 					  (uint32_t)smi, (uint32_t)khz, has_start, start };
 }
 
-/* The next line from *pos, without its CR/LF; NULL at the end. */
-static const char *line_at(const char *buf, size_t len, size_t *pos, size_t *n)
-{
-	if (*pos >= len)
-		return NULL;
-	const char *s = buf + *pos;
-	const char *nl = memchr(s, '\n', len - *pos);
-	size_t l = nl ? (size_t)(nl - s) : len - *pos;
-	*pos += l + (nl != NULL);
-	while (l && s[l - 1] == '\r')
-		l--;
-	*n = l;
-	return s;
-}
-
 int flush_log_load(struct flush_log *l, const char *path)
 {
 	char *buf;
-	size_t len, pos = 0, n;
+	size_t len, pos = 0, n, line = 0;
 	if (read_all(path, &buf, &len))
 		return -1;
-	const char *line;
-	while ((line = line_at(buf, len, &pos, &n))) {
-		if (starts(line, n, "@boot")) {
+	/* Lenient: a malformed @flush line is counted (bad_lines), others
+	 * are other tools' business. */
+	struct msgs m = { .file = path, .quiet = true };
+	static struct record r;
+	while (pos < len) {
+		const char *s = next_line(buf, len, &pos, &n);
+		line++;
+		size_t w = 1;
+		while (w < n && s[w] != ' ' && s[w] != '\t')
+			w++;
+		int id = n && s[0] == '@' ? record_find(s, w) : -1;
+		if (id != RW_boot && id != RW_flush && id != RW_probe && id != RW_host &&
+		    id != RW_env)
+			continue;
+		if (!record_parse(&m, line, s, n, &r)) {
+			l->bad_lines += id == RW_flush;
+			continue;
+		}
+		if (id == RW_boot) {
 			l->runs++;
-		} else if (starts(line, n, "@flush")) {
-			on_flush(l, line, n);
-		} else if (starts(line, n, "@probe")) {
+		} else if (id == RW_flush) {
+			on_flush(l, &r);
+		} else if (id == RW_probe) {
 			uint64_t v;
 			l->probe_seen = true;
-			if (num(line, n, "llc_kib", UINT32_MAX, &v))
+			if (rec_num(&r, RK_probe_llc_kib, UINT32_MAX, &v))
 				l->llc_kib = (uint32_t)v;
-			if (num(line, n, "socket_cpus", UINT32_MAX, &v))
+			if (rec_num(&r, RK_probe_socket_cpus, UINT32_MAX, &v))
 				l->socket_cpus = (uint32_t)v;
-			if (num(line, n, "cpus", UINT32_MAX, &v))
+			if (rec_num(&r, RK_probe_cpus, UINT32_MAX, &v))
 				l->cpus = (uint32_t)v;
-			if (num(line, n, "at_once_kib", UINT32_MAX, &v))
+			if (rec_num(&r, RK_probe_at_once_kib, UINT32_MAX, &v))
 				l->at_once_kib = (uint32_t)v;
-		} else if (starts(line, n, "@host")) {
-			copy_field(line, n, "flush_model", l->model, sizeof l->model);
-		} else if (starts(line, n, "@env")) {
-			copy_field(line, n, "brand", l->brand, sizeof l->brand);
+		} else if (id == RW_host) {
+			if (rec_get(&r, RK_host_flush_model))
+				rec_copy(&r, RK_host_flush_model, l->model, sizeof l->model);
+		} else if (rec_get(&r, RK_env_brand)) {
+			rec_copy(&r, RK_env_brand, l->brand, sizeof l->brand);
 		}
 	}
 	free(buf);

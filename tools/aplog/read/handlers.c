@@ -12,18 +12,6 @@
 #include "tools/aplog/util.h"
 #include "wings/screen/warn_events.h"
 
-static const char *const boot_keys[] = { "kernel", "version", "wbinvd", "cpus",
-	"x2apic", "tsc_khz", "tsc_source", "tramp", "firmware", "cycles", NULL };
-static const char *const sample_keys[] = { "cpu", "apic", "cycle", "op", "ns",
-	"ticks", NULL };
-static const char *const summary_keys[] = { "op", "cpus", "cycles", "total_ns",
-	"mean_ns", "median_ns", "min_ns", "max_ns", NULL };
-static const char *const end_keys[] = { "status", "online", "failed", NULL };
-static const char *const cpusum_keys[] = { "cpu", "apic", "cycles", "online_median_ns",
-	"online_max_ns", "offline_median_ns", "offline_max_ns", NULL };
-static const char *const phase_keys[] = { "cpu", "apic", "cycle", "phase", "ns", NULL };
-static const char *const round_keys[] = { "cycle", "op", "aps", "ns", NULL };
-static const char *const bringup_keys[] = { "mode", "total_ns", NULL };
 static const char *const firmware_names[] = { "bios", "uefi", "unknown", NULL };
 static const char *const status_choices[] = { "pass", "fail", NULL };
 
@@ -57,19 +45,19 @@ void on_boot(struct loader *ld, size_t line, const struct record *rec,
 	const struct field *tr;
 	struct msgs *m = &ld->m;
 
-	bool ok = need_keys(m, line, rec, boot_keys) &&
-		  get_str(m, line, rec, "kernel", r->kernel) &&
-		  get_str(m, line, rec, "version", r->version) &&
-		  get_num(m, line, rec, "wbinvd", 0, 1, &wb) &&
-		  get_num(m, line, rec, "cpus", 1, CPUS_MAX, &cpus) &&
-		  get_num(m, line, rec, "x2apic", 0, 1, &x2) &&
-		  get_num(m, line, rec, "tsc_khz", 0, UINT32_MAX, &r->tsc_khz) &&
-		  get_str(m, line, rec, "tsc_source", r->tsc_source) &&
-		  get_choice(m, line, rec, "firmware", firmware_names,
+	bool ok = need_required(m, line, rec) &&
+		  get_str(m, line, rec, RK_boot_kernel, r->kernel) &&
+		  get_str(m, line, rec, RK_boot_version, r->version) &&
+		  get_num(m, line, rec, RK_boot_wbinvd, 0, 1, &wb) &&
+		  get_num(m, line, rec, RK_boot_cpus, 1, CPUS_MAX, &cpus) &&
+		  get_num(m, line, rec, RK_boot_x2apic, 0, 1, &x2) &&
+		  get_num(m, line, rec, RK_boot_tsc_khz, 0, UINT32_MAX, &r->tsc_khz) &&
+		  get_str(m, line, rec, RK_boot_tsc_source, r->tsc_source) &&
+		  get_choice(m, line, rec, RK_boot_firmware, firmware_names,
 			     &r->firmware) &&
-		  get_num(m, line, rec, "cycles", 0, CYCLES_MAX, &cycles);
+		  get_num(m, line, rec, RK_boot_cycles, 0, CYCLES_MAX, &cycles);
 	if (ok) {
-		tr = rec_get(rec, "tramp");
+		tr = rec_get(rec, RK_boot_tramp);
 		if (parse_hex(tr->v, tr->vl, &r->tramp) != NUM_OK) {
 			lerr(m, line, "@boot: tramp=%s must be a 0x hex address",
 			     show(b, sizeof(b), tr->v, tr->vl));
@@ -107,7 +95,7 @@ static bool in_run(struct loader *ld, size_t line, const char *word)
 /* A cross-CPU figure: enum xfig, or -1 (reported) if the value is
  * neither a number nor na. */
 static int get_xfig(struct msgs *m, size_t line, const struct record *rec,
-		    const char *key, uint64_t *out)
+		    int key, uint64_t *out)
 {
 	const struct field *f = rec_get(rec, key);
 	if (!f)
@@ -126,19 +114,19 @@ void on_sample(struct loader *ld, size_t line, const struct record *rec,
 	struct msgs *m = &ld->m;
 	uint64_t cpu, apic, cycle, ns, ticks;
 	int op;
-	bool ok = need_keys(m, line, rec, sample_keys) &&
-		  get_num(m, line, rec, "cpu", 0, CPUS_MAX - 1, &cpu) &&
-		  get_num(m, line, rec, "apic", 0, UINT32_MAX, &apic) &&
-		  get_num(m, line, rec, "cycle", 0, CYCLES_MAX, &cycle) &&
-		  get_choice(m, line, rec, "op", op_choices, &op) &&
-		  get_num(m, line, rec, "ns", 0, NS_MAX, &ns) &&
-		  get_num(m, line, rec, "ticks", 0, UINT64_MAX, &ticks);
+	bool ok = need_required(m, line, rec) &&
+		  get_num(m, line, rec, RK_sample_cpu, 0, CPUS_MAX - 1, &cpu) &&
+		  get_num(m, line, rec, RK_sample_apic, 0, UINT32_MAX, &apic) &&
+		  get_num(m, line, rec, RK_sample_cycle, 0, CYCLES_MAX, &cycle) &&
+		  get_choice(m, line, rec, RK_sample_op, op_choices, &op) &&
+		  get_num(m, line, rec, RK_sample_ns, 0, NS_MAX, &ns) &&
+		  get_num(m, line, rec, RK_sample_ticks, 0, UINT64_MAX, &ticks);
 	if (!ok)
 		return;
 	uint64_t xns = 0, real_ns;
-	int x = get_xfig(m, line, rec, op == OP_ONLINE ? "ap_ns" : "settled_ns",
+	int x = get_xfig(m, line, rec, op == OP_ONLINE ? RK_sample_ap_ns : RK_sample_settled_ns,
 			 &xns);
-	int x_real = op == OP_ONLINE ? get_xfig(m, line, rec, "to_real_ns", &real_ns)
+	int x_real = op == OP_ONLINE ? get_xfig(m, line, rec, RK_sample_to_real_ns, &real_ns)
 				     : X_ABSENT;
 	if (x < 0 || x_real < 0)
 		return; /* neither a number nor na: reported */
@@ -151,11 +139,11 @@ void on_sample(struct loader *ld, size_t line, const struct record *rec,
 		return;
 	}
 	uint64_t nmi = 0;
-	if (rec_get(rec, "nmi") && !get_num(m, line, rec, "nmi", 0, 1, &nmi))
+	if (rec_get(rec, RK_sample_nmi) && !get_num(m, line, rec, RK_sample_nmi, 0, 1, &nmi))
 		return;
 	r->nmi_marked += nmi;
 	uint64_t smi = 0;
-	if (rec_get(rec, "smi") && !get_num(m, line, rec, "smi", 0, UINT32_MAX, &smi))
+	if (rec_get(rec, RK_sample_smi) && !get_num(m, line, rec, RK_sample_smi, 0, UINT32_MAX, &smi))
 		return;
 	r->smi_marked += smi > 0;
 	grow((void **)&r->s, &r->cap, r->ns + 1, sizeof(*r->s));
@@ -173,18 +161,18 @@ void on_phase(struct loader *ld, size_t line, const struct record *rec)
 	struct msgs *m = &ld->m;
 	uint64_t cpu, apic, cycle, ns = 0;
 	int phase;
-	bool ok = need_keys(m, line, rec, phase_keys) &&
-		  get_num(m, line, rec, "cpu", 0, CPUS_MAX - 1, &cpu) &&
-		  get_num(m, line, rec, "apic", 0, UINT32_MAX, &apic) &&
-		  get_num(m, line, rec, "cycle", 0, CYCLES_MAX, &cycle) &&
-		  get_choice(m, line, rec, "phase", phase_names, &phase);
+	bool ok = need_required(m, line, rec) &&
+		  get_num(m, line, rec, RK_phase_cpu, 0, CPUS_MAX - 1, &cpu) &&
+		  get_num(m, line, rec, RK_phase_apic, 0, UINT32_MAX, &apic) &&
+		  get_num(m, line, rec, RK_phase_cycle, 0, CYCLES_MAX, &cycle) &&
+		  get_choice(m, line, rec, RK_phase_phase, phase_names, &phase);
 	if (!ok)
 		return;
-	int x = get_xfig(m, line, rec, "ns", &ns);
+	int x = get_xfig(m, line, rec, RK_phase_ns, &ns);
 	if (x < 0)
 		return;
 	uint64_t nmi = 0;
-	if (rec_get(rec, "nmi") && !get_num(m, line, rec, "nmi", 0, 1, &nmi))
+	if (rec_get(rec, RK_phase_nmi) && !get_num(m, line, rec, RK_phase_nmi, 0, 1, &nmi))
 		return;
 	if (!r->bad_boot && cycle > r->cycles) {
 		lerr(m, line, "@phase: cycle=%" PRIu64 " but @boot at line %zu "
@@ -205,11 +193,11 @@ void on_round(struct loader *ld, size_t line, const struct record *rec)
 	struct msgs *m = &ld->m;
 	uint64_t cycle, aps, ns;
 	int op;
-	if (!(need_keys(m, line, rec, round_keys) &&
-	      get_num(m, line, rec, "cycle", 1, CYCLES_MAX, &cycle) &&
-	      get_choice(m, line, rec, "op", op_choices, &op) &&
-	      get_num(m, line, rec, "aps", 0, CPUS_MAX, &aps) &&
-	      get_num(m, line, rec, "ns", 0, NS_MAX, &ns)))
+	if (!(need_required(m, line, rec) &&
+	      get_num(m, line, rec, RK_round_cycle, 1, CYCLES_MAX, &cycle) &&
+	      get_choice(m, line, rec, RK_round_op, op_choices, &op) &&
+	      get_num(m, line, rec, RK_round_aps, 0, CPUS_MAX, &aps) &&
+	      get_num(m, line, rec, RK_round_ns, 0, NS_MAX, &ns)))
 		return;
 	grow((void **)&r->rounds, &r->rounds_cap, r->nrounds + 1, sizeof(*r->rounds));
 	r->rounds[r->nrounds++] = (struct round_rec){ (uint32_t)cycle, (uint32_t)aps,
@@ -223,9 +211,9 @@ void on_bringup(struct loader *ld, size_t line, const struct record *rec)
 		return;
 	struct run *r = &ld->set->runs[ld->cur];
 	struct msgs *m = &ld->m;
-	if (need_keys(m, line, rec, bringup_keys) &&
-	    get_str(m, line, rec, "mode", r->bringup))
-		get_num(m, line, rec, "total_ns", 0, NS_MAX, &r->bringup_ns);
+	if (need_required(m, line, rec) &&
+	    get_str(m, line, rec, RK_bringup_mode, r->bringup))
+		get_num(m, line, rec, RK_bringup_total_ns, 0, NS_MAX, &r->bringup_ns);
 }
 
 /* @cpu: only its TSC warp test result is kept (tsc_sync=0|1, apstart);
@@ -237,12 +225,12 @@ void on_cpu(struct loader *ld, size_t line, const struct record *rec)
 		return;
 	struct run *r = &ld->set->runs[ld->cur];
 	struct msgs *m = &ld->m;
-	if (!rec_get(rec, "apic")) {
+	if (!rec_get(rec, RK_cpu_apic)) {
 		lerr(m, line, "@cpu: tsc_sync= without apic=");
 		return;
 	}
-	if (!get_num(m, line, rec, "apic", 0, UINT32_MAX, &apic) ||
-	    !get_num(m, line, rec, "tsc_sync", 0, 1, &sync))
+	if (!get_num(m, line, rec, RK_cpu_apic, 0, UINT32_MAX, &apic) ||
+	    !get_num(m, line, rec, RK_cpu_tsc_sync, 0, 1, &sync))
 		return;
 	if (run_tsc_sync(r, (uint32_t)apic) >= 0) {
 		lerr(m, line, "second @cpu apic=%" PRIu64 " with tsc_sync= in this "
@@ -261,21 +249,21 @@ void on_summary(struct loader *ld, size_t line, const struct record *rec)
 	struct msgs *m = &ld->m;
 	uint64_t v;
 	int op;
-	bool ok = need_keys(m, line, rec, summary_keys) &&
-		  get_choice(m, line, rec, "op", op_choices, &op) &&
-		  get_num(m, line, rec, "cpus", 0, CPUS_MAX, &v) &&
-		  get_num(m, line, rec, "cycles", 0, CYCLES_MAX, &v) &&
-		  get_num(m, line, rec, "mean_ns", 0, UINT64_MAX, &v) &&
-		  get_num(m, line, rec, "median_ns", 0, UINT64_MAX, &v) &&
-		  get_num(m, line, rec, "min_ns", 0, UINT64_MAX, &v) &&
-		  get_num(m, line, rec, "max_ns", 0, UINT64_MAX, &v) &&
-		  get_num(m, line, rec, "total_ns", 0, UINT64_MAX, &v);
+	bool ok = need_required(m, line, rec) &&
+		  get_choice(m, line, rec, RK_summary_op, op_choices, &op) &&
+		  get_num(m, line, rec, RK_summary_cpus, 0, CPUS_MAX, &v) &&
+		  get_num(m, line, rec, RK_summary_cycles, 0, CYCLES_MAX, &v) &&
+		  get_num(m, line, rec, RK_summary_mean_ns, 0, UINT64_MAX, &v) &&
+		  get_num(m, line, rec, RK_summary_median_ns, 0, UINT64_MAX, &v) &&
+		  get_num(m, line, rec, RK_summary_min_ns, 0, UINT64_MAX, &v) &&
+		  get_num(m, line, rec, RK_summary_max_ns, 0, UINT64_MAX, &v) &&
+		  get_num(m, line, rec, RK_summary_total_ns, 0, UINT64_MAX, &v);
 	if (!ok)
 		return;
 	uint64_t cpus = 0, cycles = 0, settled = 0;
-	get_num(m, line, rec, "cpus", 0, CPUS_MAX, &cpus);
-	get_num(m, line, rec, "cycles", 0, CYCLES_MAX, &cycles);
-	int x = op == OP_OFFLINE ? get_xfig(m, line, rec, "settled_total_ns", &settled)
+	get_num(m, line, rec, RK_summary_cpus, 0, CPUS_MAX, &cpus);
+	get_num(m, line, rec, RK_summary_cycles, 0, CYCLES_MAX, &cycles);
+	int x = op == OP_OFFLINE ? get_xfig(m, line, rec, RK_summary_settled_total_ns, &settled)
 				 : X_ABSENT;
 	if (x < 0)
 		return; /* neither a number nor na: reported */
@@ -302,14 +290,14 @@ void on_cpusum(struct loader *ld, size_t line, const struct record *rec)
 	struct run *r = &ld->set->runs[ld->cur];
 	struct msgs *m = &ld->m;
 	uint64_t cpu, apic, cycles, on_med, on_max, off_med, off_max;
-	bool ok = need_keys(m, line, rec, cpusum_keys) &&
-		  get_num(m, line, rec, "cpu", 0, CPUS_MAX - 1, &cpu) &&
-		  get_num(m, line, rec, "apic", 0, UINT32_MAX, &apic) &&
-		  get_num(m, line, rec, "cycles", 0, CYCLES_MAX, &cycles) &&
-		  get_num(m, line, rec, "online_median_ns", 0, NS_MAX, &on_med) &&
-		  get_num(m, line, rec, "online_max_ns", 0, NS_MAX, &on_max) &&
-		  get_num(m, line, rec, "offline_median_ns", 0, NS_MAX, &off_med) &&
-		  get_num(m, line, rec, "offline_max_ns", 0, NS_MAX, &off_max);
+	bool ok = need_required(m, line, rec) &&
+		  get_num(m, line, rec, RK_cpusum_cpu, 0, CPUS_MAX - 1, &cpu) &&
+		  get_num(m, line, rec, RK_cpusum_apic, 0, UINT32_MAX, &apic) &&
+		  get_num(m, line, rec, RK_cpusum_cycles, 0, CYCLES_MAX, &cycles) &&
+		  get_num(m, line, rec, RK_cpusum_online_median_ns, 0, NS_MAX, &on_med) &&
+		  get_num(m, line, rec, RK_cpusum_online_max_ns, 0, NS_MAX, &on_max) &&
+		  get_num(m, line, rec, RK_cpusum_offline_median_ns, 0, NS_MAX, &off_med) &&
+		  get_num(m, line, rec, RK_cpusum_offline_max_ns, 0, NS_MAX, &off_max);
 	if (!ok)
 		return;
 	for (size_t i = 0; i < r->ncs; i++)
@@ -389,10 +377,10 @@ void on_end(struct loader *ld, size_t line, const struct record *rec)
 	struct msgs *m = &ld->m;
 	uint64_t online = 0, failed = 0, warnings = 0;
 	int status = 1;
-	bool ok = need_keys(m, line, rec, end_keys) &&
-		  get_choice(m, line, rec, "status", status_choices, &status) &&
-		  get_num(m, line, rec, "online", 0, CPUS_MAX, &online) &&
-		  get_num(m, line, rec, "failed", 0, CPUS_MAX, &failed);
+	bool ok = need_required(m, line, rec) &&
+		  get_choice(m, line, rec, RK_end_status, status_choices, &status) &&
+		  get_num(m, line, rec, RK_end_online, 0, CPUS_MAX, &online) &&
+		  get_num(m, line, rec, RK_end_failed, 0, CPUS_MAX, &failed);
 	/* Even a malformed @end ends the run, so later lines are not blamed. */
 	r->ended = true;
 	r->end_line = line;
@@ -400,8 +388,8 @@ void on_end(struct loader *ld, size_t line, const struct record *rec)
 	r->end_online = (uint32_t)online;
 	r->end_failed = (uint32_t)failed;
 	r->end_warnings = -1;
-	if (rec_get(rec, "warnings") &&
-	    get_num(m, line, rec, "warnings", 0, UINT32_MAX, &warnings))
+	if (rec_get(rec, RK_end_warnings) &&
+	    get_num(m, line, rec, RK_end_warnings, 0, UINT32_MAX, &warnings))
 		r->end_warnings = (int64_t)warnings;
 	ld->last_end = line;
 	close_run(ld, line, "");
@@ -412,11 +400,11 @@ void on_end(struct loader *ld, size_t line, const struct record *rec)
  * open one, as run under a modelled flush cost. Other keys are ignored. */
 void on_host(struct loader *ld, size_t line, const struct record *rec)
 {
-	if (!rec_get(rec, "flush_model"))
+	if (!rec_get(rec, RK_host_flush_model))
 		return;
 	char *dst = ld->cur >= 0 ? ld->set->runs[ld->cur].flush_model
 				 : ld->host_flush;
 	char v[HOST_STR_MAX];
-	if (get_text(&ld->m, line, rec, "flush_model", v, sizeof(v)))
+	if (get_text(&ld->m, line, rec, RK_host_flush_model, v, sizeof(v)))
 		memcpy(dst, v, sizeof(v));
 }

@@ -27,48 +27,60 @@ static bool has_text(const char *p, size_t n, const char *t)
 	return false;
 }
 
-enum word { W_BOOT, W_SAMPLE, W_SUMMARY, W_FAIL, W_END, W_HOST, W_CPU, W_WARN,
-	     W_CPUSUM, W_PHASE, W_ROUND, W_BRINGUP, W_ENV, W_TRAMP, W_COUNT };
+/* @fail, @warn and @env are kept as text: their keys are only looked up
+ * in the schema (a key it lacks said once; a malformed one is no error,
+ * as before). */
+static void keys_known(struct loader *ld, const char *p, size_t n, size_t line)
+{
+	static struct record rec;
+	int errors = ld->m.errors;
+	ld->m.quiet = true;
+	record_parse(&ld->m, line, p, n, &rec);
+	ld->m.quiet = false;
+	ld->m.errors = errors;
+}
 
 static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 {
-	static const char *const words[W_COUNT] = { "@boot", "@sample",
-		"@summary", "@fail", "@end", "@host", "@cpu", "@warn", "@cpusum",
-		"@phase", "@round", "@bringup", "@env", "@trampoline" };
 	size_t w = 1;
 	while (w < n && p[w] != ' ' && p[w] != '\t')
 		w++;
-	int kind = -1;
-	for (int i = 0; i < W_COUNT; i++)
-		if (strlen(words[i]) == w && memcmp(p, words[i], w) == 0)
-			kind = i;
-	if (kind < 0)
-		return; /* unknown @-words are for other tools */
-	if (kind == W_FAIL) {
+	int id = record_find(p, w);
+	switch (id) {
+	case RW_fail:
+		keys_known(ld, p, n, line);
 		on_fail(ld, line, p, n);
 		return;
-	}
-	if (kind == W_WARN) {
+	case RW_warn:
+		keys_known(ld, p, n, line);
 		on_warn(ld, p, n);
 		return;
-	}
-	if (kind == W_ENV) {
+	case RW_env:
+		keys_known(ld, p, n, line);
 		on_env(ld, p + w, n - w);
 		return;
-	}
-	if (kind == W_TRAMP) {
+	case RW_trampoline:
+		keys_known(ld, p, n, line);
 		on_trampoline(ld, p + w, n - w);
 		return;
+	case RW_cpu:
+		/* @cpu matters only with a warp test result; other @cpu lines
+		 * (older kernels, linux-hotplug) stay as unread as before. */
+		if (!has_text(p, n, " tsc_sync=")) {
+			keys_known(ld, p, n, line);
+			return;
+		}
+		break;
+	case RW_boot: case RW_sample: case RW_summary: case RW_end: case RW_host:
+	case RW_cpusum: case RW_phase: case RW_round: case RW_bringup:
+		break;
+	default:
+		return; /* the other records are other commands' (cpuhp, flush...) */
 	}
-	/* @cpu matters only with a warp test result; other @cpu lines (older
-	 * kernels, linux-hotplug) stay as unread as before. */
-	if (kind == W_CPU && !has_text(p, n, " tsc_sync="))
-		return;
 
 	static struct record rec; /* 4 KiB: keep it off the stack */
-	bool fields_ok = split_fields(&ld->m, line, words[kind], p + w, n - w,
-				      &rec);
-	if (kind == W_BOOT) {
+	bool fields_ok = record_parse(&ld->m, line, p, n, &rec);
+	if (id == RW_boot) {
 		struct run *r = begin_boot(ld, line, p + w, n - w);
 		if (fields_ok)
 			on_boot(ld, line, &rec, r);
@@ -78,15 +90,15 @@ static void on_line(struct loader *ld, const char *p, size_t n, size_t line)
 	}
 	if (!fields_ok)
 		return;
-	switch (kind) {
-	case W_SAMPLE: on_sample(ld, line, &rec, fnv1a(p + w, n - w)); break;
-	case W_SUMMARY: on_summary(ld, line, &rec); break;
-	case W_END: on_end(ld, line, &rec); break;
-	case W_CPU: on_cpu(ld, line, &rec); break;
-	case W_CPUSUM: on_cpusum(ld, line, &rec); break;
-	case W_PHASE: on_phase(ld, line, &rec); break;
-	case W_ROUND: on_round(ld, line, &rec); break;
-	case W_BRINGUP: on_bringup(ld, line, &rec); break;
+	switch (id) {
+	case RW_sample: on_sample(ld, line, &rec, fnv1a(p + w, n - w)); break;
+	case RW_summary: on_summary(ld, line, &rec); break;
+	case RW_end: on_end(ld, line, &rec); break;
+	case RW_cpu: on_cpu(ld, line, &rec); break;
+	case RW_cpusum: on_cpusum(ld, line, &rec); break;
+	case RW_phase: on_phase(ld, line, &rec); break;
+	case RW_round: on_round(ld, line, &rec); break;
+	case RW_bringup: on_bringup(ld, line, &rec); break;
 	default: on_host(ld, line, &rec); break;
 	}
 }
@@ -130,7 +142,7 @@ int load_file(struct set *set, const char *path, bool allow_trunc)
 
 int load_stream(struct set *set, FILE *f, const char *name, bool allow_trunc)
 {
-	struct loader ld = { .m = { .file = name },
+	struct loader ld = { .m = { .file = name, .schema_warn = true },
 			     .set = set, .allow_trunc = allow_trunc, .cur = -1 };
 	char *chunk = xcalloc(CHUNK_BYTES, 1), *lb = xcalloc(LINE_MAX_BYTES, 1);
 	size_t first = set->n, line = 0, ln = 0;

@@ -18,8 +18,7 @@ struct loader {
 };
 
 /* fields.c: key as 1..STR_MAX-1 printable characters into dst. */
-bool get_str(struct msgs *m, size_t line, const struct record *r,
-	     const char *key, char *dst);
+bool get_str(struct msgs *m, size_t line, const struct record *r, int k, char *dst);
 
 /* runcheck.c: close the open run (truncated when it has no @end; why says
  * where it stopped) and check it as a whole. */

@@ -6,6 +6,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "tools/aplog/read/records.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,17 +79,29 @@ static const char *field_in(const char *p, const char *key, size_t *len)
 	return NULL;
 }
 
-const char *run_boot_field(const struct run *r, const char *key, size_t *len)
+/* The name of schema key k of record rec (aplog stops on a reader's
+ * mistake: another record's key). */
+static const char *key_name(int k, int rec)
 {
-	return field_in(r->boot_fields, key, len);
+	if (k < 0 || k >= RK_COUNT || record_keys[k].record != rec) {
+		fprintf(stderr, "aplog: internal error: key %d is no %s key\n", k,
+			record_kinds[rec].word);
+		abort();
+	}
+	return record_keys[k].name;
 }
 
-const char *run_env_field(const struct run *r, const char *key, size_t *len)
+const char *run_boot_field(const struct run *r, int k, size_t *len)
 {
-	return field_in(r->env_fields, key, len);
+	return field_in(r->boot_fields, key_name(k, RW_boot), len);
 }
 
-const char *run_tramp_field(const struct run *r, const char *key, size_t *len)
+const char *run_env_field(const struct run *r, int k, size_t *len)
 {
-	return field_in(r->tramp_fields, key, len);
+	return field_in(r->env_fields, key_name(k, RW_env), len);
+}
+
+const char *run_tramp_field(const struct run *r, int k, size_t *len)
+{
+	return field_in(r->tramp_fields, key_name(k, RW_trampoline), len);
 }

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "lib/phase_names.h"
+#include "lib/records_schema.h"
 
 enum op { OP_ONLINE, OP_OFFLINE, OP_COUNT };
 extern const char *const op_name[OP_COUNT];
@@ -180,19 +181,27 @@ const char *run_offline_figure(const struct run *r);
 /* The @cpu tsc_sync= of an AP: 1, 0, or -1 when the log has none. */
 int run_tsc_sync(const struct run *r, uint32_t apic);
 
-/* Value of key in the run's @boot record, or NULL (*len set). */
-const char *run_boot_field(const struct run *r, const char *key, size_t *len);
-/* The same in its @env record. */
-const char *run_env_field(const struct run *r, const char *key, size_t *len);
-/* The same in its @trampoline record. */
-const char *run_tramp_field(const struct run *r, const char *key, size_t *len);
+/* Value of schema key k (RK_boot_...) in the run's @boot record, or NULL
+ * (*len set). */
+const char *run_boot_field(const struct run *r, int k, size_t *len);
+/* The same in its @env record (RK_env_...). */
+const char *run_env_field(const struct run *r, int k, size_t *len);
+/* The same in its @trampoline record (RK_trampoline_...). */
+const char *run_tramp_field(const struct run *r, int k, size_t *len);
 
 /* ---- key=value records, shared with the baseline file parser --------- */
+
+/* Keys a file's records have that the schema lacks: each said once. */
+#define UNKNOWN_KEYS_SAID 8
 
 /* Where messages go: FILE:LINE: ..., counting errors. */
 struct msgs {
 	const char *file;
 	int errors;
+	bool quiet;        /* count errors, print none (lenient readers) */
+	bool schema_warn;  /* warn about record keys the schema lacks */
+	unsigned unknown_keys;
+	char unknown_said[UNKNOWN_KEYS_SAID][48];
 };
 
 void lerr(struct msgs *m, size_t line, const char *fmt, ...)
@@ -203,10 +212,15 @@ void lwarn(struct msgs *m, size_t line, const char *fmt, ...)
 struct field {
 	const char *k, *v;
 	size_t kl, vl;
+	int key;  /* a record's: its schema key (RK_...), -1 if it has none */
 };
 
+/* One record ("@sample k=v ...", id an enum record_id of
+ * lib/records_schema.h) or one key=value line of another file (a
+ * baseline's, id -1). */
 struct record {
-	const char *word;
+	int id;
+	const char *word;  /* "@sample", "baseline entry": for messages */
 	struct field f[MAX_FIELDS];
 	size_t n;
 };
@@ -215,20 +229,54 @@ struct record {
  * key=value token, or 0. */
 size_t key_len(const char *p, size_t n);
 /* Split "k=v k=v ..." (blanks between); every token a key=value pair with
- * a well-formed key, no key twice. */
+ * a well-formed key, no key twice. For a line that is no record (r->id
+ * -1); its keys are looked up by name (rec_named). */
 bool split_fields(struct msgs *m, size_t line, const char *word,
 		  const char *p, size_t n, struct record *r);
-const struct field *rec_get(const struct record *r, const char *key);
-/* Every key present? Names every missing one. */
+/* A record line "@word k=v ..." (n bytes): its record in the schema, or
+ * -1 for a word the schema lacks (other tools' lines: nothing said).
+ * Its fields are split as split_fields() does and each named by its
+ * schema key; with m->schema_warn, a key the schema lacks is said once
+ * per file (an older or newer writer's: the record is read without it).
+ * false: not a record the schema knows, or malformed (said). */
+bool record_parse(struct msgs *m, size_t line, const char *p, size_t n,
+		  struct record *r);
+/* The field of schema key k (RK_...) in record r, or NULL; k must be a key
+ * of r's record (a reader's mistake otherwise: aplog stops). */
+const struct field *rec_get(const struct record *r, int k);
+/* The field named name in a line that is no record, or NULL. */
+const struct field *rec_named(const struct record *r, const char *name);
+/* Every key the schema says a record of r's kind needs (REQ) there?
+ * Names every missing one. */
+bool need_required(struct msgs *m, size_t line, const struct record *r);
+/* The same for the named keys of a line that is no record. */
 bool need_keys(struct msgs *m, size_t line, const struct record *r,
 	       const char *const *keys);
-bool get_num(struct msgs *m, size_t line, const struct record *r,
-	     const char *key, uint64_t min, uint64_t max, uint64_t *out);
-bool get_choice(struct msgs *m, size_t line, const struct record *r,
-		const char *key, const char *const *choices, int *out);
-/* key's value as 1..cap-1 printable characters (no blanks) into dst. */
-bool get_text(struct msgs *m, size_t line, const struct record *r,
-	      const char *key, char *dst, size_t cap);
+/* A field's value (f present) checked: a decimal number in min..max, one
+ * of choices (NULL-terminated), 1..cap-1 printable characters (no blanks)
+ * into dst. Each says what is wrong, naming r's word and the key. */
+bool field_num(struct msgs *m, size_t line, const struct record *r,
+	       const struct field *f, uint64_t min, uint64_t max, uint64_t *out);
+bool field_choice(struct msgs *m, size_t line, const struct record *r,
+		  const struct field *f, const char *const *choices, int *out);
+bool field_text(struct msgs *m, size_t line, const struct record *r,
+		const struct field *f, char *dst, size_t cap);
+/* The same for schema key k of record r (present: need_required() or
+ * rec_get() said so). */
+bool get_num(struct msgs *m, size_t line, const struct record *r, int k,
+	     uint64_t min, uint64_t max, uint64_t *out);
+bool get_choice(struct msgs *m, size_t line, const struct record *r, int k,
+		const char *const *choices, int *out);
+bool get_text(struct msgs *m, size_t line, const struct record *r, int k,
+	      char *dst, size_t cap);
+
+/* Lenient readers of records (the timeline, the probe's): schema key k of
+ * record r as a decimal number of at most max (false: absent or not one),
+ * as exactly the word val, or copied printable (others as '?', cut to
+ * size - 1; "" when absent). */
+bool rec_num(const struct record *r, int k, uint64_t max, uint64_t *out);
+bool rec_is(const struct record *r, int k, const char *val);
+void rec_copy(const struct record *r, int k, char *dst, size_t size);
 
 /* Next line of buf from *pos: its start and length (without CR or LF). */
 const char *next_line(const char *buf, size_t len, size_t *pos, size_t *n);

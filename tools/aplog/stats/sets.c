@@ -20,11 +20,11 @@ const char *run_emulator(const struct run *r)
 	const char *v;
 	if (r->flush_model[0])
 		return NULL;
-	if ((v = run_env_field(r, "brand", &n)) && n >= 8 && !memcmp(v, "QEMU_TCG", 8))
+	if ((v = run_env_field(r, RK_env_brand, &n)) && n >= 8 && !memcmp(v, "QEMU_TCG", 8))
 		return "QEMU TCG";
-	if ((v = run_env_field(r, "hypervisor", &n)) && n == 1 && *v == '1')
+	if ((v = run_env_field(r, RK_env_hypervisor, &n)) && n == 1 && *v == '1')
 		return "a hypervisor";
-	if ((v = run_env_field(r, "acpi_oem", &n)) && n == 5 && !memcmp(v, "BOCHS", 5))
+	if ((v = run_env_field(r, RK_env_acpi_oem, &n)) && n == 5 && !memcmp(v, "BOCHS", 5))
 		return "QEMU or Bochs";
 	return NULL;
 }
@@ -145,14 +145,14 @@ void side_free(struct side *sd)
  * has them (a slowed build is no WBINVD=0 like the others). */
 static void build_label(const struct side *sd, char *out, size_t cap)
 {
-	static const char *const slow[][2] = { { "slow_tramp_ns", "SLOW_TRAMP_NS" },
-					       { "slow_park_ns", "SLOW_PARK_NS" } };
+	static const struct { int key; const char *knob; } slow[] = {
+		{ RK_boot_slow_tramp_ns, "SLOW_TRAMP_NS" }, { RK_boot_slow_park_ns, "SLOW_PARK_NS" } };
 	int n = snprintf(out, cap, "WBINVD=%d", sd->wbinvd);
 	for (size_t k = 0; k < 2 && sd->set.n && n > 0 && (size_t)n < cap; k++) {
 		size_t len;
-		const char *v = run_boot_field(&sd->set.runs[0], slow[k][0], &len);
+		const char *v = run_boot_field(&sd->set.runs[0], slow[k].key, &len);
 		if (v && !(len == 1 && v[0] == '0'))
-			n += snprintf(out + n, cap - (size_t)n, " %s=%.*s", slow[k][1],
+			n += snprintf(out + n, cap - (size_t)n, " %s=%.*s", slow[k].knob,
 				      (int)(len < 20 ? len : 20), v);
 	}
 }
@@ -227,8 +227,8 @@ void print_nmi_note(const struct side *s, const char *prefix)
 }
 
 /* The build facts a side's runs must share, and a label may name. */
-static const char *const build_keys[] = { "kernel", "arch", "wbinvd",
-	"slow_tramp_ns", "slow_park_ns", NULL };
+static const int build_keys[] = { RK_boot_kernel, RK_boot_arch, RK_boot_wbinvd,
+	RK_boot_slow_tramp_ns, RK_boot_slow_park_ns, -1 };
 
 /* The first usable run of a side, NULL if none. */
 static const struct run *first_usable(const struct side *sd)
@@ -257,7 +257,7 @@ static int check_one_build(const struct side *sd, char letter)
 		const struct run *r = &sd->set.runs[i];
 		if (run_use(r) == USE_NONE)
 			continue;
-		for (const char *const *k = build_keys; *k; k++) {
+		for (const int *k = build_keys; *k >= 0; k++) {
 			size_t fn = 0, rn = 0;
 			const char *fv = run_boot_field(f, *k, &fn);
 			const char *rv = run_boot_field(r, *k, &rn);
@@ -265,8 +265,9 @@ static int check_one_build(const struct side *sd, char letter)
 				continue;
 			fprintf(stderr, "aplog: set %c mixes builds: %s=%.*s (%s:%zu) and "
 				"%s=%.*s (%s:%zu); a side is one build (--force compares "
-				"them anyway)\n", letter, *k, (int)fn, fv ? fv : "-", f->file,
-				f->boot_line, *k, (int)rn, rv ? rv : "-", r->file, r->boot_line);
+				"them anyway)\n", letter, record_keys[*k].name, (int)fn, fv ? fv : "-",
+				f->file, f->boot_line, record_keys[*k].name, (int)rn, rv ? rv : "-",
+				r->file, r->boot_line);
 			return 1;
 		}
 	}
@@ -279,8 +280,8 @@ static int check_one_build(const struct side *sd, char letter)
 static void run_trampoline(const struct run *r, char *out, size_t cap)
 {
 	size_t kn = 0, sn = 0;
-	const char *kind = run_tramp_field(r, "kind", &kn);
-	const char *sha = run_tramp_field(r, "blob_sha256", &sn);
+	const char *kind = run_tramp_field(r, RK_trampoline_kind, &kn);
+	const char *sha = run_tramp_field(r, RK_trampoline_blob_sha256, &sn);
 	if (!kind)
 		snprintf(out, cap, "kind=apstart");
 	else if (!sha)
@@ -329,7 +330,8 @@ static int check_label(const struct side *sd, const char *label, char letter)
 			for (size_t i = 0; i < kl; i++)
 				key[i] = (char)tolower((unsigned char)p[i]);
 			key[kl] = '\0';
-			const char *v = run_boot_field(f, key, &vn);
+			int bk = record_key_find(RW_boot, key, kl);
+			const char *v = bk >= 0 ? run_boot_field(f, bk, &vn) : NULL;
 			if (v && !same_value(v, vn, eq + 1, n - kl - 1)) {
 				fprintf(stderr, "aplog: --label-%c says %.*s, but set %c's runs "
 					"say %s=%.*s in @boot (%s:%zu): files swapped? (--force "
@@ -377,10 +379,10 @@ bool sides_measurable(const struct side s[2])
 	const struct run *a = first_usable(&s[0]), *b = first_usable(&s[1]);
 	if (!a || !b || s[0].wbinvd == s[1].wbinvd)
 		return true;
-	for (const char *const *k = build_keys; *k; k++) {
+	for (const int *k = build_keys; *k >= 0; k++) {
 		size_t an = 0, bn = 0;
 		const char *av = run_boot_field(a, *k, &an), *bv = run_boot_field(b, *k, &bn);
-		if (strcmp(*k, "wbinvd") &&
+		if (*k != RK_boot_wbinvd &&
 		    !same_value(av ? av : "", av ? an : 0, bv ? bv : "", bv ? bn : 0))
 			return true; /* another knob differs: that one costs time */
 	}

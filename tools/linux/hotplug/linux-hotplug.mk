@@ -11,8 +11,9 @@
 LH_SAVED_GOAL := $(.DEFAULT_GOAL)
 
 LH_DIR := tools/linux/hotplug
-LH_SRC := $(wildcard $(LH_DIR)/*.c)
-LH_HDR := $(wildcard $(LH_DIR)/*.h)
+# Its statistics are the kernel's (lib/stats.c, aplog.mk's KSTATS_SRC).
+LH_SRC := $(wildcard $(LH_DIR)/*.c) $(KSTATS_SRC)
+LH_HDR := $(wildcard $(LH_DIR)/*.h) $(KSTATS_HDR)
 LH := build/host/linux-hotplug
 LH_ASAN := build/host/linux-hotplug_asan
 LH_SHIM := build/host/failwrite.so

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-/* @sample/@summary records and the per-CPU table. Statistics as apstart
- * computes them: median of an even count is the mean of the middle two
- * (rounded down), mean rounded down. */
+/* @sample/@summary records and the per-CPU table. Statistics are the
+ * kernel's own (lib/stats.c, as aplog's): median of an even count is the
+ * mean of the middle two (rounded down), mean rounded down. */
 #include "report.h"
 
 #include <inttypes.h>
@@ -9,12 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const op_name[2] = { "offline", "online" };
+#include "lib/stats.h"
 
-struct lh_stats {
-	size_t n;
-	uint64_t sum, mean, median, min, max;
-};
+static const char *const op_name[2] = { "offline", "online" };
 
 int lh_samples_alloc(struct lh_samples *s, size_t slots, uint32_t cycles)
 {
@@ -37,28 +34,6 @@ void lh_samples_free(struct lh_samples *s)
 	free(s->ns[0]);
 	free(s->ns[1]);
 	memset(s, 0, sizeof(*s));
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Sorts v in place. */
-static void stats_of(uint64_t *v, size_t n, struct lh_stats *st)
-{
-	memset(st, 0, sizeof(*st));
-	if (!n)
-		return;
-	qsort(v, n, sizeof(*v), cmp_u64);
-	st->n = n;
-	for (size_t i = 0; i < n; i++)
-		st->sum = st->sum > UINT64_MAX - v[i] ? UINT64_MAX : st->sum + v[i];
-	st->mean = st->sum / n;
-	st->min = v[0];
-	st->max = v[n - 1];
-	st->median = n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
 }
 
 void lh_print_sample(const struct lh_cpu *c, uint32_t cycle, enum lh_op op,
@@ -103,12 +78,12 @@ void lh_report(const struct lh_cpus *cs, const struct lh_samples *s)
 		ncpu++;
 		char b[8][24];
 		for (int op = 1; op >= 0; op--) {
-			struct lh_stats st;
+			struct stats st;
 			/* A CPU that went offline but did not come back has one
 			 * offline sample more than online ones. */
 			size_t n = c->samples[op];
 			memcpy(one, s->ns[op] + base, n * sizeof(uint64_t));
-			stats_of(one, n, &st);
+			stats_compute(one, n, &st);
 			int k = op == 1 ? 0 : 4;
 			us_cell(b[k], 24, st.mean);
 			us_cell(b[k + 1], 24, st.median);
@@ -132,8 +107,8 @@ void lh_report(const struct lh_cpus *cs, const struct lh_samples *s)
 			memcpy(all + n, s->ns[op] + base, c->samples[op] * sizeof(uint64_t));
 			n += c->samples[op];
 		}
-		struct lh_stats st;
-		stats_of(all, n, &st);
+		struct stats st;
+		stats_compute(all, n, &st);
 		tot[op] = st.sum;
 		printf("@summary op=%s cpus=%zu cycles=%" PRIu32 " total_ns=%" PRIu64
 		       " mean_ns=%" PRIu64 " median_ns=%" PRIu64 " min_ns=%" PRIu64
