@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* The record schema (lib/records.def) in C: every record word and key as a
- * constant, and the tables that say each key's unit, whether it may be
- * `na`, its words and its variants. Pure C for the kernel, apstart.efi and
- * the host tools alike; the constants and macros cost nothing in an
- * image, the tables (records_schema.c) only where they are linked.
+ * constant and macro, for the kernel, apstart.efi and the host tools
+ * alike: they cost nothing in an image. The tables that say each key's
+ * unit, whether it may be `na`, its words and its variants are the host's
+ * (tools/records/schema.h).
  *
  * In code that reads or matches records, name them by the schema:
  *   RECORD_WORD(sample)    "@sample", and a build error if there is none
  *   RECORD_KEY(sample, ns) "ns", and a build error if @sample has no ns
  *   RECORD_FIELD(sample, op, "online")  "op=online", the same
- *   RK_sample_ns           the key's index in record_keys[] */
+ *   RK_sample_ns           the key's index in the host's record_keys[] */
 #ifndef APSTART_RECORDS_SCHEMA_H
 #define APSTART_RECORDS_SCHEMA_H
 
@@ -54,80 +54,5 @@ static inline bool record_line_is(const char *line, size_t len, const char *word
 	size_t n = __builtin_strlen(word);
 	return len > n && __builtin_memcmp(line, word, n) == 0 && line[n] == ' ';
 }
-
-enum record_unit {
-	U_NS, U_SNS, U_TICKS, U_US, U_MS, U_KHZ, U_KIB, U_PCT, U_COUNT, U_ID, U_INT,
-	U_BOOL, U_HEX, U_WORD, U_TEXT, U_COUNT_OF_UNITS
-};
-
-/* Who writes a key (records.def's K, L, H, V) and what it may be. */
-enum record_flag {
-	RF_KERNEL = 1 << 0, /* the kernel and its wings */
-	RF_LINUX = 1 << 1,  /* tools/linux/hotplug */
-	RF_HOST = 1 << 2,   /* tools/run's QEMU runners */
-	RF_LAVA = 1 << 3,   /* tools/lab/lava/results.py */
-	RF_WRITERS = 0xf,
-	RF_REQ = 1 << 4,    /* readers need it */
-	RF_OPT = 1 << 5,    /* its writer leaves it out at times */
-	RF_NA = 1 << 6,     /* may be "na" */
-};
-
-struct record_kind {
-	const char *word;    /* "@sample" */
-	const char *variant; /* the key whose value picks the keys, or NULL */
-	const char *what;
-	uint16_t first_key;  /* its keys: record_keys[first_key..record_keys_end()) */
-};
-
-struct record_key {
-	const char *name;
-	uint8_t record; /* enum record_id */
-	uint8_t unit;   /* enum record_unit */
-	uint8_t flags;  /* enum record_flag */
-	const char *words; /* blank-separated, or NULL */
-	const char *only;  /* blank-separated variant words, or NULL */
-};
-
-struct record_unit_info {
-	const char *name;        /* "ns" */
-	const char *placeholder; /* how the docs show a value: "NS" */
-	const char *what;
-};
-
-extern const struct record_kind record_kinds[RW_COUNT];
-extern const struct record_key record_keys[RK_COUNT];
-extern const struct record_unit_info record_units[U_COUNT_OF_UNITS];
-
-/* One past the last key of record rec. */
-int record_keys_end(int rec);
-/* The record of word ("@sample", len bytes), or -1. */
-int record_find(const char *word, size_t len);
-/* The first key of record rec named name (len bytes), or -1. */
-int record_key_find(int rec, const char *name, size_t len);
-/* The key of rec named name that a record whose variant key says variant
- * (vlen bytes; NULL: none given) may have, or -1. */
-int record_key_for(int rec, const char *name, size_t len, const char *variant, size_t vlen);
-/* Whether key k may be in a record whose variant key says variant. */
-bool record_key_applies(int k, const char *variant, size_t vlen);
-/* Whether word (len bytes) is one of the blank-separated words. */
-bool record_word_in(const char *words, const char *word, size_t len);
-
-enum record_value {
-	RV_OK,
-	RV_EMPTY,   /* key= with nothing after it */
-	RV_NA,      /* na where the key may not be na */
-	RV_FORM,    /* not of the key's unit */
-	RV_WORD,    /* a WORD that is not one of its words */
-	RV_UNKNOWN, /* the record has no such key */
-	RV_VARIANT, /* the record has it, not in this variant */
-};
-/* Whether v (len bytes) is a value key k may have. */
-enum record_value record_value_check(int k, const char *v, size_t len);
-/* Whether a record of rec whose variant key says variant (NULL: none)
- * may have name=v: one of the key's entries that applies takes it, or
- * what is wrong (the first applying entry's complaint). */
-enum record_value record_field_check(int rec, const char *name, size_t len,
-				     const char *variant, size_t vlen, const char *v,
-				     size_t vl);
 
 #endif

@@ -33,7 +33,7 @@ fuzz_srcs_plan := wings/efi/plan_text.c lib/format.c
 fuzz_srcs_table := wings/efi/table_text.c wings/efi/plan_text.c wings/efi/records.c tools/aplog/stats/verdict.c \
 	lib/format.c
 fuzz_srcs_aplog := $(addprefix tools/aplog/read/,load.c handlers.c fields.c records.c runcheck.c) \
-	tools/aplog/util.c lib/phase_names.c wings/screen/warn_events.c
+	tools/aplog/util.c tools/records/schema.c lib/phase_names.c wings/screen/warn_events.c
 fuzz_srcs_lrm := wings/linux_trampoline/lrm_blob.c wings/linux_trampoline/lrm_file.c lib/format.c wings/efi/sha256.c
 fuzz_srcs_realmode_scan := tools/linux/realmode/kernel_image.c tools/linux/realmode/scan.c \
 	tools/linux/realmode/twin.c wings/linux_trampoline/lrm_blob.c lib/format.c
@@ -47,7 +47,7 @@ VARS.$(FUZZ_OUT)/fuzz = $(FUZZ_CC) $(FUZZ_CFLAGS)
 fuzz-build: $(FUZZ_BINS)
 
 $(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_map.h tests/fuzz/lane.mk \
-		$(wildcard kernel/*.h lib/*.h app/*.h smp/*.h wings/*/*.h tools/aplog/*.h tools/aplog/read/*.h tools/linux/realmode/*.h) \
+		$(wildcard kernel/*.h lib/*.h app/*.h smp/*.h wings/*/*.h tools/aplog/*.h tools/aplog/read/*.h tools/records/*.h tools/linux/realmode/*.h) lib/records.def \
 		$(FUZZ_SRCS) $(FUZZ_OUT)/fuzz.vars
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(fuzz_srcs_$*)

@@ -24,11 +24,11 @@ layers-tests: $(APLOG_OBJS) $(RECORDS_LINT)
 	@tests/layers/records.sh $(RECORDS_LINT)
 
 # The format-string lint of the record schema (ASan/UBSan: it parses C).
-$(RECORDS_LINT): tests/layers/records_lint.c lib/records_schema.c lib/records_schema.h \
+$(RECORDS_LINT): tests/layers/records_lint.c tools/records/schema.c lib/records_schema.h tools/records/schema.h \
 		lib/records.def tests/layers/lane.mk
 	@mkdir -p $(@D)
 	$(HOST_CC) $(HOST_CFLAGS) $(HOST_DEBUG) $(HOST_SAN) -o $@ tests/layers/records_lint.c \
-		lib/records_schema.c
+		tools/records/schema.c
 
 # make lines: each part's size (docs/layout.md's "Sizes" block).
 .PHONY: lines

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/records_schema.h"
+#include "tools/records/schema.h"
 
 static int problems, formats;
 

@@ -17,7 +17,7 @@ UNIT_SANFLAGS := $(HOST_SAN)
 UNIT_KERNEL_SRCS := app/options.c wings/kept/kept_lines.c wings/nvram/nvram_save.c wings/pstore/pstore_option.c wings/selftest/selftest_option.c wings/screen/qr_records.c smp/modes.c \
 	wings/linux_trampoline/lrm_blob.c wings/linux_trampoline/lrm_file.c \
 	lib/format.c lib/keyword.c wings/pstore/persistent_ram.c wings/efi/sha256.c tools/aplog/stats/verdict.c \
-	wings/efi/plan_text.c wings/efi/table_text.c wings/efi/records.c lib/records_schema.c lib/phase_names.c \
+	wings/efi/plan_text.c wings/efi/table_text.c wings/efi/records.c tools/records/schema.c lib/phase_names.c \
 	$(addprefix kernel/,multiboot.c acpi.c memmap.c firmware.c) $(KSTATS_SRC)
 UNIT_SRCS := $(sort $(wildcard tests/unit/*.c)) $(UNIT_KERNEL_SRCS)
 # ... and the compiler and flags they are built with (tools/build/build-vars.mk).

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* lib/records_schema.c: the table's own rules (keys follow their record,
+/* tools/records/schema.c: the table's own rules (keys follow their record,
  * one entry per key and variant, variants named by words of the variant
  * key), the words it shares with the kernel's lists (phase names, the
  * modes' keyword tables), and the lookups and value checks aplog uses. */
@@ -8,7 +8,7 @@
 
 #include "lib/keyword.h"
 #include "lib/phase_names.h"
-#include "lib/records_schema.h"
+#include "tools/records/schema.h"
 #include "smp/park.h"
 #include "smp/lapic.h"
 #include "smp/wake.h"

@@ -32,7 +32,7 @@ PHASE_NAMES_SRC := lib/phase_names.c
 # which its result page uses too.
 WARN_EVENTS_SRC := wings/screen/warn_events.c
 # The record schema: every record and key, its unit (lib/records.def).
-RECORDS_SCHEMA_SRC := lib/records_schema.c
+RECORDS_SCHEMA_SRC := tools/records/schema.c
 # The flush model's own cost code, for aplog flush --against and aplog fit.
 APLOG_MODEL_SRCS := tools/flushmodel/model.c tools/flushmodel/preset_file.c
 # aplog's own files: main.c, options and util at the top, the rest in one

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "lib/phase_names.h"
-#include "lib/records_schema.h"
+#include "tools/records/schema.h"
 
 enum op { OP_ONLINE, OP_OFFLINE, OP_COUNT };
 extern const char *const op_name[OP_COUNT];

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The record schema's tables (lib/records.def) and lookups. Not linked into
  * the kernel, which names records by the header's constants only. */
-#include "lib/records_schema.h"
+#include "tools/records/schema.h"
 
 #include "lib/kstring.h"
 
