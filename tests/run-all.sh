@@ -84,9 +84,10 @@ run_lane() {
 }
 # One queue for every lane that may run beside others (kinds host, qemu,
 # image: each lane has its own work folder and only reads what test-prep
-# built). The longest first, by the last make test's times in
-# build/lane-times when there are some, so that no long lane starts last;
-# else image and other lanes alternately, the file's order within each.
+# built). The longest first, so that no long lane starts last: by the last
+# make test's times here (build/lane-times), else by those of a fresh
+# clone on a 2-CPU machine (tests/lane-times, committed); a lane in
+# neither goes first.
 shared=() images=() others=()
 for i in "${!names[@]}"; do
 	case ${kinds[$i]} in host|qemu) others+=("$i") ;; image) images+=("$i") ;; esac
@@ -95,9 +96,11 @@ for ((k = 0; k < ${#images[@]} || k < ${#others[@]}; k++)); do
 	[ $k -lt ${#images[@]} ] && shared+=("${images[$k]}")
 	[ $k -lt ${#others[@]} ] && shared+=("${others[$k]}")
 done
-if [ -s build/lane-times ]; then
+times_file=build/lane-times
+[ -s $times_file ] || times_file=tests/lane-times
+if [ -s $times_file ]; then
 	declare -A last
-	while read -r lane secs; do [[ $secs =~ ^[0-9]+$ ]] && last[$lane]=$secs; done <build/lane-times
+	while read -r lane secs; do [[ $secs =~ ^[0-9]+$ ]] && last[$lane]=$secs; done <$times_file
 	mapfile -t shared < <(for i in "${shared[@]}"; do echo "${last[${names[$i]}]:-9999} $i"; done |
 		sort -s -k1,1nr | cut -d' ' -f2)
 fi
