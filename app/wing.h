@@ -1,21 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The core's one door to its wings. The core (boot/, app/, smp/,
- * realmode/, kernel/, lib/) brings APs up and down, times them and prints
- * the records on serial; everything else (the screen and its pages, the
- * summary kept in NVRAM, the experiments, the self-tests, the console
- * kept for Linux) is a wing in wings/, which the core never names. A wing
- * puts one struct wing into the .wings section (WING() below): the
- * options it brings, what it does at the run's steps, and what it hangs
- * on the core's hook points. A kernel linked without wings (make WINGS=)
- * is the minimal kernel: it runs and reports exactly as with them, on
- * serial only. docs/layout.md has the map; CONTRIBUTING.md says how to
- * add a wing.
- *
- * Who calls what: kmain() (app/main.c) and app/run.c call each wing's
- * steps, in link order; wings_connect() (app/wing.c) hangs the hook
- * points on the layers that call them, once, before anything is printed.
- * No wing calls a setter of a lower layer itself, and no wing reaches
- * another through the core. */
+/* The core's one door to its wings (wings/, which the core never names;
+ * docs/layout.md has the map, CONTRIBUTING.md how to add one). A wing puts
+ * one struct wing into the .wings section (WING() below); kmain() and
+ * app/run.c call its steps in link order, and wings_connect() hangs its
+ * hook points on the layers that call them, once, before anything is
+ * printed. No wing calls a lower layer's setter or reaches another wing
+ * through the core. */
 #ifndef APSTART_WING_H
 #define APSTART_WING_H
 

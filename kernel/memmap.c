@@ -134,10 +134,3 @@ uint64_t memmap_pick_low_range(const struct mem_range *mem, uint32_t count,
 			return at;
 	return 0;
 }
-
-uint64_t memmap_pick_low_page(const struct mem_range *mem, uint32_t count,
-			      const struct phys_range *excluded,
-			      uint32_t excluded_count)
-{
-	return memmap_pick_low_range(mem, count, excluded, excluded_count, PAGE);
-}

@@ -29,12 +29,6 @@ struct cpu *cpu_by_apic(uint32_t apic_id)
 	return 0;
 }
 
-void smp_renumber(struct cpu *c, uint32_t new_id)
-{
-	__atomic_store_n(&tramp_cpus[c->index].apic_id, new_id, __ATOMIC_RELEASE);
-	__atomic_store_n(&c->apic_id, new_id, __ATOMIC_RELEASE);
-}
-
 uint32_t smp_count_state(enum cpu_state s)
 {
 	uint32_t n = 0;

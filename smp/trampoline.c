@@ -18,7 +18,7 @@ static uint64_t installed_at;
  * while the core's runs. */
 static struct tramp_header *other_header;
 
-uint32_t trampoline_size(void)
+static uint32_t trampoline_size(void)
 {
 	return (uint32_t)(trampoline_blob_end - trampoline_blob);
 }

@@ -25,7 +25,6 @@ bool trampoline_use_other(uint64_t sipi_page, struct tramp_header *h,
 			  void (*c_entry)(uint32_t apic_id, uint32_t index));
 struct tramp_header *trampoline_header(void);
 uint64_t trampoline_phys(void);
-uint32_t trampoline_size(void);
 const char *tramp_stage_name(uint32_t stage);
 
 #endif

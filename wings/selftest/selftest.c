@@ -16,7 +16,6 @@
 #include "smp/wake.h"
 #include "wings/selftest/selftest_option.h"
 #include "kernel/abort.h"
-#include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
 #include "kernel/tsc.h"
@@ -25,6 +24,15 @@
 /* IA32_TIME_STAMP_COUNTER: writable, sets the TSC (SDM Vol. 3B §18.17,
  * "Time-Stamp Counter"; Vol. 4, MSR 10H). */
 #define MSR_IA32_TSC 0x10
+
+/* selftest=smi raises one SMI through the APM control port, 0xB2 on the
+ * PIIX4 and ICH9 chipsets QEMU emulates (and the ACPI FADT SMI_CMD of
+ * most PC firmware): writing it makes the chipset assert SMI# when APM
+ * SMIs are enabled (Intel ICH9 datasheet §13.8.3.2, APM_CNT; SeaBIOS
+ * enables them), with a value no firmware command uses (not ACPI
+ * enable/disable, not a SeaBIOS call). */
+#define APM_CNT_PORT 0xB2
+#define APM_CMD_NONE 0x5A
 
 /* The test asked (selftest=) and the AP it acts on. */
 static enum selftest armed;
@@ -75,7 +83,9 @@ static void renumber(struct cpu *c)
 			"(x2APIC IDs are read-only)\n", old);
 		return;
 	}
-	smp_renumber(c, id);
+	/* The trampoline's search and cpu_by_apic() find it by its new ID. */
+	__atomic_store_n(&tramp_cpus[c->index].apic_id, id, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->apic_id, id, __ATOMIC_RELEASE);
 	kprintf("selftest: APIC ID %u renumbered to %u in its xAPIC ID register "
 		"(CPUID still says %u)\n", old, cpu_apic_id(), cpu_initial_apic_id());
 }
@@ -202,7 +212,7 @@ static void bracket_open(void)
 	if (done)
 		return;
 	done = true;
-	confound_raise_smi();
+	outb(APM_CNT_PORT, APM_CMD_NONE);
 }
 
 /* The points each test acts at (smp/instrument.h). bsp-fault acts
