@@ -42,9 +42,10 @@ static bool bytes_eq(const uint8_t *p, const char *s, size_t n)
 	return true;
 }
 
-/* Why an RSDP image is unusable, or NULL if it is fine. */
-static const char *rsdp_problem(const uint8_t *p, size_t len)
+const char *acpi_rsdp_problem(const void *rsdp, size_t len)
 {
+	const uint8_t *p = rsdp;
+
 	if (!p || len < RSDP_V1_LEN)
 		return "too short";
 	if (!bytes_eq(p, "RSD PTR ", 8))
@@ -65,12 +66,7 @@ static const char *rsdp_problem(const uint8_t *p, size_t len)
 
 bool acpi_rsdp_valid(const void *rsdp, size_t len)
 {
-	return rsdp_problem(rsdp, len) == NULL;
-}
-
-const char *acpi_rsdp_problem(const void *rsdp, size_t len)
-{
-	return rsdp_problem(rsdp, len);
+	return acpi_rsdp_problem(rsdp, len) == NULL;
 }
 
 /* Candidates start on 16-byte steps below base + window; len bytes at p
@@ -584,7 +580,7 @@ int acpi_parse(const void *rsdp, size_t rsdp_len, uint64_t rsdp_phys,
 	out->placeholders = 0;
 	out->madt_stop_offset = 0;
 
-	const char *why = rsdp_problem(p, rsdp_len);
+	const char *why = acpi_rsdp_problem(p, rsdp_len);
 	if (why) {
 		report(&w, ACPI_WARN_OTHER, "acpi: RSDP invalid: %s", why);
 		return -1;

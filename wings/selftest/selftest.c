@@ -18,6 +18,7 @@
 #include "kernel/abort.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/paging.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
 
@@ -74,11 +75,25 @@ static uint32_t renumber_target(const struct cpu *c)
 	return APIC_ID_NONE;
 }
 
+/* Write this CPU's xAPIC ID register (writable on most implementations,
+ * SDM Vol. 3A §11.4.6); false in x2APIC mode, where the ID is read-only. */
+static bool set_xapic_id(uint32_t id)
+{
+	const struct lapic_status *st = lapic_status();
+	volatile uint32_t *regs;
+
+	if (st->x2apic || id > XAPIC_MAX_ID ||
+	    !(regs = paging_map_phys(st->mmio_phys, 4096, MAP_UC)))
+		return false;
+	regs[XAPIC_ID_REG / 4] = id << XAPIC_ID_SHIFT;
+	return lapic_id() == id;
+}
+
 static void renumber(struct cpu *c)
 {
 	uint32_t old = c->apic_id, id = renumber_target(c);
 
-	if (id == APIC_ID_NONE || !lapic_set_xapic_id(id)) {
+	if (id == APIC_ID_NONE || !set_xapic_id(id)) {
 		kprintf("selftest: apic-renumber: APIC ID %u cannot be renumbered "
 			"(x2APIC IDs are read-only)\n", old);
 		return;
