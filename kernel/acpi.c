@@ -71,8 +71,7 @@ bool acpi_rsdp_valid(const void *rsdp, size_t len)
 
 /* Candidates start on 16-byte steps below base + window; len bytes at p
  * (mapped from base) are readable, so each is checked with what remains. */
-static uint64_t scan_area(const uint8_t *p, uint64_t base, size_t window,
-			  size_t len)
+static uint64_t scan_area(const uint8_t *p, uint64_t base, size_t window, size_t len)
 {
 	if (!p)
 		return 0;
@@ -100,8 +99,7 @@ uint64_t acpi_scan_rsdp(phys_map_fn map, void *map_ctx, uint64_t ebda_phys)
 		r = scan_area(p, ebda_phys, 1024, len);
 	}
 	if (!r)
-		r = scan_area(map(map_ctx, 0xE0000, 0x20000), 0xE0000, 0x20000,
-			      0x20000);
+		r = scan_area(map(map_ctx, 0xE0000, 0x20000), 0xE0000, 0x20000, 0x20000);
 	return r;
 }
 
@@ -183,8 +181,7 @@ static bool structure_holds(const uint8_t *t, uint32_t len)
 
 /* Map the table at phys: header first, then its full validated length.
  * want is the required signature or NULL. NULL return: reported. */
-static const uint8_t *load_table(struct walk *w, uint64_t phys,
-				 const char *want, uint32_t *len_out)
+static const uint8_t *load_table(struct walk *w, uint64_t phys, const char *want, uint32_t *len_out)
 {
 	unsigned long long pa = phys;
 	const uint8_t *h = NULL;
@@ -252,8 +249,7 @@ static const uint8_t *load_table(struct walk *w, uint64_t phys,
  * laptops list dozens, so they are counted, not reported one by one. */
 enum cpu_entry { ENTRY_OTHER, ENTRY_BAD, ENTRY_PLACEHOLDER, ENTRY_CPU };
 
-static enum cpu_entry decode_cpu(const uint8_t *e, struct acpi_cpu *c,
-				 const char **why)
+static enum cpu_entry decode_cpu(const uint8_t *e, struct acpi_cpu *c, const char **why)
 {
 	uint8_t type = e[0], len = e[1];
 
@@ -276,8 +272,7 @@ static enum cpu_entry decode_cpu(const uint8_t *e, struct acpi_cpu *c,
 		}
 		if (rd32(e + 4) == 0xFFFFFFFFu)
 			return ENTRY_PLACEHOLDER;
-		*c = (struct acpi_cpu){ rd32(e + 4), rd32(e + 12), rd32(e + 8),
-					type };
+		*c = (struct acpi_cpu){ rd32(e + 4), rd32(e + 12), rd32(e + 8), type };
 		return ENTRY_CPU;
 	}
 	return ENTRY_OTHER;
@@ -301,8 +296,7 @@ static bool stored(const struct acpi_info *o, uint32_t apic_id)
 /* Is there a usable entry for apic_id in [MADT_ENTRIES, stop) with the
  * given enabled state? Used only once cpus[] is full, to keep counting
  * distinct CPUs. */
-static bool listed(const uint8_t *t, size_t stop, uint32_t apic_id,
-		   bool enabled)
+static bool listed(const uint8_t *t, size_t stop, uint32_t apic_id, bool enabled)
 {
 	const char *why;
 	struct acpi_cpu c;
@@ -322,21 +316,18 @@ static bool listed_before(const uint8_t *t, size_t stop, uint32_t apic_id)
 	struct acpi_cpu c;
 
 	for (size_t off = MADT_ENTRIES; off < stop; off += t[off + 1])
-		if (decode_cpu(t + off, &c, &why) == ENTRY_CPU &&
-		    c.apic_id == apic_id)
+		if (decode_cpu(t + off, &c, &why) == ENTRY_CPU && c.apic_id == apic_id)
 			return true;
 	return false;
 }
 
-static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len,
-		       uint64_t phys)
+static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len, uint64_t phys)
 {
 	struct acpi_info *o = w->out;
 	unsigned long long pa = phys;
 
 	if (len < MADT_ENTRIES) {
-		report(w, ACPI_WARN_TABLE, "acpi: MADT at 0x%llx length %u < 44, skipped", pa,
-		       len);
+		report(w, ACPI_WARN_TABLE, "acpi: MADT at 0x%llx length %u < 44, skipped", pa, len);
 		return;
 	}
 	o->have_madt = true;
@@ -412,8 +403,7 @@ static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len,
 		for (size_t off = MADT_ENTRIES; off < end; off += t[off + 1]) {
 			struct acpi_cpu c;
 			const char *why;
-			if (decode_cpu(t + off, &c, &why) != ENTRY_CPU ||
-			    !usable(&c) ||
+			if (decode_cpu(t + off, &c, &why) != ENTRY_CPU || !usable(&c) ||
 			    !!(c.flags & MADT_CPU_ENABLED) != want_enabled ||
 			    stored(o, c.apic_id))
 				continue;
@@ -510,8 +500,7 @@ static void parse_fadt(struct walk *w, const uint8_t *t, uint32_t len)
 }
 
 /* RSDT (§5.2.7): u32 entries; XSDT (§5.2.8): u64 entries, from 36. */
-static void walk_root(struct walk *w, const uint8_t *root, uint32_t len,
-		      unsigned esize)
+static void walk_root(struct walk *w, const uint8_t *root, uint32_t len, unsigned esize)
 {
 	uint32_t n = (len - SDT_HEADER_LEN) / esize;
 

@@ -49,8 +49,7 @@ static bool region_is_free(uint64_t start, uint64_t end,
 	return covered >= end;
 }
 
-bool memmap_is_available(const struct mem_range *mem, uint32_t count,
-			 uint64_t start, uint64_t end)
+bool memmap_is_available(const struct mem_range *mem, uint32_t count, uint64_t start, uint64_t end)
 {
 	return end > start && region_is_free(start, end, mem, count, NULL, 0);
 }
@@ -86,8 +85,7 @@ uint64_t memmap_find_free(const struct mem_range *mem, uint32_t count,
 
 	if (size == 0 || align == 0 || (align & (align - 1)))
 		return 0;
-	try_candidate(min, size, align, min, limit, mem, count, excluded,
-		      excluded_count, &best);
+	try_candidate(min, size, align, min, limit, mem, count, excluded, excluded_count, &best);
 	for (uint32_t i = 0; i < count; i++)
 		try_candidate(mem[i].type == MEM_AVAILABLE ? mem[i].base : range_end(&mem[i]),
 			      size, align, min, limit, mem, count, excluded,
@@ -129,8 +127,7 @@ uint64_t memmap_pick_low_range(const struct mem_range *mem, uint32_t count,
 		return 0;
 	uint64_t pages = (size + PAGE - 1) / PAGE;
 	for (uint64_t at = LEGACY_HOLE_START - pages * PAGE; at >= PAGE; at -= PAGE)
-		if (region_is_free(at, at + pages * PAGE, mem, count, excluded,
-				   excluded_count))
+		if (region_is_free(at, at + pages * PAGE, mem, count, excluded, excluded_count))
 			return at;
 	return 0;
 }

@@ -44,8 +44,7 @@ uint64_t memmap_pick_low_range(const struct mem_range *mem, uint32_t count,
 
 /* [start, end) lies wholly in available memory of the map (entries
  * that split one bank are joined) and overlaps no other entry. */
-bool memmap_is_available(const struct mem_range *mem, uint32_t count,
-			 uint64_t start, uint64_t end);
+bool memmap_is_available(const struct mem_range *mem, uint32_t count, uint64_t start, uint64_t end);
 
 /* Lowest address a >= min, a multiple of align (a power of two), such
  * that [a, a + size) lies in available memory of the map, overlaps no

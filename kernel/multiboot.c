@@ -62,8 +62,7 @@ static uint32_t mb_type(uint32_t t)
 	return t >= MEM_AVAILABLE && t <= MEM_BAD ? t : MEM_RESERVED;
 }
 
-static void mem_add(struct mb *m, uint64_t base, uint64_t len, uint32_t type,
-		    bool merge)
+static void mem_add(struct mb *m, uint64_t base, uint64_t len, uint32_t type, bool merge)
 {
 	struct boot_info *o = m->out;
 
@@ -106,14 +105,12 @@ static void mem_finish(struct mb *m)
 		o->mem[j] = r;
 	}
 	if (m->mem_dropped)
-		report(m,
-		       "multiboot: memory map has %u more ranges than the %u kept, ignored",
+		report(m, "multiboot: memory map has %u more ranges than the %u kept, ignored",
 		       m->mem_dropped, (unsigned)APSTART_MAX_MEM_RANGES);
 }
 
 /* A string stored inside a tag: NUL-terminated within its payload. */
-static const char *tag_string(struct mb *m, const uint8_t *tag, uint32_t size,
-			      const char *what)
+static const char *tag_string(struct mb *m, const uint8_t *tag, uint32_t size, const char *what)
 {
 	for (uint32_t i = 8; i < size; i++)
 		if (tag[i] == '\0')
@@ -161,8 +158,7 @@ static void mb2_module(struct mb *m, const uint8_t *tag, uint32_t size)
 static bool mb2_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 {
 	if (size < 16) {
-		report(m, "multiboot2: mmap tag size %u too small, ignored",
-		       size);
+		report(m, "multiboot2: mmap tag size %u too small, ignored", size);
 		return false;
 	}
 	uint32_t esize = rd32(tag + 8);
@@ -189,14 +185,12 @@ static bool mb2_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 static bool mb2_efi_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 {
 	if (size < 16) {
-		report(m, "multiboot2: EFI mmap tag size %u too small, ignored",
-		       size);
+		report(m, "multiboot2: EFI mmap tag size %u too small, ignored", size);
 		return false;
 	}
 	uint32_t dsize = rd32(tag + 8);
 	if (dsize < EFI_MD_MIN_SIZE) {
-		report(m,
-		       "multiboot2: EFI descriptor_size %u < 40, ignored", dsize);
+		report(m, "multiboot2: EFI descriptor_size %u < 40, ignored", dsize);
 		return false;
 	}
 	uint32_t n = (size - 16) / dsize;
@@ -206,8 +200,7 @@ static bool mb2_efi_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 		const uint8_t *d = tag + 16 + (size_t)i * dsize;
 		uint64_t pages = rd64(d + EFI_MD_PAGES);
 		if (pages > UINT64_MAX / EFI_MD_PAGE_SIZE) {
-			report(m,
-			       "multiboot2: EFI descriptor %u has %llu pages, skipped",
+			report(m, "multiboot2: EFI descriptor %u has %llu pages, skipped",
 			       i, (unsigned long long)pages);
 			continue;
 		}
@@ -237,9 +230,7 @@ static void mb2_framebuffer(struct mb *m, const uint8_t *tag, uint32_t size)
 	struct framebuffer *fb = &m->out->fb;
 
 	if (size < 32 || (tag[29] == 1 && size < 38)) {
-		report(m,
-		       "multiboot2: framebuffer tag size %u too small, ignored",
-		       size);
+		report(m, "multiboot2: framebuffer tag size %u too small, ignored", size);
 		return;
 	}
 	fb->addr = rd64(tag + 8);
@@ -266,8 +257,7 @@ static void modules_finish(struct mb *m)
 		       m->out->modules_dropped, (unsigned)APSTART_MAX_MODULES);
 }
 
-static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
-		     uint64_t info_phys)
+static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len, uint64_t info_phys)
 {
 	struct boot_info *o = m->out;
 	const uint8_t *tags[TAG_MAX] = { 0 };
@@ -276,16 +266,14 @@ static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 
 	o->protocol = 2;
 	if (!info || max_len < 8) {
-		report(m, "multiboot2: info block unreadable (%zu bytes)",
-		       max_len);
+		report(m, "multiboot2: info block unreadable (%zu bytes)", max_len);
 		return -1;
 	}
 	/* §3.6.1: total_size u32 @0 (includes the end tag), reserved u32 @4,
 	 * then tags, each starting 8-byte aligned. */
 	uint32_t total = rd32(info);
 	if (total < 8 || total > max_len) {
-		report(m, "multiboot2: total_size %u invalid (limit %zu)", total,
-		       max_len);
+		report(m, "multiboot2: total_size %u invalid (limit %zu)", total, max_len);
 		return -1;
 	}
 	o->info_start = info_phys;
@@ -305,8 +293,7 @@ static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 		}
 		if (type == TAG_END) {
 			if (size != 8)
-				report(m, "multiboot2: end tag size %u != 8",
-				       size);
+				report(m, "multiboot2: end tag size %u != 8", size);
 			found_end = true;
 			break;
 		}
@@ -325,15 +312,12 @@ static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 
 	/* Tags seen before a fault are intact (each was bounds-checked). */
 	if (tags[TAG_CMDLINE])
-		o->cmdline = tag_string(m, tags[TAG_CMDLINE],
-					sizes[TAG_CMDLINE], "cmdline");
+		o->cmdline = tag_string(m, tags[TAG_CMDLINE], sizes[TAG_CMDLINE], "cmdline");
 	if (tags[TAG_LOADER_NAME])
-		o->loader_name = tag_string(m, tags[TAG_LOADER_NAME],
-					    sizes[TAG_LOADER_NAME],
+		o->loader_name = tag_string(m, tags[TAG_LOADER_NAME], sizes[TAG_LOADER_NAME],
 					    "boot loader name");
 	if (tags[TAG_FRAMEBUFFER])
-		mb2_framebuffer(m, tags[TAG_FRAMEBUFFER],
-				sizes[TAG_FRAMEBUFFER]);
+		mb2_framebuffer(m, tags[TAG_FRAMEBUFFER], sizes[TAG_FRAMEBUFFER]);
 
 	/* §3.6.13/14: EFI 32- and 64-bit system table pointers; §3.6.16 the
 	 * EFI memory map. Any of them: UEFI. None: not known here
@@ -378,8 +362,7 @@ static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 	if (tags[TAG_MMAP])
 		have_mem = mb2_mmap(m, tags[TAG_MMAP], sizes[TAG_MMAP]);
 	if (!have_mem && tags[TAG_EFI_MMAP])
-		have_mem = mb2_efi_mmap(m, tags[TAG_EFI_MMAP],
-					sizes[TAG_EFI_MMAP]);
+		have_mem = mb2_efi_mmap(m, tags[TAG_EFI_MMAP], sizes[TAG_EFI_MMAP]);
 	if (!have_mem && tags[TAG_BASIC_MEMINFO]) {
 		if (sizes[TAG_BASIC_MEMINFO] >= 16)
 			basic_mem(m, rd32(tags[TAG_BASIC_MEMINFO] + 8),
@@ -399,8 +382,7 @@ static const char *mb1_string(struct mb *m, phys_map_fn map, void *map_ctx,
 			      uint64_t phys, const char *what)
 {
 	if (phys > UINT64_MAX - MB1_STRING_MAX) {
-		report(m, "multiboot: %s address 0x%llx invalid", what,
-		       (unsigned long long)phys);
+		report(m, "multiboot: %s address 0x%llx invalid", what, (unsigned long long)phys);
 		return "";
 	}
 	size_t n = 0;
@@ -425,8 +407,7 @@ static const char *mb1_string(struct mb *m, phys_map_fn map, void *map_ctx,
 		n += chunk;
 	}
 	if (n < MB1_STRING_MAX)
-		report(m, "multiboot: %s at 0x%llx unreadable", what,
-		       (unsigned long long)phys);
+		report(m, "multiboot: %s at 0x%llx unreadable", what, (unsigned long long)phys);
 	else
 		report(m, "multiboot: %s at 0x%llx not NUL-terminated within %u bytes",
 		       what, (unsigned long long)phys, MB1_STRING_MAX);
@@ -435,8 +416,7 @@ static const char *mb1_string(struct mb *m, phys_map_fn map, void *map_ctx,
 
 /* MB1 memory map (the info structure's section, above): entries of size
  * u32 (not counting itself), then base_addr u64, length u64, type u32. */
-static bool mb1_mmap(struct mb *m, phys_map_fn map, void *map_ctx,
-		     uint32_t addr, uint32_t len)
+static bool mb1_mmap(struct mb *m, phys_map_fn map, void *map_ctx, uint32_t addr, uint32_t len)
 {
 	if (len == 0 || len > MB1_MMAP_MAX) {
 		report(m, "multiboot: mmap_length %u invalid, ignored", len);
@@ -444,21 +424,18 @@ static bool mb1_mmap(struct mb *m, phys_map_fn map, void *map_ctx,
 	}
 	const uint8_t *p = map(map_ctx, addr, len);
 	if (!p) {
-		report(m, "multiboot: mmap at 0x%x+%u unreadable, ignored", addr,
-		       len);
+		report(m, "multiboot: mmap at 0x%x+%u unreadable, ignored", addr, len);
 		return false;
 	}
 	uint32_t off = 0, entries = 0;
 	while (off < len) {
 		if (len - off < 4) {
-			report(m, "multiboot: mmap has %u trailing bytes",
-			       len - off);
+			report(m, "multiboot: mmap has %u trailing bytes", len - off);
 			break;
 		}
 		uint32_t size = rd32(p + off);
 		if (size < 20 || size > len - off - 4) {
-			report(m,
-			       "multiboot: mmap entry at offset %u has size %u, stopping",
+			report(m, "multiboot: mmap entry at offset %u has size %u, stopping",
 			       off, size);
 			break;
 		}
@@ -476,8 +453,7 @@ static bool mb1_mmap(struct mb *m, phys_map_fn map, void *map_ctx,
 /* MB1 modules (Multiboot 0.6.96 §3.3, flags bit 3): mods_count entries
  * of 16 bytes at mods_addr: mod_start, mod_end, string, reserved. */
 #define MB1_MODULE_SIZE 16u
-static void mb1_modules(struct mb *m, phys_map_fn map, void *map_ctx,
-			uint32_t addr, uint32_t count)
+static void mb1_modules(struct mb *m, phys_map_fn map, void *map_ctx, uint32_t addr, uint32_t count)
 {
 	if (count == 0)
 		return;
@@ -510,8 +486,7 @@ static int parse_mb1(struct mb *m, const uint8_t *info, size_t max_len,
 
 	o->protocol = 1;
 	if (!info || max_len < MB1_INFO_SIZE) {
-		report(m, "multiboot: info structure unreadable (%zu bytes)",
-		       max_len);
+		report(m, "multiboot: info structure unreadable (%zu bytes)", max_len);
 		return -1;
 	}
 	o->info_start = info_phys;
@@ -519,11 +494,9 @@ static int parse_mb1(struct mb *m, const uint8_t *info, size_t max_len,
 
 	uint32_t flags = rd32(info);
 	if (flags & (1u << 2))
-		o->cmdline = mb1_string(m, map, map_ctx, rd32(info + 16),
-					"cmdline");
+		o->cmdline = mb1_string(m, map, map_ctx, rd32(info + 16), "cmdline");
 	if (flags & (1u << 9))
-		o->loader_name = mb1_string(m, map, map_ctx, rd32(info + 64),
-					    "boot loader name");
+		o->loader_name = mb1_string(m, map, map_ctx, rd32(info + 64), "boot loader name");
 	if (flags & (1u << 12)) {
 		struct framebuffer *fb = &o->fb;
 		fb->present = true;
@@ -548,8 +521,7 @@ static int parse_mb1(struct mb *m, const uint8_t *info, size_t max_len,
 
 	bool have_mem = false;
 	if (flags & (1u << 6))
-		have_mem = mb1_mmap(m, map, map_ctx, rd32(info + 48),
-				    rd32(info + 44));
+		have_mem = mb1_mmap(m, map, map_ctx, rd32(info + 48), rd32(info + 44));
 	if (!have_mem && (flags & (1u << 0)))
 		basic_mem(m, rd32(info + 4), rd32(info + 8));
 	mem_finish(m);

@@ -15,7 +15,6 @@
 #define MB1_BOOT_MAGIC 0x2BADB002u
 #define MB2_BOOT_MAGIC 0x36D76289u
 
-
 struct mem_range {
 	uint64_t base;
 	uint64_t length;

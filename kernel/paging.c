@@ -32,7 +32,6 @@
 #define MAP_LIMIT CANONICAL_LIMIT
 #endif
 
-
 /* We never reprogram the PAT, so its power-up entries hold on every CPU
  * (SDM Vol. 3A §12.12.2, IA32_PAT 0007040600070406H; INIT leaves it):
  * PCD=1 PWT=1 selects entry 3, UC; PCD=1 PWT=0 entry 2, UC-.

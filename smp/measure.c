@@ -343,8 +343,7 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 	for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
 		uint32_t n = 0;
 		for (uint32_t i = 0; i < cpu_count; i++)
-			if (!cpus[i].bsp && cpus[i].state == CPU_ONLINE &&
-			    cpus[i].cycles_done == k)
+			if (!cpus[i].bsp && cpus[i].state == CPU_ONLINE && cpus[i].cycles_done == k)
 				set[n++] = &cpus[i];
 		if (!n)
 			break;

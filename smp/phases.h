@@ -56,7 +56,6 @@ int64_t tsc_marks_diff(uint64_t later, uint64_t earlier);
 #define APSTART_MARKS 1
 #endif
 
-
 /* The phases of c's last start (c->marks, c->slot), in ticks: signed,
  * TICKS_NA when meaningless (cross-CPU with an unsynchronised TSC, a
  * negative difference, a step not taken: PH_SIPI2 without a second SIPI). */

@@ -21,8 +21,7 @@ struct wake_set {
 
 /* Send one IPI to c; an ICR that stays busy is reported. after_write
  * (NULL for none): see lapic_send_ipi_then(). */
-bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what,
-		 void (*after_write)(void));
+bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what, void (*after_write)(void));
 
 /* The STARTUP vector: the trampoline's page number. */
 uint8_t sipi_vector(void);
@@ -40,8 +39,7 @@ void ap_send_init(struct cpu *c, const struct wake_config *w);
  * per IPI; an AP whose IPI failed gets no more. marks.sipi1/sipi2 are
  * the BSP's TSC just before each. An AP whose STARTUP IPIs a self-test
  * withheld (INSTRUMENT_WITHHOLD_SIPIS, smp/instrument.h) gets none. */
-void ap_send_startups_many(const struct wake_set *s, const struct wake_config *w,
-			   uint8_t vector);
+void ap_send_startups_many(const struct wake_set *s, const struct wake_config *w, uint8_t vector);
 /* The same to one AP, alone. */
 void ap_send_startups(struct cpu *c, const struct wake_config *w, uint8_t vector);
 

@@ -64,8 +64,7 @@ static void skip_unreachable(struct cpu *c)
 		? "APIC ID above 254 needs x2APIC, forbidden by x2apic=off/nox2apic"
 		: "APIC ID above 254 needs x2APIC, which this CPU lacks";
 	c->skip_code = supported ? "x2apic_forbidden" : "x2apic_unsupported";
-	warn_record("what=cpu_unreachable apic=%u reason=%s", c->apic_id,
-		    c->skip_code);
+	warn_record("what=cpu_unreachable apic=%u reason=%s", c->apic_id, c->skip_code);
 }
 
 static struct cpu *add_cpu(uint32_t apic_id, uint32_t madt_flags, bool bsp)
@@ -150,8 +149,7 @@ bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus)
 		add_cpu(self, 0, true);
 	}
 	for (uint32_t i = 0; i < acpi->cpu_count && cpu_count < APSTART_MAX_CPUS; i++)
-		add_cpu(acpi->cpus[i].apic_id, acpi->cpus[i].flags,
-			acpi->cpus[i].apic_id == self);
+		add_cpu(acpi->cpus[i].apic_id, acpi->cpus[i].flags, acpi->cpus[i].apic_id == self);
 
 	/* Then enabled CPUs in MADT order. */
 	for (uint32_t i = 0; i < cpu_count; i++) {
