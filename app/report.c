@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Results: one row per CPU, totals in the form of the reference
- * measurement ("Online: 65.83 s"), and @summary records. Online totals
- * are the BSP's figure (first INIT -> it sees the AP online, what Linux's
- * CPU bring-up waits for); offline totals are the settled figure (request
- * -> the AP flushed and is about to halt), since Linux's park path
- * flushes after the BSP has stopped waiting. */
+/* Results: one row per CPU, totals as the reference gives them ("Online:
+ * 65.83 s"), @summary records. Online totals are the BSP's figure (what
+ * Linux's bring-up waits for); offline ones the settled figure, since
+ * Linux's park path flushes after the BSP has stopped waiting. */
 #include "app/report.h"
 
 #include "smp/measure.h"

@@ -7,6 +7,7 @@
 #include "lib/bytes.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 
 /* System description table header (§5.2.6): Signature 4 @0, Length u32
  * @4, Revision @8, Checksum @9, OEMID @10, ... 36 bytes in all. */
@@ -544,30 +545,9 @@ int acpi_parse(const void *rsdp, size_t rsdp_len, uint64_t rsdp_phys,
 	struct walk w = { out, map, map_ctx, diag, diag_ctx, false, false };
 	const uint8_t *p = rsdp;
 
-	/* Field by field: cpus[] is bounded by cpu_count and clearing it
-	 * whole would be a memset call in the kernel. */
+	/* All but cpus[], which cpu_count bounds (kernel/acpi.h). */
+	__builtin_memset(out, 0, offsetof(struct acpi_info, cpus));
 	out->rsdp_phys = rsdp_phys;
-	out->revision = 0;
-	out->oem_id[0] = '\0';
-	out->used_xsdt = false;
-	out->have_madt = false;
-	out->lapic_phys = 0;
-	out->madt_flags = 0;
-	out->cpu_count = out->enabled_count = out->cpus_dropped = 0;
-	out->have_hpet = false;
-	out->hpet_phys = 0;
-	out->have_pm_timer = false;
-	out->pm_timer_port = 0;
-	out->pm_timer_32bit = false;
-	out->have_reset_reg = false;
-	out->reset_space = 0;
-	out->reset_addr = 0;
-	out->reset_value = 0;
-	out->problems = 0;
-	for (int k = 0; k < ACPI_WARN_KINDS; k++)
-		out->warn[k] = 0;
-	out->placeholders = 0;
-	out->madt_stop_offset = 0;
 
 	const char *why = acpi_rsdp_problem(p, rsdp_len);
 	if (why) {

@@ -96,14 +96,11 @@ uint64_t memmap_find_free(const struct mem_range *mem, uint32_t count,
 	return best == UINT64_MAX ? 0 : best;
 }
 
-/* Linux's bounds (ebda.c): a base memory size below 128 KiB is taken as
- * bogus, and none is trusted above 0x9F000 (640 KiB less the page below
- * the VGA hole that Linux always keeps: AMD768MPX erratum 56 and Dell
- * systems that leave the EBDA out of the size). An EBDA inside those
- * bounds and below the size moves the start down to it. Linux applies
- * this on every PC, BIOS or UEFI (x86_platform.legacy.
- * reserve_bios_regions, platform-quirks.c); so does apstart, erring on
- * the side of reserving too much as Linux does. */
+/* Linux's bounds (ebda.c): a base memory size below 128 KiB is bogus, and
+ * none is trusted above 0x9F000 (the page below the VGA hole Linux always
+ * keeps: AMD768MPX erratum 56, Dell systems that leave the EBDA out of
+ * the size); an EBDA within them and below the size moves the start down.
+ * Linux does this on every PC, BIOS or UEFI (platform-quirks.c); so do we. */
 #define BIOS_START_MIN 0x20000ull
 #define BIOS_START_MAX 0x9F000ull
 

@@ -36,8 +36,6 @@ enum {
 /* No real BIOS map comes near this (24-byte entries). */
 #define MB1_MMAP_MAX (64u * 1024)
 
-static uint32_t rd8(const uint8_t *p) { return p[0]; }
-
 struct mb {
 	struct boot_info *out;
 	diag_fn diag;
@@ -222,32 +220,31 @@ static bool basic_mem(struct mb *m, uint32_t lower_kib, uint32_t upper_kib)
 	return true;
 }
 
-/* Tag 8 (§3.6.12): addr u64 @8, pitch @16, width @20, height @24, bpp u8
- * @28, type u8 @29, reserved u16 @30 (GRUB's layout), color info @32; for
- * type 1 (RGB) six bytes: red pos/size, green pos/size, blue pos/size. */
+/* The framebuffer's fields, alike in the MB2 tag 8 (§3.6.12, from @8) and
+ * the MB1 info (from @88): addr u64, pitch, width, height (u32), bpp, type
+ * (u8); for type 1 (RGB) six bytes at rgb: red, green, blue pos/size. */
+static void framebuffer(struct framebuffer *fb, const uint8_t *f, const uint8_t *rgb)
+{
+	*fb = (struct framebuffer){ .present = true, .addr = rd64(f), .pitch = rd32(f + 8),
+				    .width = rd32(f + 12), .height = rd32(f + 16),
+				    .bpp = f[20], .type = f[21] };
+	if (fb->type == 1) {
+		fb->red_pos = rgb[0];
+		fb->red_size = rgb[1];
+		fb->green_pos = rgb[2];
+		fb->green_size = rgb[3];
+		fb->blue_pos = rgb[4];
+		fb->blue_size = rgb[5];
+	}
+}
+
+/* Tag 8: the fields from @8, reserved u16 @30 (GRUB's layout), colors @32. */
 static void mb2_framebuffer(struct mb *m, const uint8_t *tag, uint32_t size)
 {
-	struct framebuffer *fb = &m->out->fb;
-
-	if (size < 32 || (tag[29] == 1 && size < 38)) {
+	if (size < 32 || (tag[29] == 1 && size < 38))
 		report(m, "multiboot2: framebuffer tag size %u too small, ignored", size);
-		return;
-	}
-	fb->addr = rd64(tag + 8);
-	fb->pitch = rd32(tag + 16);
-	fb->width = rd32(tag + 20);
-	fb->height = rd32(tag + 24);
-	fb->bpp = tag[28];
-	fb->type = tag[29];
-	if (fb->type == 1) {
-		fb->red_pos = tag[32];
-		fb->red_size = tag[33];
-		fb->green_pos = tag[34];
-		fb->green_size = tag[35];
-		fb->blue_pos = tag[36];
-		fb->blue_size = tag[37];
-	}
-	fb->present = true;
+	else
+		framebuffer(&m->out->fb, tag + 8, tag + 32);
 }
 
 static void modules_finish(struct mb *m)
@@ -497,24 +494,8 @@ static int parse_mb1(struct mb *m, const uint8_t *info, size_t max_len,
 		o->cmdline = mb1_string(m, map, map_ctx, rd32(info + 16), "cmdline");
 	if (flags & (1u << 9))
 		o->loader_name = mb1_string(m, map, map_ctx, rd32(info + 64), "boot loader name");
-	if (flags & (1u << 12)) {
-		struct framebuffer *fb = &o->fb;
-		fb->present = true;
-		fb->addr = rd64(info + 88);
-		fb->pitch = rd32(info + 96);
-		fb->width = rd32(info + 100);
-		fb->height = rd32(info + 104);
-		fb->bpp = (uint8_t)rd8(info + 108);
-		fb->type = (uint8_t)rd8(info + 109);
-		if (fb->type == 1) {
-			fb->red_pos = info[110];
-			fb->red_size = info[111];
-			fb->green_pos = info[112];
-			fb->green_size = info[113];
-			fb->blue_pos = info[114];
-			fb->blue_size = info[115];
-		}
-	}
+	if (flags & (1u << 12))
+		framebuffer(&o->fb, info + 88, info + 110);
 
 	if (flags & (1u << 3))
 		mb1_modules(m, map, map_ctx, rd32(info + 24), rd32(info + 20));

@@ -73,19 +73,15 @@ extern uint32_t selftest_armed;
  * trampoline's 32-bit tick count at any TSC rate below 4 THz. */
 #define SLOW_SPIN_MAX_NS 1000000u
 
-/* For QEMU -icount (round-robin TCG, seen with QEMU 7.2), icount=on: the
- * AP carries out INIT inside its own time slice, and INIT's CPU reset
- * zeroes the slice's instruction counters, so QEMU books the whole slice
- * as executed and virtual time (every TSC) jumps to the next timer
- * deadline, up to 100 ms away. A halted AP takes INIT only together with
- * the first SIPI, at the BSP's first yield after it. So a LAPIC timer at
- * its shortest period keeps that deadline a few ns away until just after
- * the first SIPI; it stops right behind that ICR write (after one PAUSE,
- * the yield), or it would slice the AP's trampoline run into ns pieces
- * interleaved with the BSP's. Interrupts are off: it only leaves
- * VEC_TIMER pending. Armed before t0, costing the measurement nothing,
- * unless an INIT delay would keep it ticking for ms (slow on the host):
- * then after the INIT. Off on real hardware. */
+/* icount=on, for QEMU -icount (round-robin TCG, QEMU 7.2): INIT's CPU
+ * reset zeroes the AP's slice counters, so QEMU books the whole slice as
+ * executed and every TSC jumps to the next timer deadline, up to 100 ms
+ * away; a halted AP takes INIT only with the first SIPI, at the BSP's
+ * next yield. So a LAPIC timer at its shortest period keeps that deadline
+ * ns away until right behind the first SIPI's ICR write (then one PAUSE,
+ * the yield, and it stops, or it would slice the AP's trampoline run).
+ * Interrupts are off: it only leaves VEC_TIMER pending. Armed before t0,
+ * or after the INIT where an INIT delay would keep it ticking for ms. */
 void icount_fence_stop(void); /* PAUSE (the yield), then stop the timer */
 
 /* The spins' sizes for this run, in ns (slow_tramp_ns=, slow_park_ns=;

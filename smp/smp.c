@@ -89,21 +89,17 @@ static struct cpu *add_cpu(uint32_t apic_id, uint32_t madt_flags, bool bsp)
 
 static const char *broadcast_refusal;
 
-/* bringup=broadcast sends INIT and STARTUP to every APIC but the BSP's
- * at once (the SDM's own sequence, cited above, with the SDM Vol. 3A
- * §11.6.1 all-excluding-self shorthand). That wakes every processor
- * there is, not only those in cpus[], so it is used only when the MADT
- * is whole and each CPU it lists is one we start:
- * - no CPU skipped: not enabled (online-capable ones would be woken
- *   without a hot-add), beyond maxcpus, or unreachable (xAPIC mode with
- *   an APIC ID above 254: the shorthand would reach it where a
- *   destination cannot, so the run would not know it);
- * - no MADT entry dropped or lost (truncated table, more CPUs than
- *   MAX_CPUS): an unlisted CPU would run the trampoline without a slot;
- * - the BSP listed in the MADT (else the table is known incomplete).
- * Both APIC modes allow the shorthand for INIT and STARTUP (xAPIC:
- * its Table 11-3 "All Excluding Self" valid for INIT and Start-Up;
- * x2APIC keeps the ICR's shorthand field, §11.12.9). */
+/* bringup=broadcast sends INIT and STARTUP to every APIC but the BSP's at
+ * once (SDM Vol. 3A §11.6.1, the all-excluding-self shorthand, valid for
+ * INIT and Start-Up by its Table 11-3; x2APIC keeps it, §11.12.9). That
+ * wakes every processor there is, so only when the MADT is whole and
+ * each CPU it lists is one we start:
+ * - no CPU skipped: not enabled (it would be woken without a hot-add),
+ *   beyond maxcpus, or unreachable (an xAPIC ID above 254, which the
+ *   shorthand reaches and a destination cannot);
+ * - no MADT entry dropped or lost: an unlisted CPU would run the
+ *   trampoline without a slot;
+ * - the BSP listed in the MADT (else the table is known incomplete). */
 static const char *broadcast_check(const struct acpi_info *acpi, bool bsp_listed)
 {
 	if (!bsp_listed)
