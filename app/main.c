@@ -85,11 +85,9 @@ static void read_acpi(void)
 		run_fail("no usable MADT: cannot find the CPUs");
 }
 
-/* What the loaded kernel and its boot information occupy (the strings
- * it points to lie outside the block under Multiboot1), and the real-mode
- * IVT and BIOS data area: what the wings' claims, the allocator of big
- * buffers (kernel/bootmem.h) and the trampoline's page keep clear of,
- * besides what the memory map reserves. */
+/* What the kernel, its boot information (and under Multiboot1 the strings
+ * outside it) and the real-mode IVT and BIOS data area occupy: the wings'
+ * claims, the allocator and the trampoline's page keep clear of them. */
 #define BOOT_RANGES 5
 static void boot_ranges(struct busy_range out[BOOT_RANGES])
 {

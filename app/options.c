@@ -48,8 +48,7 @@ static const char *parse_console(void *store, const char *v, size_t n)
 	uint32_t port, baud = SERIAL_MAX_BAUD;
 	size_t i = 0;
 
-	if (n == 4 && v[0] == 't' && v[1] == 't' && v[2] == 'y' &&
-	    (v[3] == '0' || v[3] == '1'))
+	if (n == 4 && v[0] == 't' && v[1] == 't' && v[2] == 'y' && (v[3] == '0' || v[3] == '1'))
 		return NULL; /* tty0/tty1: the screen, which is always on */
 	if (n < 5 || v[0] != 't' || v[1] != 't' || v[2] != 'y' || v[3] != 'S')
 		return "only ttyS0..ttyS3 (and tty0)";
@@ -286,8 +285,7 @@ static void show_token(char *buf, size_t size, const char *s, size_t n)
 	buf[i] = '\0';
 }
 
-static void show_value(char *buf, size_t size, const struct option_row *d,
-		       uint32_t v)
+static void show_value(char *buf, size_t size, const struct option_row *d, uint32_t v)
 {
 	const char *word = d->keywords ? keyword_word(d->keywords, v) : "?";
 	if (word[0] != '?') /* "?": not one of its words */
@@ -346,8 +344,7 @@ static void apply(struct parser *p, const struct option_row *d, void *store,
 		show_value(cur, sizeof(cur), d, *f);
 
 	if (val_len == 0) {
-		fmt_snprintf(msg, sizeof(msg),
-			     "cmdline: %s has no value, keeping %s", shown, cur);
+		fmt_snprintf(msg, sizeof(msg), "cmdline: %s has no value, keeping %s", shown, cur);
 		report(p, msg, "no_value", d, value, "", cur);
 		return;
 	}
@@ -374,8 +371,7 @@ static void apply(struct parser *p, const struct option_row *d, void *store,
 				words[w++] = *c;
 		}
 		words[w] = '\0';
-		fmt_snprintf(msg, sizeof(msg),
-			     "cmdline: %s invalid, expected %s, keeping %s",
+		fmt_snprintf(msg, sizeof(msg), "cmdline: %s invalid, expected %s, keeping %s",
 			     shown, words, cur);
 		report(p, msg, "invalid", d, value, "", cur);
 		return;
@@ -390,13 +386,11 @@ static void apply(struct parser *p, const struct option_row *d, void *store,
 	char range[32];
 	fmt_snprintf(range, sizeof(range), " min=%u max=%u", d->min, max);
 	if (r == NUM_BAD && !negative) {
-		fmt_snprintf(msg, sizeof(msg),
-			     "cmdline: %s is not a number (%u..%u), keeping %s",
+		fmt_snprintf(msg, sizeof(msg), "cmdline: %s is not a number (%u..%u), keeping %s",
 			     shown, d->min, max, cur);
 		report(p, msg, "not_a_number", d, value, "", cur);
 	} else if (negative || r == NUM_TOO_BIG || v < d->min || v > max) {
-		fmt_snprintf(msg, sizeof(msg),
-			     "cmdline: %s is out of range %u..%u, keeping %s",
+		fmt_snprintf(msg, sizeof(msg), "cmdline: %s is out of range %u..%u, keeping %s",
 			     shown, d->min, max, cur);
 		report(p, msg, "out_of_range", d, value, range, cur);
 	} else {
@@ -405,8 +399,7 @@ static void apply(struct parser *p, const struct option_row *d, void *store,
 }
 
 /* The row named tok[0..n) in table t (its name or Linux's), or NULL. */
-static const struct option_row *find_row(const struct option_table *t, const char *tok,
-					 size_t n)
+static const struct option_row *find_row(const struct option_table *t, const char *tok, size_t n)
 {
 	for (uint32_t i = 0; i < t->count; i++) {
 		const struct option_row *c = &t->rows[i];
@@ -419,8 +412,7 @@ static const struct option_row *find_row(const struct option_table *t, const cha
 
 /* An option of a wing this kernel was built without: "NAME:WING" in
  * absent names it; its wing's name into wing. */
-static bool absent_wing(const char *absent, const char *tok, size_t n, char *wing,
-			size_t size)
+static bool absent_wing(const char *absent, const char *tok, size_t n, char *wing, size_t size)
 {
 	for (const char *a = absent ? absent : ""; *a;) {
 		const char *name = a, *colon = NULL;
@@ -449,8 +441,7 @@ static void report_absent(struct parser *p, const char *tok, size_t n, const cha
 		     "this kernel; ignored", name, wing);
 	if (p->diag)
 		p->diag(p->ctx, msg);
-	fmt_snprintf(rec, sizeof rec, "what=option problem=no_wing option=%s wing=%s", name,
-		     wing);
+	fmt_snprintf(rec, sizeof rec, "what=option problem=no_wing option=%s wing=%s", name, wing);
 	if (p->warn)
 		p->warn(p->ctx, rec);
 }
@@ -511,8 +502,7 @@ int options_parse(const struct option_targets *t, const char *cmdline, uint32_t 
 			char shown[TOKEN_SHOW_MAX];
 			char msg[96];
 			show_token(shown, sizeof(shown), tok, tok_len);
-			fmt_snprintf(msg, sizeof(msg),
-				     "cmdline: unknown option '%s' ignored",
+			fmt_snprintf(msg, sizeof(msg), "cmdline: unknown option '%s' ignored",
 				     shown);
 			report(&p, msg, "unknown", NULL, shown, "", "");
 			continue;

@@ -1,9 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* Kernel command line: key=value options, each validated and range-checked.
- * Unknown options and bad values are reported through diag and leave the
- * default in place. Options that choose how smp/ works take that layer's
- * own values (enum x2apic_pref, bsp_wait). The core's options
- * are one table (app/options.c); each wing brings its own (app/wing.h). */
+/* Kernel command line: key=value options, each validated and range-checked;
+ * a bad one is reported and leaves the default. The core's options are one
+ * table (app/options.c); each wing brings its own (app/wing.h). */
 #ifndef APSTART_OPTIONS_H
 #define APSTART_OPTIONS_H
 
@@ -27,10 +25,6 @@ enum exit_mode { EXIT_AUTO, EXIT_QEMU, EXIT_HALT, EXIT_RESET, EXIT_REBOOT };
  * the AP has taken its INIT; see smp/instrument.h. Off on real hardware. */
 enum icount_mode { ICOUNT_OFF, ICOUNT_ON };
 extern const struct keyword icount_words[];
-
-/* The core's options. A wing's options are its own (struct wing's
- * options, app/wing.h), parsed from the same command line into its own
- * struct by the same rows. */
 
 /* run_id=: 1..RUN_ID_MAX letters, digits, '-' and '_': nothing a
  * record's key=value words or a file name would read another way. */
@@ -121,22 +115,13 @@ struct option_targets {
 /* Every field of every table at its default. */
 void options_set_defaults(const struct option_targets *t);
 
-/* Parse a NUL-terminated command line. Leading words without '=' that
- * contain '/' are taken as the boot image path (QEMU -kernel passes
- * "<file> <args>") and skipped silently. max_cpus bounds maxcpus=.
- * Linux's spellings of the same settings are accepted too: nosmp and
- * maxcpus=0 (maxcpus=1), nox2apic (x2apic=off), cpu_init_udelay=N
- * (init_delay_us=N), apic_extnmi= (extnmi=),
- * console=ttyS<n>[,<baud>] (console=tty0, the screen,
- * is always on and accepted silently), acpi_rsdp=ADDR (hex, 0x optional,
- * as Linux's kstrtoul(arg, 16)). run_id=ID (RUN_ID_MAX).
- * Each problem goes to diag as a line for people and to warn (NULL for
- * none) as the words of a "@warn what=option problem=..." record:
- * unknown (token=), no_wing (option= wing=: the option of a wing this
- * kernel was built without), no_value, invalid, not_a_number,
- * out_of_range (with min= max=; a negative number is out of range, not
- * "not a number"), each with option=, value= and the value kept=.
- * Returns the number of problems reported. */
+/* Parse a NUL-terminated command line into every table of t (Linux's
+ * spellings too: docs/running.md). Leading words without '=' that contain
+ * '/' are the boot image's path (QEMU -kernel) and skipped. max_cpus
+ * bounds maxcpus=. Each problem goes to diag as a line for people and to
+ * warn (NULL for none) as the words of a "@warn what=option problem=..."
+ * record (unknown, no_wing, no_value, invalid, not_a_number,
+ * out_of_range: a negative number is out of range). Returns how many. */
 int options_parse(const struct option_targets *t, const char *cmdline, uint32_t max_cpus,
 		  diag_fn diag, diag_fn warn, void *ctx);
 

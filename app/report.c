@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Results: one row per CPU, totals in the form of the reference
- * measurement ("Online: 65.83 s"), and @summary records. Online totals
- * are the BSP's figure (first INIT -> it sees the AP online, what Linux's
- * CPU bring-up waits for); offline totals are the settled figure (request
- * -> the AP flushed and is about to halt), since Linux's park path
- * flushes after the BSP has stopped waiting. */
+/* Results: one row per CPU, totals as the reference gives them ("Online:
+ * 65.83 s"), @summary records. Online totals are the BSP's figure (what
+ * Linux's bring-up waits for); offline ones the settled figure, since
+ * Linux's park path flushes after the BSP has stopped waiting. */
 #include "app/report.h"
 
 #include "smp/measure.h"
@@ -42,8 +40,7 @@ static void format_us_cell(char *buf, uint32_t size, uint64_t ns)
 		fmt_snprintf(buf, size, "%llu", (unsigned long long)((ns + 500) / 1000));
 }
 
-static void cpu_stats(const struct cpu *c, const uint64_t *ticks,
-		      struct stats *out)
+static void cpu_stats(const struct cpu *c, const uint64_t *ticks, struct stats *out)
 {
 	uint32_t n = c->cycles_done;
 	for (uint32_t k = 0; k < n; k++)
@@ -53,8 +50,7 @@ static void cpu_stats(const struct cpu *c, const uint64_t *ticks,
 
 /* The same for a cross-CPU figure; false (no statistics) if any sample
  * is TICKS_NA. */
-static bool cpu_stats_cross(const struct cpu *c, const int64_t *ticks,
-			    struct stats *out)
+static bool cpu_stats_cross(const struct cpu *c, const int64_t *ticks, struct stats *out)
 {
 	uint32_t n = c->cycles_done;
 	for (uint32_t k = 0; k < n; k++) {
@@ -80,8 +76,7 @@ static bool gather(const uint64_t *(*bsp)(const struct cpu *),
 			total += cpus[i].bsp ? 0 : cpus[i].cycles_done;
 		if (total > SMP_SAMPLES_MAX)
 			total = SMP_SAMPLES_MAX;
-		scratch = bootmem_alloc(total * sizeof *scratch, 4096,
-					"the report's sort buffer");
+		scratch = bootmem_alloc(total * sizeof *scratch, 4096, "the report's sort buffer");
 		scratch_len = (uint32_t)total;
 	}
 	for (uint32_t i = 0; i < cpu_count; i++) {
@@ -266,8 +261,7 @@ bool report_results(uint32_t cycles)
 			.online_median = on.median, .online_min = on.min, .online_max = on.max,
 			.offline_median = offf->median, .offline_max = offf->max,
 		};
-		cprintf(CON_SERIAL,
-			"%4u %6u%8s%8s%8s%8s |%8s%8s%8s%8s\n",
+		cprintf(CON_SERIAL, "%4u %6u%8s%8s%8s%8s |%8s%8s%8s%8s\n",
 			c->index, c->apic_id, cell(b[0], on.median, true),
 			cell(b[1], on.min, true), cell(b[2], on.max, true),
 			cell(b[3], ap.median, ap_ok), cell(b[4], off.median, true),

@@ -18,8 +18,7 @@ static void progress(const struct smp_progress *p)
 	WINGS_STEP(progress, p);
 }
 
-static void window_timed(const char *what, uint32_t apic, uint32_t cycle, uint64_t t0,
-			 uint64_t t1)
+static void window_timed(const char *what, uint32_t apic, uint32_t cycle, uint64_t t0, uint64_t t1)
 {
 	WINGS_STEP(window_timed, what, apic, cycle, t0, t1);
 }
@@ -82,7 +81,6 @@ uint32_t wings_reserved(struct phys_range *out, uint32_t max)
 			n++;
 	return n;
 }
-
 
 /* The options of the wings this kernel was built without, "NAME:WING ...":
  * the Makefile reads them from those wings' tables (app/wing.o only). */

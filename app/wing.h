@@ -1,21 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* The core's one door to its wings. The core (boot/, app/, smp/,
- * realmode/, kernel/, lib/) brings APs up and down, times them and prints
- * the records on serial; everything else (the screen and its pages, the
- * summary kept in NVRAM, the experiments, the self-tests, the console
- * kept for Linux) is a wing in wings/, which the core never names. A wing
- * puts one struct wing into the .wings section (WING() below): the
- * options it brings, what it does at the run's steps, and what it hangs
- * on the core's hook points. A kernel linked without wings (make WINGS=)
- * is the minimal kernel: it runs and reports exactly as with them, on
- * serial only. docs/layout.md has the map; CONTRIBUTING.md says how to
- * add a wing.
- *
- * Who calls what: kmain() (app/main.c) and app/run.c call each wing's
- * steps, in link order; wings_connect() (app/wing.c) hangs the hook
- * points on the layers that call them, once, before anything is printed.
- * No wing calls a setter of a lower layer itself, and no wing reaches
- * another through the core. */
+/* The core's one door to its wings (wings/, which the core never names;
+ * docs/layout.md has the map, CONTRIBUTING.md how to add one). A wing puts
+ * one struct wing into the .wings section (WING() below); kmain() and
+ * app/run.c call its steps in link order, and wings_connect() hangs its
+ * hook points on the layers that call them, once, before anything is
+ * printed. No wing calls a lower layer's setter or reaches another wing
+ * through the core. */
 #ifndef APSTART_WING_H
 #define APSTART_WING_H
 
@@ -32,27 +22,23 @@
 struct selftest_points;
 struct trap_frame;
 
-/* What the run is, for whoever shows it (the screen's header, the
- * result page): filled by kmain() as it learns it. */
+/* What the run is, for whoever shows it: filled by kmain() as it learns it. */
 struct run_facts {
 	int wbinvd;              /* the trampoline's path executes WBINVD */
 	const char *trampoline;  /* whose: "apstart", or a wing's ("linux") */
-	const char *trampoline_fields; /* its @trampoline fields beyond kind= and
-				  * wbinvd= ("" for the core's) */
+	const char *trampoline_fields; /* further @trampoline fields ("": none) */
 	uint32_t slow_tramp_ns;  /* test-only spin, 0 normally */
 	const char *version;
 	const char *park;        /* how an offline AP parks, e.g. "hlt" */
-	const char *bringup;     /* the bring-up's mode as used: a refused
-				  * broadcast shows its fallback, parallel */
+	const char *bringup;     /* the bring-up's mode as used (bringup_used) */
 	const char *firmware;    /* "BIOS", "UEFI", "unknown" */
 	const char *loader;      /* as the loader names itself */
 	uint32_t cpus;           /* taking part, BSP included; 0: not known */
 	uint32_t cycles;
 };
 
-/* A trampoline a wing installs instead of the core's (realmode/): the
- * trampoline provider (trampoline=linux: wings/linux_trampoline). The
- * core sends the SIPIs to sipi_page; the AP arrives in ap_entry()
+/* A trampoline a wing installs instead of the core's (trampoline=linux):
+ * the core sends the SIPIs to sipi_page; the AP arrives in ap_entry()
  * (smp/ap_entry.h) with its slot's long-mode mark written. */
 struct wing_trampoline {
 	uint64_t sipi_page;      /* physical, page-aligned, below 1 MiB */
@@ -63,31 +49,25 @@ struct wing_trampoline {
 	const char *fields;      /* its further @trampoline fields, " key=value"... */
 };
 
-/* The low memory a trampoline may take: the highest run of whole free
- * pages for size bytes below the legacy hole, clear of all the core's
- * own picker avoids (the IVT and BIOS data area, the firmware's area
- * from the EBDA up, the kernel, the boot information, the wings'
- * reservations); 0 if there is none. */
+/* The low memory a trampoline may take: the highest free pages for size
+ * bytes below the legacy hole, clear of all the core's own page avoids
+ * (memmap_pick_low_range(), app/main.c); 0 if there is none. */
 typedef uint64_t (*low_memory_fn)(uint64_t size);
 
-/* A measurement a wing makes instead of the offline/online cycles, when
- * its options ask for it (probe=flush: the experiments wing). The core
- * chooses the run once, before anything is measured, and says which
- * (app/run.h: run_choose()); the chosen one runs after the first
- * bring-up, where the cycles would. */
+/* A measurement a wing makes instead of the cycles when its options ask
+ * (probe=flush), chosen once before anything is measured (run_choose(),
+ * app/run.h) and run after the first bring-up, where the cycles would. */
 struct wing_run {
 	const char *name;        /* the option that asks for it: "probe=flush" */
 	const char *title;       /* what its result is called: "flush probe" */
 	bool (*chosen)(void);    /* its options ask for it */
 	bool (*measure)(const struct options *o); /* true: it finished */
-	/* Its result in a few lines for people (the result page): *n of them,
-	 * 0 when there is none. */
+	/* Its result in *n lines for people (the result page). */
 	const char *const *(*summary)(uint32_t *n);
 };
 
-/* A screen a wing drives (kernel/console.h): what is printed for people
- * (CON_SCREEN, records and all: the writer leaves the records out) is
- * handed to write() under the console lock; kind() names it for the
+/* A screen a wing drives (kernel/console.h): write() gets what is printed
+ * for people (CON_SCREEN), under the console lock; kind() names it for the
  * records ("vga-text", "framebuffer", "none" until it has one). */
 struct wing_screen {
 	const char *(*kind)(void);
@@ -97,24 +77,20 @@ struct wing_screen {
 /* Every member may be NULL. */
 struct wing {
 	const char *name;
-	/* The options the wing brings: its rows, parsed with the core's from
-	 * the command line into its own struct (app/options.h), before any
-	 * step below; WING_OPTIONS(rows, &store). A kernel built without the
-	 * wing names it when one of them is given (problem=no_wing). */
+	/* Its options: WING_OPTIONS(rows, &store), parsed with the core's
+	 * before any step below (app/options.h). */
 	struct option_table options;
 
 	/* ---- The run's steps, in the order they come (app/main.c, app/run.c) */
 	/* Before anything is placed in memory, after a silent first pass over
 	 * the command line (as Linux's early_param()): a wing may claim RAM
-	 * the loader handed over (pstore=), clear of busy[], what the kernel
-	 * and its boot information occupy. */
+	 * (pstore=) clear of busy[], the kernel and its boot information. */
 	void (*claim_memory)(const struct boot_info *bi, const struct options *o,
 			     const struct busy_range *busy, uint32_t n);
 	/* RAM the wing holds: kept out of the allocator and the trampoline's
 	 * page. True and *out set if it holds any. */
 	bool (*reserved)(struct phys_range *out);
-	/* The loader's facts are read (a screen can start: what is printed
-	 * from here on shows on it); facts has the firmware and loader. */
+	/* The loader's facts are read: a screen can start. */
 	void (*boot_info)(const struct boot_info *bi, const struct run_facts *facts);
 	/* The command line is parsed (its @warn records are printed). */
 	void (*options_parsed)(const struct options *o, const struct boot_info *bi);
@@ -124,10 +100,9 @@ struct wing {
 	void (*cpus_found)(const struct options *o);
 	/* Everything about the run is known: just before the measurement. */
 	void (*run_starts)(const struct options *o, const struct run_facts *facts);
-	/* The trampoline, before any SIPI, the wake configuration known:
-	 * install one instead of the core's and fill *t (true), or leave it
-	 * to the core (false). A wing asked for its trampoline that cannot
-	 * run it stops the run (abort_run()) with the reason. */
+	/* Before any SIPI: install a trampoline instead of the core's and
+	 * fill *t (true), or leave it to the core (false); one asked for that
+	 * cannot run stops the run (abort_run()) with the reason. */
 	bool (*install_trampoline)(const struct options *o, low_memory_fn low,
 				   struct wing_trampoline *t);
 	/* Around the first bring-up of every AP. */
@@ -148,38 +123,33 @@ struct wing {
 	 * machine is left: the last chance to keep the results. */
 	void (*run_ends)(bool pass);
 	/* The machine is to be reset (exit=reset: cold; exit=reboot: warm,
-	 * RAM kept): in link order, each wing that can tries its way (the
-	 * firmware's ResetSystem, then the chipset's); it returns if the
+	 * RAM kept): each wing tries its way in link order and returns if the
 	 * machine did not reset. */
 	void (*reset)(bool warm);
-	/* The machine stays halted with the results (real hardware, exit=halt,
-	 * the run finished): a wing may show them until power-off. Does not
-	 * return if it takes the screen. */
+	/* The machine stays halted with the results: a wing may show them
+	 * until power-off (and not return). */
 	void (*halted)(bool pass);
 
 	/* ---- Hook points: called from inside the run by the layer named */
 	/* The console (kernel/console.h): the screen this wing drives (one
-	 * wing at most), and every printed piece, with the targets it went
-	 * to (CON_SERIAL, CON_SCREEN), under the console lock, in print
-	 * order, from the first line on. */
+	 * wing at most), and every printed piece with its targets, under the
+	 * console lock, in print order. */
 	const struct wing_screen *screen;
 	void (*console_text)(unsigned targets, const char *text);
 	/* The measurement (smp/measure.h), on the BSP between two timed
-	 * windows, never inside one: where it is, and each timed window of
-	 * the cycles as it closes ("online"/"offline", [t0, t1] on the BSP's
-	 * TSC). Each must return at once when the wing has nothing to do. */
+	 * windows: where it is, and each window of the cycles as it closes
+	 * ([t0, t1] on the BSP's TSC). Each returns at once if it has nothing
+	 * to do. */
 	void (*progress)(const struct smp_progress *p);
 	void (*window_timed)(const char *what, uint32_t apic, uint32_t cycle, uint64_t t0,
 			     uint64_t t1);
-	/* VEC_WING (kernel/trap.h), acknowledged, in interrupt context on
-	 * the CPU that took it (one wing at most). */
+	/* VEC_WING (kernel/trap.h), acknowledged, on the CPU that took it
+	 * (one wing at most). */
 	void (*interrupt)(void);
-	/* An exception the wing may take back (a fault inside its firmware
-	 * call, kernel/trap.h): true once it has pointed the frame at where
-	 * to resume (one wing at most). */
+	/* An exception the wing may take back (kernel/trap.h; one wing at
+	 * most). */
 	bool (*fault_fixup)(struct trap_frame *f);
-	/* The AP path's self-test points (smp/instrument.h): what the
-	 * wing does at each (one wing at most). */
+	/* The AP path's self-test points (smp/instrument.h; one wing). */
 	const struct selftest_points *selftest_points;
 };
 

@@ -7,6 +7,7 @@
 #include "lib/bytes.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 
 /* System description table header (§5.2.6): Signature 4 @0, Length u32
  * @4, Revision @8, Checksum @9, OEMID @10, ... 36 bytes in all. */
@@ -42,9 +43,10 @@ static bool bytes_eq(const uint8_t *p, const char *s, size_t n)
 	return true;
 }
 
-/* Why an RSDP image is unusable, or NULL if it is fine. */
-static const char *rsdp_problem(const uint8_t *p, size_t len)
+const char *acpi_rsdp_problem(const void *rsdp, size_t len)
 {
+	const uint8_t *p = rsdp;
+
 	if (!p || len < RSDP_V1_LEN)
 		return "too short";
 	if (!bytes_eq(p, "RSD PTR ", 8))
@@ -65,18 +67,12 @@ static const char *rsdp_problem(const uint8_t *p, size_t len)
 
 bool acpi_rsdp_valid(const void *rsdp, size_t len)
 {
-	return rsdp_problem(rsdp, len) == NULL;
-}
-
-const char *acpi_rsdp_problem(const void *rsdp, size_t len)
-{
-	return rsdp_problem(rsdp, len);
+	return acpi_rsdp_problem(rsdp, len) == NULL;
 }
 
 /* Candidates start on 16-byte steps below base + window; len bytes at p
  * (mapped from base) are readable, so each is checked with what remains. */
-static uint64_t scan_area(const uint8_t *p, uint64_t base, size_t window,
-			  size_t len)
+static uint64_t scan_area(const uint8_t *p, uint64_t base, size_t window, size_t len)
 {
 	if (!p)
 		return 0;
@@ -104,8 +100,7 @@ uint64_t acpi_scan_rsdp(phys_map_fn map, void *map_ctx, uint64_t ebda_phys)
 		r = scan_area(p, ebda_phys, 1024, len);
 	}
 	if (!r)
-		r = scan_area(map(map_ctx, 0xE0000, 0x20000), 0xE0000, 0x20000,
-			      0x20000);
+		r = scan_area(map(map_ctx, 0xE0000, 0x20000), 0xE0000, 0x20000, 0x20000);
 	return r;
 }
 
@@ -187,8 +182,7 @@ static bool structure_holds(const uint8_t *t, uint32_t len)
 
 /* Map the table at phys: header first, then its full validated length.
  * want is the required signature or NULL. NULL return: reported. */
-static const uint8_t *load_table(struct walk *w, uint64_t phys,
-				 const char *want, uint32_t *len_out)
+static const uint8_t *load_table(struct walk *w, uint64_t phys, const char *want, uint32_t *len_out)
 {
 	unsigned long long pa = phys;
 	const uint8_t *h = NULL;
@@ -256,8 +250,7 @@ static const uint8_t *load_table(struct walk *w, uint64_t phys,
  * laptops list dozens, so they are counted, not reported one by one. */
 enum cpu_entry { ENTRY_OTHER, ENTRY_BAD, ENTRY_PLACEHOLDER, ENTRY_CPU };
 
-static enum cpu_entry decode_cpu(const uint8_t *e, struct acpi_cpu *c,
-				 const char **why)
+static enum cpu_entry decode_cpu(const uint8_t *e, struct acpi_cpu *c, const char **why)
 {
 	uint8_t type = e[0], len = e[1];
 
@@ -280,8 +273,7 @@ static enum cpu_entry decode_cpu(const uint8_t *e, struct acpi_cpu *c,
 		}
 		if (rd32(e + 4) == 0xFFFFFFFFu)
 			return ENTRY_PLACEHOLDER;
-		*c = (struct acpi_cpu){ rd32(e + 4), rd32(e + 12), rd32(e + 8),
-					type };
+		*c = (struct acpi_cpu){ rd32(e + 4), rd32(e + 12), rd32(e + 8), type };
 		return ENTRY_CPU;
 	}
 	return ENTRY_OTHER;
@@ -305,8 +297,7 @@ static bool stored(const struct acpi_info *o, uint32_t apic_id)
 /* Is there a usable entry for apic_id in [MADT_ENTRIES, stop) with the
  * given enabled state? Used only once cpus[] is full, to keep counting
  * distinct CPUs. */
-static bool listed(const uint8_t *t, size_t stop, uint32_t apic_id,
-		   bool enabled)
+static bool listed(const uint8_t *t, size_t stop, uint32_t apic_id, bool enabled)
 {
 	const char *why;
 	struct acpi_cpu c;
@@ -326,21 +317,18 @@ static bool listed_before(const uint8_t *t, size_t stop, uint32_t apic_id)
 	struct acpi_cpu c;
 
 	for (size_t off = MADT_ENTRIES; off < stop; off += t[off + 1])
-		if (decode_cpu(t + off, &c, &why) == ENTRY_CPU &&
-		    c.apic_id == apic_id)
+		if (decode_cpu(t + off, &c, &why) == ENTRY_CPU && c.apic_id == apic_id)
 			return true;
 	return false;
 }
 
-static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len,
-		       uint64_t phys)
+static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len, uint64_t phys)
 {
 	struct acpi_info *o = w->out;
 	unsigned long long pa = phys;
 
 	if (len < MADT_ENTRIES) {
-		report(w, ACPI_WARN_TABLE, "acpi: MADT at 0x%llx length %u < 44, skipped", pa,
-		       len);
+		report(w, ACPI_WARN_TABLE, "acpi: MADT at 0x%llx length %u < 44, skipped", pa, len);
 		return;
 	}
 	o->have_madt = true;
@@ -416,8 +404,7 @@ static void parse_madt(struct walk *w, const uint8_t *t, uint32_t len,
 		for (size_t off = MADT_ENTRIES; off < end; off += t[off + 1]) {
 			struct acpi_cpu c;
 			const char *why;
-			if (decode_cpu(t + off, &c, &why) != ENTRY_CPU ||
-			    !usable(&c) ||
+			if (decode_cpu(t + off, &c, &why) != ENTRY_CPU || !usable(&c) ||
 			    !!(c.flags & MADT_CPU_ENABLED) != want_enabled ||
 			    stored(o, c.apic_id))
 				continue;
@@ -514,8 +501,7 @@ static void parse_fadt(struct walk *w, const uint8_t *t, uint32_t len)
 }
 
 /* RSDT (§5.2.7): u32 entries; XSDT (§5.2.8): u64 entries, from 36. */
-static void walk_root(struct walk *w, const uint8_t *root, uint32_t len,
-		      unsigned esize)
+static void walk_root(struct walk *w, const uint8_t *root, uint32_t len, unsigned esize)
 {
 	uint32_t n = (len - SDT_HEADER_LEN) / esize;
 
@@ -559,32 +545,11 @@ int acpi_parse(const void *rsdp, size_t rsdp_len, uint64_t rsdp_phys,
 	struct walk w = { out, map, map_ctx, diag, diag_ctx, false, false };
 	const uint8_t *p = rsdp;
 
-	/* Field by field: cpus[] is bounded by cpu_count and clearing it
-	 * whole would be a memset call in the kernel. */
+	/* All but cpus[], which cpu_count bounds (kernel/acpi.h). */
+	__builtin_memset(out, 0, offsetof(struct acpi_info, cpus));
 	out->rsdp_phys = rsdp_phys;
-	out->revision = 0;
-	out->oem_id[0] = '\0';
-	out->used_xsdt = false;
-	out->have_madt = false;
-	out->lapic_phys = 0;
-	out->madt_flags = 0;
-	out->cpu_count = out->enabled_count = out->cpus_dropped = 0;
-	out->have_hpet = false;
-	out->hpet_phys = 0;
-	out->have_pm_timer = false;
-	out->pm_timer_port = 0;
-	out->pm_timer_32bit = false;
-	out->have_reset_reg = false;
-	out->reset_space = 0;
-	out->reset_addr = 0;
-	out->reset_value = 0;
-	out->problems = 0;
-	for (int k = 0; k < ACPI_WARN_KINDS; k++)
-		out->warn[k] = 0;
-	out->placeholders = 0;
-	out->madt_stop_offset = 0;
 
-	const char *why = rsdp_problem(p, rsdp_len);
+	const char *why = acpi_rsdp_problem(p, rsdp_len);
 	if (why) {
 		report(&w, ACPI_WARN_OTHER, "acpi: RSDP invalid: %s", why);
 		return -1;

@@ -46,10 +46,7 @@ struct acpi_info {
 	bool have_madt;
 	uint64_t lapic_phys;  /* MADT address, or the type-5 override */
 	uint32_t madt_flags;
-	/* Enabled CPUs first in MADT order, then the others (not enabled),
-	 * duplicates by APIC ID removed. */
-	struct acpi_cpu cpus[APSTART_MAX_CPUS];
-	uint32_t cpu_count;       /* entries stored in cpus[] */
+	uint32_t cpu_count;       /* entries stored in cpus[] (below) */
 	uint32_t enabled_count;   /* of those, with MADT_CPU_ENABLED */
 	uint32_t cpus_dropped;    /* usable entries that did not fit */
 	uint32_t cpus_unusable;   /* entries neither enabled nor online-capable */
@@ -77,6 +74,11 @@ struct acpi_info {
 	 * common on real machines, not a problem; one summary line. */
 	uint32_t placeholders;
 	uint32_t madt_stop_offset; /* where a truncated entry list stopped */
+
+	/* Enabled CPUs first in MADT order, then the others (not enabled),
+	 * duplicates by APIC ID removed. Last: acpi_parse() clears what
+	 * comes before it, not every slot. */
+	struct acpi_cpu cpus[APSTART_MAX_CPUS];
 };
 
 /* Short record-friendly name of a warning kind ("madt_truncated"...). */

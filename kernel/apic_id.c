@@ -14,13 +14,11 @@ uint32_t cpu_initial_apic_id(void)
 }
 
 /* The register, not CPUID: firmware may have written the xAPIC ID, and
- * the MADT and every IPI's destination use the register's value. Linux
- * reads it the same way since its parallel bring-up (head_64.S,
- * STARTUP_READ_APICID: IA32_APIC_BASE.EXTD picks MSR 0x802 or the MMIO
- * register), and so does memtest86+. The boot code identity-maps 0-4 GiB
- * (write-back in the page tables; the MTRRs make the APIC page UC): an
- * xAPIC page above that, or an APIC globally disabled, falls back to the
- * initial ID, which is what the register holds after reset. */
+ * the MADT and every IPI use the register's value, as Linux reads it since
+ * its parallel bring-up (head_64.S, STARTUP_READ_APICID) and memtest86+.
+ * An xAPIC page above the boot code's 4 GiB identity map, or an APIC
+ * globally disabled, falls back to the initial ID (the register's after
+ * reset). */
 uint32_t cpu_apic_id(void)
 {
 	uint64_t base = rdmsr(MSR_IA32_APIC_BASE);

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Boot-time memory: the big buffers (AP stacks, sample stores) come from
- * free RAM in the loader's map at run time, not from the kernel's .bss,
- * so the loaded image stays small and lands on no firmware memory that
- * the map calls ACPI NVS or reserved (OVMF keeps ACPI NVS at 8 MiB).
+ * free RAM in the loader's map, not .bss, so the image stays small and
+ * lands on no ACPI NVS or reserved memory (OVMF keeps ACPI NVS at 8 MiB).
  * Nothing is ever freed. */
 #ifndef APSTART_BOOTMEM_H
 #define APSTART_BOOTMEM_H
@@ -12,9 +11,8 @@
 #include "kernel/memmap.h"
 #include "kernel/multiboot.h"
 
-/* Ranges the allocator must never hand out besides what the map itself
- * reserves: the kernel image, the boot information, strings it points
- * to. Copied; at most BOOTMEM_MAX_RESERVED. */
+/* Ranges never handed out besides what the map reserves (the kernel, the
+ * boot information...). Copied; at most BOOTMEM_MAX_RESERVED. */
 #define BOOTMEM_MAX_RESERVED 8
 void bootmem_init(const struct mem_range *mem, uint32_t count,
 		  const struct phys_range *reserved, uint32_t reserved_count);

@@ -58,14 +58,6 @@ const struct confound_caps *confound_caps(void)
 	return &caps;
 }
 
-#define APM_CNT_PORT 0xB2
-#define APM_CMD_NONE 0x5A /* not ACPI enable/disable, not a SeaBIOS call */
-
-void confound_raise_smi(void)
-{
-	outb(APM_CNT_PORT, APM_CMD_NONE);
-}
-
 void confound_read(struct confound_snap *s)
 {
 	s->smi = s->aperf = s->mperf = 0;

@@ -50,13 +50,6 @@ void confound_close(struct confound_window *w);
 /* " smi=N" (and " khz=K" where APERF/MPERF are read) for a record. */
 void confound_fields(char *buf, uint32_t size, const struct confound_window *w);
 
-/* selftest=smi: raise one SMI through the APM control port, 0xB2 on the
- * PIIX4 and ICH9 chipsets QEMU emulates (and the ACPI FADT SMI_CMD of
- * most PC firmware): writing it makes the chipset assert SMI# when APM
- * SMIs are enabled (Intel ICH9 datasheet §13.8.3.2, APM_CNT; SeaBIOS
- * enables them). The value is one no firmware command uses. */
-void confound_raise_smi(void);
-
 /* A window's effective kHz (0: none), for the run's range. */
 void confound_note_khz(uint32_t khz);
 /* End of run: "@confound ..." with the counters there were, the windows an

@@ -14,17 +14,12 @@
 
 void console_init_serial(void);
 /* console=ttyS<n>,<baud>: the serial console moves to Linux's fixed
- * address for ttyS<n> (not the BIOS data area's COM<n+1>: UEFI machines
- * often leave it empty), said on the old port first; where the BIOS data
- * area (bios: a BIOS boot) names another address, that is said too. If
- * no UART answers there, ttyS0 at 115200 stays. */
+ * address for ttyS<n> (UEFI machines often leave the BIOS data area's
+ * COM<n+1> empty; on a BIOS boot a different one is said), said on the
+ * old port first. If no UART answers there, ttyS0 at 115200 stays. */
 void console_use_ttyS(uint32_t n, uint32_t baud, bool bios);
-/* What the console hands up, set once at boot by the layer above
- * (app/wing.c, from the wings' hook points): the screen's writer and its
- * name, when a wing drives one (text printed for CON_SCREEN, records and
- * all: the writer leaves them out), and a tap handed every printed piece
- * with the targets it went to, under the console lock and in print order
- * (a wing's copy: the kept records, a RAM zone). Any may be NULL. */
+/* What the console hands up, set once at boot by app/wing.c from the
+ * wings' hook points (app/wing.h says what each gets). Any may be NULL. */
 struct console_hooks {
 	void (*screen)(const char *text);
 	const char *(*screen_kind)(void);

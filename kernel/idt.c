@@ -34,7 +34,6 @@ struct idt_entry {
 
 #define GATE_INTERRUPT 0x8E
 
-
 extern const uintptr_t isr_table[256];
 
 static struct idt_entry idt[256] __attribute__((aligned(16)));

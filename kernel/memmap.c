@@ -49,8 +49,7 @@ static bool region_is_free(uint64_t start, uint64_t end,
 	return covered >= end;
 }
 
-bool memmap_is_available(const struct mem_range *mem, uint32_t count,
-			 uint64_t start, uint64_t end)
+bool memmap_is_available(const struct mem_range *mem, uint32_t count, uint64_t start, uint64_t end)
 {
 	return end > start && region_is_free(start, end, mem, count, NULL, 0);
 }
@@ -86,8 +85,7 @@ uint64_t memmap_find_free(const struct mem_range *mem, uint32_t count,
 
 	if (size == 0 || align == 0 || (align & (align - 1)))
 		return 0;
-	try_candidate(min, size, align, min, limit, mem, count, excluded,
-		      excluded_count, &best);
+	try_candidate(min, size, align, min, limit, mem, count, excluded, excluded_count, &best);
 	for (uint32_t i = 0; i < count; i++)
 		try_candidate(mem[i].type == MEM_AVAILABLE ? mem[i].base : range_end(&mem[i]),
 			      size, align, min, limit, mem, count, excluded,
@@ -98,14 +96,11 @@ uint64_t memmap_find_free(const struct mem_range *mem, uint32_t count,
 	return best == UINT64_MAX ? 0 : best;
 }
 
-/* Linux's bounds (ebda.c): a base memory size below 128 KiB is taken as
- * bogus, and none is trusted above 0x9F000 (640 KiB less the page below
- * the VGA hole that Linux always keeps: AMD768MPX erratum 56 and Dell
- * systems that leave the EBDA out of the size). An EBDA inside those
- * bounds and below the size moves the start down to it. Linux applies
- * this on every PC, BIOS or UEFI (x86_platform.legacy.
- * reserve_bios_regions, platform-quirks.c); so does apstart, erring on
- * the side of reserving too much as Linux does. */
+/* Linux's bounds (ebda.c): a base memory size below 128 KiB is bogus, and
+ * none is trusted above 0x9F000 (the page below the VGA hole Linux always
+ * keeps: AMD768MPX erratum 56, Dell systems that leave the EBDA out of
+ * the size); an EBDA within them and below the size moves the start down.
+ * Linux does this on every PC, BIOS or UEFI (platform-quirks.c); so do we. */
 #define BIOS_START_MIN 0x20000ull
 #define BIOS_START_MAX 0x9F000ull
 
@@ -129,15 +124,7 @@ uint64_t memmap_pick_low_range(const struct mem_range *mem, uint32_t count,
 		return 0;
 	uint64_t pages = (size + PAGE - 1) / PAGE;
 	for (uint64_t at = LEGACY_HOLE_START - pages * PAGE; at >= PAGE; at -= PAGE)
-		if (region_is_free(at, at + pages * PAGE, mem, count, excluded,
-				   excluded_count))
+		if (region_is_free(at, at + pages * PAGE, mem, count, excluded, excluded_count))
 			return at;
 	return 0;
-}
-
-uint64_t memmap_pick_low_page(const struct mem_range *mem, uint32_t count,
-			      const struct phys_range *excluded,
-			      uint32_t excluded_count)
-{
-	return memmap_pick_low_range(mem, count, excluded, excluded_count, PAGE);
 }

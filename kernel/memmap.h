@@ -34,26 +34,17 @@ struct busy_range {
 #define BDA_EBDA_SEGMENT  0x40E
 uint64_t memmap_bios_area_start(uint16_t base_mem_kib, uint16_t ebda_segment);
 
-/* Highest 4 KiB page below LOW_MEMORY_LIMIT that lies wholly inside an
- * available range of the map, outside every other (non-available) range,
- * outside every excluded range, and is not page 0. Returns 0 if none. */
-uint64_t memmap_pick_low_page(const struct mem_range *mem, uint32_t count,
-			      const struct phys_range *excluded,
-			      uint32_t excluded_count);
-
-/* The same for size bytes (whole pages, the lowest at a page boundary):
- * the highest such range below LEGACY_HOLE_START, not starting at page 0
- * (Linux takes its real-mode blob's pages likewise, from the top of
- * memory below 1 MiB: reserve_real_mode(), memblock top-down). Returns 0
- * if none. */
+/* The highest run of whole 4 KiB pages for size bytes below
+ * LEGACY_HOLE_START, wholly in available memory, outside every other
+ * range of the map and every excluded range, not at page 0 (as Linux's
+ * reserve_real_mode(), memblock top-down); 0 if none. */
 uint64_t memmap_pick_low_range(const struct mem_range *mem, uint32_t count,
 			       const struct phys_range *excluded,
 			       uint32_t excluded_count, uint64_t size);
 
 /* [start, end) lies wholly in available memory of the map (entries
  * that split one bank are joined) and overlaps no other entry. */
-bool memmap_is_available(const struct mem_range *mem, uint32_t count,
-			 uint64_t start, uint64_t end);
+bool memmap_is_available(const struct mem_range *mem, uint32_t count, uint64_t start, uint64_t end);
 
 /* Lowest address a >= min, a multiple of align (a power of two), such
  * that [a, a + size) lies in available memory of the map, overlaps no

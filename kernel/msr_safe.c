@@ -1,11 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* RDMSR or WRMSR of an MSR that may not exist raises #GP(0) (SDM Vol.
  * 2B, RDMSR/WRMSR: "If the value in ECX specifies a reserved or
- * unimplemented MSR address"). Each instruction below has a global
- * label; a fault at that address resumes at the label after it with the
- * "faulted" register (EDI) cleared, which the caller reads as the
- * result. Labels defined twice would not assemble, so each instruction
- * exists exactly once. */
+ * unimplemented MSR address"). A fault at an instruction's global label
+ * resumes at the label after it with the "faulted" register (EDI)
+ * cleared, which the caller reads; each label, so each instruction, once. */
 #include "kernel/msr_safe.h"
 
 #include "kernel/trap_frame.h"

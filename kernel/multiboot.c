@@ -36,8 +36,6 @@ enum {
 /* No real BIOS map comes near this (24-byte entries). */
 #define MB1_MMAP_MAX (64u * 1024)
 
-static uint32_t rd8(const uint8_t *p) { return p[0]; }
-
 struct mb {
 	struct boot_info *out;
 	diag_fn diag;
@@ -62,8 +60,7 @@ static uint32_t mb_type(uint32_t t)
 	return t >= MEM_AVAILABLE && t <= MEM_BAD ? t : MEM_RESERVED;
 }
 
-static void mem_add(struct mb *m, uint64_t base, uint64_t len, uint32_t type,
-		    bool merge)
+static void mem_add(struct mb *m, uint64_t base, uint64_t len, uint32_t type, bool merge)
 {
 	struct boot_info *o = m->out;
 
@@ -106,14 +103,12 @@ static void mem_finish(struct mb *m)
 		o->mem[j] = r;
 	}
 	if (m->mem_dropped)
-		report(m,
-		       "multiboot: memory map has %u more ranges than the %u kept, ignored",
+		report(m, "multiboot: memory map has %u more ranges than the %u kept, ignored",
 		       m->mem_dropped, (unsigned)APSTART_MAX_MEM_RANGES);
 }
 
 /* A string stored inside a tag: NUL-terminated within its payload. */
-static const char *tag_string(struct mb *m, const uint8_t *tag, uint32_t size,
-			      const char *what)
+static const char *tag_string(struct mb *m, const uint8_t *tag, uint32_t size, const char *what)
 {
 	for (uint32_t i = 8; i < size; i++)
 		if (tag[i] == '\0')
@@ -161,8 +156,7 @@ static void mb2_module(struct mb *m, const uint8_t *tag, uint32_t size)
 static bool mb2_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 {
 	if (size < 16) {
-		report(m, "multiboot2: mmap tag size %u too small, ignored",
-		       size);
+		report(m, "multiboot2: mmap tag size %u too small, ignored", size);
 		return false;
 	}
 	uint32_t esize = rd32(tag + 8);
@@ -189,14 +183,12 @@ static bool mb2_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 static bool mb2_efi_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 {
 	if (size < 16) {
-		report(m, "multiboot2: EFI mmap tag size %u too small, ignored",
-		       size);
+		report(m, "multiboot2: EFI mmap tag size %u too small, ignored", size);
 		return false;
 	}
 	uint32_t dsize = rd32(tag + 8);
 	if (dsize < EFI_MD_MIN_SIZE) {
-		report(m,
-		       "multiboot2: EFI descriptor_size %u < 40, ignored", dsize);
+		report(m, "multiboot2: EFI descriptor_size %u < 40, ignored", dsize);
 		return false;
 	}
 	uint32_t n = (size - 16) / dsize;
@@ -206,8 +198,7 @@ static bool mb2_efi_mmap(struct mb *m, const uint8_t *tag, uint32_t size)
 		const uint8_t *d = tag + 16 + (size_t)i * dsize;
 		uint64_t pages = rd64(d + EFI_MD_PAGES);
 		if (pages > UINT64_MAX / EFI_MD_PAGE_SIZE) {
-			report(m,
-			       "multiboot2: EFI descriptor %u has %llu pages, skipped",
+			report(m, "multiboot2: EFI descriptor %u has %llu pages, skipped",
 			       i, (unsigned long long)pages);
 			continue;
 		}
@@ -229,34 +220,31 @@ static bool basic_mem(struct mb *m, uint32_t lower_kib, uint32_t upper_kib)
 	return true;
 }
 
-/* Tag 8 (§3.6.12): addr u64 @8, pitch @16, width @20, height @24, bpp u8
- * @28, type u8 @29, reserved u16 @30 (GRUB's layout), color info @32; for
- * type 1 (RGB) six bytes: red pos/size, green pos/size, blue pos/size. */
+/* The framebuffer's fields, alike in the MB2 tag 8 (§3.6.12, from @8) and
+ * the MB1 info (from @88): addr u64, pitch, width, height (u32), bpp, type
+ * (u8); for type 1 (RGB) six bytes at rgb: red, green, blue pos/size. */
+static void framebuffer(struct framebuffer *fb, const uint8_t *f, const uint8_t *rgb)
+{
+	*fb = (struct framebuffer){ .present = true, .addr = rd64(f), .pitch = rd32(f + 8),
+				    .width = rd32(f + 12), .height = rd32(f + 16),
+				    .bpp = f[20], .type = f[21] };
+	if (fb->type == 1) {
+		fb->red_pos = rgb[0];
+		fb->red_size = rgb[1];
+		fb->green_pos = rgb[2];
+		fb->green_size = rgb[3];
+		fb->blue_pos = rgb[4];
+		fb->blue_size = rgb[5];
+	}
+}
+
+/* Tag 8: the fields from @8, reserved u16 @30 (GRUB's layout), colors @32. */
 static void mb2_framebuffer(struct mb *m, const uint8_t *tag, uint32_t size)
 {
-	struct framebuffer *fb = &m->out->fb;
-
-	if (size < 32 || (tag[29] == 1 && size < 38)) {
-		report(m,
-		       "multiboot2: framebuffer tag size %u too small, ignored",
-		       size);
-		return;
-	}
-	fb->addr = rd64(tag + 8);
-	fb->pitch = rd32(tag + 16);
-	fb->width = rd32(tag + 20);
-	fb->height = rd32(tag + 24);
-	fb->bpp = tag[28];
-	fb->type = tag[29];
-	if (fb->type == 1) {
-		fb->red_pos = tag[32];
-		fb->red_size = tag[33];
-		fb->green_pos = tag[34];
-		fb->green_size = tag[35];
-		fb->blue_pos = tag[36];
-		fb->blue_size = tag[37];
-	}
-	fb->present = true;
+	if (size < 32 || (tag[29] == 1 && size < 38))
+		report(m, "multiboot2: framebuffer tag size %u too small, ignored", size);
+	else
+		framebuffer(&m->out->fb, tag + 8, tag + 32);
 }
 
 static void modules_finish(struct mb *m)
@@ -266,8 +254,7 @@ static void modules_finish(struct mb *m)
 		       m->out->modules_dropped, (unsigned)APSTART_MAX_MODULES);
 }
 
-static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
-		     uint64_t info_phys)
+static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len, uint64_t info_phys)
 {
 	struct boot_info *o = m->out;
 	const uint8_t *tags[TAG_MAX] = { 0 };
@@ -276,16 +263,14 @@ static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 
 	o->protocol = 2;
 	if (!info || max_len < 8) {
-		report(m, "multiboot2: info block unreadable (%zu bytes)",
-		       max_len);
+		report(m, "multiboot2: info block unreadable (%zu bytes)", max_len);
 		return -1;
 	}
 	/* §3.6.1: total_size u32 @0 (includes the end tag), reserved u32 @4,
 	 * then tags, each starting 8-byte aligned. */
 	uint32_t total = rd32(info);
 	if (total < 8 || total > max_len) {
-		report(m, "multiboot2: total_size %u invalid (limit %zu)", total,
-		       max_len);
+		report(m, "multiboot2: total_size %u invalid (limit %zu)", total, max_len);
 		return -1;
 	}
 	o->info_start = info_phys;
@@ -305,8 +290,7 @@ static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 		}
 		if (type == TAG_END) {
 			if (size != 8)
-				report(m, "multiboot2: end tag size %u != 8",
-				       size);
+				report(m, "multiboot2: end tag size %u != 8", size);
 			found_end = true;
 			break;
 		}
@@ -325,15 +309,12 @@ static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 
 	/* Tags seen before a fault are intact (each was bounds-checked). */
 	if (tags[TAG_CMDLINE])
-		o->cmdline = tag_string(m, tags[TAG_CMDLINE],
-					sizes[TAG_CMDLINE], "cmdline");
+		o->cmdline = tag_string(m, tags[TAG_CMDLINE], sizes[TAG_CMDLINE], "cmdline");
 	if (tags[TAG_LOADER_NAME])
-		o->loader_name = tag_string(m, tags[TAG_LOADER_NAME],
-					    sizes[TAG_LOADER_NAME],
+		o->loader_name = tag_string(m, tags[TAG_LOADER_NAME], sizes[TAG_LOADER_NAME],
 					    "boot loader name");
 	if (tags[TAG_FRAMEBUFFER])
-		mb2_framebuffer(m, tags[TAG_FRAMEBUFFER],
-				sizes[TAG_FRAMEBUFFER]);
+		mb2_framebuffer(m, tags[TAG_FRAMEBUFFER], sizes[TAG_FRAMEBUFFER]);
 
 	/* §3.6.13/14: EFI 32- and 64-bit system table pointers; §3.6.16 the
 	 * EFI memory map. Any of them: UEFI. None: not known here
@@ -378,8 +359,7 @@ static int parse_mb2(struct mb *m, const uint8_t *info, size_t max_len,
 	if (tags[TAG_MMAP])
 		have_mem = mb2_mmap(m, tags[TAG_MMAP], sizes[TAG_MMAP]);
 	if (!have_mem && tags[TAG_EFI_MMAP])
-		have_mem = mb2_efi_mmap(m, tags[TAG_EFI_MMAP],
-					sizes[TAG_EFI_MMAP]);
+		have_mem = mb2_efi_mmap(m, tags[TAG_EFI_MMAP], sizes[TAG_EFI_MMAP]);
 	if (!have_mem && tags[TAG_BASIC_MEMINFO]) {
 		if (sizes[TAG_BASIC_MEMINFO] >= 16)
 			basic_mem(m, rd32(tags[TAG_BASIC_MEMINFO] + 8),
@@ -399,8 +379,7 @@ static const char *mb1_string(struct mb *m, phys_map_fn map, void *map_ctx,
 			      uint64_t phys, const char *what)
 {
 	if (phys > UINT64_MAX - MB1_STRING_MAX) {
-		report(m, "multiboot: %s address 0x%llx invalid", what,
-		       (unsigned long long)phys);
+		report(m, "multiboot: %s address 0x%llx invalid", what, (unsigned long long)phys);
 		return "";
 	}
 	size_t n = 0;
@@ -425,8 +404,7 @@ static const char *mb1_string(struct mb *m, phys_map_fn map, void *map_ctx,
 		n += chunk;
 	}
 	if (n < MB1_STRING_MAX)
-		report(m, "multiboot: %s at 0x%llx unreadable", what,
-		       (unsigned long long)phys);
+		report(m, "multiboot: %s at 0x%llx unreadable", what, (unsigned long long)phys);
 	else
 		report(m, "multiboot: %s at 0x%llx not NUL-terminated within %u bytes",
 		       what, (unsigned long long)phys, MB1_STRING_MAX);
@@ -435,8 +413,7 @@ static const char *mb1_string(struct mb *m, phys_map_fn map, void *map_ctx,
 
 /* MB1 memory map (the info structure's section, above): entries of size
  * u32 (not counting itself), then base_addr u64, length u64, type u32. */
-static bool mb1_mmap(struct mb *m, phys_map_fn map, void *map_ctx,
-		     uint32_t addr, uint32_t len)
+static bool mb1_mmap(struct mb *m, phys_map_fn map, void *map_ctx, uint32_t addr, uint32_t len)
 {
 	if (len == 0 || len > MB1_MMAP_MAX) {
 		report(m, "multiboot: mmap_length %u invalid, ignored", len);
@@ -444,21 +421,18 @@ static bool mb1_mmap(struct mb *m, phys_map_fn map, void *map_ctx,
 	}
 	const uint8_t *p = map(map_ctx, addr, len);
 	if (!p) {
-		report(m, "multiboot: mmap at 0x%x+%u unreadable, ignored", addr,
-		       len);
+		report(m, "multiboot: mmap at 0x%x+%u unreadable, ignored", addr, len);
 		return false;
 	}
 	uint32_t off = 0, entries = 0;
 	while (off < len) {
 		if (len - off < 4) {
-			report(m, "multiboot: mmap has %u trailing bytes",
-			       len - off);
+			report(m, "multiboot: mmap has %u trailing bytes", len - off);
 			break;
 		}
 		uint32_t size = rd32(p + off);
 		if (size < 20 || size > len - off - 4) {
-			report(m,
-			       "multiboot: mmap entry at offset %u has size %u, stopping",
+			report(m, "multiboot: mmap entry at offset %u has size %u, stopping",
 			       off, size);
 			break;
 		}
@@ -476,8 +450,7 @@ static bool mb1_mmap(struct mb *m, phys_map_fn map, void *map_ctx,
 /* MB1 modules (Multiboot 0.6.96 §3.3, flags bit 3): mods_count entries
  * of 16 bytes at mods_addr: mod_start, mod_end, string, reserved. */
 #define MB1_MODULE_SIZE 16u
-static void mb1_modules(struct mb *m, phys_map_fn map, void *map_ctx,
-			uint32_t addr, uint32_t count)
+static void mb1_modules(struct mb *m, phys_map_fn map, void *map_ctx, uint32_t addr, uint32_t count)
 {
 	if (count == 0)
 		return;
@@ -510,8 +483,7 @@ static int parse_mb1(struct mb *m, const uint8_t *info, size_t max_len,
 
 	o->protocol = 1;
 	if (!info || max_len < MB1_INFO_SIZE) {
-		report(m, "multiboot: info structure unreadable (%zu bytes)",
-		       max_len);
+		report(m, "multiboot: info structure unreadable (%zu bytes)", max_len);
 		return -1;
 	}
 	o->info_start = info_phys;
@@ -519,37 +491,18 @@ static int parse_mb1(struct mb *m, const uint8_t *info, size_t max_len,
 
 	uint32_t flags = rd32(info);
 	if (flags & (1u << 2))
-		o->cmdline = mb1_string(m, map, map_ctx, rd32(info + 16),
-					"cmdline");
+		o->cmdline = mb1_string(m, map, map_ctx, rd32(info + 16), "cmdline");
 	if (flags & (1u << 9))
-		o->loader_name = mb1_string(m, map, map_ctx, rd32(info + 64),
-					    "boot loader name");
-	if (flags & (1u << 12)) {
-		struct framebuffer *fb = &o->fb;
-		fb->present = true;
-		fb->addr = rd64(info + 88);
-		fb->pitch = rd32(info + 96);
-		fb->width = rd32(info + 100);
-		fb->height = rd32(info + 104);
-		fb->bpp = (uint8_t)rd8(info + 108);
-		fb->type = (uint8_t)rd8(info + 109);
-		if (fb->type == 1) {
-			fb->red_pos = info[110];
-			fb->red_size = info[111];
-			fb->green_pos = info[112];
-			fb->green_size = info[113];
-			fb->blue_pos = info[114];
-			fb->blue_size = info[115];
-		}
-	}
+		o->loader_name = mb1_string(m, map, map_ctx, rd32(info + 64), "boot loader name");
+	if (flags & (1u << 12))
+		framebuffer(&o->fb, info + 88, info + 110);
 
 	if (flags & (1u << 3))
 		mb1_modules(m, map, map_ctx, rd32(info + 24), rd32(info + 20));
 
 	bool have_mem = false;
 	if (flags & (1u << 6))
-		have_mem = mb1_mmap(m, map, map_ctx, rd32(info + 48),
-				    rd32(info + 44));
+		have_mem = mb1_mmap(m, map, map_ctx, rd32(info + 48), rd32(info + 44));
 	if (!have_mem && (flags & (1u << 0)))
 		basic_mem(m, rd32(info + 4), rd32(info + 8));
 	mem_finish(m);

@@ -15,18 +15,15 @@
 #define MB1_BOOT_MAGIC 0x2BADB002u
 #define MB2_BOOT_MAGIC 0x36D76289u
 
-
 struct mem_range {
 	uint64_t base;
 	uint64_t length;
 	uint32_t type;
 };
 
-/* A module the loader loaded beside the kernel (GRUB's module2, kexec's
- * --module, QEMU's -initrd for a Multiboot1 -kernel): its bytes at
- * [start, end), and the string the loader gave with it. The core reads
- * none of them; a wing that takes one reserves its range
- * (struct wing.reserved) before anything is allocated. */
+/* A module loaded beside the kernel (GRUB's module2, kexec's --module,
+ * QEMU's -initrd): its bytes and string. A wing that takes one reserves
+ * its range (struct wing.reserved) before anything is allocated. */
 #define APSTART_MAX_MODULES 8
 struct boot_module {
 	uint64_t start, end;
@@ -79,11 +76,9 @@ struct boot_info {
 	uint32_t modules_dropped;     /* more than APSTART_MAX_MODULES */
 };
 
-/* Parse the info block at info (MB2) or the MB1 structure at info.
- * max_len bounds every read from info for MB2 (total_size is validated
- * against it). MB1 pointers are followed through map. Returns 0 on
- * success, -1 if the magic is unknown or the block is malformed; problems
- * that can be skipped are reported through diag. */
+/* Parse the MB2 info block (every read within max_len) or the MB1
+ * structure (its pointers followed through map) at info. -1 if the magic
+ * is unknown or the block malformed; what can be skipped goes to diag. */
 int multiboot_parse(uint32_t magic, const void *info, size_t max_len,
 		    uint64_t info_phys, phys_map_fn map, void *map_ctx,
 		    struct boot_info *out, diag_fn diag, void *diag_ctx);

@@ -47,13 +47,11 @@ const char *nmi_reason_name(uint8_t reason)
 	return "unknown";
 }
 
-/* Never waited for (Linux spins on nmi_reason_lock): a CPU that takes an
- * NMI while parked and is then restarted by INIT never gives the lock
- * back, and every CPU's next NMI would spin on it for good (seen: all
- * four vCPUs of nmi-storm-cycles spinning here, about 1 run in 8). An NMI
- * that finds the lock taken is the platform event another CPU is reading
- * and clearing right now (extnmi=all delivers one to every CPU): it is
- * counted, its reason unknown to this CPU. */
+/* Never waited for (Linux spins on nmi_reason_lock): a CPU restarted by
+ * INIT in its NMI handler never gives the lock back (seen: every vCPU of
+ * nmi-storm-cycles spinning here, 1 run in 8). An NMI that finds it taken
+ * is the event another CPU is reading right now (extnmi=all delivers one
+ * to every CPU): counted, its reason unknown here. */
 static bool trylock_reason(void)
 {
 	uint32_t free = 0;

@@ -4,30 +4,10 @@
  * sources, counts the NMI, tells the registered hook (smp/events.c counts
  * it against the CPU it hit) and returns to whatever the CPU was doing. It
  * never prints: an NMI can arrive while its own CPU holds the console
- * lock. The BSP reports the counts later, from ordinary code.
- *
- * Where an NMI can arrive. Platform NMIs (SERR#, IOCHK#, a BMC's
- * diagnostic interrupt, QEMU's monitor command nmi) come through LINT1 of
- * the CPUs that have it unmasked: the BSP, and every AP once it is online
- * with extnmi=all (smp/lapic.c). INIT masks every LVT entry (SDM Vol. 3A
- * §11.4.7.3, local APIC state after INIT), so an AP from its INIT through
- * the trampoline until it reports online takes no LINT1 NMI, and apstart
- * sends no NMI IPI. Were one delivered inside the trampoline anyway: in
- * real mode before its LIDT it would vector through whatever sits at
- * address 0 (the BIOS IVT, or nothing under UEFI); after it, the
- * zero-limit IDT makes vector 2 a #GP, the #GP a #DF, the #DF a shutdown
- * (SDM Vol. 3A §6.15, interrupt 8), which a PC chipset or QEMU turns into
- * a reset of the whole machine. Linux is in the same position: its
- * trampoline loads a zero IDT too (tr_idt, arch/x86/realmode/rm/
- * trampoline_64.S) and its APs keep LINT1 masked by default
- * (setup_local_APIC(), apic_extnmi=bsp), and nothing sends an NMI to a
- * CPU being brought up. So the trampoline is left as it is: an IDT with
- * NMI gates for real, protected and long mode in the blob would add work
- * to the timed path against an event that cannot reach it. Once an AP is
- * in C with the kernel's IDT (ap_entry()), every state is covered:
- * running, idle (sti; hlt), the TSC warp test, and parked (HLT or MWAIT:
- * the NMI ends the wait, the handler returns into the park loop, which
- * waits again). */
+ * lock. The BSP reports the counts later, from ordinary code. Why an AP
+ * in the trampoline cannot take one, and why the trampoline keeps a
+ * zero-limit IDT as Linux's does: docs/hardware.md, "Where an NMI
+ * cannot be survived". */
 #ifndef APSTART_NMI_H
 #define APSTART_NMI_H
 

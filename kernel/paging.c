@@ -32,18 +32,12 @@
 #define MAP_LIMIT CANONICAL_LIMIT
 #endif
 
-
 /* We never reprogram the PAT, so its power-up entries hold on every CPU
  * (SDM Vol. 3A §12.12.2, IA32_PAT 0007040600070406H; INIT leaves it):
- * PCD=1 PWT=1 selects entry 3, UC; PCD=1 PWT=0 entry 2, UC-.
- * A framebuffer is mapped UC-, not WB: with PAT WB the MTRR type decides
- * alone, and a BAR that firmware's MTRRs cover as WB would keep screen
- * writes in the cache (the screen stays stale, and a halted machine
- * never shows its results). UC- combined with an MTRR WC range gives WC,
- * with anything else UC (SDM Vol. 3A §12.5.2.2, Table 12-7), so a
- * framebuffer firmware set up as WC stays fast. WC through a PAT entry of
- * our own would need the same PAT programmed on every CPU (§12.12.4);
- * UC- needs nothing, and fbcon's shadow buffer keeps writes few. */
+ * PCD=1 PWT=1 selects entry 3, UC; PCD=1 PWT=0 entry 2, UC-. A framebuffer
+ * is mapped UC-, not WB, where firmware's MTRRs would keep screen writes
+ * in the cache; UC- with an MTRR WC range gives WC, else UC (§12.5.2.2,
+ * Table 12-7), so a WC framebuffer stays fast without a PAT of our own. */
 static uint64_t cache_bits(enum map_type type)
 {
 	switch (type) {

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The one handler of every vector (kernel/isr.asm's stubs call
- * trap_dispatch; the IDT that points at them: kernel/idt.c). Faults are fatal to the run: print
- * everything needed to find the fault, then end with a failure status.
- * Events are not: an NMI (kernel/nmi.c) or a stray interrupt (the
- * spurious vector, or any vector nobody sends on purpose) is counted and
- * the CPU goes back to what it was doing. */
+/* The one handler of every vector (kernel/isr.asm's stubs, the IDT of
+ * kernel/idt.c). A fault ends the run with everything needed to find it;
+ * an NMI (kernel/nmi.c) or a stray interrupt is counted and the CPU goes
+ * back to what it was doing. */
 #include "kernel/trap.h"
 
 #include "kernel/abort.h"

@@ -22,10 +22,9 @@
  * controller's end-of-interrupt, which its driver registers here. */
 void trap_set_eoi(void (*eoi)(void));
 /* An exception some code expects and takes back: an MSR a CPU may lack
- * (kernel/msr_safe.c, asked first), else the layer above's fixup, set
- * once at boot (app/wing.c: a wing's firmware call). A fixup returns true
- * once it has pointed the frame at where to resume, false to leave the
- * exception fatal. */
+ * (kernel/msr_safe.c, asked first), else the fixup app/wing.c set (a
+ * wing's firmware call): true once it has pointed the frame where to
+ * resume, false to leave the exception fatal. */
 void trap_set_fault_fixup(bool (*fixup)(struct trap_frame *f));
 /* VEC_NMI: handler() runs in NMI context (kernel/nmi.c registers it). */
 void trap_set_nmi_handler(void (*handler)(void));

@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Warnings: something was wrong but the run goes on (part of a firmware
- * table unusable, a CPU that cannot be reached, an AP that arrived after
- * it was given up on). Each is one "@warn what=<kind> key=value..."
- * record on serial, next to the human line its caller prints; the final
- * @end record carries their number as warnings=N, so a run that passed
- * with fewer CPUs than the machine has never looks clean. */
+/* Warnings: something was wrong but the run goes on. Each is one "@warn
+ * what=<kind> key=value..." record on serial beside its caller's human
+ * line, counted in @end warnings=N, so a run that passed with fewer CPUs
+ * than the machine has never looks clean. */
 #ifndef APSTART_WARN_H
 #define APSTART_WARN_H
 

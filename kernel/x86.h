@@ -104,13 +104,13 @@ static inline void phys_write16(uint64_t phys, uint16_t v)
 	*(volatile uint16_t *)(uintptr_t)phys = v;
 }
 
-/* IA32_APIC_BASE (SDM Vol. 3A §11.4.4, Figure 11-5; §11.12.1 for EXTD). */
 static inline uint32_t phys_read32(uint64_t phys)
 {
 	__asm__("" : "+r"(phys));
 	return *(volatile uint32_t *)(uintptr_t)phys;
 }
 
+/* IA32_APIC_BASE (SDM Vol. 3A §11.4.4, Figure 11-5; §11.12.1 for EXTD). */
 #define MSR_IA32_APIC_BASE 0x1B
 #define APIC_BASE_BSP   (1ull << 8)
 #define APIC_BASE_EXTD  (1ull << 10)  /* x2APIC mode */

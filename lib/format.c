@@ -18,8 +18,7 @@ static void put(struct out *o, char c)
 	o->len++;
 }
 
-static void put_padded(struct out *o, const char *s, size_t n, int width,
-		       bool left, char pad)
+static void put_padded(struct out *o, const char *s, size_t n, int width, bool left, char pad)
 {
 	int fill = width > (int)n ? width - (int)n : 0;
 
@@ -126,8 +125,7 @@ int fmt_vsnprintf(char *buf, size_t size, const char *fmt, va_list ap)
 				v = va_arg(ap, unsigned long);
 			else
 				v = va_arg(ap, unsigned int);
-			put_number(&o, v, false, *p == 'u' ? 10 : 16, *p == 'X',
-				   width, left, pad);
+			put_number(&o, v, false, *p == 'u' ? 10 : 16, *p == 'X', width, left, pad);
 			break;
 		}
 		case 'p':

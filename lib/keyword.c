@@ -9,8 +9,7 @@ const char *keyword_word(const struct keyword *table, uint32_t value)
 	return "?";
 }
 
-bool keyword_value(const struct keyword *table, const char *s, size_t n,
-		   uint32_t *value)
+bool keyword_value(const struct keyword *table, const char *s, size_t n, uint32_t *value)
 {
 	for (const struct keyword *k = table; k->word; k++) {
 		size_t i = 0;

@@ -18,7 +18,6 @@ struct keyword {
 const char *keyword_word(const struct keyword *table, uint32_t value);
 /* The value whose word is s[0..n) (not NUL-terminated): true and *value
  * set, or false. */
-bool keyword_value(const struct keyword *table, const char *s, size_t n,
-		   uint32_t *value);
+bool keyword_value(const struct keyword *table, const char *s, size_t n, uint32_t *value);
 
 #endif

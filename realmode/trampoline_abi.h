@@ -1,12 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The trampoline's interface: the header the BSP patches, and the per-CPU
- * slots the AP finds by its APIC ID and reports through (its stack, its
- * stage, a TSC reading per phase), so that any number of APs can run it
- * at once.
- * This is the one definition: the assembly (realmode/trampoline.asm)
- * takes every offset, width and value below from the generated
- * realmode/asm_defs.inc, and the C that installs and watches the
- * trampoline (smp/trampoline.c, smp/one_ap.c) uses these structs. */
+/* The trampoline's interface, defined once: the header the BSP patches,
+ * and the per-CPU slots an AP finds by its APIC ID and reports through
+ * (stack, stage, a TSC reading per phase), so that any number of APs can
+ * run it at once. The assembly takes every offset and value below from
+ * the generated realmode/asm_defs.inc. */
 #ifndef APSTART_TRAMPOLINE_ABI_H
 #define APSTART_TRAMPOLINE_ABI_H
 

@@ -35,11 +35,9 @@ static inline bool ap_has_settled(const struct cpu *c) /* flushed, about to halt
 }
 
 /* Until done(set[i]) for every i with want[i] (every i: want NULL),
- * bounded by ap_timeout_ms; in bsp_wait=hlt mode asleep between the APs'
- * IPIs with the LAPIC timer as safety net, so the bound still holds.
- * seen[i] <- the BSP's TSC when it saw it, 0: timed out. Another CPU
- * ending the run (an exception) stops the BSP here: it neither prints
- * nor INITs anyone. */
+ * bounded by ap_timeout_ms (bsp_wait=hlt: asleep, the LAPIC timer as
+ * safety net); seen[i] <- the BSP's TSC when it saw it, 0: timed out.
+ * Another CPU ending the run stops the BSP here, silent. */
 static inline void ap_wait_all(struct cpu *const *set, uint32_t n, const bool *want,
 			       bool (*done)(const struct cpu *), uint64_t *seen,
 			       const struct wake_config *w)

@@ -1,23 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* The AP path's test instrumentation, all of it: each place where a test
  * acts on the path is one INSTRUMENT_* macro below, a no-op unless that
- * test is armed, and nothing at all in a release kernel (make RELEASE=1,
- * APSTART_RELEASE=1: no call, no compare, no symbol). Three tests act:
- *
- * - the self-tests (selftest=, wings/selftest/): failure paths made to
- *   happen on purpose, through the hooks of struct selftest_points. A
- *   point costs one compare, never taken unless the wing armed it; the
- *   only points inside a timed window (sipis_sent, ap_arrived) act on the
- *   first bring-up of the one AP a test chose, never on the cycles;
- * - the icount fence (icount=on), which keeps QEMU -icount timing exact
- *   for the timing lane's gate (docs/timing.md): see below;
- * - the timing gate's slowed and padded builds (make SLOW_TRAMP_NS=N,
- *   SLOW_PARK_NS=N, PAD_*=K): a spin or K NOPs that only those builds'
- *   code holds, so that the tests can show a slower path is caught.
- *
- * The trampoline's points (its spin where WBINVD sits, its three PAD
- * points) are the NASM macros of realmode/instrument.inc, over the same
- * knobs. */
+ * test is armed, and nothing in a release kernel (make RELEASE=1: no
+ * call, no compare, no symbol). Three tests act: the self-tests
+ * (selftest=, through struct selftest_points: one compare a point; the
+ * two inside a timed window act on the first bring-up of the chosen AP
+ * only), the icount fence (icount=on, below) and the timing gate's slowed
+ * and padded builds (SLOW_*_NS, PAD_*: code only those builds hold). The
+ * trampoline's points are realmode/instrument.inc's NASM macros. */
 #ifndef APSTART_INSTRUMENT_H
 #define APSTART_INSTRUMENT_H
 
@@ -31,16 +21,14 @@
 #define APSTART_RELEASE 0
 #endif
 
-/* ---- The self-test points: what a self-test does at each. The
- * selftest wing hangs them (app/wing.h, .selftest_points), and its arm()
- * names the points its test acts at; only those are called. */
+/* ---- The self-test points, hung by the selftest wing (app/wing.h); its
+ * arm() names the points its test acts at, and only those are called. */
 struct selftest_points {
 	/* BSP, once, as the first bring-up begins (no AP started yet): the
 	 * points this run's test acts at (enum selftest_point), 0 for none. */
 	uint32_t (*arm)(void);
-	/* AP, in ap_entry() before it enables its LAPIC: whenever a test is
-	 * armed (it is every test's first sight of its AP; one that does
-	 * nothing there returns at once). */
+	/* AP, in ap_entry() before it enables its LAPIC, whenever a test is
+	 * armed (every test's first sight of its AP). */
 	void (*ap_arrived)(struct cpu *c);
 	/* BSP, in ap_start() right after the STARTUP IPIs. */
 	void (*sipis_sent)(struct cpu *c, const struct wake_config *w, uint8_t vector);
@@ -57,8 +45,6 @@ struct selftest_points {
 	void (*bracket_open)(void);
 };
 enum selftest_point {
-	/* ap_arrived is called whenever any point is armed: this bit is
-	 * for a test that acts there alone. */
 	SELFTEST_AT_AP_ARRIVED = 1u << 0,
 	SELFTEST_AT_SIPIS_SENT = 1u << 1,
 	SELFTEST_AT_WITHHOLD_SIPIS = 1u << 2,
@@ -66,15 +52,13 @@ enum selftest_point {
 	SELFTEST_AT_GAVE_UP = 1u << 4,
 	SELFTEST_AT_BRACKET_OPEN = 1u << 5,
 };
-/* Hung by wings_connect() (app/wing.c); every member NULL without the
- * wing. */
+/* Hung by wings_connect(); every member NULL without the wing. */
 extern struct selftest_points selftest_points;
 /* The points armed, 0 until the first bring-up begins (read by the APs). */
 extern uint32_t selftest_armed;
 
-/* ---- The timing gate's build knobs (make SLOW_TRAMP_NS=N, SLOW_PARK_NS=N,
- * PAD_AT=park PAD_INSNS=K; docs/timing.md). Each is 0 in every other
- * build, and its point compiles to nothing there. */
+/* ---- The timing gate's build knobs (docs/timing.md): 0 in every other
+ * build, where their points compile to nothing. */
 #ifndef APSTART_SLOW_TRAMP_NS
 #define APSTART_SLOW_TRAMP_NS 0
 #endif
@@ -89,26 +73,20 @@ extern uint32_t selftest_armed;
  * trampoline's 32-bit tick count at any TSC rate below 4 THz. */
 #define SLOW_SPIN_MAX_NS 1000000u
 
-/* For QEMU -icount (round-robin TCG, seen with QEMU 7.2), icount=on: the
- * AP carries out INIT inside its own time slice, and INIT's CPU reset
- * zeroes the slice's instruction counters, so QEMU books the whole slice
- * as executed and virtual time (every TSC) jumps to the next timer
- * deadline, up to 100 ms away. A halted AP takes INIT only together with
- * the first SIPI, at the BSP's first yield after it. So a LAPIC timer at
- * its shortest period keeps that deadline a few ns away until just after
- * the first SIPI; it stops right behind that ICR write (after one PAUSE,
- * the yield), or it would slice the AP's trampoline run into ns pieces
- * interleaved with the BSP's. Interrupts are off: it only leaves
- * VEC_TIMER pending. Armed before t0, costing the measurement nothing,
- * unless an INIT delay would keep it ticking for ms (slow on the host):
- * then after the INIT. Off on real hardware. */
+/* icount=on, for QEMU -icount (round-robin TCG, QEMU 7.2): INIT's CPU
+ * reset zeroes the AP's slice counters, so QEMU books the whole slice as
+ * executed and every TSC jumps to the next timer deadline, up to 100 ms
+ * away; a halted AP takes INIT only with the first SIPI, at the BSP's
+ * next yield. So a LAPIC timer at its shortest period keeps that deadline
+ * ns away until right behind the first SIPI's ICR write (then one PAUSE,
+ * the yield, and it stops, or it would slice the AP's trampoline run).
+ * Interrupts are off: it only leaves VEC_TIMER pending. Armed before t0,
+ * or after the INIT where an INIT delay would keep it ticking for ms. */
 void icount_fence_stop(void); /* PAUSE (the yield), then stop the timer */
 
-/* The spins' sizes for this run, in ns (the options slow_tramp_ns= and
- * slow_park_ns=, which only a build with that spin has; its make value
- * by default), set before the trampoline is installed: the build knob
- * puts the spin in the code, the option sizes it per boot, so that the
- * timing gate can size its proof to the host (tests/timing/wall.sh). */
+/* The spins' sizes for this run, in ns (slow_tramp_ns=, slow_park_ns=;
+ * the make value by default): the knob puts the spin in the code, the
+ * option sizes it per boot to the host (tests/timing/wall.sh). */
 void instrument_size_spins(uint32_t tramp_ns, uint32_t park_ns);
 /* Into the installed trampoline's page: its spin's TSC ticks
  * (TRAMP_SLOW_TICKS_AT, realmode/trampoline_abi.h). */
@@ -116,8 +94,8 @@ void instrument_slow_trampoline(uint8_t *page);
 /* AP: spin the park path's slow_park_ns. */
 void instrument_slow_park(void);
 
-/* Each point below is one of these: its code, or in a release kernel
- * nothing (a value point: the value that acts as "not armed"). */
+/* A point's code, or in a release kernel nothing (a value point: the
+ * value that means "not armed"). */
 #if APSTART_RELEASE
 #define INSTRUMENTED(...) ((void)0)
 #define INSTRUMENTED_VALUE(value, release_value) (release_value)
@@ -126,11 +104,9 @@ void instrument_slow_park(void);
 #define INSTRUMENTED_VALUE(value, release_value) (value)
 #endif
 
-/* Is self-test point p armed? */
 #define SELFTEST_ARMED(p) (selftest_armed & (p))
 
-/* At boot (wings_connect()): a wing's self-test points hung, the first
- * wing's only. */
+/* At boot: the first wing's self-test points hung. */
 #define INSTRUMENT_SELFTEST_HUNG(points) \
 	INSTRUMENTED(if (!selftest_points.ap_arrived) selftest_points = *(points);)
 /* BSP, as the first bring-up begins: the self-test's points armed. */
@@ -138,14 +114,12 @@ void instrument_slow_park(void);
 	INSTRUMENTED(if (selftest_points.arm)                                 \
 		__atomic_store_n(&selftest_armed, selftest_points.arm(), __ATOMIC_RELEASE);)
 
-/* BSP, before an attempt's STARTUP IPIs are sent (before t0, and before
- * a retry): selftest=lost-sipi may withhold c's. */
+/* BSP, before an attempt's STARTUP IPIs: selftest=lost-sipi. */
 #define INSTRUMENT_WITHHOLD_SIPIS(c, target)                                  \
 	INSTRUMENTED(if (SELFTEST_ARMED(SELFTEST_AT_WITHHOLD_SIPIS))          \
 		(c)->sipis_withheld = (target) != WAKE_BROADCAST &&           \
 				      selftest_points.withhold_sipis(c);)
-/* In the STARTUP rounds: does c get none this attempt? (struct cpu's
- * flag, written only at the point above) */
+/* In the STARTUP rounds: does c get none this attempt? */
 #define INSTRUMENT_SIPIS_WITHHELD(c) INSTRUMENTED_VALUE((c)->sipis_withheld, false)
 
 /* BSP, just before t0: the icount fence, if it goes before the INIT. */
@@ -156,8 +130,8 @@ void instrument_slow_park(void);
 #define INSTRUMENT_AFTER_INIT(w)                                              \
 	INSTRUMENTED(if ((w)->icount_fence && (w)->init_delay_us != 0)        \
 		lapic_timer_periodic_ticks(1);)
-/* What the send of STARTUP IPI number k (from 0) runs right behind its
- * ICR write (lapic_send_ipi_then()): the fence's end after the first. */
+/* Run right behind the ICR write of STARTUP IPI k (from 0): the fence's
+ * end after the first. */
 #define INSTRUMENT_AFTER_SIPI_WRITE(w, k) \
 	INSTRUMENTED_VALUE((w)->icount_fence && (k) == 0 ? icount_fence_stop : NULL, NULL)
 /* The same behind the all-excluding-self shorthand's write; and for a
@@ -184,13 +158,10 @@ void instrument_slow_park(void);
 #define INSTRUMENT_BRACKET_OPEN() \
 	INSTRUMENTED(if (SELFTEST_ARMED(SELFTEST_AT_BRACKET_OPEN)) selftest_points.bracket_open();)
 
-/* AP, in the park path right after its WBINVD (before settled_ns is
- * taken): a SLOW_PARK_NS=N build spins N ns there (or slow_park_ns=),
- * so that the tests can show a costlier flush moves the offline figure
- * (QEMU's WBINVD costs nothing); a PAD_PARK=K build (make PAD_INSNS=K
- * PAD_AT=park) runs exactly K NOPs, the park path's counterpart of the
- * trampoline's PAD points, so the exact gate must see +K ns in
- * settled_ns. */
+/* AP, in the park path right after its WBINVD (before settled_ns): a
+ * SLOW_PARK_NS build spins there, a costlier flush than QEMU's free one;
+ * a PAD_PARK=K build runs exactly K NOPs, which the exact gate must see
+ * as +K ns in settled_ns. */
 #define INSTRUMENT_PARK_FLUSHED()                                             \
 	INSTRUMENTED(if (APSTART_SLOW_PARK_NS) instrument_slow_park();        \
 		     if (APSTART_PAD_PARK)                                    \

@@ -175,14 +175,6 @@ bool lapic_reachable(uint32_t dest)
 	return st.x2apic || dest <= XAPIC_MAX_ID;
 }
 
-bool lapic_set_xapic_id(uint32_t id)
-{
-	if (st.x2apic || id > XAPIC_MAX_ID)
-		return false;
-	wr(REG_ID, id << 24);
-	return lapic_id() == id;
-}
-
 void lapic_eoi(void)
 {
 	wr(REG_EOI, 0);

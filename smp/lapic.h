@@ -43,10 +43,6 @@ uint32_t lapic_id(void);
 /* Can an IPI reach APIC ID dest in the mode in use? (xAPIC: 8-bit
  * destinations up to XAPIC_MAX_ID only.) */
 bool lapic_reachable(uint32_t dest);
-/* Test hook: write this CPU's xAPIC ID register (writable on most
- * implementations, SDM Vol. 3A §11.4.6); false in x2APIC mode, where the
- * ID is read-only. */
-bool lapic_set_xapic_id(uint32_t id);
 void lapic_eoi(void);
 
 /* ICR low-dword fields (SDM Vol. 3A Figure 11-12). */

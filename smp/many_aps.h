@@ -11,14 +11,12 @@
 
 struct cpu;
 
-/* Start every AP of set[0..n) (each CPU_ABSENT, parked or failed: in
- * wait-for-SIPI or halted) in one round: INIT to all, SIPIs to all, then
- * wait for all, bounded by ap_timeout_ms; target WAKE_MANY (an IPI
- * each) or WAKE_BROADCAST (the caller has checked
- * smp_broadcast_refused()). Each AP's marks hold its figures
- * (ap_start_figures()); an AP that did not come is reported with its
- * exact stage and put back into wait-for-SIPI. Returns how many came
- * online; *wall = the round's first INIT -> last AP seen (BSP ticks). */
+/* Start every AP of set[0..n) (absent, parked or failed) in one round:
+ * INIT to all, SIPIs to all, one bounded wait for all, by an IPI each
+ * (WAKE_MANY) or the shorthand (WAKE_BROADCAST). Each AP's marks hold its
+ * figures; one that did not come is reported with its stage and put back
+ * into wait-for-SIPI. Returns how many came online; *wall = the round's
+ * first INIT -> last AP seen (BSP ticks). */
 uint32_t ap_start_many(struct cpu *const *set, uint32_t n,
 		       const struct wake_config *w, enum wake_target target, uint64_t *wall);
 

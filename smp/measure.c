@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The measurement: first bring-up of every AP (with a TSC warp test each),
- * then for each AP `cycles` rounds of offline (request -> reported dead,
- * and -> settled) and online (first INIT -> the BSP sees the online mark,
- * and -> the AP's own mark). A sample whose window held an NMI on the
- * BSP or on its AP says nmi=1 (smp/events.h). */
+/* The measurement: first bring-up of every AP (a TSC warp test each),
+ * then `cycles` rounds per AP of offline (-> reported dead, -> settled)
+ * and online (first INIT -> seen online, -> the AP's own mark). A sample
+ * whose window held an NMI on the BSP or its AP says nmi=1. */
 #include "smp/measure.h"
 
 #include "smp/events.h"
@@ -21,9 +20,8 @@
 #include "kernel/tsc.h"
 #include "lib/format.h"
 
-/* The sample store: cycles entries per AP that came online, in free RAM
- * (kernel/bootmem.h), at most SMP_SAMPLES_MAX per pool (main clamps
- * cycles with smp_max_cycles). */
+/* The sample store: cycles entries per AP that came online, in free RAM,
+ * at most SMP_SAMPLES_MAX per pool (kmain() clamps cycles to fit). */
 static uint64_t *online_pool, *offline_pool;
 static int64_t *ap_pool, *settled_pool;
 
@@ -343,8 +341,7 @@ static void cycles_parallel(const struct wake_config *w, uint32_t cycles, uint32
 	for (uint32_t k = 0; k < cycles && !run_ended(); k++) {
 		uint32_t n = 0;
 		for (uint32_t i = 0; i < cpu_count; i++)
-			if (!cpus[i].bsp && cpus[i].state == CPU_ONLINE &&
-			    cpus[i].cycles_done == k)
+			if (!cpus[i].bsp && cpus[i].state == CPU_ONLINE && cpus[i].cycles_done == k)
 				set[n++] = &cpus[i];
 		if (!n)
 			break;

@@ -8,14 +8,11 @@
 
 #include "smp/wake.h"
 
-/* Bring every usable AP online once (timed as its boot), then run the
- * offline/online cycles. Samples are kept in each struct cpu. The wake
- * configuration of smp_bring_up() holds for the whole run. */
+/* Bring every usable AP online once (timed as its boot); its wake
+ * configuration holds for the whole run. */
 void smp_bring_up(const struct wake_config *w);
-/* Once, before any AP starts: what the options left open, decided for
- * this machine: init_delay_us=auto by CPU family, and the bring-up mode
- * used (bringup_used: as asked, or parallel where broadcast is refused,
- * smp_broadcast_refused(), which is said here). */
+/* Once, before any AP starts: init_delay_us=auto by CPU family, and the
+ * bring-up mode used (parallel where broadcast is refused, said here). */
 void smp_resolve_wake(struct wake_config *w);
 void smp_run_cycles(const struct wake_config *w, uint32_t cycles);
 /* Where the bring-up and the cycles are, for a live display. The hook is

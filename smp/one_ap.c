@@ -68,14 +68,11 @@ static uint64_t request_park(struct cpu *c, uint32_t req, const struct wake_conf
 	return ap_wait_one(c, ap_is_parked, w);
 }
 
-bool ap_offline_failed(struct cpu *c, const struct wake_config *w,
-		       const char *what)
+bool ap_offline_failed(struct cpu *c, const struct wake_config *w, const char *what)
 {
 	__atomic_store_n(&c->state, CPU_FAILED, __ATOMIC_RELEASE);
-	kprintf("smp: APIC ID %u did not %s within %u ms\n", c->apic_id, what,
-		w->ap_timeout_ms);
-	kprintf("@fail what=offline_timeout apic=%u timeout_ms=%u\n", c->apic_id,
-		w->ap_timeout_ms);
+	kprintf("smp: APIC ID %u did not %s within %u ms\n", c->apic_id, what, w->ap_timeout_ms);
+	kprintf("@fail what=offline_timeout apic=%u timeout_ms=%u\n", c->apic_id, w->ap_timeout_ms);
 	ap_send_init(c, w);
 	return false;
 }

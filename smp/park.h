@@ -12,7 +12,6 @@
 
 struct cpu;
 
-
 /* What a parked AP does on this machine. */
 struct park_plan {
 	enum park_mode mode;

@@ -70,10 +70,8 @@ static struct {
 static uint64_t nmi_starts; /* starts left out of the table: an NMI */
 
 /* The records wait in a store until phases_flush(): printed between
- * measurements, their ~700 bytes a start slowed the next measurement
- * under QEMU's TCG 2-4x (seen with -smp 4, single-threaded TCG: the
- * serial output drains while the next AP starts). Beyond the store's
- * size they are printed as they come. */
+ * measurements, ~700 bytes a start slowed the next one 2-4x under TCG
+ * (serial drains while the next AP starts). Past the store, as they come. */
 #define PHASE_STORE_MAX 8192u
 struct stored_start {
 	uint32_t cpu, cycle;

@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Where one bring-up's time goes: the BSP's steps (INIT assert, INIT
- * de-assert, SIPI sent) and the AP's (realmode/trampoline_abi.h, enum
- * ap_mark), as one chain of phases from the first INIT to the BSP
- * seeing the AP online, each the time since the one before it. The
- * records (@phase) and the per-phase table come from here. */
+/* Where one bring-up's time goes: the BSP's steps and the AP's (enum
+ * ap_mark) as one chain of phases from the first INIT to the BSP seeing
+ * the AP online, each the time since the one before; @phase and the
+ * per-phase table come from here. */
 #ifndef APSTART_PHASES_H
 #define APSTART_PHASES_H
 
@@ -46,16 +45,12 @@ int64_t tsc_same_cpu(uint64_t later, uint64_t earlier);
  * taken (0): then TICKS_NA. */
 int64_t tsc_marks_diff(uint64_t later, uint64_t earlier);
 
-/* Whether the per-phase marks are taken: the BSP's init_assert,
- * init_deassert, sipi1, sipi2 below and the AP's marks before its online
- * mark (enum ap_mark; the trampoline's under nasm -DMARKS). Always 1 but
- * in make MARKS=0 builds, which exist only for make marks-cost to measure
- * what the marks cost: there only each window's own start and end are
- * read (start, seen, the AP's online mark; offline has no other). */
+/* Whether the per-phase marks are taken (the BSP's and the AP's before
+ * its online mark): 1 but in make MARKS=0 builds, which exist for make
+ * marks-cost to measure them; there only each window's ends are read. */
 #ifndef APSTART_MARKS
 #define APSTART_MARKS 1
 #endif
-
 
 /* The phases of c's last start (c->marks, c->slot), in ticks: signed,
  * TICKS_NA when meaningless (cross-CPU with an unsynchronised TSC, a
@@ -65,11 +60,9 @@ void phases_compute(const struct cpu *c, int64_t out[PHASES]);
  * rest are printed as they come), from free RAM: once for the first
  * bring-up, once for the cycles. */
 void phases_store_init(uint32_t starts);
-/* c's last start: its @phase records (serial only) kept for
- * phases_flush(), and its figures into the run's per-phase table (cycle
- * 0, the first bring-up, is recorded but not tabled: the cycles are what
- * the table compares). A start whose window held an NMI (nmi, as its
- * @sample's nmi=1) gets nmi=1 on its records and stays out of the table. */
+/* c's last start: its @phase records kept for phases_flush(), its figures
+ * into the per-phase table (not cycle 0's, the first bring-up). With nmi
+ * (its window held one) the records say nmi=1 and the table leaves it out. */
 void phases_record(const struct cpu *c, uint32_t cycle, bool nmi);
 /* Print the records kept so far. */
 void phases_flush(void);

@@ -32,14 +32,12 @@
  * one-AP entry points (FORCE_INLINE): the measured windows run through
  * them. */
 
-bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what,
-		 void (*after_write)(void))
+bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what, void (*after_write)(void))
 {
 	bool sent = after_write ? lapic_send_ipi_then(c->apic_id, icr, after_write)
 				: lapic_send_ipi(c->apic_id, icr);
 	if (!sent)
-		kprintf("smp: APIC ID %u: ICR stayed busy sending %s\n",
-			c->apic_id, what);
+		kprintf("smp: APIC ID %u: ICR stayed busy sending %s\n", c->apic_id, what);
 	return sent;
 }
 
@@ -214,8 +212,7 @@ FORCE_INLINE struct sipi_delays sipi_delays(const struct wake_config *w)
 static bool report_sipi(struct cpu *c, bool sent, uint32_t esr, uint32_t k)
 {
 	if (!sent)
-		kprintf("smp: APIC ID %u: ICR stayed busy sending STARTUP %u\n",
-			c->apic_id, k + 1);
+		kprintf("smp: APIC ID %u: ICR stayed busy sending STARTUP %u\n", c->apic_id, k + 1);
 	if (esr) {
 		c->esr |= esr;
 		kprintf("smp: APIC ID %u: APIC error status 0x%x after SIPI %u\n",
@@ -333,8 +330,7 @@ FORCE_INLINE bool send_round(const struct startup_round *r)
 	return in;
 }
 
-FORCE_INLINE void startups(const struct wake_set *s, const struct wake_config *w,
-			   uint8_t vector)
+FORCE_INLINE void startups(const struct wake_set *s, const struct wake_config *w, uint8_t vector)
 {
 	bool until_in = w->sipi_count == SIPI_COUNT_AUTO;
 	uint32_t count = until_in ? 2 : w->sipi_count;
@@ -349,8 +345,7 @@ FORCE_INLINE void startups(const struct wake_set *s, const struct wake_config *w
 	}
 }
 
-void ap_send_startups_many(const struct wake_set *s, const struct wake_config *w,
-			   uint8_t vector)
+void ap_send_startups_many(const struct wake_set *s, const struct wake_config *w, uint8_t vector)
 {
 	startups(s, w, vector);
 }
@@ -381,8 +376,7 @@ static bool fail_if_starting(struct cpu *c)
  * cleared after the INIT (a late AP may have written it until then);
  * marks.start stays the first attempt's, so the start's total and its
  * first phase count the time the lost attempt cost. */
-static void wake_again(struct cpu *c, const struct wake_config *w, uint32_t attempt,
-		       bool in_real)
+static void wake_again(struct cpu *c, const struct wake_config *w, uint32_t attempt, bool in_real)
 {
 	uint32_t stage = ap_last_stage(c, in_real);
 
@@ -390,8 +384,7 @@ static void wake_again(struct cpu *c, const struct wake_config *w, uint32_t atte
 	kprintf("smp: APIC ID %u did not come online within %u ms (stage %u): "
 		"INIT-SIPI-SIPI again (retry %u of %u)\n", c->apic_id,
 		w->ap_timeout_ms, stage, attempt, w->sipi_retry);
-	warn_record("what=sipi_retry apic=%u retry=%u stage=%u", c->apic_id,
-		    attempt, stage);
+	warn_record("what=sipi_retry apic=%u retry=%u stage=%u", c->apic_id, attempt, stage);
 	ap_send_init(c, w);
 	reset_slot(c);
 	c->marks.sipi1 = c->marks.sipi2 = c->marks.seen = 0;

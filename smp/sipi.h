@@ -21,8 +21,7 @@ struct wake_set {
 
 /* Send one IPI to c; an ICR that stays busy is reported. after_write
  * (NULL for none): see lapic_send_ipi_then(). */
-bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what,
-		 void (*after_write)(void));
+bool ap_send_ipi(struct cpu *c, uint32_t icr, const char *what, void (*after_write)(void));
 
 /* The STARTUP vector: the trampoline's page number. */
 uint8_t sipi_vector(void);
@@ -34,14 +33,11 @@ void ap_send_init_many(const struct wake_set *s, const struct wake_config *w);
 /* INIT only, to one AP: into wait-for-SIPI (firmware may leave APs
  * spinning, OVMF does; a parked AP after park=init; a failed one). */
 void ap_send_init(struct cpu *c, const struct wake_config *w);
-/* The STARTUP IPIs after the INIT, sipi_count of them (auto: up to 2, the
- * second only to those not in yet), each followed by Linux's waits (or
- * sipi_delay_us) once per round, its ICR and APIC error status checked
- * per IPI; an AP whose IPI failed gets no more. marks.sipi1/sipi2 are
- * the BSP's TSC just before each. An AP whose STARTUP IPIs a self-test
- * withheld (INSTRUMENT_WITHHOLD_SIPIS, smp/instrument.h) gets none. */
-void ap_send_startups_many(const struct wake_set *s, const struct wake_config *w,
-			   uint8_t vector);
+/* The STARTUP IPIs after the INIT, sipi_count of them (auto: the second
+ * only to those not in yet), Linux's waits once per round, ICR and error
+ * status checked per IPI; an AP whose IPI failed gets no more.
+ * marks.sipi1/sipi2 are the BSP's TSC just before each. */
+void ap_send_startups_many(const struct wake_set *s, const struct wake_config *w, uint8_t vector);
 /* The same to one AP, alone. */
 void ap_send_startups(struct cpu *c, const struct wake_config *w, uint8_t vector);
 
@@ -53,12 +49,10 @@ bool ap_entered(const struct cpu *c, enum wake_target target);
 uint32_t ap_last_stage(const struct cpu *c, bool in_real);
 const char *ap_stage_name(uint32_t stage);
 
-/* Waiting ended without c online: give up on it by compare-and-exchange
- * (false: it made it after all, seen now), then wake it again up to
- * sipi_retry times, alone (false as soon as it comes online); after the
- * last, report its last stage and put it back into wait-for-SIPI (true).
- * in_real: c is known to have entered real mode (counted, no slot
- * written yet). */
+/* Waiting ended without c online: give up on it (false: it made it after
+ * all), wake it again up to sipi_retry times (false once it is online),
+ * then report its last stage and put it into wait-for-SIPI (true).
+ * in_real: c is known to have entered real mode (no slot written yet). */
 bool ap_give_up(struct cpu *c, const struct wake_config *w, bool in_real);
 
 #endif

@@ -29,12 +29,6 @@ struct cpu *cpu_by_apic(uint32_t apic_id)
 	return 0;
 }
 
-void smp_renumber(struct cpu *c, uint32_t new_id)
-{
-	__atomic_store_n(&tramp_cpus[c->index].apic_id, new_id, __ATOMIC_RELEASE);
-	__atomic_store_n(&c->apic_id, new_id, __ATOMIC_RELEASE);
-}
-
 uint32_t smp_count_state(enum cpu_state s)
 {
 	uint32_t n = 0;
@@ -70,8 +64,7 @@ static void skip_unreachable(struct cpu *c)
 		? "APIC ID above 254 needs x2APIC, forbidden by x2apic=off/nox2apic"
 		: "APIC ID above 254 needs x2APIC, which this CPU lacks";
 	c->skip_code = supported ? "x2apic_forbidden" : "x2apic_unsupported";
-	warn_record("what=cpu_unreachable apic=%u reason=%s", c->apic_id,
-		    c->skip_code);
+	warn_record("what=cpu_unreachable apic=%u reason=%s", c->apic_id, c->skip_code);
 }
 
 static struct cpu *add_cpu(uint32_t apic_id, uint32_t madt_flags, bool bsp)
@@ -96,21 +89,17 @@ static struct cpu *add_cpu(uint32_t apic_id, uint32_t madt_flags, bool bsp)
 
 static const char *broadcast_refusal;
 
-/* bringup=broadcast sends INIT and STARTUP to every APIC but the BSP's
- * at once (the SDM's own sequence, cited above, with the SDM Vol. 3A
- * §11.6.1 all-excluding-self shorthand). That wakes every processor
- * there is, not only those in cpus[], so it is used only when the MADT
- * is whole and each CPU it lists is one we start:
- * - no CPU skipped: not enabled (online-capable ones would be woken
- *   without a hot-add), beyond maxcpus, or unreachable (xAPIC mode with
- *   an APIC ID above 254: the shorthand would reach it where a
- *   destination cannot, so the run would not know it);
- * - no MADT entry dropped or lost (truncated table, more CPUs than
- *   MAX_CPUS): an unlisted CPU would run the trampoline without a slot;
- * - the BSP listed in the MADT (else the table is known incomplete).
- * Both APIC modes allow the shorthand for INIT and STARTUP (xAPIC:
- * its Table 11-3 "All Excluding Self" valid for INIT and Start-Up;
- * x2APIC keeps the ICR's shorthand field, §11.12.9). */
+/* bringup=broadcast sends INIT and STARTUP to every APIC but the BSP's at
+ * once (SDM Vol. 3A §11.6.1, the all-excluding-self shorthand, valid for
+ * INIT and Start-Up by its Table 11-3; x2APIC keeps it, §11.12.9). That
+ * wakes every processor there is, so only when the MADT is whole and
+ * each CPU it lists is one we start:
+ * - no CPU skipped: not enabled (it would be woken without a hot-add),
+ *   beyond maxcpus, or unreachable (an xAPIC ID above 254, which the
+ *   shorthand reaches and a destination cannot);
+ * - no MADT entry dropped or lost: an unlisted CPU would run the
+ *   trampoline without a slot;
+ * - the BSP listed in the MADT (else the table is known incomplete). */
 static const char *broadcast_check(const struct acpi_info *acpi, bool bsp_listed)
 {
 	if (!bsp_listed)
@@ -156,8 +145,7 @@ bool smp_setup(const struct acpi_info *acpi, uint32_t maxcpus)
 		add_cpu(self, 0, true);
 	}
 	for (uint32_t i = 0; i < acpi->cpu_count && cpu_count < APSTART_MAX_CPUS; i++)
-		add_cpu(acpi->cpus[i].apic_id, acpi->cpus[i].flags,
-			acpi->cpus[i].apic_id == self);
+		add_cpu(acpi->cpus[i].apic_id, acpi->cpus[i].flags, acpi->cpus[i].apic_id == self);
 
 	/* Then enabled CPUs in MADT order. */
 	for (uint32_t i = 0; i < cpu_count; i++) {

@@ -123,9 +123,6 @@ struct cpu *cpu_by_apic(uint32_t apic_id);
 /* Can every AP be woken by the all-excluding-self shorthand? NULL if so,
  * else why not (smp/smp.c). */
 const char *smp_broadcast_refused(void);
-/* Test hook (selftest=apic-renumber): c now answers to new_id; its
- * record and trampoline slot follow. */
-void smp_renumber(struct cpu *c, uint32_t new_id);
 
 /* Fill cpus[] from the MADT, apply maxcpus (0: all); the BSP is the CPU
  * we run on. */

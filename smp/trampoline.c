@@ -18,7 +18,7 @@ static uint64_t installed_at;
  * while the core's runs. */
 static struct tramp_header *other_header;
 
-uint32_t trampoline_size(void)
+static uint32_t trampoline_size(void)
 {
 	return (uint32_t)(trampoline_blob_end - trampoline_blob);
 }
@@ -76,14 +76,12 @@ bool trampoline_use_other(uint64_t sipi_page, struct tramp_header *h,
 bool trampoline_install(uint64_t phys, void (*c_entry)(uint32_t apic_id, uint32_t index))
 {
 	uint32_t size = trampoline_size();
-	const struct tramp_header *src =
-		(const struct tramp_header *)(trampoline_blob + TRAMP_HDR);
+	const struct tramp_header *src = (const struct tramp_header *)(trampoline_blob + TRAMP_HDR);
 
 	if (size > TRAMP_SLOW_TICKS_AT || size < TRAMP_HDR + sizeof *src ||
 	    src->magic != TRAMP_MAGIC || src->version != TRAMP_VERSION ||
 	    src->size != sizeof *src) {
-		kprintf("trampoline: blob does not match this kernel (size %u)\n",
-			size);
+		kprintf("trampoline: blob does not match this kernel (size %u)\n", size);
 		return false;
 	}
 	/* The blob must be the variant this kernel announces at boot. */

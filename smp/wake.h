@@ -82,11 +82,9 @@ struct wake_config {
 /* init_delay_us takes this value until resolved: pick by CPU family. */
 #define INIT_DELAY_AUTO UINT32_MAX
 
-/* One bring-up. total is the BSP's own figure; the rest are differences
- * of TSC readings, signed, TICKS_NA when meaningless: ap and to_real
- * subtract the BSP's TSC from the AP's (meaningful only when the warp
- * test found the two synchronised), to_long and to_online are the AP's
- * own. */
+/* One bring-up: total is the BSP's figure; the rest are signed TSC
+ * differences, TICKS_NA when meaningless (ap and to_real cross CPUs: only
+ * with TSCs the warp test found synchronised). */
 struct start_times {
 	uint64_t total;      /* BSP: first INIT -> saw the online mark */
 	int64_t ap;          /* first INIT -> AP's own online mark */

@@ -8,7 +8,7 @@
 static uint64_t pick(const struct mem_range *m, uint32_t n,
 		     const struct phys_range *x, uint32_t nx)
 {
-	return memmap_pick_low_page(m, n, x, nx);
+	return memmap_pick_low_range(m, n, x, nx, 0x1000);
 }
 
 /* pstore=: a region of RAM, whole (memmap_is_available). */

@@ -16,15 +16,24 @@
 #include "smp/wake.h"
 #include "wings/selftest/selftest_option.h"
 #include "kernel/abort.h"
-#include "kernel/confound.h"
 #include "kernel/console.h"
 #include "kernel/cpu.h"
+#include "kernel/paging.h"
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
 
 /* IA32_TIME_STAMP_COUNTER: writable, sets the TSC (SDM Vol. 3B §18.17,
  * "Time-Stamp Counter"; Vol. 4, MSR 10H). */
 #define MSR_IA32_TSC 0x10
+
+/* selftest=smi raises one SMI through the APM control port, 0xB2 on the
+ * PIIX4 and ICH9 chipsets QEMU emulates (and the ACPI FADT SMI_CMD of
+ * most PC firmware): writing it makes the chipset assert SMI# when APM
+ * SMIs are enabled (Intel ICH9 datasheet §13.8.3.2, APM_CNT; SeaBIOS
+ * enables them), with a value no firmware command uses (not ACPI
+ * enable/disable, not a SeaBIOS call). */
+#define APM_CNT_PORT 0xB2
+#define APM_CMD_NONE 0x5A
 
 /* The test asked (selftest=) and the AP it acts on. */
 static enum selftest armed;
@@ -66,16 +75,32 @@ static uint32_t renumber_target(const struct cpu *c)
 	return APIC_ID_NONE;
 }
 
+/* Write this CPU's xAPIC ID register (writable on most implementations,
+ * SDM Vol. 3A §11.4.6); false in x2APIC mode, where the ID is read-only. */
+static bool set_xapic_id(uint32_t id)
+{
+	const struct lapic_status *st = lapic_status();
+	volatile uint32_t *regs;
+
+	if (st->x2apic || id > XAPIC_MAX_ID ||
+	    !(regs = paging_map_phys(st->mmio_phys, 4096, MAP_UC)))
+		return false;
+	regs[XAPIC_ID_REG / 4] = id << XAPIC_ID_SHIFT;
+	return lapic_id() == id;
+}
+
 static void renumber(struct cpu *c)
 {
 	uint32_t old = c->apic_id, id = renumber_target(c);
 
-	if (id == APIC_ID_NONE || !lapic_set_xapic_id(id)) {
+	if (id == APIC_ID_NONE || !set_xapic_id(id)) {
 		kprintf("selftest: apic-renumber: APIC ID %u cannot be renumbered "
 			"(x2APIC IDs are read-only)\n", old);
 		return;
 	}
-	smp_renumber(c, id);
+	/* The trampoline's search and cpu_by_apic() find it by its new ID. */
+	__atomic_store_n(&tramp_cpus[c->index].apic_id, id, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->apic_id, id, __ATOMIC_RELEASE);
 	kprintf("selftest: APIC ID %u renumbered to %u in its xAPIC ID register "
 		"(CPUID still says %u)\n", old, cpu_apic_id(), cpu_initial_apic_id());
 }
@@ -202,7 +227,7 @@ static void bracket_open(void)
 	if (done)
 		return;
 	done = true;
-	confound_raise_smi();
+	outb(APM_CNT_PORT, APM_CMD_NONE);
 }
 
 /* The points each test acts at (smp/instrument.h). bsp-fault acts
