@@ -102,3 +102,26 @@ else
 	grep "^KNOB_DEFAULTS := .* $name='0'" <<<"$(mk -pq 2>/dev/null)" >/dev/null || step "BUILD_VARIANT resets it" "KNOB_DEFAULTS lacks $name='0'"
 	[ $recipe_ok = 1 ] && ok "CONTRIBUTING.md's knob recipe: $name added by its row alone: checked, named (build/$variant/), in $reader's object (and only it compiled again), make help, BUILD_VARIANT; the same ELF as built whole"
 fi
+
+# ---- which files read a knob (tools/build/knob-readers.sh): through a
+# header's macro, only the files that use the macro; a header's default
+# for the knob (#ifndef K / #define K 0) makes no includer a reader; a
+# header that uses the knob outside a macro makes every includer one;
+# an #ifndef K that is not a default is a use.
+kr=$tmp/knob-readers
+mkdir -p "$kr/tools/build"
+cp tools/build/knob-readers.sh "$kr/tools/build/"
+printf '%s\n' '#ifndef K' '#define K 0' '#endif' '#define POINT() do { if (K) x(); } while (0)' \
+	'#define POINT2() \' '	POINT()' '#define OTHER() y()' >"$kr/h.h"
+printf '%s\n' '#include "h.h"' 'void a(void) { POINT2(); }' >"$kr/uses.c"
+printf '%s\n' '#include "h.h"' 'void b(void) { OTHER(); }' >"$kr/other.c"
+printf '%s\n' '#include "h.h"' 'static inline int f(void) { return K; }' >"$kr/inl.h"
+printf '%s\n' '#include "inl.h"' 'int c(void) { return 1; }' >"$kr/inl_user.c"
+printf '%s\n' '#ifndef K' 'int z;' '#endif' >"$kr/ifndef.c"
+got=$("$kr/tools/build/knob-readers.sh" K uses.c other.c inl_user.c ifndef.c | xargs)
+if [ "$got" = "uses.c inl_user.c ifndef.c" ]; then
+	ok "knob-readers.sh: a knob read through a header's macro is read where the macro is used, not by every includer"
+else
+	fail "knob-readers.sh: a knob read through a header's macro is read where the macro is used" \
+		"readers of K: '$got', want 'uses.c inl_user.c ifndef.c'"
+fi
