@@ -70,7 +70,7 @@ bochs_run() { # log -> boots an image with $ARGS under Bochs until @end
 	cat >"$dir/bochsrc" <<-EOF
 	megs: 256
 	cpu: count=1:2:1, ips=50000000, model=corei7_skylake_x, reset_on_triple_fault=0
-	romimage: file=/usr/share/bochs/BIOS-bochs-latest
+	romimage: file=/usr/share/bochs/BIOS-bochs-latest, options=fastboot
 	vgaromimage: file=/usr/share/bochs/VGABIOS-lgpl-latest
 	ata0-master: type=cdrom, path=$dir/skew.iso, status=inserted
 	boot: cdrom
