@@ -15,6 +15,12 @@ qemu-tests: $(APLOG) $(SCREENTEXT)
 	@st=0; APLOG=$(APLOG) tests/qemu/matrix.sh || st=1; tests/floor/instructions.sh || st=1; \
 		tests/qemu/cpu-models.sh || st=1; tests/qemu/planted-wing.sh || st=1; exit $$st
 
+# Long, not in make test: qemu-tests with x2APIC under a paravirtual KVM
+# too (make qemu-tests boots it on hardware-backed KVM only).
+.PHONY: qemu-long
+qemu-long:
+	@$(MAKE) --no-print-directory QEMU_FULL=1 qemu-tests
+
 # Long, not in make test: the CPU floor under every CPU model QEMU lists,
 # for both kernels (make qemu-tests boots a representative set).
 .PHONY: cpu-models

@@ -17,6 +17,14 @@ icount-tests: deps
 wallclock-tests: deps
 	@TIMING_WALL_ONLY=1 TIMING_LANE=wallclock tests/timing/run.sh
 
+# Long, not in make test: icount-tests' full form, every PAD build (both
+# variants x three sets) and a second boot of each variant, the two
+# compared sample by sample (make icount-tests boots it only when the
+# exact check fails).
+.PHONY: icount-long
+icount-long: deps
+	@TIMING_FULL=1 TIMING_ICOUNT_ONLY=1 TIMING_LANE=icount tests/timing/run.sh
+
 # The exact icount gate alone (make check): each variant once against its
 # baseline (tests/timing/exact.sh).
 .PHONY: exact-tests

@@ -38,7 +38,10 @@ for n in "${names[@]}"; do
 	IFS='|' read -r vars want <<<"$n"
 	read -ra args <<<"$vars"
 	case $vars in WINGS=*) args=("$vars") ;; esac
-	got=$(make -pq "${args[@]}" 2>/dev/null | sed -n 's/^VARIANT := //p')
+	# (tail: a variant that shares the plain variant's objects runs the
+	# plain one's make first, even under -q, which prints its own
+	# database before this make prints its own, last)
+	got=$(make -pq "${args[@]}" 2>/dev/null | sed -n 's/^VARIANT := //p' | tail -n 1)
 	[ "$got" = "$want" ] || wrong="$wrong [$vars: $got, not $want]"
 done
 if [ -z "$wrong" ]; then
@@ -78,7 +81,7 @@ else
 	out=$(mk -n variant WINGS= "$name=x" 2>&1)
 	grep -q "$name must be .*, not 'x'" <<<"$out" || step "a bad value stops make" "$name=x: $(tail -n 1 <<<"$out")"
 	plain=$(mk -pq WINGS= 2>/dev/null | sed -n 's/^VARIANT := //p')
-	variant=$(mk -pq WINGS= "$name=7" 2>/dev/null | sed -n 's/^VARIANT := //p')
+	variant=$(mk -pq WINGS= "$name=7" 2>/dev/null | sed -n 's/^VARIANT := //p' | tail -n 1)
 	[ -n "$variant" ] && [ "$variant" != "$plain" ] || step "the variant's name" "$name=7 builds in build/$variant/, the plain one in build/$plain/"
 	if ! mk variant WINGS= "$name=7" >"$tmp/knob-build" 2>&1; then
 		step "make $name=7 builds" "it failed" "$(tail -n 8 "$tmp/knob-build")"
@@ -101,4 +104,27 @@ else
 	mk help 2>/dev/null | grep "^  $name=N  .*(default 0)" >/dev/null || step "make help lists it" "no '  $name=N ... (default 0)' line"
 	grep "^KNOB_DEFAULTS := .* $name='0'" <<<"$(mk -pq 2>/dev/null)" >/dev/null || step "BUILD_VARIANT resets it" "KNOB_DEFAULTS lacks $name='0'"
 	[ $recipe_ok = 1 ] && ok "CONTRIBUTING.md's knob recipe: $name added by its row alone: checked, named (build/$variant/), in $reader's object (and only it compiled again), make help, BUILD_VARIANT; the same ELF as built whole"
+fi
+
+# ---- which files read a knob (tools/build/knob-readers.sh): through a
+# header's macro, only the files that use the macro; a header's default
+# for the knob (#ifndef K / #define K 0) makes no includer a reader; a
+# header that uses the knob outside a macro makes every includer one;
+# an #ifndef K that is not a default is a use.
+kr=$tmp/knob-readers
+mkdir -p "$kr/tools/build"
+cp tools/build/knob-readers.sh "$kr/tools/build/"
+printf '%s\n' '#ifndef K' '#define K 0' '#endif' '#define POINT() do { if (K) x(); } while (0)' \
+	'#define POINT2() \' '	POINT()' '#define OTHER() y()' >"$kr/h.h"
+printf '%s\n' '#include "h.h"' 'void a(void) { POINT2(); }' >"$kr/uses.c"
+printf '%s\n' '#include "h.h"' 'void b(void) { OTHER(); }' >"$kr/other.c"
+printf '%s\n' '#include "h.h"' 'static inline int f(void) { return K; }' >"$kr/inl.h"
+printf '%s\n' '#include "inl.h"' 'int c(void) { return 1; }' >"$kr/inl_user.c"
+printf '%s\n' '#ifndef K' 'int z;' '#endif' >"$kr/ifndef.c"
+got=$("$kr/tools/build/knob-readers.sh" K uses.c other.c inl_user.c ifndef.c | xargs)
+if [ "$got" = "uses.c inl_user.c ifndef.c" ]; then
+	ok "knob-readers.sh: a knob read through a header's macro is read where the macro is used, not by every includer"
+else
+	fail "knob-readers.sh: a knob read through a header's macro is read where the macro is used" \
+		"readers of K: '$got', want 'uses.c inl_user.c ifndef.c'"
 fi

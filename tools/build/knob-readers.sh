@@ -12,30 +12,83 @@
 # the knob (its object is compiled again, never shared wrongly).
 # An include names a file from the top folder (the build's -I.) or from
 # the including file's folder, as the compiler finds it.
+# A macro whose #define mentions one of the MACROs (or such a macro, and
+# so on) stands for it: a file reads the knob where it uses that macro,
+# not where the header that defines it is included. So a header's lines
+# that only define such macros, or give a MACRO its default (#ifndef M /
+# #define M 0), make no includer a reader (smp/instrument.h holds the
+# knobs' defaults and the macros of their points, and nearly every AP-path
+# file includes it; issue 39: a knob build compiled 31 files, not the few
+# that use a knob).
 set -eu
 cd "$(dirname "$0")/../.."
 [ $# -ge 1 ] || { echo "usage: knob-readers.sh 'MACRO...' SOURCE..." >&2; exit 2; }
 macros=$1
 shift
 [ $# -gt 0 ] || exit 0
-# shellcheck disable=SC2046 # the tree's paths have no blanks
+# The files are read twice: first every #define (the macros that stand
+# for a MACRO), then the uses.
+files=$(find -L . -path ./build -prune -o -path ./.git -prune -o -type f \( -name '*.c' -o -name '*.h' \) -print |
+	sed 's|^\./||')
+# shellcheck disable=SC2086 # the tree's paths have no blanks
 awk -v macros="$macros" -v want="$*" '
 BEGIN {
 	n = split(macros, m, " ")
 	for (i = 1; i <= n; i++) name[m[i]] = 1
 }
-FNR == 1 { file = FILENAME; known[file] = 1 }
-!(file in reads) {
-	# a macro as a whole word
-	hit = 0
-	for (mm in name) if (index($0, mm)) hit = 1
-	line = hit ? $0 : ""
-	while (match(line, /[A-Za-z_][A-Za-z0-9_]*/)) {
-		if (substr(line, RSTART, RLENGTH) in name) reads[file] = 1
-		line = substr(line, RSTART + RLENGTH)
+FNR == 1 { file = FILENAME; pass = (file in known) ? 2 : 1; known[file] = 1; cont = 0; pending = "" }
+# ---- pass 1: each macro'"'"'s definition, continuation lines joined
+pass == 1 {
+	if (cont) { body[def] = body[def] " " $0; cont = /\\$/; next }
+	if ($0 ~ /^[ \t]*#[ \t]*define[ \t]+[A-Za-z_]/) {
+		def = $0
+		sub(/^[ \t]*#[ \t]*define[ \t]+/, "", def)
+		rest = def
+		match(def, /^[A-Za-z_][A-Za-z0-9_]*/)
+		def = substr(def, 1, RLENGTH)
+		body[def] = body[def] " " substr(rest, RLENGTH + 1)
+		cont = /\\$/
 	}
+	next
 }
-/^[ \t]*#[ \t]*include[ \t]*"/ {
+FNR == 1 && !grown {
+	# the macros that stand for a MACRO, until nothing changes
+	grown = 1
+	do {
+		more = 0
+		for (d in body) if (!(d in name) && uses(body[d])) { name[d] = 1; more = 1 }
+	} while (more)
+}
+# ---- pass 2: the uses; the lines that define one of the names (or give
+# a MACRO its default) are not uses
+cont { cont = /\\$/; next }
+$0 ~ /^[ \t]*#[ \t]*define[ \t]+[A-Za-z_]/ {
+	d = $0
+	sub(/^[ \t]*#[ \t]*define[ \t]+/, "", d)
+	match(d, /^[A-Za-z_][A-Za-z0-9_]*/)
+	d = substr(d, 1, RLENGTH)
+	if (d in name) { cont = /\\$/; if (d == pending) pending = ""; next }
+}
+pending != "" { reads[file] = 1; pending = "" }
+$0 ~ /^[ \t]*#[ \t]*ifndef[ \t]+[A-Za-z_]/ {
+	d = $0
+	sub(/^[ \t]*#[ \t]*ifndef[ \t]+/, "", d)
+	sub(/[^A-Za-z0-9_].*/, "", d)
+	if (d in name) { pending = d; next } # a use unless the next line defines it
+}
+!(file in reads) && uses($0) { reads[file] = 1 }
+# uses TEXT: one of the names as a whole word
+function uses(text,    hit, mm) {
+	hit = 0
+	for (mm in name) if (index(text, mm)) { hit = 1; break }
+	if (!hit) return 0
+	while (match(text, /[A-Za-z_][A-Za-z0-9_]*/)) {
+		if (substr(text, RSTART, RLENGTH) in name) return 1
+		text = substr(text, RSTART + RLENGTH)
+	}
+	return 0
+}
+pass == 2 && /^[ \t]*#[ \t]*include[ \t]*"/ {
 	inc = $0
 	sub(/^[^"]*"/, "", inc)
 	sub(/".*/, "", inc)
@@ -75,5 +128,4 @@ END {
 	# A SOURCE not read here (not found) may read anything.
 	k = split(want, w, " ")
 	for (i = 1; i <= k; i++) if ((w[i] in reads) || !(w[i] in known)) print w[i]
-}' $(find -L . -path ./build -prune -o -path ./.git -prune -o -type f \( -name '*.c' -o -name '*.h' \) -print |
-	sed 's|^\./||')
+}' $files $files
