@@ -19,9 +19,9 @@
 #   BIOS: GRUB's own session on the same stick (SeaBIOS): runs 19 and 20
 #     of its order through \apstart\grubenv, each ending in a reset, then
 #     the end;
-#   6 the shipped image as a CD with a session's mark and NVRAM nearly
-#     full: GRUB starts apstart.efi by itself, which says both and starts
-#     nothing.
+#   6 the shipped image as a CD with a session's mark (and, in make
+#     session-long, NVRAM nearly full): GRUB starts apstart.efi by itself,
+#     which says so (both) and starts nothing.
 # The records filed for runs 1, 3 and 4 must equal what serial printed.
 # Logs: build/test-logs/session-*.
 set -uo pipefail
@@ -285,23 +285,39 @@ check "BIOS: GRUB alternates the runs through grubenv (exit=reset each), then en
 # ---------------------------------------------------------------- 6
 # The shipped image (GRUB's default is a kernel entry, 5 s) as a CD with a
 # session's mark on it: GRUB goes straight to apstart.efi, which finds the
-# medium read-only and NVRAM (as the session left it, then filled) full.
+# medium read-only. SESSION_FULL_NVRAM=1 (make session-long): NVRAM as the
+# session left it, then filled, which the loader must say too. Not in make
+# test: with less free than its largest variable (0x8400 bytes in the 4 MiB
+# build) OVMF rewrites the whole store at ReadyToBoot, word by word through
+# pflash under TCG: that boot took 53 CPU-s here (38 of them QEMU's writes
+# to the file), the plain one 9.
+full=${SESSION_FULL_NVRAM:-0}
 cd_img=$work/shipped.iso
 cp "$ISO" "$cd_img" && echo session-0001 >"$work/mark" &&
 	mcopy -o -i "$cd_img@@$(tools/image/esp-offset.sh "$cd_img" | cut -d' ' -f1)" "$work/mark" ::/apstart/session-running &&
 	printf '%s\n' timeout=0 results_wait=0 session=2 'cmdline=cycles=1 save=off' >"$work/loader.cfg" &&
 	tools/image/esp-populate.sh --config "$work/loader.cfg" "$cd_img"
-cp "$vars" "$work/full.fd" && python3 tests/efi/fill-vars.py "$work/full.fd" 6000 >/dev/null
+cp "$vars" "$work/full.fd"
+[ "$full" = 1 ] && python3 tests/efi/fill-vars.py "$work/full.fd" 6000 >/dev/null
 boot 6 --firmware uefi --media cdrom --iso "$cd_img" --vars "$work/full.fd"
 refused() {
 	said 6 '^A/B session under way: starting apstart.efi' && said 6 '^apstart\.efi [0-9.]+ \(gnu-efi\)' ||
 		{ echo "GRUB on the shipped image did not go to apstart.efi"; return 1; }
 	said 6 '^session: this medium is read-only \(a CD\?\)' || { echo "the read-only medium was not said"; return 1; }
-	said 6 '^session: NVRAM is too full' || { echo "the full NVRAM was not said"; return 1; }
+	if [ "$full" = 1 ]; then
+		said 6 '^session: NVRAM is too full' || { echo "the full NVRAM was not said"; return 1; }
+	else
+		said 6 '^session: NVRAM [0-9]+ bytes, [0-9]+ free' && ! said 6 '^session: NVRAM is too full' ||
+			{ echo "NVRAM's free space not said, or said to be too full"; return 1; }
+	fi
 	said 6 '^session: not started$' && ! said 6 '^session-0002' || { echo "a session started"; return 1; }
 	[ "$(st 6)" = 0 ] && said 6 '^cmdline: "cycles=1 save=off"$' || { echo "the menu's entry did not boot (status $(st 6))"; return 1; }
 }
-check "6 shipped image as a CD with a session's mark, NVRAM full: GRUB -> apstart.efi, both said, nothing started" refused
+if [ "$full" = 1 ]; then
+	check "6 shipped image as a CD with a session's mark, NVRAM full: GRUB -> apstart.efi, both said, nothing started" refused
+else
+	check "6 shipped image as a CD with a session's mark: GRUB -> apstart.efi, read-only said, nothing started" refused
+fi
 
 # SESSION_KEEP=DIR: the session's folder as it lay on the stick, kept
 # (tests/docs/fixtures/make.sh: docs/session.md's table comes from it).

@@ -17,7 +17,8 @@
 # Three more SeaBIOS boots check the result page of a machine whose APs do
 # not fit a row each (-smp 16 in 2 sockets), of a run that passed with
 # warnings and of a failed run.
-# ISO_TESTS_QUICK=1: 9 boots, exit from the USB stick, shot from the CD.
+# ISO_TESTS_QUICK=1 (make iso-tests): 9 boots, exit from the USB stick,
+# shot from the CD; ISO_TESTS_QUICK=0 (make iso-long): all 13.
 #
 # The BIOS and UEFI boots run as two parallel lanes (OVMF under TCG takes
 # ~5 s to start). Logs and screenshots: build/test-logs/iso-*.

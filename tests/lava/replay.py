@@ -40,7 +40,10 @@ class Replay(pexpect.spawnbase.SpawnBase):
     """A pexpect spawn whose reads return the given pieces of a log."""
 
     def __init__(self, pieces):
-        super().__init__(timeout=5, maxread=MAXREAD, searchwindowsize=WINDOW,
+        # The pieces are all here: a timeout can only be the host's
+        # slowness (5 s ran out under a load of 8 on 2 cores), never the
+        # log's; the log's end is EOF.
+        super().__init__(timeout=120, maxread=MAXREAD, searchwindowsize=WINDOW,
                          encoding='utf-8', codec_errors='replace')
         self.pieces = list(reversed(pieces))
 

@@ -217,10 +217,33 @@ else
 	nvram_holds "UEFI PXE: the next run's summary replaces it in NVRAM" 0
 fi
 
+# grub_gave_up LOG PID: while QEMU PID runs, watch its serial LOG for
+# GRUB giving up on a menu entry ("Press any key to continue...", after
+# which it sits at its menu with no countdown); then stop QEMU and print
+# GRUB's error lines, so that a failed load is named at once rather than
+# after the hang guard's minutes.
+grub_gave_up() {
+	local log=$1 pid=$2
+	while kill -0 "$pid" 2>/dev/null; do
+		if grep -aq 'Press any key to continue' "$log" 2>/dev/null; then
+			sleep 0.5 # the rest of the error text
+			kill "$pid" 2>/dev/null
+			local errs
+			# The error lines after the last "Booting `ENTRY'" (OVMF mirrors
+			# GRUB's console to serial: each line comes twice).
+			errs=$(tr -d '\r' <"$log" | sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' |
+				awk '/Booting `/ { n = 0; delete e } /^error: / && !($0 in e) { e[$0]; l[n++] = $0 }
+					END { for (i = 0; i < n; i++) print l[i] }' | paste -sd ';')
+			echo "${errs:-gave up on its entry without an error: line}"
+			return
+		fi
+		sleep 0.5
+	done
+}
 # ------------------------------------------------------------ UEFI HTTP boot
 # A namespace of our own: a bridge with the tap QEMU uses, dnsmasq as the
 # DHCP server answering HTTPClient with the boot URI (UEFI 2.10 §24.7),
-# python3's web server as the HTTP server. OVMF's PXE entries are turned
+# tests/netboot/httpd.py as the HTTP server. OVMF's PXE entries are turned
 # off through fw_cfg so that its HTTPv4 entry is the first it tries.
 http_name="UEFI HTTP boot, WBINVD=1 (menu by MAC through grub.cfg)"
 http_missing() {
@@ -253,8 +276,11 @@ http_boot() {
 		--dhcp-option-force=tag:http,60,HTTPClient \
 		--dhcp-boot=tag:http,http://$srv/boot/grub/x86_64-efi/core.efi \
 		>"$out/netboot-dnsmasq.log" 2>&1 &
-	"${x[@]}" /usr/bin/python3 -m http.server 80 --bind $srv --directory "$NDIR" \
-		>"$out/netboot-httpd.log" 2>&1 &
+	# tests/netboot/httpd.py: http.server answering GRUB's byte ranges
+	# (NETBOOT_HTTPD_ARGS=--no-ranges: http.server's own answer, the fault).
+	# shellcheck disable=SC2086 # words
+	"${x[@]}" /usr/bin/python3 tests/netboot/httpd.py --bind $srv --port 80 --directory "$NDIR" \
+		${NETBOOT_HTTPD_ARGS:-} >"$out/netboot-httpd.log" 2>&1 &
 	for _ in $(seq 50); do # the web server takes a moment to listen
 		"${x[@]}" bash -c "exec 3<>/dev/tcp/$srv/80" 2>/dev/null && break
 		sleep 0.1
@@ -267,9 +293,16 @@ http_boot() {
 		-fw_cfg name=opt/org.tianocore/IPv6PXESupport,string=n \
 		-netdev tap,id=n0,ifname=tap0,script=no,downscript=no \
 		-device "virtio-net-pci,netdev=n0,mac=$MAC_LISTED,romfile=,bootindex=1" \
-		</dev/null >"$log" 2>&1
+		</dev/null >"$log" 2>&1 &
+	local qpid=$! grub_err
+	grub_err=$(grub_gave_up "$log" $qpid)
+	wait $qpid
 	st=$?
-	verify "$http_name" "$log" 1 2 uefi $st "$(elapsed "$t0")"
+	if [ -n "$grub_err" ]; then
+		fail "$http_name" "GRUB: $grub_err after $(elapsed "$t0")s (its entry failed; log: $log, web server: $out/netboot-httpd.log)"
+	else
+		verify "$http_name" "$log" 1 2 uefi $st "$(elapsed "$t0")"
+	fi
 	if ! grep -q '"GET /boot/grub/grub.cfg-01-52-54-00-27-00-01 HTTP/1.1" 200' "$out/netboot-httpd.log"; then
 		fail "UEFI HTTP boot: the machine's menu came over HTTP" "the web server's log has no GET of it"
 	else

@@ -11,7 +11,8 @@
 #                               FORCE=1, YES=1 as there)
 #   make iso-test-images        build/iso-test/*.iso: same menu plus a default
 #                               entry with test arguments, no menu delay
-#   make iso-tests              tests/iso/run.sh (contents, checker, 13 QEMU boots)
+#   make iso-tests              tests/iso/run.sh (contents, checker, 9 QEMU boots;
+#                               make iso-long: all 13)
 #   make run FIRMWARE=bios|uefi [MEDIA=cdrom|usb] ...   tools/run/iso-run.sh
 #
 # Variables: ISO_TIMEOUT (menu seconds, default 5), ISO_TEST_ARGS,
