@@ -124,6 +124,9 @@ boot() { # NAME SMP LINUX-WORDS QEMU-ARGS...: one QEMU session in the background
 			-append "$linux_args $words" "$@" >"$out/$name.qemu" 2>&1
 		echo $? >"$out/$name.rc"
 		echo $((SECONDS - t)) >"$out/$name.seconds"
+		# the host CPU it took: bash's times, its children's line
+		times >"$out/$name.times"
+		awk 'END { print $1 "+" $2 }' "$out/$name.times" >"$out/$name.cpu"
 	) &
 }
 t0=$SECONDS
@@ -133,7 +136,7 @@ boot uefi 2 "vm_mode=ab vm_raw=1" -machine q35 \
 	-drive if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd \
 	-drive if=pflash,format=raw,unit=1,file="$out/OVMF_VARS.fd"
 wait
-echo "$lane: the two sessions done in $((SECONDS - t0)) s (TCG, side by side on a shared host; SeaBIOS $(cat "$out/bios.seconds") s, OVMF $(cat "$out/uefi.seconds") s)"
+echo "$lane: the two sessions done in $((SECONDS - t0)) s (TCG, side by side on a shared host; SeaBIOS $(cat "$out/bios.seconds") s, $(tail -1 "$out/bios.cpu") CPU-s; OVMF $(cat "$out/uefi.seconds") s, $(tail -1 "$out/uefi.cpu") CPU-s)"
 
 # split_runs NAME: the serial capture's filed runs, NAME-serial-N.bin,
 # from the CR LF before apstart's banner through its "reset: warm" line,
