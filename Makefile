@@ -226,7 +226,7 @@ include tools/dev/dev.mk
 # runs that are not lanes.
 LANE_FOLDERS := $(shell grep -v '^[[:punct:]]' tests/lanes | awk 'NF { print $$2 }' | sort -u)
 include $(addprefix tests/,$(addsuffix /lane.mk,$(LANE_FOLDERS)))
-include tests/chroot/lane.mk tests/soak/lane.mk
+include tests/chroot/lane.mk tests/soak/lane.mk tests/kexec/lane.mk
 
 # make ab: both variants, RUNS boots each in randomised pairs, the table
 # and its verdict (tools/run/ab.sh; docs/verdicts.md). AB_A/AB_B: each
@@ -274,7 +274,7 @@ test: deps
 # with make -jN, it keeps every CPU busy: the x86_64 and i386 kernels side
 # by side (each WBINVD=1 after its plain WBINVD=0, whose objects it
 # shares), then the host tools and images as one make; meanwhile Debian's
-# kernel for the Linux VM lanes (kexec, linux-hotplug, linux-vm), then its
+# kernel for the Linux VM lanes (linux-hotplug, linux-vm), then its
 # 6.1, 6.12 and 686 images for the realmode lane (fetch-images.sh takes
 # the first from the former) are fetched (once; without the mirror each
 # of those lanes says so and skips).

@@ -43,7 +43,7 @@ for f in "${files[@]}"; do
 	lib/*) want build layers unit aplog qemu exact ;;
 	wings/screen/*) want build layers iso ;;
 	wings/nvram/* | wings/efi/*) want build layers unit efi ;;
-	wings/pstore/*) want build layers unit qemu kexec ;;
+	wings/pstore/*) want build layers unit qemu lane:linux-vm ;;
 	wings/experiments/*) want build layers flushprobe ;;
 	wings/selftest/*) want build layers qemu ;;
 	wings/linux_trampoline/*) want build layers unit fuzz lane:realmode lane:linux-trampoline ;;
@@ -79,14 +79,13 @@ cmd_of() {
 	exact) echo "make --no-print-directory exact-tests" ;;
 	iso) echo "make --no-print-directory iso-tests" ;;
 	efi) echo "make --no-print-directory efi-tests" ;;
-	kexec) echo "make --no-print-directory kexec-tests" ;;
 	flushprobe) echo "make --no-print-directory flushprobe-tests" ;;
 	lane:*) echo "make --no-print-directory ${1#lane:}-tests" ;;
 	esac
 }
 is_host() { case $1 in layers | unit | fuzz | aplog | docs | tools | trampoline) return 0 ;; esac; return 1; }
 
-order=(build layers unit fuzz aplog docs tools trampoline qemu exact iso efi kexec flushprobe)
+order=(build layers unit fuzz aplog docs tools trampoline qemu exact iso efi flushprobe)
 for k in "${!need[@]}"; do case $k in lane:*) order+=("$k") ;; esac; done
 todo=()
 for l in "${order[@]}"; do [ -n "${need[$l]:-}" ] && todo+=("$l"); done

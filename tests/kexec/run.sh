@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# make kexec-tests: apstart entered from a running Linux and its records
-# sent back through pstore (docs/from-linux.md). Debian's kernel (the
+# make kexec-long (not in make test): apstart entered from a running
+# Linux and its records sent back through pstore (docs/from-linux.md). Debian's kernel (the
 # Linux VM of make bench-linux) boots with a busybox initramfs holding
 # kexec-tools, ramoops and tests/kexec/init, under SeaBIOS (-machine pc)
 # and OVMF (-machine q35, pflash) side by side, TCG, -smp 4, -m 1024,

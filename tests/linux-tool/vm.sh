@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 # make linux-vm-tests: apstart run --via kexec, apstart ab and apstart
 # collect, the installed program, under Debian's kernel in QEMU (TCG,
-# -smp 4, -m 1024), three machines side by side. The initramfs
+# -m 1024), two machines side by side, each booting Linux three times:
+# SeaBIOS -smp 4 (every AP through Linux's own trampoline too), OVMF
+# -smp 2 (its checks are about run ids and records; OVMF's own APs cost
+# ~7 CPU-s a boot under TCG at -smp 4, measured). The initramfs
 # (tools/linux/vm/mkinitramfs.sh) holds busybox, the host's bash, xz and
 # wdctl with the libraries they need, make install's files (PREFIX=/usr),
 # aplog, aprealmode, kexec-tools, Debian's kernel image as
@@ -11,23 +14,27 @@
 # survive the resets (tests/linux-tool/vm-init). Linux's command line
 # holds what apstart setup puts there; the kernel's warm reset boots the
 # same Linux again, which files the run (apstart collect) and goes on.
-#   SeaBIOS (-machine pc): apstart run --via kexec twice, the second
-#     through Linux's own trampoline: apstart run --via kexec --trampoline
-#     running --wbinvd 1 (the VM's /boot/vmlinuz-$(uname -r), through
-#     aprealmode and xz in the VM; kexec --module): run-0001.log and
-#     run-0002.log, the second not over the first; its record says Linux's
-#     blob of the VM's own kernel ran, as shipped (@trampoline kind=linux
-#     wbinvd=1 linux_version=RELEASE).
+#   SeaBIOS (-machine pc -device i6300esb, watchdog.stop_on_reboot=0):
+#     apstart run --via kexec twice. The first with --watchdog 60 --
+#     exit=halt: the run halts, the watchdog resets the machine, Linux
+#     comes back by itself, files the run and says the last reset was the
+#     watchdog's. The second through Linux's own trampoline: apstart run
+#     --via kexec --trampoline running --wbinvd 1 (the VM's
+#     /boot/vmlinuz-$(uname -r), through aprealmode and xz in the VM;
+#     kexec --module): run-0001.log and run-0002.log, the second not over
+#     the first; its record says Linux's blob of the VM's own kernel ran,
+#     as shipped (@trampoline kind=linux wbinvd=1 linux_version=RELEASE).
 #   OVMF (-machine q35): apstart ab 1, two runs (A and B) through reboots;
 #     before the second boot's collect a stale record of another run lies
 #     in /var/lib/systemd/pstore: kept aside in unmatched/, never filed as
 #     a run; table.txt from the two runs whose ids matched; kexec's command
 #     line (pstore=, exit=reboot, firmware=uefi, acpi_rsdp= from
 #     /sys/firmware/efi/systab, run_id=).
-#   watchdog (-machine pc -device i6300esb, watchdog.stop_on_reboot=0):
-#     apstart run --watchdog 60 -- cycles=1 exit=halt: the run halts, the
-#     watchdog resets the machine and Linux comes back by itself; the next
-#     boot files the run and says the last reset was the watchdog's.
+#   Both, at the last boot: the kernel side alone (what make kexec-long
+#     does at length): kexec-tools straight into apstart, nothing saying
+#     the firmware, exit=qemu: SeaBIOS said "unknown" (kexec gives no EFI
+#     tags), OVMF "UEFI" from the RSDP's place (acpi_rsdp= alone);
+#     aplog verify on that run's serial bytes.
 # Every filed run = its serial bytes, byte for byte (from the CR LF before
 # apstart's banner through its "reset: warm" line), its run_id= the one
 # apstart gave kexec, and aplog verify passes on it.
@@ -103,13 +110,13 @@ echo "$lane: $(tr '\n' ';' <"$dir/versions" | sed 's/;$//; s/;/; /')"
 setup_words='memmap=3M$0x10000000 pstore.backend=ramoops ramoops.mem_address=0x10000000 ramoops.mem_size=0x200000 ramoops.console_size=0x200000 ramoops.record_size=0 ramoops.ftrace_size=0 ramoops.pmsg_size=0'
 linux_args="console=ttyS0,115200 loglevel=4 panic=-1 no_timer_check $setup_words"
 
-boot() { # NAME LINUX-WORDS QEMU-ARGS...: one QEMU session in the background
-	local name=$1 words=$2
-	shift 2
+boot() { # NAME SMP LINUX-WORDS QEMU-ARGS...: one QEMU session in the background
+	local name=$1 smp=$2 words=$3
+	shift 3
 	mkfs.ext2 -q -F "$out/$name.disk" 32M >/dev/null 2>&1
 	(
 		t=$SECONDS
-		timeout 600 qemu-system-x86_64 -accel tcg -cpu max -smp 4 -m 1024 -display none \
+		timeout 600 qemu-system-x86_64 -accel tcg -cpu max -smp "$smp" -m 1024 -display none \
 			-monitor none -serial "file:$out/$name.serial" \
 			-device isa-debug-exit,iobase=0xf4,iosize=4 \
 			-drive file="$out/$name.disk",format=raw,if=virtio \
@@ -117,30 +124,61 @@ boot() { # NAME LINUX-WORDS QEMU-ARGS...: one QEMU session in the background
 			-append "$linux_args $words" "$@" >"$out/$name.qemu" 2>&1
 		echo $? >"$out/$name.rc"
 		echo $((SECONDS - t)) >"$out/$name.seconds"
+		# the host CPU it took: bash's times, its children's line
+		times >"$out/$name.times"
+		awk 'END { print $1 "+" $2 }' "$out/$name.times" >"$out/$name.cpu"
 	) &
 }
 t0=$SECONDS
-boot bios "vm_mode=run vm_runs=2 vm_tramp_run=2" -machine pc
+boot bios 4 "vm_mode=run vm_runs=2 vm_wd_run=1 vm_tramp_run=2 vm_raw=1 watchdog.stop_on_reboot=0" -machine pc -device i6300esb
 cp /usr/share/OVMF/OVMF_VARS_4M.fd "$out/OVMF_VARS.fd"
-boot uefi "vm_mode=ab" -machine q35 \
+boot uefi 2 "vm_mode=ab vm_raw=1" -machine q35 \
 	-drive if=pflash,format=raw,unit=0,readonly=on,file=/usr/share/OVMF/OVMF_CODE_4M.fd \
 	-drive if=pflash,format=raw,unit=1,file="$out/OVMF_VARS.fd"
-boot wd "vm_mode=watchdog watchdog.stop_on_reboot=0" -machine pc -device i6300esb
 wait
-echo "$lane: the three sessions done in $((SECONDS - t0)) s (TCG, side by side on a shared host; SeaBIOS $(cat "$out/bios.seconds") s, OVMF $(cat "$out/uefi.seconds") s, watchdog $(cat "$out/wd.seconds") s)"
+echo "$lane: the two sessions done in $((SECONDS - t0)) s (TCG, side by side on a shared host; SeaBIOS $(cat "$out/bios.seconds") s, $(tail -1 "$out/bios.cpu") CPU-s; OVMF $(cat "$out/uefi.seconds") s, $(tail -1 "$out/uefi.cpu") CPU-s)"
 
-# split_runs NAME: the serial capture's runs, NAME-serial-N.bin, from the
-# CR LF before apstart's banner through its "reset: warm" line; prints how
-# many.
+# split_runs NAME: the serial capture's filed runs, NAME-serial-N.bin,
+# from the CR LF before apstart's banner through its "reset: warm" line,
+# or, for a run that halted (the watchdog reset it), through the last CR
+# LF before the next Linux's first line; prints how many. The raw run at
+# the end (exit=qemu: neither) is NAME-raw.bin, from its banner to the
+# capture's end.
 split_runs() {
 	python3 - "$out/$1.serial" "$out/$1" <<'PY'
 import re, sys
 cap = open(sys.argv[1], "rb").read()
 n = 0
-for n, m in enumerate(re.finditer(rb"\r\napstart .*?\r\nreset: warm[^\r\n]*\r\n", cap, re.S), 1):
+end = rb"(?:\r\nreset: warm[^\r\n]*\r\n|\r\n(?=\[ *[0-9]+\.[0-9]+\] |apstart-vm: ))"
+for n, m in enumerate(re.finditer(rb"\r\napstart .*?" + end, cap, re.S), 1):
     open(f"{sys.argv[2]}-serial-{n}.bin", "wb").write(m.group(0))
+raw = cap.rfind(b"\r\napstart ")
+if raw >= 0 and not re.compile(end).search(cap, raw):
+    open(f"{sys.argv[2]}-raw.bin", "wb").write(cap[raw:])
 print(n)
 PY
+}
+
+# raw NAME LABEL FIRMWARE CPUS GREP...: the last boot's raw kexec (nothing said
+# the firmware, exit=qemu) passed aplog verify as FIRMWARE, and its lines
+# say how the kernel knew (each GREP a line of the run).
+raw() {
+	local name=$1 label=$2 fw=$3 cpus=$4 f=$out/$1-raw.bin v g
+	shift 4
+	if [ ! -s "$f" ]; then
+		fail "$label: kexec-tools straight into apstart, nothing saying the firmware" "no run after 'raw: kexec' in the capture" \
+			"$(grep -aE '^(apstart-vm|@end|firmware:)' "$out/$name.txt" | tail -6)"
+		return
+	fi
+	if v=$("$aplog" verify --cpus "$cpus" --cycles 1 --boot "firmware=$fw" --boot protocol=mb2 "$f" 2>&1); then
+		ok "$label: kexec-tools straight into apstart, nothing saying the firmware, exit=qemu: aplog verify (firmware=$fw, $cpus CPUs)"
+	else
+		fail "$label: the raw kexec's run: aplog verify" "$(tail -3 <<<"$v" | paste -sd ' ')"
+	fi
+	for g in "$@"; do
+		grep -aq "$g" <(tr -d '\r' <"$f") || { fail "$label: the firmware said as known" "no line '$g'" "$(tr -d '\r' <"$f" | grep -a '^firmware:\|^acpi:')"; return; }
+	done
+	ok "$label: the firmware said as known: $(tr -d '\r' <"$f" | sed -n 's/^firmware: //p' | head -1)"
 }
 
 # qemu_done NAME LABEL WHAT: QEMU ended as the last boot quits (exit 1).
@@ -154,11 +192,11 @@ qemu_done() {
 	return 1
 }
 
-# filed NAME LABEL DISK-PATH N FIRMWARE CYCLES: the file on the disk =
+# filed NAME LABEL DISK-PATH N FIRMWARE CYCLES CPUS: the file on the disk =
 # the Nth run's serial bytes, aplog verify passes on it, and its run_id=
 # is the one apstart gave kexec for that run (its Nth kexec line).
 filed() {
-	local name=$1 label=$2 path=$3 k=$4 fw=$5 cycles=$6 f id want v
+	local name=$1 label=$2 path=$3 k=$4 fw=$5 cycles=$6 cpus=$7 f id want v
 	f=$out/$name-filed-$k.log
 	debugfs -R "dump $path $f" "$out/$name.disk" >/dev/null 2>&1
 	if [ -s "$f" ] && cmp -s "$f" "$out/$name-serial-$k.bin"; then
@@ -167,8 +205,8 @@ filed() {
 		fail "$label run $k: filed = serial" "$( [ -s "$f" ] || echo "$path not on the disk; ")$(cmp "$f" "$out/$name-serial-$k.bin" 2>&1 | head -1)"
 		return
 	fi
-	if v=$("$aplog" verify --cpus 4 --cycles "$cycles" --boot "firmware=$fw" "$f" 2>&1); then
-		ok "$label run $k: aplog verify (4 CPUs, cycles=$cycles, firmware=$fw)"
+	if v=$("$aplog" verify --cpus "$cpus" --cycles "$cycles" --boot "firmware=$fw" "$f" 2>&1); then
+		ok "$label run $k: aplog verify ($cpus CPUs, cycles=$cycles, firmware=$fw)"
 	else
 		fail "$label run $k: aplog verify" "$(tail -3 <<<"$v" | paste -sd ' ')"
 	fi
@@ -181,13 +219,14 @@ filed() {
 	fi
 }
 
-# SeaBIOS: two runs, the second through Linux's own trampoline
-if qemu_done bios SeaBIOS "2 runs through apstart run --via kexec, filed by apstart collect"; then
+# SeaBIOS: two runs, the first left to the watchdog, the second through
+# Linux's own trampoline; then the raw kexec
+if qemu_done bios SeaBIOS "2 runs through apstart run --via kexec (the first reset by the watchdog), filed by apstart collect"; then
 	split_runs bios >/dev/null
-	filed bios SeaBIOS /run-0001.log 1 bios 1
-	filed bios SeaBIOS /run-0002.log 2 bios 2
-	if grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd0.elf --type multiboot2-x86 --command-line=\"pstore=0x10000000,0x200000 exit=reboot firmware=bios console=ttyS0,115200 run_id=r[0-9]{8}T[0-9]{6}-[0-9a-f]{8} cycles=1\"" "$out/bios.txt"; then
-		ok "SeaBIOS: apstart run gave kexec pstore= of the region, exit=reboot, firmware=bios, Linux's console, run_id="
+	filed bios SeaBIOS /run-0001.log 1 bios 1 4
+	filed bios SeaBIOS /run-0002.log 2 bios 2 4
+	if grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd0.elf --type multiboot2-x86 --command-line=\"pstore=0x10000000,0x200000 exit=reboot firmware=bios console=ttyS0,115200 run_id=r[0-9]{8}T[0-9]{6}-[0-9a-f]{8} cycles=1 exit=halt\"" "$out/bios.txt"; then
+		ok "SeaBIOS: apstart run gave kexec pstore= of the region, exit=reboot, firmware=bios, Linux's console, run_id=, then the user's words"
 	else
 		fail "SeaBIOS: kexec's command line" "" "$(grep -a 'kexec -l' "$out/bios.txt")"
 	fi
@@ -205,6 +244,17 @@ if qemu_done bios SeaBIOS "2 runs through apstart run --via kexec, filed by apst
 	else
 		fail "SeaBIOS: the second run did not overwrite the first" "" "$(debugfs -R 'ls -l /' "$out/bios.disk" 2>/dev/null)"
 	fi
+	# run 1: it halted (exit=halt); the watchdog brought Linux back
+	if grep -aq "^apstart: watchdog: i6300ESB timer running, 60 s from now" "$out/bios.txt" &&
+		grep -aq "^apstart-vm: watchdog0: i6300ESB timer, stop_on_reboot=0, bootstatus 32" "$out/bios.txt" &&
+		grep -aq "the last reset was the hardware watchdog's (i6300ESB timer, bootstatus 32)" "$out/bios.txt" &&
+		grep -aq '^@end status=pass ' "$out/bios-filed-1.log" && grep -aq '^exit: halt' "$out/bios-filed-1.log" &&
+		! grep -aq '^reset: warm' "$out/bios-filed-1.log"; then
+		ok "SeaBIOS run 1: it halted (exit=halt), the i6300esb watchdog (60 s) reset the machine, Linux came back and filed the run (bootstatus 32: card reset)"
+	else
+		fail "SeaBIOS run 1: back by itself through the watchdog" "" "$(grep -aE '^(apstart|apstart-vm|@end|exit:)' "$out/bios.txt" | head -12)"
+	fi
+	raw bios SeaBIOS unknown 4 '^firmware: unknown: no EFI tags'
 fi
 
 # OVMF: the A/B session, a stale record beside it
@@ -213,7 +263,7 @@ if qemu_done uefi OVMF "apstart ab 1 through reboots, filed by apstart collect";
 	order=$(debugfs -R "cat /session-0001/plan.txt" "$out/uefi.disk" 2>/dev/null | sed -n 's/^order=//p')
 	for k in 1 2; do
 		x=${order:k-1:1}
-		filed uefi OVMF "/session-0001/run-00$k-$x-wbinvd$( [ "$x" = A ] && echo 1 || echo 0).log" "$k" uefi 1
+		filed uefi OVMF "/session-0001/run-00$k-$x-wbinvd$( [ "$x" = A ] && echo 1 || echo 0).log" "$k" uefi 1 2
 	done
 	if grep -Eq "^apstart: kexec -l /boot/apstart-wbinvd[01].elf --type multiboot2-x86 --command-line=\"pstore=0x10000000,0x200000 exit=reboot acpi_rsdp=0x[0-9a-f]* firmware=uefi console=ttyS0,115200 run_id=r[0-9]{8}T[0-9]{6}-[0-9a-f]{8} cycles=1\"" "$out/uefi.txt"; then
 		ok "OVMF: apstart gave kexec pstore= of the region, exit=reboot, firmware=uefi, acpi_rsdp= from systab, Linux's console, run_id="
@@ -235,24 +285,7 @@ if qemu_done uefi OVMF "apstart ab 1 through reboots, filed by apstart collect";
 	else
 		fail "OVMF: table.txt" "" "$(cat "$out/uefi-table.txt" 2>/dev/null)"
 	fi
+	raw uefi OVMF uefi 2 '^firmware: UEFI: the RSDP lies outside the BIOS areas' '^acpi: RSDP at 0x[0-9a-f]* from acpi_rsdp='
 fi
 
-# the watchdog: a run that halts comes back to Linux by itself
-if qemu_done wd watchdog "apstart run --watchdog 60 -- exit=halt: reset by the watchdog, back in Linux"; then
-	f=$out/wd-filed-1.log
-	debugfs -R "dump /run-0001.log $f" "$out/wd.disk" >/dev/null 2>&1
-	if grep -aq "^apstart: watchdog: i6300ESB timer running, 60 s from now" "$out/wd.txt" &&
-		grep -aq "^apstart-vm: watchdog0: i6300ESB timer, stop_on_reboot=0, bootstatus 32" "$out/wd.txt" &&
-		grep -aq "the last reset was the hardware watchdog's (i6300ESB timer, bootstatus 32)" "$out/wd.txt" &&
-		grep -aq '^@end status=pass ' "$f" && grep -aq '^exit: halt' "$f"; then
-		ok "watchdog: the run halted (exit=halt), the i6300esb watchdog (60 s) reset the machine, Linux came back and filed the run (bootstatus 32: card reset)"
-	else
-		fail "watchdog: back by itself" "" "$(grep -aE '^(apstart|apstart-vm|@end|exit:)' "$out/wd.txt" | tail -12)"
-	fi
-	if v=$("$aplog" verify --cpus 4 --cycles 1 --boot firmware=bios "$f" 2>&1); then
-		ok "watchdog: aplog verify on the run filed after the watchdog's reset"
-	else
-		fail "watchdog: aplog verify" "$(tail -3 <<<"$v" | paste -sd ' ')"
-	fi
-fi
 summary "$lane"
