@@ -12,18 +12,38 @@
 #include "kernel/tsc.h"
 #include "kernel/x86.h"
 #include "lib/format.h"
+#include "smp/lapic.h"
 
-/* True when a key was pressed before the page's time was up. */
+/* True when a key was pressed before the page's time was up. Halted
+ * between looks at the keyboard, woken by a 10 ms LAPIC timer: a machine
+ * that shows its results for hours should not spin (under emulation a
+ * spinning CPU takes a host core). Spins only where the run ended before
+ * the timer was calibrated. */
 static bool wait_page(void)
 {
 	uint64_t deadline = tsc_deadline_us((uint64_t)PAGER_SECONDS * 1000000u);
+	bool halt = lapic_timer_khz() != 0, pressed = false;
+	bool irq = (read_rflags() & 0x200) != 0;
+	if (halt)
+		lapic_timer_periodic_us(10000);
 	while (!tsc_passed(deadline)) {
-		if (kbd_key_pressed())
-			return true;
-		for (int i = 0; i < 1000; i++)
-			cpu_relax();
+		if (kbd_key_pressed()) {
+			pressed = true;
+			break;
+		}
+		if (halt) {
+			sti_hlt();
+			cli();
+		} else {
+			for (int i = 0; i < 1000; i++)
+				cpu_relax();
+		}
 	}
-	return false;
+	if (halt)
+		lapic_timer_stop();
+	if (irq)
+		sti();
+	return pressed;
 }
 
 void pager_run(bool pass)
