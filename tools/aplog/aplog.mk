@@ -54,7 +54,7 @@ APLOG_CC ?= gcc
 # ("tools/aplog/read/records.h", "lib/stats.h").
 APLOG_INC := -I.
 APLOG_CFLAGS := $(HOST_CFLAGS) $(HOST_OPT) $(APLOG_INC)
-APLOG_ASAN_CFLAGS := $(HOST_CFLAGS) $(HOST_DEBUG) $(HOST_SAN) $(APLOG_INC)
+APLOG_ASAN_CFLAGS := $(HOST_CFLAGS) $(HOST_TWIN_DEBUG) $(HOST_SAN) $(APLOG_INC)
 APLOG_LDLIBS := -lm
 # The compiler and flags aplog is built with (tools/build/build-vars.mk).
 VARS.$(APLOG_OUT)/aplog = $(APLOG_CC) $(APLOG_CFLAGS) $(APLOG_LDLIBS) | $(APLOG_ASAN_CFLAGS)
