@@ -20,24 +20,26 @@ EFI_GLOBAL_GUID=8be4df61-93ca-11d2-aa0d-00e098032b8c   # UEFI 2.10 §3.3
 sys_path() { printf '%s%s' "$R" "$1"; }
 
 # The places apstart reads and writes; the installed kernels' folder can be
-# moved for make install tests (APSTART_BOOT_DIR).
-P_BOOT=$(sys_path "${APSTART_BOOT_DIR:-/boot}")
+# moved for make install tests (APSTART_BOOT_DIR). Written as $R/PATH, what
+# sys_path prints, without its subshell: this runs at every start (a
+# dozen forks, on a slow machine or under TCG a good part of a second).
+P_BOOT=$R${APSTART_BOOT_DIR:-/boot}
 P_GRUB_CFG=$P_BOOT/grub/grub.cfg
 P_GRUBENV=$P_BOOT/grub/grubenv
-P_DEFAULT_GRUB=$(sys_path /etc/default/grub)
-P_GRUB_D_CFG=$(sys_path /etc/default/grub.d)
+P_DEFAULT_GRUB=$R/etc/default/grub
+P_GRUB_D_CFG=$R/etc/default/grub.d
 P_SETUP_CFG=$P_GRUB_D_CFG/apstart.cfg
-P_GRUB_SCRIPT=$(sys_path /etc/grub.d/90_apstart)
-P_STATE=$(sys_path "${APSTART_STATE_DIR:-/var/lib/apstart}")
+P_GRUB_SCRIPT=$R/etc/grub.d/90_apstart
+P_STATE=$R${APSTART_STATE_DIR:-/var/lib/apstart}
 P_PENDING=$P_STATE/pending
 P_SESSION_RUNNING=$P_STATE/session-running
-P_PROC=$(sys_path /proc)
-P_SYS=$(sys_path /sys)
+P_PROC=$R/proc
+P_SYS=$R/sys
 P_EFIVARS=$P_SYS/firmware/efi/efivars
 P_PSTORE=$P_SYS/fs/pstore
-P_DEVMEM=$(sys_path /dev/mem)
-P_SYSTEMD_PSTORE=$(sys_path /var/lib/systemd/pstore)
-P_RUN_SYSTEMD=$(sys_path /run/systemd/system)
+P_DEVMEM=$R/dev/mem
+P_SYSTEMD_PSTORE=$R/var/lib/systemd/pstore
+P_RUN_SYSTEMD=$R/run/systemd/system
 P_BOOT_ID=$P_PROC/sys/kernel/random/boot_id
 
 # say TEXT: one step, what it does or found (stdout).

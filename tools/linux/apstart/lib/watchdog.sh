@@ -20,7 +20,7 @@
 #   opened and closed without the magic 'V' (the core keeps it running).
 
 P_WATCHDOG_SYS=$P_SYS/class/watchdog/watchdog0
-P_WATCHDOG_DEV=$(sys_path /dev/watchdog0)
+P_WATCHDOG_DEV=$R/dev/watchdog0
 P_WATCHDOG_STOP_ON_REBOOT=$P_SYS/module/watchdog/parameters/stop_on_reboot
 readonly WATCHDOG_MIN=60
 # WDIOF_CARDRESET (linux/watchdog.h): the last reset was the watchdog's.
