@@ -213,10 +213,20 @@ static bool run_value(const struct run *r, int op, uint64_t *out)
 	return true;
 }
 
+/* Two keys name one machine when every field's string is the same (the
+ * bytes after each string's end are not part of it). */
+static bool same_key(char a[K_COUNT][STR_MAX], char b[K_COUNT][STR_MAX])
+{
+	for (int k = 0; k < K_COUNT; k++)
+		if (strcmp(a[k], b[k]))
+			return false;
+	return true;
+}
+
 static struct machine *machine_of(struct fleet *f, char key[K_COUNT][STR_MAX])
 {
 	for (size_t i = 0; i < f->n; i++)
-		if (!memcmp(f->m[i].key, key, sizeof(f->m[i].key)))
+		if (same_key(f->m[i].key, key))
 			return &f->m[i];
 	grow((void **)&f->m, &f->cap, f->n + 1, sizeof(*f->m));
 	struct machine *m = &f->m[f->n++];
@@ -237,7 +247,7 @@ static void add_run(struct fleet *f, const struct run *r)
 	f->seen[f->nseen++] = fp;
 	f->runs++;
 
-	char key[K_COUNT][STR_MAX];
+	char key[K_COUNT][STR_MAX] = { { 0 } };
 	machine_key(r, key);
 	struct machine *m = machine_of(f, key);
 	if (!m->emulated)
