@@ -247,12 +247,12 @@ void on_summary(struct loader *ld, size_t line, const struct record *rec)
 		return;
 	struct run *r = &ld->set->runs[ld->cur];
 	struct msgs *m = &ld->m;
-	uint64_t v;
+	uint64_t v, cpus = 0, cycles = 0, settled = 0;
 	int op;
 	bool ok = need_required(m, line, rec) &&
 		  get_choice(m, line, rec, RK_summary_op, op_choices, &op) &&
-		  get_num(m, line, rec, RK_summary_cpus, 0, CPUS_MAX, &v) &&
-		  get_num(m, line, rec, RK_summary_cycles, 0, CYCLES_MAX, &v) &&
+		  get_num(m, line, rec, RK_summary_cpus, 0, CPUS_MAX, &cpus) &&
+		  get_num(m, line, rec, RK_summary_cycles, 0, CYCLES_MAX, &cycles) &&
 		  get_num(m, line, rec, RK_summary_mean_ns, 0, UINT64_MAX, &v) &&
 		  get_num(m, line, rec, RK_summary_median_ns, 0, UINT64_MAX, &v) &&
 		  get_num(m, line, rec, RK_summary_min_ns, 0, UINT64_MAX, &v) &&
@@ -260,9 +260,6 @@ void on_summary(struct loader *ld, size_t line, const struct record *rec)
 		  get_num(m, line, rec, RK_summary_total_ns, 0, UINT64_MAX, &v);
 	if (!ok)
 		return;
-	uint64_t cpus = 0, cycles = 0, settled = 0;
-	get_num(m, line, rec, RK_summary_cpus, 0, CPUS_MAX, &cpus);
-	get_num(m, line, rec, RK_summary_cycles, 0, CYCLES_MAX, &cycles);
 	int x = op == OP_OFFLINE ? get_xfig(m, line, rec, RK_summary_settled_total_ns, &settled)
 				 : X_ABSENT;
 	if (x < 0)
