@@ -288,8 +288,9 @@ http_boot() {
 		sleep 0.1
 	done
 	t0=$(date +%s%N)
-	# A hang guard, not a timing check: GRUB reads ~30 files one by one
-	# over HTTP (~21 s idle); on a host loaded 8x over it took 115 s.
+	# A hang guard, not a timing check: GRUB reads ~11 files one by one
+	# over HTTP (core.efi carries its modules); with ~80, on a host loaded
+	# 8x over, it took 115 s, and once each fetch took 10 s.
 	"${x[@]}" timeout -k 5 $((2 * BOOT_TIMEOUT)) qemu-system-x86_64 "${qemu_common[@]}" "${uefi_fw[@]}" \
 		-fw_cfg name=opt/org.tianocore/IPv4PXESupport,string=n \
 		-fw_cfg name=opt/org.tianocore/IPv6PXESupport,string=n \
