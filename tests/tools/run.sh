@@ -59,7 +59,7 @@ expect_usage "qemu-run.sh --gdb: auto accel is TCG" 0 "accel=tcg \(gdb server: T
 	tools/run/qemu-run.sh --kernel "$kernel" --gdb 4321 --dry-run
 
 for opt in --firmware --media --smp --accel --machine --timeout --iso --kernels \
-	--wbinvd --mem --log --screendump --flush --screen-script; do
+	--wbinvd --mem --log --screendump --flush --screen-script --nvram; do
 	expect_usage "iso-run.sh $opt without a value: exit 2" 2 "^iso-run: $opt needs a value" \
 		tools/run/iso-run.sh --firmware bios "$opt"
 done
@@ -69,6 +69,12 @@ expect_usage "iso-run.sh --firmware efi: exit 2" 2 "--firmware must be bios or u
 	tools/run/iso-run.sh --firmware efi
 expect_usage "iso-run.sh --mem x: exit 2" 2 "--mem must be a number" \
 	tools/run/iso-run.sh --firmware bios --mem x
+expect_usage "iso-run.sh --nvram rom: exit 2" 2 "--nvram must be flash or ram" \
+	tools/run/iso-run.sh --firmware uefi --nvram rom
+expect_usage "iso-run.sh --nvram ram --vars: exit 2 (RAM keeps nothing)" 2 "--nvram ram keeps nothing: not with --vars" \
+	tools/run/iso-run.sh --firmware uefi --nvram ram --vars /dev/null
+expect_usage "iso-run.sh --nvram ram --firmware bios: exit 2" 2 "--nvram ram: OVMF's store, for --firmware uefi" \
+	tools/run/iso-run.sh --firmware bios --nvram ram
 expect_usage "iso-run.sh --help: exit 0, usage" 0 "iso-run.sh --firmware bios\|uefi" tools/run/iso-run.sh --help
 
 # ---- dependencies: one list, make only checks, deps.sh says what and how

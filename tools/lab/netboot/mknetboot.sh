@@ -66,11 +66,18 @@ trap 'rm -rf "$new"' EXIT
 # The boot files. On UEFI, core.efi carries http as well as tftp: under
 # UEFI HTTP boot GRUB takes its prefix, (http,SERVER)/boot/grub, from the
 # firmware's URI device path and must read its modules through it.
+# core.efi also carries what the menu needs (normal mode, serial, video,
+# search, multiboot2) and every file system of fs.lst: the menu's search
+# for a stick probes each device, and GRUB loads file system modules one
+# by one until one knows it; over HTTP that was ~70 requests, ~30 s of a
+# 45 s boot (and as many CPU-s under QEMU TCG). 1.2 MB instead of 0.25.
 grub-mknetdir --net-directory="$new" --subdir=boot/grub -d /usr/lib/grub/i386-pc \
 	--modules="pxe tftp" >"$new/mknetdir.log" 2>&1 ||
 	{ cat "$new/mknetdir.log" >&2; die "grub-mknetdir (i386-pc) failed"; }
+efi_fs=$(tr '\n' ' ' </usr/lib/grub/x86_64-efi/fs.lst) || die "no /usr/lib/grub/x86_64-efi/fs.lst"
 grub-mknetdir --net-directory="$new" --subdir=boot/grub -d /usr/lib/grub/x86_64-efi \
-	--modules="efinet tftp http" >>"$new/mknetdir.log" 2>&1 ||
+	--modules="efinet tftp http normal configfile test serial terminfo all_video search multiboot2 $efi_fs" \
+	>>"$new/mknetdir.log" 2>&1 ||
 	{ cat "$new/mknetdir.log" >&2; die "grub-mknetdir (x86_64-efi) failed"; }
 rm -f "$new/mknetdir.log"
 cp "$kdir"/boot/apstart-*.elf "$kdir/boot/apstart.efi" "$new/boot/"
