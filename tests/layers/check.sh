@@ -90,8 +90,8 @@ part_of() {
 # A relative path with its "." and ".." steps taken, into $norm.
 normalise() {
 	local -a out=() steps
-	local s
-	IFS=/ read -r -a steps <<<"$1"
+	local s IFS=/
+	read -r -a steps <<<"$1"
 	for s in "${steps[@]}"; do
 		case $s in
 		'' | .) ;;
@@ -99,7 +99,7 @@ normalise() {
 		*) out+=("$s") ;;
 		esac
 	done
-	norm=$(IFS=/; echo "${out[*]}")
+	norm="${out[*]}" # (joined by IFS, local here: no subshell)
 }
 # May part a use part b? Its own part; a core layer, the layers below it;
 # another part, what its line names ("core" names every core layer).
