@@ -60,7 +60,7 @@ skipped() { skip=$((skip + 1)); echo "skip $1: $2"; }
 # ---------------------------------------------------------------- the table
 # part -> kind (core|wing|host|tests), part -> what it may use, and the core
 # layers top-down.
-declare -A kind uses
+declare -A kind uses rank
 core=()
 table=$(awk '/^<!-- parts:/ { on = 1; next } /^<!-- end/ { on = 0 } on' docs/layout.md)
 while read -r folder k rest; do
@@ -68,7 +68,7 @@ while read -r folder k rest; do
 	folder=${folder%/}
 	kind[$folder]=$k
 	uses[$folder]=${rest//,/ }
-	[ "$k" = core ] && core+=("$folder")
+	[ "$k" = core ] && { rank[$folder]=${#core[@]}; core+=("$folder"); }
 done <<<"$table"
 if [ ${#kind[@]} = 0 ]; then
 	bad "the table of parts" "no '<!-- parts:' block in docs/layout.md"
@@ -90,8 +90,8 @@ part_of() {
 # A relative path with its "." and ".." steps taken, into $norm.
 normalise() {
 	local -a out=() steps
-	local s
-	IFS=/ read -r -a steps <<<"$1"
+	local s IFS=/
+	read -r -a steps <<<"$1"
 	for s in "${steps[@]}"; do
 		case $s in
 		'' | .) ;;
@@ -99,12 +99,7 @@ normalise() {
 		*) out+=("$s") ;;
 		esac
 	done
-	norm=$(IFS=/; echo "${out[*]}")
-}
-core_rank() {
-	local i
-	for i in "${!core[@]}"; do [ "${core[$i]}" = "$1" ] && { echo "$i"; return; }; done
-	echo -1
+	norm="${out[*]}" # (joined by IFS, local here: no subshell)
 }
 # May part a use part b? Its own part; a core layer, the layers below it;
 # another part, what its line names ("core" names every core layer).
@@ -112,7 +107,7 @@ may_use() {
 	local a=$1 b=$2 u
 	[ "$a" = "$b" ] && return 0
 	if [ "${kind[$a]}" = core ]; then
-		[ "${kind[$b]:-}" = core ] && [ "$(core_rank "$b")" -gt "$(core_rank "$a")" ]
+		[ "${kind[$b]:-}" = core ] && [ "${rank[$b]}" -gt "${rank[$a]}" ]
 		return
 	fi
 	for u in ${uses[$a]}; do
@@ -196,26 +191,26 @@ check_program() {
 	local build=$1 obj rel op sym d dp
 	shift
 	local -A def
+	# One nm for all the objects (each line "OBJECT:..." with -A).
+	while read -r obj _ sym; do def[$sym]=${obj%%:*}; def[$sym]=${def[$sym]#"$build"/}; done \
+		< <(nm -A --defined-only -g "$@")
 	for obj in "$@"; do
-		while read -r sym; do def[$sym]=${obj#"$build"/}; done \
-			< <(nm --defined-only -g "$obj" | awk '{ print $3 }')
+		part_of "${obj#"$build"/}"
+		[ -z "$part" ] || shown[$part]=1
 	done
-	for obj in "$@"; do
-		rel=${obj#"$build"/}
+	while read -r obj _ sym; do
+		rel=${obj%%:*} rel=${rel#"$build"/}
 		part_of "$rel"
 		op=$part
 		[ -n "$op" ] || continue
-		shown[$op]=1
-		while read -r sym; do
-			d=${def[$sym]:-}
-			[ -n "$d" ] || continue # the linker script's symbols, libc's
-			part_of "$d"
-			dp=$part
-			[ -n "$dp" ] || continue
-			sym_edges+="${rel%.o} ${d%.o}"$'\n'
-			may_use "$op" "$dp" || swhy[$op]+="; $rel uses $sym (defined in $d)"
-		done < <(nm -u "$obj" | awk '{ print $2 }')
-	done
+		d=${def[$sym]:-}
+		[ -n "$d" ] || continue # the linker script's symbols, libc's
+		part_of "$d"
+		dp=$part
+		[ -n "$dp" ] || continue
+		sym_edges+="${rel%.o} ${d%.o}"$'\n'
+		may_use "$op" "$dp" || swhy[$op]+="; $rel uses $sym (defined in $d)"
+	done < <(nm -A -u "$@")
 }
 if [ ${#programs[@]} = 0 ]; then
 	skipped "symbols of the linked objects" "no objects given"
@@ -274,7 +269,7 @@ fi
 # --gc-sections: an object none of whose sections with contents is kept
 # is linked for nothing.
 check_core_link() {
-	local map=$1 dir objs=() o rel outside=() unused=() removed gc_out
+	local map=$1 dir objs=() o rel outside=() unused=() gc_out
 	dir=$(dirname "$map")
 	mapfile -t objs < <(awk '$1 == "LOAD" && $2 ~ /\.o$/ { print $2 }' "$map")
 	if [ ${#objs[@]} = 0 ]; then
@@ -298,15 +293,20 @@ check_core_link() {
 		return
 	fi
 	rm -f "$dir/core-gc.elf"
-	removed=$(sed -n "s/^ld: removing unused section '\([^']*\)' in file '\([^']*\)'$/\2 \1/p" <<<"$gc_out")
+	local -A removed kept
+	local sec
+	while read -r o sec; do removed["$o $sec"]=1; done \
+		< <(sed -n "s/^ld: removing unused section '\([^']*\)' in file '\([^']*\)'$/\2 \1/p" <<<"$gc_out")
+	# Each object's allocated sections with contents (readelf: size,
+	# flags A), one readelf for all (it names each file when given more
+	# than one): an object is used when one of them is kept.
+	while read -r o sec; do
+		[ -n "${removed["$o $sec"]:-}" ] || kept[$o]=1
+	done < <(readelf -SW "${objs[@]}" | awk -v f="${objs[0]}" '/^File: / { f = $2; next }
+		/^ *\[ *[0-9]+\]/ { sub(/^ *\[ *[0-9]+\] */, "")
+			if ($5 !~ /^0+$/ && $7 ~ /A/) print f, $1 }')
 	for o in "${objs[@]}"; do
-		# Its allocated sections with contents (readelf: size, flags A).
-		local kept=0 sec
-		while read -r sec; do
-			grep -qxF "$o $sec" <<<"$removed" || { kept=1; break; }
-		done < <(readelf -SW "$o" | awk '/^ *\[ *[0-9]+\]/ { sub(/^ *\[ *[0-9]+\] */, "")
-			if ($5 !~ /^0+$/ && $7 ~ /A/) print $1 }')
-		[ $kept = 1 ] || unused+=("${o#"$dir"/}")
+		[ -n "${kept[$o]:-}" ] || unused+=("${o#"$dir"/}")
 	done
 	if [ ${#unused[@]} = 0 ]; then
 		ok "the core links by itself, every object used (none left whole by --gc-sections)"

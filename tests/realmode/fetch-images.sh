@@ -38,11 +38,16 @@ fetch() {
 	local deb
 	deb=$(ls "$tmp"/*.deb)
 	mkdir -p "$tmp/x"
-	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$tmp/x" --wildcards './boot/vmlinuz-*' './boot/config-*' || {
-		say "$deb: no /boot/vmlinuz in it"
+	# /boot comes first in Debian's kernel packages: tar --occurrence stops
+	# once it has both files, before the modules (~5 CPU-s of xz a package),
+	# and dpkg-deb, its pipe closed, stops too (its complaint is not ours).
+	dpkg-deb --fsys-tarfile "$deb" 2>/dev/null |
+		tar -x -C "$tmp/x" --occurrence --wildcards './boot/vmlinuz-*' './boot/config-*'
+	if ! [ -s "$(echo "$tmp"/x/boot/vmlinuz-*)" ] || ! [ -s "$(echo "$tmp"/x/boot/config-*)" ]; then
+		say "$deb: no /boot/vmlinuz and /boot/config in it"
 		rm -rf "$tmp"
 		return 1
-	}
+	fi
 	rm -rf "$dir"
 	mkdir -p "$dir"
 	cp "$tmp"/x/boot/vmlinuz-* "$dir/vmlinuz"
@@ -52,11 +57,17 @@ fetch() {
 	echo "$name $dir"
 }
 
-# depends META [APT-OPTIONS...]: the kernel package META depends on.
+# depends META... [-- APT-OPTIONS...]: the kernel package each META
+# depends on, one line each ("" when apt does not know it), from one
+# apt-cache (each reads every package list: ~1 CPU-s here).
 depends() {
-	local meta=$1
-	shift
-	apt-cache "$@" depends "$meta" 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -1
+	local metas=()
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do metas+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	apt-cache "$@" depends "${metas[@]}" 2>/dev/null | awk -v list="${metas[*]}" '
+		/^[^ ]/ { meta = $1 }
+		/^ *Depends: linux-image-[0-9][^ ]*$/ && !(meta in k) { k[meta] = $2 }
+		END { n = split(list, m, " "); for (i = 1; i <= n; i++) print k[m[i]] }'
 }
 
 # Fetched once: what is here is kept (as fetch.sh keeps the VM's kernel;
@@ -70,12 +81,10 @@ if ! command -v apt-get >/dev/null || ! command -v dpkg-deb >/dev/null; then
 	exit 1
 fi
 
-k61=$(depends linux-image-amd64)
-k612=$(depends linux-image-6.12-amd64)
+{ read -r k61; read -r k612; } < <(depends linux-image-amd64 linux-image-6.12-amd64)
 if { [ -z "$k61" ] || [ -z "$k612" ]; } && [ "$(id -u)" = 0 ]; then
 	apt-get update -qq >/dev/null 2>&1 || true
-	k61=$(depends linux-image-amd64)
-	k612=$(depends linux-image-6.12-amd64)
+	{ read -r k61; read -r k612; } < <(depends linux-image-amd64 linux-image-6.12-amd64)
 fi
 
 # 6.1: the Linux VM's kernel, when fetch.sh already has this package.
@@ -101,10 +110,10 @@ cp /etc/apt/sources.list "$a/parts/main.list" 2>/dev/null
 opts=(-o "Dir::State=$a" -o "Dir::State::Lists=$a/lists" -o "Dir::State::status=$a/status"
 	-o "Dir::Cache=$a/cache" -o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$a/parts"
 	-o "APT::Architecture=i386" -o "APT::Architectures=i386" -o "Debug::NoLocking=1")
-k686=$(depends linux-image-686 "${opts[@]}")
+k686=$(depends linux-image-686 -- "${opts[@]}")
 if [ -z "$k686" ]; then
 	apt-get "${opts[@]}" update -qq >/dev/null 2>"$a/update.err" || true
-	k686=$(depends linux-image-686 "${opts[@]}")
+	k686=$(depends linux-image-686 -- "${opts[@]}")
 fi
 if [ -n "$k686" ]; then fetch i386-6.1 "$k686" "${opts[@]}" || true
 else say "linux-image-686 (i386) not known to apt with i386 lists: $(head -1 "$a/update.err" 2>/dev/null)"; fi

@@ -48,26 +48,26 @@ fi
 command -v apt-get >/dev/null && command -v dpkg-deb >/dev/null ||
 	{ say "apt-get/dpkg-deb not found: a Debian or Ubuntu host is needed (or KERNEL=bzImage plus a static busybox at $out/busybox)"; exit 1; }
 
-# apt-get download PKG into $out/debs; once more after apt-get update
-# when root and the lists are missing or stale.
+# apt-get download PKG... into $out/debs, all in one apt-get (each apt
+# run reads every package list: ~1 CPU-s here, where apt keeps no cache);
+# once more after apt-get update when root and the lists are missing or
+# stale.
 download() {
-	local pkg=$1
-	if (cd "$out/debs" && apt-get download -q "$pkg" >/dev/null 2>"../apt.err"); then return 0; fi
+	if (cd "$out/debs" && apt-get download -q "$@" >/dev/null 2>"../apt.err"); then return 0; fi
 	if [ "$(id -u)" = 0 ]; then
-		say "apt-get download $pkg failed; running apt-get update once"
+		say "apt-get download $* failed; running apt-get update once"
 		apt-get update -qq >/dev/null 2>&1 || true
-		(cd "$out/debs" && apt-get download -q "$pkg" >/dev/null 2>"../apt.err") && return 0
+		(cd "$out/debs" && apt-get download -q "$@" >/dev/null 2>"../apt.err") && return 0
 	fi
-	say "cannot download $pkg: $(grep -v unsandboxed "$out/apt.err" | head -2 | tr '\n' ' ')"
+	say "cannot download $*: $(grep -v unsandboxed "$out/apt.err" | head -2 | tr '\n' ' ')"
 	say "(package lists missing? run: sudo apt-get update)"
 	return 1
 }
 
 # The metapackage names the current kernel package, e.g. linux-image-6.1.0-57-amd64.
+kpkg=
 if [ -n "${KERNEL:-}" ]; then
 	[ -s "$KERNEL" ] || { say "KERNEL=$KERNEL: no such file"; exit 1; }
-	cp "$KERNEL" "$out/vmlinuz"
-	kver="KERNEL=$KERNEL"
 else
 	kpkg=$(apt-cache depends linux-image-amd64 2>/dev/null |
 		sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*-amd64\)$/\1/p' | head -1)
@@ -78,7 +78,22 @@ else
 	fi
 	[ -n "$kpkg" ] || { say "linux-image-amd64 is not known to apt here (not Debian, or run: sudo apt-get update)"; exit 1; }
 	rm -f "$out"/debs/linux-image-*.deb
-	download "$kpkg" || exit 1
+fi
+
+# The kernel's package, busybox-static, kexec-tools and the libraries its
+# kexec needs that a minimal Debian may lack (libxenctrl and the Xen
+# libraries under it, libyajl), downloaded by one apt-get.
+kx_pkgs="kexec-tools $(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
+	--no-breaks --no-replaces --no-enhances kexec-tools 2>/dev/null |
+	sed -n 's/^ *Depends: \(libxen[a-z0-9.-]*\|libyajl[0-9]*\)$/\1/p' | sort -u | tr '\n' ' ')"
+for p in busybox-static $kx_pkgs; do rm -f "$out"/debs/"$p"_*.deb; done
+# shellcheck disable=SC2086 # one word per package
+download $kpkg busybox-static $kx_pkgs || exit 1
+
+if [ -n "${KERNEL:-}" ]; then
+	cp "$KERNEL" "$out/vmlinuz"
+	kver="KERNEL=$KERNEL"
+else
 	deb=$(ls "$out"/debs/linux-image-*.deb | head -1)
 	rm -rf "$out/kpkg"
 	mkdir -p "$out/kpkg"
@@ -98,8 +113,6 @@ else
 	kver="$kpkg $(dpkg-deb -f "$deb" Version)"
 fi
 
-rm -f "$out"/debs/busybox-static_*.deb
-download busybox-static || exit 1
 deb=$(ls "$out"/debs/busybox-static_*.deb | head -1)
 rm -rf "$out/bbpkg"
 mkdir -p "$out/bbpkg"
@@ -108,18 +121,12 @@ cp "$out/bbpkg/bin/busybox" "$out/busybox"
 chmod 755 "$out/busybox"
 bbver=$(dpkg-deb -f "$deb" Version)
 
-# kexec-tools and the libraries its kexec needs that a minimal Debian may
-# lack (libxenctrl and the Xen libraries under it, libyajl): extracted
-# side by side; mkinitramfs.sh --kexec copies what ldd names.
+# kexec-tools and its libraries: extracted side by side; mkinitramfs.sh
+# --kexec copies what ldd names.
 rm -rf "$out/kexec"
 mkdir -p "$out/kexec"
-kx_pkgs="kexec-tools $(apt-cache depends --recurse --no-recommends --no-suggests --no-conflicts \
-	--no-breaks --no-replaces --no-enhances kexec-tools 2>/dev/null |
-	sed -n 's/^ *Depends: \(libxen[a-z0-9.-]*\|libyajl[0-9]*\)$/\1/p' | sort -u | tr '\n' ' ')"
 kxver=
 for p in $kx_pkgs; do
-	rm -f "$out"/debs/"$p"_*.deb
-	download "$p" || exit 1
 	d=$(ls "$out"/debs/"$p"_*.deb | head -1)
 	dpkg-deb -x "$d" "$out/kexec"
 	[ "$p" = kexec-tools ] && kxver=$(dpkg-deb -f "$d" Version)
