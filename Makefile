@@ -273,7 +273,9 @@ test: deps
 # (tests/run-all.sh): no two lanes may build the same file at once. Made
 # with make -jN, it keeps every CPU busy: the x86_64 and i386 kernels side
 # by side (each WBINVD=1 after its plain WBINVD=0, whose objects it
-# shares; the font both link is made first, or both would build
+# shares; then the core alone, make WINGS=, which the layers and qemu
+# lanes both boot or check and would otherwise both build at once; the
+# font both link is made first, or both would build
 # build/host/mkfont at once: "Text file busy"), then the host tools and
 # images as one make; meanwhile Debian's
 # kernel for the Linux VM lanes (linux-hotplug, linux-vm), then its
@@ -288,7 +290,8 @@ test-prep: deps
 	  tests/realmode/fetch-images.sh >/dev/null 2>&1 || \
 		echo "test-prep: Debian's kernel images not fetched (the realmode lane will say why)"; } & fetch=$$!; \
 	$(MAKE) --no-print-directory $(FONT_GEN) || { wait $$fetch; exit 1; }; \
-	{ $(call BUILD_VARIANT,WBINVD=0) && $(call BUILD_VARIANT,WBINVD=1); } & x86=$$!; \
+	{ $(call BUILD_VARIANT,WBINVD=0) && $(call BUILD_VARIANT,WBINVD=1) && \
+	  $(call BUILD_VARIANT,WBINVD=0 WINGS=); } & x86=$$!; \
 	$(call BUILD_VARIANT,ARCH=i386 WBINVD=0) && $(call BUILD_VARIANT,ARCH=i386 WBINVD=1); i386=$$?; \
 	wait $$x86 && [ $$i386 = 0 ] && \
 	$(MAKE) --no-print-directory $(APLOG) $(APLOG_ASAN) $(APREALMODE) $(APREALMODE_ASAN) $(APSTART_EFI) $(ISO) \
