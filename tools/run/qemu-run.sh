@@ -21,8 +21,10 @@
 # --cpu         another CPU model (TCG), e.g. pentium3 (no long mode).
 # --emulator    qemu-system-x86_64 (default) or qemu-system-i386, the 32-bit
 #               emulator (make ARCH=i386's kernels run under either).
-# --initrd      boots a Linux bzImage given as --kernel with that initramfs
-#               (make bench-linux), under the same configuration.
+# --initrd      boots a Linux kernel given as --kernel (a bzImage, or a
+#               vmlinux with the PVH entry note: tools/linux/vm/fetch.sh)
+#               with that initramfs (make bench-linux, linux-hotplug's
+#               VM), under the same configuration.
 # --module      a boot module for the apstart kernel (QEMU's -initrd, which
 #               its Multiboot1 loader hands over as module 1): the LRM file
 #               of trampoline=linux (docs/linux-trampoline.md)
