@@ -1063,10 +1063,25 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run cpuhp smp4.log; expect_rc 1; errhas "no @cpuhp_write records in 1 usable run(s): run linux-hotplug with --trace"
 	run cpuhp linux-trace.log --; expect_rc 2
 
-	# mutated fixtures: any status but 0/1 (or a sanitizer report) fails
-	fuzz_bad=0
-	for i in $(seq 1 $nfuzz); do
-		f="$tmp/fuzz$i.log"
+	# mutated fixtures: any status but 0/1 (or a sanitizer report) fails.
+	# The plain build runs each log alone through the 7 commands (the exit
+	# status of each). The ASan build runs each alone through stats
+	# --allow-truncated, then all of them at once through the 7: in 67 runs,
+	# not 420, the same lines and branches of aplog as the 420 (gcov of a
+	# --coverage build over these logs: 1034 lines, 686 branches taken,
+	# either way; without the runs alone, 40 lines fewer).
+	fuzz_bad=0 fuzz_sets=() fuzz_how="$nfuzz mutated logs x 7 commands"
+	if [ "$bin" = "$APLOG" ]; then
+		for i in $(seq 1 $nfuzz); do fuzz_sets+=("$tmp/fuzz$i.log"); done
+	else
+		for i in $(seq 1 $nfuzz); do
+			run stats --allow-truncated "$tmp/fuzz$i.log"
+			if [ "$rc" -gt 1 ]; then fuzz_bad=1; bad "exit 0 or 1 on mutated input" "status $rc"; fi
+		done
+		fuzz_sets=("$(for i in $(seq 1 $nfuzz); do printf '%s ' "$tmp/fuzz$i.log"; done)")
+		fuzz_how="$nfuzz mutated logs, each through stats --allow-truncated, all at once through 7 commands"
+	fi
+	for f in "${fuzz_sets[@]}"; do
 		for args in "stats $f" "stats --allow-truncated $f" "csv $f" \
 			"compare $f -- wbinvd0-run1.log" "check --baseline smp4.baseline $f" \
 			"trace --out $tmp/fz.json $f" "cpuhp $f"; do
@@ -1075,7 +1090,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 			if [ "$rc" -gt 1 ]; then fuzz_bad=1; bad "exit 0 or 1 on mutated input" "status $rc"; fi
 		done
 	done
-	if [ $fuzz_bad -eq 0 ]; then ok "[$label] $nfuzz mutated logs x 7 commands: exit 0 or 1, no crash"; fi
+	if [ $fuzz_bad -eq 0 ]; then ok "[$label] $fuzz_how: exit 0 or 1, no crash"; fi
 
 	# The record schema (lib/records.def). A key it lacks, planted in a
 	# log: read anyway, with one warning per key and file (an older or
