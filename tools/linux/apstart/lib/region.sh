@@ -223,9 +223,10 @@ pick_region() {
 # has the setup's memmap= and ramoops words, and /proc/iomem shows no
 # System RAM inside it. Prints why not, status 1.
 region_in_use() {
-	local w
+	local w c
+	c=" $(cmdline) "
 	for w in "$(region_memmap_word)" "ramoops.mem_address=$(hex "$REGION_ADDR")"; do
-		if ! cmdline | tr ' ' '\n' | grep -qxF "$w"; then
+		if [[ $c != *" $w "* ]]; then
 			echo "this boot started without it (/proc/cmdline has no $w)"
 			return 1
 		fi
