@@ -204,7 +204,6 @@ reboot_with() {
 		;;
 	cleared) dd if=/dev/zero of="$r/dev/mem" bs=4096 seek=$((0x10200000 / 4096)) count=1 conv=notrunc status=none ;;
 	esac
-	sleep 1
 	echo "0.50 0.50" >"$r/proc/uptime"
 	new_boot_id "$r"
 }
@@ -596,7 +595,7 @@ for i in 1 2 3 4; do
 	if [ $i = 2 ]; then
 		# the machine goes down after the .started file, before leaving Linux
 		rm -f "$R/var/lib/apstart/pending"
-		sleep 1; echo "0.50 0.50" >"$R/proc/uptime"; new_boot_id "$R"
+		echo "0.50 0.50" >"$R/proc/uptime"; new_boot_id "$R"
 		ap "$R" ab --continue
 	fi
 done
