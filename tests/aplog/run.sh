@@ -1075,6 +1075,9 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	run cpuhp "$tmp/hp7.log"; expect_rc 0; has "   91  cpu:bringup                   control   1.00     0.000   50.0%  <- the AP kick"
 	run cpuhp smp4.log; expect_rc 1; errhas "no @cpuhp_write records in 1 usable run(s): run linux-hotplug with --trace"
 	run cpuhp linux-trace.log --; expect_rc 2
+	# a file with errors before a good one: its runs have their (empty)
+	# entries too (they were left unset: UBSan, in cpuhp_free)
+	run cpuhp bad/bad-ns.log linux-trace.log; expect_rc 1
 
 	# mutated fixtures: any status but 0/1 (or a sanitizer report) fails.
 	# The plain build runs each log alone through the 7 commands (the exit
