@@ -215,7 +215,10 @@ for i in $(seq 1 $nfuzz); do
 	size=$(stat -c %s "$f")
 	for _ in 1 2 3 4; do
 		pos=$(((RANDOM * 32768 + RANDOM) % size))
-		printf '%b' "${chars[RANDOM % ${#chars[@]}]}" | dd of="$f" bs=1 seek="$pos" conv=notrunc status=none
+		# the byte drawn here: RANDOM inside the pipeline's subshell was
+		# that subshell's (bash reseeds it), a new byte every lane run
+		c=${chars[RANDOM % ${#chars[@]}]}
+		printf '%b' "$c" | dd of="$f" bs=1 seek="$pos" conv=notrunc status=none
 	done
 	if [ $((i % 4)) -eq 0 ]; then
 		truncate -s $(((RANDOM * 32768 + RANDOM) % size)) "$f"
@@ -226,7 +229,8 @@ done
 mapfile -t pool < <(cat wbinvd1.log smp4.log smp1.log fail-run.log qr-scan.log bad/*.log)
 nlines=${#pool[@]}
 for i in $(seq $((nfuzz + 1)) $((nfuzz + 20))); do
-	for _ in $(seq 1 $((RANDOM % 40 + 1))); do
+	n=$((RANDOM % 40 + 1)) # drawn here, not in $(...)'s subshell
+	for _ in $(seq 1 $n); do
 		printf '%s\n' "${pool[RANDOM % nlines]}"
 	done >"$tmp/fuzz$i.log"
 done
@@ -1084,7 +1088,7 @@ for bin in "$APLOG" "$APLOG_ASAN"; do
 	# status of each). The ASan build runs each alone through stats
 	# --allow-truncated, then all of them at once through the 7: in 67 runs,
 	# not 420, the same lines and branches of aplog as the 420 (gcov of a
-	# --coverage build over these logs: 1034 lines, 686 branches taken,
+	# --coverage build over these logs: 1039 lines, 680 branches taken,
 	# either way; without the runs alone, 40 lines fewer).
 	fuzz_bad=0 fuzz_sets=() fuzz_how="$nfuzz mutated logs x 7 commands"
 	if [ "$bin" = "$APLOG" ]; then
