@@ -52,10 +52,33 @@ MENU_AWK=$ROOT_DIR/tools/linux/apstart/lib/grub-menu.awk
 # ---- fake machines
 
 # tree NAME uefi|bios: a fresh machine, set up as Debian 12 on a 2 GiB box
-# with GRUB, apstart installed, not yet set up. Prints its root.
+# with GRUB, apstart installed, not yet set up. Prints its root. Each is a
+# copy (a boot of its own) of one built per firmware by tree_build.
 tree() {
-	local r=$T/$1 fw=$2
+	local r=$T/$1 tpl=$T/.fresh-$2
+	[ -d "$tpl" ] || tree_build "$tpl" "$2"
 	rm -rf "$r" "$r.calls"
+	cp -a "$tpl" "$r"
+	new_boot_id "$r"
+	echo "$r"
+}
+# set_up_tree NAME uefi|bios: tree NAME with set_up done. The setup runs
+# once per firmware, on a machine of its own; each is a copy of it.
+set_up_tree() {
+	local r=$T/$1 tpl=$T/.set-up-$2
+	if [ ! -d "$tpl" ]; then
+		tree "${tpl##*/}" "$2" >/dev/null
+		set_up "$tpl"
+	fi
+	rm -rf "$r" "$r.calls"
+	cp -a "$tpl" "$r"
+	: >"$r.calls"
+	new_boot_id "$r"
+	echo "$r"
+}
+# tree_build ROOT uefi|bios: the machine that tree copies.
+tree_build() {
+	local r=$1 fw=$2
 	mkdir -p "$r"/{proc/sys/kernel/random,sys/firmware/memmap,sys/kernel/security,sys/fs/pstore,sys/module/pstore/parameters} \
 		"$r"/{boot/grub,etc/default/grub.d,etc/grub.d,var/lib,dev,run/systemd/system}
 	echo "BOOT_IMAGE=/boot/vmlinuz-6.1.0-35-amd64 root=UUID=1234 ro console=tty0 console=ttyS1,115200n8 quiet" >"$r/proc/cmdline"
@@ -66,7 +89,6 @@ tree() {
 		"  01000000-01ffffff : Kernel code" "7ffe0000-7fffffff : Reserved" "fee00000-fee00fff : Local APIC" >"$r/proc/iomem"
 	printf '%s\n' "processor	: 0" "flags		: fpu vme de pse tsc msr pae mce cx8 apic sep mtrr hypervisor" >"$r/proc/cpuinfo"
 	echo "100000.00 100000.00" >"$r/proc/uptime"
-	new_boot_id "$r"
 	echo 0 >"$r/proc/sys/kernel/kexec_load_disabled"
 	echo 0 >"$r/sys/kernel/kexec_loaded"
 	echo "[none] integrity confidentiality" >"$r/sys/kernel/security/lockdown"
@@ -88,7 +110,6 @@ tree() {
 	chmod 755 "$r"/etc/grub.d/*
 	truncate -s 4G "$r/dev/mem"
 	grub_mkconfig "$r"
-	echo "$r"
 }
 # grub_mkconfig ROOT: grub.cfg written as update-grub does (the package's
 # postinst did so), without recording a call.
@@ -183,7 +204,6 @@ reboot_with() {
 		;;
 	cleared) dd if=/dev/zero of="$r/dev/mem" bs=4096 seek=$((0x10200000 / 4096)) count=1 conv=notrunc status=none ;;
 	esac
-	sleep 1
 	echo "0.50 0.50" >"$r/proc/uptime"
 	new_boot_id "$r"
 }
@@ -364,8 +384,7 @@ ap "$R" setup
 
 # ===== run: what kexec, grub-reboot and systemd are asked
 
-R=$(tree r1 uefi)
-set_up "$R"
+R=$(set_up_tree r1 uefi)
 ap "$R" run -- cycles=2
 expect "run (UEFI, kexec): says what it does" 0 "kexec -l .*/boot/apstart-wbinvd0.elf --type multiboot2-x86"
 want="kexec -l $R/boot/apstart-wbinvd0.elf --type multiboot2-x86 --command-line=pstore=0x10000000,0x200000 exit=reboot acpi_rsdp=0x3f77d014 firmware=uefi console=ttyS1,115200 run_id=$RID cycles=2"
@@ -393,15 +412,13 @@ ap "$R" run
 grep -q "warning: the hardware watchdog watchdog0 (iTCO_wdt) is running (timeout 30 s): it resets the machine" <<<"$OUT" &&
 	ok "run: says when a hardware watchdog is running" || fail "run: a running watchdog said" "" "$OUT"
 
-R=$(tree r2 bios)
-set_up "$R"
+R=$(set_up_tree r2 bios)
 rm -rf "$R/run/systemd"
 ap "$R" run --wbinvd 1
 called "$R" "^kexec -l $R/boot/apstart-wbinvd1.elf --type multiboot2-x86 --command-line=pstore=0x10000000,0x200000 exit=reboot firmware=bios console=ttyS1,115200 run_id=$RID\$" &&
 	called "$R" '^kexec -e$' && ok "run (BIOS, no systemd): no acpi_rsdp=, firmware=bios, kexec -e" || fail "run (BIOS, no systemd)" "" "$(calls_of "$R")"
 
-R=$(tree r3 uefi)
-set_up "$R"
+R=$(set_up_tree r3 uefi)
 ap "$R" run --via grub --wbinvd 1 -- cycles=3
 called "$R" '^grub-reboot apstart-wbinvd1$' && called "$R" '^systemctl --no-block reboot$' &&
 	grep -q '^next_entry=apstart-wbinvd1$' "$R/boot/grub/grubenv" &&
@@ -415,8 +432,7 @@ grep -Eq "^apstart_options=pstore=0x10000000,0x200000 exit=reboot console=ttyS1,
 
 # ===== run --trampoline: Linux's own blob, kexec --module
 
-R=$(tree t1 bios)
-set_up "$R"
+R=$(set_up_tree t1 bios)
 rel=$(uname -r)
 ap "$R" run --trampoline running -- cycles=2
 expect "refused: --trampoline running without /boot/vmlinuz-\$(uname -r)" 3 "refused: --trampoline running: no .*/boot/vmlinuz-$rel"
@@ -444,8 +460,7 @@ expect "refused: --trampoline FILE that is not a kernel, with aprealmode's line"
 ! called "$R" '^kexec -l' && ok "  ... and kexec -l was never called for a refused --trampoline" || fail "  ... kexec not called" "it was" "$(calls_of "$R")"
 ap "$R" run --trampoline "$lrm.lrm"
 expect "refused: the twin of an LRM file given as it is" 3 "refused: --wbinvd 0 with an LRM file"
-R=$(tree t2 bios)
-set_up "$R"
+R=$(set_up_tree t2 bios)
 cp "$VMLINUZ" "$R/boot/vmlinuz-$rel"
 ap "$R" ab 1 --seed 3 --wait 0 --trampoline running -- cycles=1
 grep -q "^trampoline=$R/boot/vmlinuz-$rel\$" "$R/var/lib/apstart/session-0001/plan.txt" &&
@@ -456,8 +471,7 @@ grep -q "^trampoline=$R/boot/vmlinuz-$rel\$" "$R/var/lib/apstart/session-0001/pl
 
 # ===== collect: the way back
 
-R=$(tree c1 uefi)
-set_up "$R"
+R=$(set_up_tree c1 uefi)
 ap "$R" run -- cycles=2
 reboot_with "$R" pstore "$LOGS/smp4.log"
 ap "$R" collect --boot
@@ -511,8 +525,7 @@ ap "$R" collect
 	ok "collect: parts without part 0 (a save cut short) deleted" || fail "collect: orphan parts" "" "$OUT"
 
 # grub run on UEFI: pstore and NVRAM both, the same run
-R=$(tree c3 uefi)
-set_up "$R"
+R=$(set_up_tree c3 uefi)
 ap "$R" run --via grub
 reboot_with "$R" pstore "$LOGS/smp4.log"
 reboot_with "$R" nvram "$LOGS/smp4-slow.log"
@@ -522,8 +535,7 @@ ap "$R" collect
 	ok "collect (grub run): pstore record and its NVRAM summary filed together; apstart_options cleared" || fail "collect (grub run)" "" "$OUT"
 
 # nothing came back: the marker tells RAM kept from RAM cleared
-R=$(tree c4 uefi)
-set_up "$R"
+R=$(set_up_tree c4 uefi)
 ap "$R" run
 reboot_with "$R" nothing
 ap "$R" collect
@@ -535,8 +547,7 @@ expect "collect: nothing back, marker gone: this reset does not keep RAM" 0 "mar
 
 # ===== ab: the session
 
-R=$(tree a0 uefi)
-set_up "$R"
+R=$(set_up_tree a0 uefi)
 ap "$R" ab 10 --seed 1 --wait 0 --via kexec
 order=$(sed -n 's/^order=//p' "$R"/var/lib/apstart/session-0001/plan.txt)
 [ "$order" = BAABBABAABBABAABABBA ] && ok "ab: seed 1 gives apstart.efi's order (boot/efi/plan.c) BAABBABAABBABAABABBA" ||
@@ -546,8 +557,7 @@ grep -q "how long: " <<<"$OUT" && grep -q "to stop it: 'apstart ab --stop'" <<<"
 ap "$R" run
 expect "refused: apstart run during a session" 3 "refused: the A/B session session-0001 is under way"
 
-R=$(tree a1 uefi)
-set_up "$R"
+R=$(set_up_tree a1 uefi)
 ap "$R" ab 2 --seed 7 --wait 0 -- cycles=1
 expect "ab 2: starts run 1 at once (--wait 0)" 0 "session-0001: run 1 of 4"
 order=$(sed -n 's/^order=//p' "$R"/var/lib/apstart/session-0001/plan.txt)
@@ -585,7 +595,7 @@ for i in 1 2 3 4; do
 	if [ $i = 2 ]; then
 		# the machine goes down after the .started file, before leaving Linux
 		rm -f "$R/var/lib/apstart/pending"
-		sleep 1; echo "0.50 0.50" >"$R/proc/uptime"; new_boot_id "$R"
+		echo "0.50 0.50" >"$R/proc/uptime"; new_boot_id "$R"
 		ap "$R" ab --continue
 	fi
 done
@@ -612,8 +622,7 @@ direct=$("$APLOG" compare "$S" 2>/dev/null | grep -E '^(Offline|Online|Total):')
 grep -q "^  Total:" <<<"$OUT" || grep -q "Total:" <<<"$OUT" && ok "ab 2: the table is printed at the end" || fail "ab 2: table printed" "" "$OUT"
 
 # stop and resume
-R=$(tree a2 bios)
-set_up "$R"
+R=$(set_up_tree a2 bios)
 ap "$R" ab 1 --seed 3 --wait 0
 reboot_with "$R" pstore "$LOGS/wbinvd0-run1.log"
 ap "$R" collect --boot
@@ -628,8 +637,7 @@ called "$R" '^kexec -l' && ok "  ... with the next run" || fail "  ... with the 
 
 # ===== undo, secure boot
 
-R=$(tree u1 uefi)
-set_up "$R"
+R=$(set_up_tree u1 uefi)
 ap "$R" setup --undo
 [ ! -e "$R/etc/default/grub.d/apstart.cfg" ] && called "$R" '^update-grub$' && ! grep -q memmap "$R/boot/grub/grub.cfg" &&
 	ok "setup --undo: the reservation removed, grub.cfg written again" || fail "setup --undo" "" "$OUT"
@@ -745,20 +753,17 @@ for w in 0 1; do printf '\177ELF\002\001\001' >"$R/boot/apstart-wbinvd$w.elf"; d
 ap "$R" setup --address 0x100000000
 expect "setup --address above 4 GiB with both kernels x86_64 (ELF64)" 0 "region: 3 MiB at 0x100000000"
 # a second setup checks the region it keeps again
-R=$(tree x3 uefi)
-set_up "$R"
+R=$(set_up_tree x3 uefi)
 sed -i 's/^  01000000-01ffffff : Kernel code$/&\n  10100000-17ffffff : Crash kernel/' "$R/proc/iomem"
 ap "$R" setup
 expect "refused: a second setup, a crash kernel now over the region" 3 "refused: the region apstart setup reserved earlier, 3 MiB at 0x10000000 .*cannot stay: it overlaps Crash kernel at 0x10100000-0x17ffffff"
-R=$(tree x4 bios)
-set_up "$R"
+R=$(set_up_tree x4 bios)
 rm -rf "$R/sys/firmware/memmap"
 ap "$R" setup
 expect "setup again, /proc/iomem only: its own reservation is no obstacle" 0 "already set up: 3 MiB at 0x10000000 .*checked against the memory map again"
 
 # ===== one run id, from the request to the record
-R=$(tree i1 uefi)
-set_up "$R"
+R=$(set_up_tree i1 uefi)
 ap "$R" run -- cycles=2
 id=$(pending "$R" run_id)
 [[ $id =~ ^$RID$ ]] && called "$R" "^kexec -l .* run_id=$id cycles=2\$" && grep -q "^boot_id=$(cat "$R/proc/sys/kernel/random/boot_id")$" "$R/var/lib/apstart/pending" &&
@@ -808,8 +813,7 @@ ap "$R" collect
 
 # the run's record twice (in /sys/fs/pstore and, copied by systemd-pstore,
 # in its archive): filed once, the copy kept aside and said to be one
-R=$(tree i3 uefi)
-set_up "$R"
+R=$(set_up_tree i3 uefi)
 ap "$R" run
 reboot_with "$R" pstore "$LOGS/smp4.log"
 mkdir -p "$R/var/lib/systemd/pstore/1700000001"
@@ -822,8 +826,7 @@ ap "$R" collect --boot
 
 # in a session: run 1 hangs, a stale record lies in systemd-pstore; run 2
 # comes back. The table holds run 2 only; run 1 is interrupted.
-R=$(tree i2 uefi)
-set_up "$R"
+R=$(set_up_tree i2 uefi)
 ap "$R" ab 1 --seed 3 --wait 0
 reboot_with "$R" nothing
 mkdir -p "$R/var/lib/systemd/pstore/1700000000"
@@ -843,8 +846,7 @@ else
 fi
 
 # ===== the boot is boot_id, not the wall clock
-R=$(tree b1 uefi)
-set_up "$R"
+R=$(set_up_tree b1 uefi)
 ap "$R" run
 reboot_with "$R" pstore "$LOGS/smp4.log"
 cp "$T/record" "$T/rec-b1"
@@ -854,8 +856,7 @@ FAKE_ENV=()
 cmp -s "$T/rec-b1" "$R/var/lib/apstart/run-0001.log" && ! grep -q "pending from this boot" <<<"$OUT" &&
 	ok "collect: the next boot's clock 10 minutes behind: the run is filed (its boot_id is not this boot's)" ||
 	fail "collect: a clock 10 minutes behind" "" "$OUT"
-R=$(tree b2 uefi)
-set_up "$R"
+R=$(set_up_tree b2 uefi)
 ap "$R" ab 1 --seed 3 --wait 0
 reboot_with "$R" pstore "$LOGS/wbinvd0-run1.log"
 FAKE_ENV=(FAKE_CLOCK_SKEW=-600)
@@ -868,8 +869,7 @@ S=$R/var/lib/apstart/session-0001
 	fail "ab: a clock 10 minutes behind" "" "$OUT" "$(ls "$S")"
 
 # ===== a run that did not leave Linux is taken back, all of it
-R=$(tree o1 uefi)
-set_up "$R"
+R=$(set_up_tree o1 uefi)
 FAKE_ENV=(FAKE_SYSTEMCTL_FAIL=reboot)
 ap "$R" run --via grub
 FAKE_ENV=()
@@ -897,23 +897,20 @@ ap "$R" setup --undo
 	called "$R" '^systemctl disable apstart-collect.service$' && called "$R" '^systemctl disable apstart-session.service$' &&
 	ok "setup --undo: next_entry, apstart_options, pending cleared; both units disabled" ||
 	fail "setup --undo: all of it" "" "$OUT" "$(calls_of "$R")"
-R=$(tree o3 uefi)
-set_up "$R"
+R=$(set_up_tree o3 uefi)
 ap "$R" run
 ap "$R" setup --undo
 called "$R" '^kexec -u$' && [ "$(cat "$R/sys/kernel/kexec_loaded")" = 0 ] && ok "setup --undo: the kernel loaded for a run is unloaded (kexec -u)" ||
 	fail "setup --undo: kexec -u" "" "$OUT"
 # a one-shot left armed with no run in flight is taken back at boot
-R=$(tree o2 uefi)
-set_up "$R"
+R=$(set_up_tree o2 uefi)
 grub-editenv "$R/boot/grub/grubenv" set next_entry=apstart-wbinvd1 apstart_options=exit=reboot
 ap "$R" collect --boot
 ! grep -q '^next_entry=' "$R/boot/grub/grubenv" && ! grep -q '^apstart_options=' "$R/boot/grub/grubenv" && grep -q "no run is in flight, but grubenv still arms one" <<<"$OUT" &&
 	ok "collect: grubenv arming apstart with no run in flight: taken back" || fail "collect: a stale one-shot" "" "$OUT"
 
 # ===== --watchdog: a hung run comes back by itself, or is refused and says why
-R=$(tree w1 uefi)
-set_up "$R"
+R=$(set_up_tree w1 uefi)
 ap "$R" run --watchdog 120
 expect "refused: --watchdog without a hardware watchdog (the BMC's power control is what is left)" 3 "refused: this machine has no hardware watchdog .* a run that hangs stays hung until the machine is power-cycled"
 grep -q "ipmitool chassis power cycle" <<<"$OUT" && [ ! -e "$R/var/lib/apstart/pending" ] && ok "  ... says the BMC's power control, nothing left armed" ||
@@ -943,8 +940,7 @@ FAKE_ENV=()
 called "$R" 'RebootWatchdogUSec t 300000000$' && called "$R" 'RebootWatchdogUSec t 600000000$' && [ ! -e "$R/var/lib/apstart/pending" ] &&
 	ok "run --via grub --watchdog, the reboot fails: RebootWatchdogUSec set, then given back (600 s)" ||
 	fail "run --via grub --watchdog, reboot fails" "" "$OUT" "$(calls_of "$R")"
-R=$(tree w2 bios)
-set_up "$R"
+R=$(set_up_tree w2 bios)
 rm -rf "$R/run/systemd"
 mkdir -p "$R/sys/class/watchdog/watchdog0" "$R/sys/module/watchdog/parameters"
 echo i6300ESB >"$R/sys/class/watchdog/watchdog0/identity"; echo 2046 >"$R/sys/class/watchdog/watchdog0/max_timeout"
@@ -966,8 +962,7 @@ ap "$R" setup
 grep -q "watchdog.stop_on_reboot=0" "$R/etc/default/grub.d/apstart.cfg" && ok "  ... kept by a later setup" || fail "  ... kept" "" "$OUT"
 
 # ===== "removed" only when it is gone
-R=$(tree n1 uefi)
-set_up "$R"
+R=$(set_up_tree n1 uefi)
 ap "$R" run --via grub
 reboot_with "$R" nvram "$LOGS/wbinvd0-run1.log"
 FAKE_ENV=(FAKE_RM_FAIL="*ApstartResults1-*")

@@ -114,10 +114,13 @@ int cpuhp_load(struct cpuhp_logs *L, const char *const *files, size_t n,
 		size_t first = L->set.n;
 		int e = load_file(&L->set, files[f], allow_trunc);
 		errors += e;
-		if (e)
-			continue;
+		/* every run in the set has its entry, a file with errors' too
+		 * (its runs kept, their @cpuhp records not read): cpuhp_free
+		 * and the tables walk all of them */
 		L->run = xrealloc_array(L->run, L->set.n, sizeof(*L->run));
 		memset(L->run + first, 0, (L->set.n - first) * sizeof(*L->run));
+		if (e)
+			continue;
 		char *buf;
 		size_t len, pos = 0, line = 0;
 		if (read_all(files[f], &buf, &len) != 0) {

@@ -88,6 +88,17 @@ to_dec() {
 }
 hex() { printf '0x%x' "$1"; }
 
+# file_value FILE KEY: the value of FILE's first KEY= line; nothing when
+# there is none or no FILE. Read by the shell (it was sed | head: two
+# processes, and the pending run's values are read at every command).
+file_value() {
+	local line
+	while IFS= read -r line || [ -n "$line" ]; do
+		[[ $line == "$2="* ]] && { printf '%s\n' "${line#"$2="}"; break; }
+	done 2>/dev/null <"$1"
+	return 0
+}
+
 # size_text BYTES: 3 MiB, 512 KiB or the bytes.
 size_text() {
 	local b=$1

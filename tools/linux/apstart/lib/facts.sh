@@ -52,7 +52,11 @@ lockdown() {
 # not used.
 cvm() {
 	local cpuinfo=$P_PROC/cpuinfo line
-	if [ -r "$cpuinfo" ] && grep -m1 '^flags' "$cpuinfo" | grep -qw tdx_guest; then
+	# the first flags line, tdx_guest a word of it (grep -w's words)
+	if [ -r "$cpuinfo" ]; then
+		while IFS= read -r line && [[ $line != flags* ]]; do :; done <"$cpuinfo"
+	fi
+	if [[ $line == flags* && " ${line//[^a-zA-Z0-9_]/ } " == *" tdx_guest "* ]]; then
 		echo "Intel TDX guest (cpuinfo flag tdx_guest)"; return
 	fi
 	for d in tdx_guest tdx-guest sev-guest; do
@@ -91,7 +95,11 @@ refuse_cvm() {
 		"host, or on a bare-metal machine."
 }
 
-cmdline() { cat "$P_PROC/cmdline" 2>/dev/null; }
+# cmdline: Linux's command line (one line; read by the shell, not cat).
+cmdline() {
+	local c=
+	{ IFS= read -r c || [ -n "$c" ]; } 2>/dev/null <"$P_PROC/cmdline" && printf '%s\n' "$c"
+}
 
 # cmdline_value NAME: the value of NAME= on Linux's command line (last wins).
 cmdline_value() {

@@ -34,10 +34,19 @@ grub_entry_line() {
 }
 
 # grub_setting NAME: its last value in /etc/default/grub and grub.d/*.cfg
-# (the order grub-mkconfig reads them), quotes off; read, not sourced.
+# (the order grub-mkconfig reads them), quotes off; read, not sourced
+# (by the shell: it was four processes, and setup and run ask often).
 grub_setting() {
-	cat "$P_DEFAULT_GRUB" "$P_GRUB_D_CFG"/*.cfg 2>/dev/null |
-		sed -n "s/^$1=//p" | tail -n 1 | sed "s/^[\"']\(.*\)[\"']\$/\1/"
+	local f line v found=
+	for f in "$P_DEFAULT_GRUB" "$P_GRUB_D_CFG"/*.cfg; do
+		[ -f "$f" ] || continue
+		while IFS= read -r line || [ -n "$line" ]; do
+			[[ $line == "$1="* ]] && v=${line#"$1="} found=1
+		done 2>/dev/null <"$f"
+	done
+	[ -n "$found" ] || return 0
+	[[ $v =~ ^[\"\'](.*)[\"\']$ ]] && v=${BASH_REMATCH[1]}
+	printf '%s\n' "$v"
 }
 
 # grub_disabled: GRUB_DISABLE_APSTART=true.

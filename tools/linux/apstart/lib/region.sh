@@ -31,9 +31,22 @@ REGION_ADDR='' REGION_SIZE='' REGION_ZONE=''
 region_load() {
 	REGION_ADDR='' REGION_SIZE='' REGION_ZONE=''
 	[ -f "$P_SETUP_CFG" ] || return 1
-	REGION_ADDR=$(to_dec "$(sed -n 's/^APSTART_REGION_ADDR=\([0-9a-fA-Fx]*\)$/\1/p' "$P_SETUP_CFG")")
-	REGION_SIZE=$(to_dec "$(sed -n 's/^APSTART_REGION_SIZE=\([0-9a-fA-Fx]*\)$/\1/p' "$P_SETUP_CFG")")
-	REGION_ZONE=$(to_dec "$(sed -n 's/^APSTART_ZONE_SIZE=\([0-9a-fA-Fx]*\)$/\1/p' "$P_SETUP_CFG")")
+	# read by the shell, as sed -n 's/^KEY=\([0-9a-fA-Fx]*\)$/\1/p' would:
+	# every such line's value (two make the value invalid), the others not
+	local line v key
+	local -A got=()
+	while IFS= read -r line || [ -n "$line" ]; do
+		[[ $line =~ ^(APSTART_REGION_ADDR|APSTART_REGION_SIZE|APSTART_ZONE_SIZE)=([0-9a-fA-Fx]*)$ ]] || continue
+		got[${BASH_REMATCH[1]}]+=${BASH_REMATCH[2]}$'\n'
+	done 2>/dev/null <"$P_SETUP_CFG"
+	for key in APSTART_REGION_ADDR APSTART_REGION_SIZE APSTART_ZONE_SIZE; do
+		v=${got[$key]-}
+		while [[ $v == *$'\n' ]]; do v=${v%$'\n'}; done
+		got[$key]=$v
+	done
+	REGION_ADDR=$(to_dec "${got[APSTART_REGION_ADDR]}")
+	REGION_SIZE=$(to_dec "${got[APSTART_REGION_SIZE]}")
+	REGION_ZONE=$(to_dec "${got[APSTART_ZONE_SIZE]}")
 	if [ -z "$REGION_ADDR" ] || [ -z "$REGION_SIZE" ] || [ -z "$REGION_ZONE" ]; then
 		warn "$P_SETUP_CFG does not say the region (APSTART_REGION_ADDR, _SIZE, APSTART_ZONE_SIZE): ignored"
 		REGION_ADDR='' REGION_SIZE='' REGION_ZONE=''
@@ -58,9 +71,11 @@ ram_ranges() {
 	if [ -d "$P_SYS/firmware/memmap" ]; then
 		for d in "$P_SYS"/firmware/memmap/*/; do
 			[ -f "$d/type" ] || continue
-			t=$(cat "$d/type")
+			IFS= read -r t <"$d/type"
 			[ "$t" = "System RAM" ] || continue
-			s=$(to_dec "$(cat "$d/start")") e=$(to_dec "$(cat "$d/end")")
+			IFS= read -r s <"$d/start"
+			IFS= read -r e <"$d/end"
+			s=$(to_dec "$s") e=$(to_dec "$e")
 			[ -n "$s" ] && [ -n "$e" ] && echo "$s $((e + 1))"
 		done | sort -n
 		return
@@ -83,11 +98,14 @@ busy_ranges() {
 # map_entries: "START END TYPE" of every entry of the firmware's map
 # (/sys/firmware/memmap), else of /proc/iomem's top level: what is where.
 map_entries() {
-	local d
+	local d s e t
 	if [ -d "$P_SYS/firmware/memmap" ]; then
 		for d in "$P_SYS"/firmware/memmap/*/; do
 			[ -f "$d/type" ] || continue
-			echo "$(to_dec "$(cat "$d/start")") $(($(to_dec "$(cat "$d/end")") + 1)) $(cat "$d/type")"
+			IFS= read -r s <"$d/start"
+			IFS= read -r e <"$d/end"
+			IFS= read -r t <"$d/type"
+			echo "$(to_dec "$s") $(($(to_dec "$e") + 1)) $t"
 		done | sort -n
 		return
 	fi
@@ -223,16 +241,20 @@ pick_region() {
 # has the setup's memmap= and ramoops words, and /proc/iomem shows no
 # System RAM inside it. Prints why not, status 1.
 region_in_use() {
-	local w
+	local w c
+	c=" $(cmdline) "
 	for w in "$(region_memmap_word)" "ramoops.mem_address=$(hex "$REGION_ADDR")"; do
-		if ! cmdline | tr ' ' '\n' | grep -qxF "$w"; then
+		if [[ $c != *" $w "* ]]; then
 			echo "this boot started without it (/proc/cmdline has no $w)"
 			return 1
 		fi
 	done
-	local s e ram
-	ram=$(sed -n 's/^\([0-9a-fA-F]*\)-\([0-9a-fA-F]*\) : System RAM$/\1 \2/p' "$P_PROC/iomem" 2>/dev/null |
-		while read -r s e; do echo "$((16#$s)) $((16#$e + 1)) System RAM"; done)
+	local ram
+	# top-level System RAM lines, read by the shell
+	ram=$(while IFS= read -r line; do
+		[[ $line =~ ^([0-9a-fA-F]*)-([0-9a-fA-F]*)\ :\ System\ RAM$ ]] &&
+			echo "$((16#${BASH_REMATCH[1]})) $((16#${BASH_REMATCH[2]} + 1)) System RAM"
+	done 2>/dev/null <"$P_PROC/iomem")
 	ram=$(first_overlap "$REGION_ADDR" $((REGION_ADDR + REGION_SIZE)) <<<"$ram") || return 0
 	echo "the command line asks for it, but /proc/iomem still shows $ram inside it"
 	return 1

@@ -100,7 +100,7 @@ write_pending() {
 	mkdir -p "$P_STATE" || fail "cannot create $P_STATE"
 	printf '%s\n' "$@" | write_file "$P_PENDING" || fail "cannot write $P_PENDING"
 }
-pending_value() { sed -n "s/^$1=//p" "$P_PENDING" 2>/dev/null | head -1; }
+pending_value() { file_value "$P_PENDING" "$1"; }
 # clear_pending: the run in flight forgotten, on disk before going on: a
 # power cut must not bring the file back (the next collect would take it
 # for a run that brought nothing back).

@@ -25,7 +25,7 @@ readonly SESSION_K_DEFAULT=10 SESSION_K_MAX=100 SESSION_WAIT_DEFAULT=30
 
 session_dir_of() { echo "$P_STATE/$1"; }
 plan_of() { echo "$P_STATE/$1/plan.txt"; }
-plan_value() { sed -n "s/^$2=//p" "$(plan_of "$1")" 2>/dev/null | head -1; }
+plan_value() { file_value "$P_STATE/$1/plan.txt" "$2"; }
 plan_state() { sed -n 's/^state=\([a-z]*\).*/\1/p' "$(plan_of "$1")" 2>/dev/null | tail -1; }
 plan_line() { append_line "$(plan_of "$1")" "$2"; }
 
