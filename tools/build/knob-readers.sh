@@ -26,10 +26,24 @@ cd "$(dirname "$0")/../.."
 macros=$1
 shift
 [ $# -gt 0 ] || exit 0
-# The files are read twice: first every #define (the macros that stand
-# for a MACRO), then the uses.
 files=$(find -L . -path ./build -prune -o -path ./.git -prune -o -type f \( -name '*.c' -o -name '*.h' \) -print |
 	sed 's|^\./||')
+# The answer is kept in build/gen/knob-readers/, keyed by the MACROs, the
+# SOURCEs and the tree's list of files, and used again while no *.c or *.h
+# (nor this script) is newer than it: every make of a knob variant asks,
+# and reading the tree costs ~0.2 CPU-s a time (make iso asks twice, a
+# lane's knob builds dozens of times).
+cache_dir=build/gen/knob-readers
+cache=$cache_dir/$(printf '%s\n' "$macros" "$*" "$files" | cksum | tr ' ' '-')
+# shellcheck disable=SC2086 # the tree's paths have no blanks
+if [ -f "$cache" ] && [ -z "$(find -L $files tools/build/knob-readers.sh -newer "$cache" | head -1)" ]; then
+	cat "$cache"
+	exit 0
+fi
+mkdir -p "$cache_dir"
+trap 'rm -f "$cache.$$"' EXIT
+# The files are read twice: first every #define (the macros that stand
+# for a MACRO), then the uses.
 # shellcheck disable=SC2086 # the tree's paths have no blanks
 awk -v macros="$macros" -v want="$*" '
 BEGIN {
@@ -128,4 +142,6 @@ END {
 	# A SOURCE not read here (not found) may read anything.
 	k = split(want, w, " ")
 	for (i = 1; i <= k; i++) if ((w[i] in reads) || !(w[i] in known)) print w[i]
-}' $files $files
+}' $files $files >"$cache.$$"
+cat "$cache.$$"
+mv -f "$cache.$$" "$cache"
