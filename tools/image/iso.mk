@@ -64,9 +64,8 @@ iso: iso-deps $(ISO)
 
 # Each variant is built by its own make: WBINVD selects the build
 # directory and flags. Always runs; the sub-makes decide what is stale.
-iso-kernels:
-	$(ISO_Q)$(call BUILD_VARIANT,WBINVD=0)
-	$(ISO_Q)$(call BUILD_VARIANT,WBINVD=1)
+# The x86_64 pair through x86_64-kernels (Makefile), which make efi shares.
+iso-kernels: x86_64-kernels
 	$(ISO_Q)$(call BUILD_VARIANT,ARCH=i386 WBINVD=0)
 	$(ISO_Q)$(call BUILD_VARIANT,ARCH=i386 WBINVD=1)
 

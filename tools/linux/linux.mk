@@ -40,10 +40,8 @@ DEB_FILE := build/deb/apstart_$(DEB_VERSION)_amd64.deb
 .PHONY: install linux-kernels deb
 
 # The two kernels an install carries: x86_64, WBINVD=0 and 1 (plain
-# builds, whatever this make was called with).
-linux-kernels:
-	@$(call BUILD_VARIANT,WBINVD=0)
-	@$(call BUILD_VARIANT,WBINVD=1)
+# builds, whatever this make was called with; Makefile's x86_64-kernels).
+linux-kernels: x86_64-kernels
 
 install: linux-kernels $(APLOG) $(APREALMODE)
 	@PREFIX='$(PREFIX)' DESTDIR='$(DESTDIR)' UNITDIR='$(UNITDIR)' VERSION='$(VERSION)' \

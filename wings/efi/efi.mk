@@ -60,11 +60,10 @@ include tools/build/build-vars.mk
 efi: $(APSTART_EFI)
 efi-test: $(APSTART_EFI_TEST)
 
-# Each variant by its own make (it decides what is stale); the stripped
-# copy changes, and so rebuilds the table, only when the kernel did.
-efi-kernels:
-	$(Q)$(call BUILD_VARIANT,WBINVD=0)
-	$(Q)$(call BUILD_VARIANT,WBINVD=1)
+# Each variant by its own make (it decides what is stale), once a make
+# (x86_64-kernels, Makefile, which make iso shares); the stripped copy
+# changes, and so rebuilds the table, only when the kernel did.
+efi-kernels: x86_64-kernels
 $(EFI_OUT)/kernels/apstart-wbinvd%.elf: efi-kernels
 	@mkdir -p $(@D)
 	$(Q)objcopy --strip-debug build/wbinvd$*/apstart.elf $@.new
