@@ -99,13 +99,20 @@ include tools/build/font.mk
 ABSENT_WINGS := $(filter-out $(WINGS),$(ALL_WINGS))
 ABSENT_OPTIONS := $(strip $(foreach w,$(ABSENT_WINGS),$(shell awk -v wing=$(w) -f tools/build/kernel-options.awk wings/$(w)/*.c)))
 $(OUT)/app/wing.o: KCFLAGS += -DAPSTART_ABSENT_OPTIONS='"$(ABSENT_OPTIONS)"'
-$(OUT)/app/wing.o: $(foreach w,$(ABSENT_WINGS),$(wildcard wings/$(w)/*.c)) tools/build/kernel-options.awk
+$(OUT)/app/wing.o: $(foreach w,$(ABSENT_WINGS),$(wildcard wings/$(w)/*.c)) tools/build/kernel-options.awk \
+	$(OUT)/wing.vars
+VARS.$(OUT)/wing = $(ABSENT_OPTIONS)
 
 # Everything a kernel build in $(OUT) is made with: a folder named by
 # another variant's name (OUT=..., make ab's build/ab/build-a) or another
-# compiler rebuilds (tools/build/build-vars.mk).
+# compiler rebuilds (tools/build/build-vars.mk). WINGS changes no file's
+# flags: which objects link is the link's own stamp (link.vars,
+# tools/build/plain-objects.mk) and the wings left out are app/wing.o's
+# (wing.vars, above), so a wing added to wings/wings.list compiles that
+# wing and app/wing.o, not the whole kernel again.
 KBUILD_VARS := $(OUT)/build.vars
-VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS) | $(KNOB_WORDS)
+VARS.$(OUT)/build = $(CC) $(KCFLAGS) | $(NASM) -f $(NASM_FORMAT) $(NASMFLAGS) $(TRAMP_DEFS) | $(LD) $(KLDFLAGS) | \
+	$(filter-out WINGS=%,$(KNOB_WORDS))
 
 # A wing's own make lines (wings/NAME/wing.mk): objects not made from its
 # C files (WING_OBJS.NAME), linked with it, and the wings it needs
