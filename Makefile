@@ -293,8 +293,10 @@ test: deps
 # shares; then the core alone, make WINGS=, which the layers and qemu
 # lanes both boot or check and would otherwise both build at once; the
 # font both link is made first, or both would build
-# build/host/mkfont at once: "Text file busy"), then the host tools and
-# images as one make; meanwhile Debian's
+# build/host/mkfont at once: "Text file busy"), and beside them the host
+# tools, which use no kernel (they fill what the kernels' makes leave of
+# the CPUs); then apstart.efi and the images, which carry the kernels;
+# meanwhile Debian's
 # kernel for the Linux VM lanes (linux-hotplug, linux-vm), then its
 # 6.1, 6.12 and 686 images for the realmode lane (fetch-images.sh takes
 # the first from the former) are fetched (once; without the mirror each
@@ -309,10 +311,11 @@ test-prep: deps
 	$(MAKE) --no-print-directory $(FONT_GEN) || { wait $$fetch; exit 1; }; \
 	{ $(call BUILD_VARIANT,WBINVD=0) && $(call BUILD_VARIANT,WBINVD=1) && \
 	  $(call BUILD_VARIANT,WBINVD=0 WINGS=); } & x86=$$!; \
-	$(call BUILD_VARIANT,ARCH=i386 WBINVD=0) && $(call BUILD_VARIANT,ARCH=i386 WBINVD=1); i386=$$?; \
-	wait $$x86 && [ $$i386 = 0 ] && \
-	$(MAKE) --no-print-directory $(APLOG) $(APLOG_ASAN) $(APREALMODE) $(APREALMODE_ASAN) $(APSTART_EFI) $(ISO) \
-		$(ISO_TEST_IMAGES) $(ISO_TEST_EFI) $(VARSTORE) $(SCREENTEXT) $(PPMCHECK) flushmodel; st=$$?; \
+	{ $(call BUILD_VARIANT,ARCH=i386 WBINVD=0) && $(call BUILD_VARIANT,ARCH=i386 WBINVD=1); } & i386=$$!; \
+	$(MAKE) --no-print-directory $(APLOG) $(APLOG_ASAN) $(APREALMODE) $(APREALMODE_ASAN) \
+		$(VARSTORE) $(SCREENTEXT) $(PPMCHECK) flushmodel; st=$$?; \
+	wait $$x86 && wait $$i386 && [ $$st = 0 ] && \
+	$(MAKE) --no-print-directory $(APSTART_EFI) $(ISO) $(ISO_TEST_IMAGES) $(ISO_TEST_EFI); st=$$?; \
 	wait $$fetch; exit $$st
 
 clean:
