@@ -38,6 +38,7 @@ names=("|wbinvd0" "WBINVD=1|wbinvd1" "ARCH=i386 WBINVD=1 SLOW_TRAMP_NS=2000|i386
 # with a goal of its own (no build, and not the plain variant's make that
 # a kernel goal runs first for a variant sharing its objects).
 variant_name() {
+	# shellcheck disable=SC2016 # $(VARIANT) is make's, expanded by make
 	make --no-print-directory -s "$@" --eval='tools-test-variant-name: ; @echo $(VARIANT)' tools-test-variant-name 2>/dev/null
 }
 wrong=
