@@ -1,10 +1,11 @@
 # SPDX-License-Identifier: MIT
 # Exit status of make run and of the runners, as the README says: 0 the
 # kernel reported pass, 1 it reported fail, 2 no verdict (timeout, no
-# kernel, QEMU error). And what make run shows: the per-CPU table and the
-# three rows last, the whole record stream in the log it names (V=1: on
-# the terminal too). Sourced by tests/tools/run.sh (its ok/fail helpers).
-# Each boot is TCG, -smp 2, one cycle: a few seconds.
+# kernel, QEMU error; the runner's own refusal named as the runner's). And
+# what make run shows: the per-CPU table and the three rows last, the
+# whole record stream in the log it names (V=1: on the terminal too).
+# Sourced by tests/tools/run.sh (its ok/fail helpers). Each boot is TCG,
+# -smp 2, one cycle: a few seconds.
 
 # status_is NAME WANT OUT CMD...: CMD's exit status is WANT; output to OUT.
 status_is() {
@@ -24,8 +25,10 @@ make --no-print-directory WBINVD=0 SLOW_TRAMP_NS=0 SLOW_PARK_NS=0 "$k" >/dev/nul
 	fail "exit codes: build $k" "make failed"
 q=(tools/run/qemu-run.sh --kernel "$k" --smp 2 --accel tcg)
 status_is "qemu-run.sh: a passing run exits 0" 0 "$tmp/q0" "${q[@]}" --timeout 60 -- cycles=1
+# (ap_timeout_ms=100: the BSP gives up on the AP after 0.1 s, not the
+# default 1 s, each spent spinning under TCG)
 status_is "qemu-run.sh: a failed run (an AP never answers) exits 1" 1 "$tmp/q1" \
-	"${q[@]}" --timeout 60 -- cycles=1 selftest=ap-hang
+	"${q[@]}" --timeout 60 -- cycles=1 selftest=ap-hang ap_timeout_ms=100
 # exit=halt: the kernel ends without telling QEMU, the timeout ends QEMU.
 status_is "qemu-run.sh: no verdict (timeout) exits 2" 2 "$tmp/q2" \
 	"${q[@]}" --timeout 3 -- cycles=1 exit=halt
@@ -38,17 +41,26 @@ status_is "iso-run.sh: no verdict (nothing bootable, timeout) exits 2" 2 "$tmp/i
 mr=(make --no-print-directory run SMP=2 ACCEL=tcg)
 status_is "make run: a passing run exits 0" 0 "$tmp/m0" "${mr[@]}" ARGS=cycles=1 RUN_LOG="$tmp/m0.log"
 status_is "make run: a failed run exits 1, not make's 2" 1 "$tmp/m1" \
-	"${mr[@]}" ARGS="cycles=1 selftest=ap-hang" RUN_LOG="$tmp/m1.log"
+	"${mr[@]}" ARGS="cycles=1 selftest=ap-hang ap_timeout_ms=100" RUN_LOG="$tmp/m1.log"
 status_is "make run: no verdict exits 2" 2 "$tmp/m2" \
 	"${mr[@]}" ARGS="cycles=1 exit=halt" TIMEOUT=3 RUN_LOG="$tmp/m2.log"
 # ... and make carries them without starting itself again
-# (tools/run/exit-status.mk: question mode, no remade makefile).
-timeout 60 make --no-print-directory --debug=b run SMP=0 ACCEL=tcg >"$tmp/mr" 2>&1 </dev/null
+# (tools/run/exit-status.mk: question mode, no remade makefile). The
+# runner's own refusal (SMP=0) is reported as the runner's, not the
+# kernel's: its line is the last, after make's --debug=b lines too.
+timeout 60 make --no-print-directory --debug=b run SMP=0 ACCEL=tcg RUN_LOG="$tmp/m0smp.log" >"$tmp/mr" 2>&1 </dev/null
 st=$?
 if [ $st = 2 ] && ! grep -q '^Re-executing' "$tmp/mr" && grep -q "^Must remake target 'run'" "$tmp/mr"; then
 	ok "make run: its status through one make, not restarted"
 else
 	fail "make run: its status through one make, not restarted" "exit $st; $(grep -m1 '^Re-executing' "$tmp/mr")"
+fi
+last=$(grep -a . "$tmp/mr" | tail -n 1)
+if [ $st = 2 ] && grep -q "make run: not run (exit 2): qemu-run: --smp must be a CPU count" <<<"$last" &&
+	! grep -q 'kernel' <<<"$last"; then
+	ok "make run SMP=0: exit 2, the last line is the runner's refusal, not the kernel's"
+else
+	fail "make run SMP=0: exit 2, the last line is the runner's refusal, not the kernel's" "exit $st: $last"
 fi
 
 # What it shows: the last lines are the table, the three rows and the

@@ -148,7 +148,11 @@ fi
 make --no-print-directory help >"$tmp/help" 2>&1
 make -pq 2>/dev/null >"$tmp/db"
 targets=$(sed -n 's/^\.PHONY: //p' "$tmp/db" | tr ' ' '\n' | grep . | sort -u)
-missing=$(for t in $targets; do grep -Eq "^  $t( |$)" "$tmp/help" || printf '%s ' "$t"; done)
+# What make help names: the first word of each line ("  WORD  what it
+# does", "  NAME=VALUE  ..."), and the variables (before the '=').
+help_words=$(sed -n 's/^  \([^ ]\{1,\}\).*/\1/p' "$tmp/help" | sort -u)
+help_vars=$(sed -n 's/^  \([^ =]\{1,\}\)=.*/\1/p' "$tmp/help" | sort -u)
+missing=$(comm -23 <(echo "$targets") <(echo "$help_words") | xargs)
 if [ -z "$missing" ]; then
 	ok "make help names every target ($(wc -w <<<"$targets"))"
 else
@@ -161,19 +165,21 @@ makefiles=$(sed -n 's/^MAKEFILE_LIST := //p' "$tmp/db" | tr ' ' '\n' | grep -v '
 knobs=$(sed -n 's/^KNOBS :\{0,1\}= //p' "$tmp/db")
 # shellcheck disable=SC2086 # the makefiles: paths without blanks
 vars="$(grep -h '^[A-Z0-9_]* *?=' $makefiles | sed 's/ *?=.*//' | sort -u) $knobs V FIRMWARE MEDIA DEV FORCE YES"
-missing=$(for v in $vars; do grep -Eq "^  $v=" "$tmp/help" || printf '%s ' "$v"; done)
+missing=$(comm -23 <(tr ' ' '\n' <<<"$vars" | grep . | sort -u) <(echo "$help_vars") | xargs)
 if [ -z "$missing" ] && [ "$(wc -w <<<"$knobs")" -ge 10 ] && [ "$(wc -l <<<"$makefiles")" -ge 30 ]; then
 	ok "make help names every variable ($(wc -w <<<"$vars"): $(wc -l <<<"$makefiles") makefiles, $(wc -w <<<"$knobs") knobs)"
 else
 	fail "make help names every variable" "missing: $missing (makefiles: $(wc -l <<<"$makefiles"), knobs: $knobs)"
 fi
-stale=$(sed -n 's/^  \([a-z][a-z_.-]*\)  .*/\1/p' "$tmp/help" | while read -r t; do
-	grep -qx "$t" <<<"$targets" || printf '%s ' "$t"; done)
+stale=$(comm -23 <(sed -n 's/^  \([a-z][a-z_.-]*\)  .*/\1/p' "$tmp/help" | sort -u) <(echo "$targets") | xargs)
 # A variable exists when a makefile sets or reads it, or (the environment
 # of the test scripts) a script under tests/ reads it.
-stale="$stale$(sed -n 's/^  \([A-Z][A-Z0-9_]*\)=.*/\1/p' "$tmp/help" | while read -r v; do
-	grep -qw -- "$v" <<<"$vars" || grep -Eq "[$][({]$v[):]" $makefiles ||
-		grep -rEq "[$][{]?$v([^A-Za-z0-9_]|$)" tests --include='*.sh' || printf '%s ' "$v"; done)"
+# shellcheck disable=SC2086 # the makefiles: paths without blanks
+known=$({ tr ' ' '\n' <<<"$vars"
+	grep -ohP '[$][({]\K[A-Z][A-Z0-9_]*(?=[):])' $makefiles
+	grep -rhoP '[$][{]?\K[A-Z][A-Z0-9_]*(?![A-Za-z0-9_])' tests --include='*.sh'; } | grep . | sort -u)
+stale="$stale $(comm -23 <(sed -n 's/^  \([A-Z][A-Z0-9_]*\)=.*/\1/p' "$tmp/help" | sort -u) <(echo "$known") | xargs)"
+stale=$(xargs <<<"$stale")
 if [ -z "$stale" ]; then
 	ok "make help names no target or variable that does not exist"
 else
