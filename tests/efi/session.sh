@@ -59,11 +59,12 @@ boot() {
 text() { tr -d '\r' <"$out/session-$1.log" | sed 's/\x1b\[[0-9;=?]*[A-Za-z]//g' >"$out/session-$1.log.txt"; }
 said() { grep -aqE "$2" "$out/session-$1.log.txt"; }
 st() { cat "$work/$1.st"; }
+# One grep on the raw log a poll (1.8 ms of CPU; tr | grep was 4.5 ms):
+# the lines waited for start after a newline, not a CR.
 wait_for() { # NAME REGEX [SECONDS]: the boot's serial log shows REGEX
 	local i
 	for ((i = 0; i < ${3:-90} * 10; i++)); do
-		[[ -e $out/session-$1.log ]] &&
-			tr -d '\r' <"$out/session-$1.log" | grep -aE "$2" >/dev/null && return 0
+		grep -aqE "$2" "$out/session-$1.log" 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
