@@ -166,7 +166,7 @@ stopped() {
 }
 check "3 a key in the countdown stopped it before run 3 (plan.txt says so); 'r' resumed it" stopped
 failed3() {
-	said 3 '^cmdline: "cycles=1 exit=reset selftest=ap-hang"$' || { echo "run 3 did not get selftest=ap-hang"; return 1; }
+	said 3 '^cmdline: "cycles=1 exit=reset selftest=ap-hang ap_timeout_ms=200"$' || { echo "run 3 did not get selftest=ap-hang"; return 1; }
 	said 3 '^@end status=fail ' && [ "$(st 3)" = 1 ] || { echo "run 3 did not fail (iso-run status $(st 3))"; return 1; }
 }
 check "3 run 3 ran and failed (an AP that never answers)" failed3
