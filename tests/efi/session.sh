@@ -59,11 +59,12 @@ boot() {
 text() { tr -d '\r' <"$out/session-$1.log" | sed 's/\x1b\[[0-9;=?]*[A-Za-z]//g' >"$out/session-$1.log.txt"; }
 said() { grep -aqE "$2" "$out/session-$1.log.txt"; }
 st() { cat "$work/$1.st"; }
+# One grep on the raw log a poll (1.8 ms of CPU; tr | grep was 4.5 ms):
+# the lines waited for start after a newline, not a CR.
 wait_for() { # NAME REGEX [SECONDS]: the boot's serial log shows REGEX
 	local i
 	for ((i = 0; i < ${3:-90} * 10; i++)); do
-		[[ -e $out/session-$1.log ]] &&
-			tr -d '\r' <"$out/session-$1.log" | grep -aE "$2" >/dev/null && return 0
+		grep -aqE "$2" "$out/session-$1.log" 2>/dev/null && return 0
 		sleep 0.1
 	done
 	return 1
@@ -165,7 +166,7 @@ stopped() {
 }
 check "3 a key in the countdown stopped it before run 3 (plan.txt says so); 'r' resumed it" stopped
 failed3() {
-	said 3 '^cmdline: "cycles=1 exit=reset selftest=ap-hang"$' || { echo "run 3 did not get selftest=ap-hang"; return 1; }
+	said 3 '^cmdline: "cycles=1 exit=reset selftest=ap-hang ap_timeout_ms=200"$' || { echo "run 3 did not get selftest=ap-hang"; return 1; }
 	said 3 '^@end status=fail ' && [ "$(st 3)" = 1 ] || { echo "run 3 did not fail (iso-run status $(st 3))"; return 1; }
 }
 check "3 run 3 ran and failed (an AP that never answers)" failed3

@@ -28,7 +28,7 @@
  *                    test_hooks.h): make the first ExitBootServices
  *                    fail (wings/efi/handoff.h)
  *   test_session_fail=N    test builds only: run N of a new session gets
- *                    selftest=ap-hang (a failing run)
+ *                    selftest=ap-hang ap_timeout_ms=200 (a failing run)
  *
  * The tools write it into per-run images (tools/run/iso-run.sh --loader,
  * tests/efi/run.sh); a stick ships without one. */
