@@ -45,20 +45,20 @@ static uint64_t khz_from_hypervisor(void)
 	return cpuid(0x40000010, 0).eax;
 }
 
-void tsc_init(const struct acpi_info *acpi)
+void tsc_init(const struct acpi_info *acpi, int windows)
 {
 	const char *source = NULL;
 	uint64_t khz = khz_from_cpuid(&source);
 
 	if (!khz && (khz = khz_from_hypervisor()))
 		source = "hypervisor";
-	if (!khz && acpi->have_hpet && (khz = calibrate_hpet(acpi->hpet_phys)))
+	if (!khz && acpi->have_hpet && (khz = calibrate_hpet(acpi->hpet_phys, windows)))
 		source = "hpet";
 	if (!khz && acpi->have_pm_timer &&
 	    (khz = calibrate_pm_timer(acpi->pm_timer_port,
-				      acpi->pm_timer_32bit ? 32 : 24)))
+				      acpi->pm_timer_32bit ? 32 : 24, windows)))
 		source = "acpi-pm";
-	if (!khz && (khz = calibrate_pit()))
+	if (!khz && (khz = calibrate_pit(windows)))
 		source = "pit";
 	if (!khz) {
 		kprintf("tsc: no reference timer answered; assuming 1 GHz: "

@@ -16,8 +16,9 @@ struct tsc_info {
 
 /* Determine the TSC frequency. Falls back along CPUID 0x15 -> 0x16 ->
  * hypervisor leaf -> HPET -> ACPI PM timer -> PIT. Never fails: the PIT
- * always exists on a PC (if it does not, we report 1 GHz and say so). */
-void tsc_init(const struct acpi_info *acpi);
+ * always exists on a PC (if it does not, we report 1 GHz and say so).
+ * windows: the timer's 10 ms windows (1..3), whose median counts. */
+void tsc_init(const struct acpi_info *acpi, int windows);
 const struct tsc_info *tsc_info(void);
 
 uint64_t tsc_ticks_to_ns(uint64_t ticks);

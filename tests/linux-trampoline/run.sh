@@ -76,7 +76,7 @@ for b in "${blobs[@]}"; do
 	log=$OUT/icount-$b.log
 	# shellcheck disable=SC2046 # the emulator's options are words
 	tools/run/qemu-run.sh --kernel "$(kernel_of "$b")" $(emu_of "$b") --smp $SMP --timeout 300 \
-		--icount --module "$OUT/$b.lrm" -- trampoline=linux $DET_ARGS >"$log" 2>&1
+		--icount --no-defaults --module "$OUT/$b.lrm" -- trampoline=linux $DET_ARGS >"$log" 2>&1
 	st=$?
 	if [ $st = 0 ] && "$APLOG" verify --status pass --cpus $SMP --cycles 10 "$log" >"$OUT/verify-$b.txt" 2>&1; then
 		ok "icount $b: every AP through Linux's blob, 10 cycles, @end status=pass ($(tail -n1 "$OUT/verify-$b.txt"))"

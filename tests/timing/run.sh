@@ -51,6 +51,9 @@ CYCLES=10
 # settled figure (aplog's offline figure: the park path's flush comes after
 # the AP reports dead).
 DET_ARGS="cycles=$CYCLES bsp_wait=hlt sipi_count=auto"
+# QEMU under -icount, without the default devices SeaBIOS would probe
+# (~0.2 CPU-s a boot; the kernel's output is the same).
+ICOUNT=(--icount --no-defaults)
 DET_SLOW_NS=${DET_SLOW_NS:-2000}     # deterministic mode: 2 us spin
 # The same builds serve the wall clock, their spins sized there per boot
 # (slow_tramp_ns=, slow_park_ns=; tests/timing/wall.sh).
@@ -188,7 +191,7 @@ echo "timing: deterministic mode (TCG, -icount shift=0,sleep=off, -smp $SMP, $DE
 second_boot() {
 	local v=$1
 	# shellcheck disable=SC2046 # emu_opts: words by design
-	run $v "$OUT/icount-$v-b.log" --icount $(emu_opts $v) -- $DET_ARGS
+	run $v "$OUT/icount-$v-b.log" "${ICOUNT[@]}" $(emu_opts $v) -- $DET_ARGS
 	# Spread between two runs of the same build: the sample records must
 	# be identical, figure for figure.
 	if $APLOG check --identical "$OUT/icount-$v-a.log" -- "$OUT/icount-$v-b.log" >"$OUT/identical-$v.txt" 2>&1; then
@@ -208,7 +211,7 @@ second_boot() {
 }
 for v in wbinvd0 wbinvd1 i386-wbinvd0 i386-wbinvd1; do
 	# shellcheck disable=SC2046 # emu_opts: words by design
-	run $v "$OUT/icount-$v-a.log" --icount $(emu_opts $v) -- $DET_ARGS
+	run $v "$OUT/icount-$v-a.log" "${ICOUNT[@]}" $(emu_opts $v) -- $DET_ARGS
 	# The second boot: always in the full form and for --update; in the
 	# short form only when the exact check fails (below).
 	[ "$full" = 1 ] || [ $update = 1 ] && second_boot $v
@@ -241,7 +244,7 @@ for v in wbinvd0 wbinvd1 i386-wbinvd0 i386-wbinvd1; do
 	# The screen's status line is drawn between timed windows only: drawn
 	# after every window (progress_ms=0) it must not move one sample.
 	if [ $v = wbinvd0 ] && [ $update = 0 ]; then
-		run $v "$OUT/icount-$v-progress.log" --icount -- $DET_ARGS progress_ms=0
+		run $v "$OUT/icount-$v-progress.log" "${ICOUNT[@]}" -- $DET_ARGS progress_ms=0
 		if $APLOG check --identical "$OUT/icount-$v-a.log" -- "$OUT/icount-$v-progress.log" >"$OUT/identical-progress.txt" 2>&1; then
 			ok "icount $v: status line redrawn after every window, samples identical"
 		else
@@ -274,7 +277,7 @@ slowed_check() { # variant what op(online|offline) other-op [base-variant]
 	local v=$1 what=$2 op=$3 other=$4 base=${5:-wbinvd0} chk=$OUT/check-$1.txt
 	local name="icount: $what flagged in the $op row only"
 	# shellcheck disable=SC2046
-	run $v "$OUT/icount-$v.log" --icount $(emu_opts $v) -- $DET_ARGS
+	run $v "$OUT/icount-$v.log" "${ICOUNT[@]}" $(emu_opts $v) -- $DET_ARGS
 	$APLOG check --baseline $BASE/icount-pc-smp$SMP-$base.baseline "$OUT/icount-$v.log" >"$chk" 2>&1
 	if grep -q "^REGRESSION apic=[0-9]* op=$op " "$chk" && ! grep -q " op=$other " "$chk"; then
 		ok "$name"
@@ -307,7 +310,7 @@ table_rows() { # variant Row-that-moves Row-that-does-not [base-variant]
 # the loop's own instructions), where the build's own size would not.
 resized_check() { # build op option
 	local b=$1 op=$2 opt=$3 ns=$((3 * DET_SLOW_NS)) log=$OUT/icount-$1-resized.log res
-	run "$b" "$log" --icount -- $DET_ARGS "$opt=$ns"
+	run "$b" "$log" "${ICOUNT[@]}" -- $DET_ARGS "$opt=$ns"
 	res=$(paste <($APLOG medians --op "$op" "$OUT/icount-wbinvd0-a.log") <($APLOG medians --op "$op" "$log") |
 		sed -n 's/.* median_ns=\([0-9]*\) .* median_ns=\([0-9]*\) .*/\1 \2/p' |
 		awk -v ns=$ns '{ d = $2 - $1; printf "median %d -> %d ns (%+d ns)", $1, $2, d
@@ -355,7 +358,7 @@ park nops_added=$((kk * sites)) other_changes=0 sites=$sites"
 		fail "$name: exactly that many NOPs in the code, nothing else" "counted otherwise" "$cnt"
 	fi
 	# 2. caught by the exact check, each K in its phase
-	run "${dir#build/}" "$log" --icount $(emu_opts $v) -- $DET_ARGS
+	run "${dir#build/}" "$log" "${ICOUNT[@]}" $(emu_opts $v) -- $DET_ARGS
 	if $APLOG exact "$BASE/icount-pc-smp$SMP-$v.exact" -- "$log" >"$res" 2>&1; then
 		fail "$name: caught by the exact check" "it passed: the gate cannot see them" "$(tail -n1 "$res")"
 		return
