@@ -111,7 +111,10 @@ ISO_LINUX = entries=$$$$(tools/image/linux-entries.sh $(1) '$(subst ','\'',$(str
 
 # $(call ISO_IMAGE,image,menu dir,timeout[,default wbinvd,default args[,linux]])
 # Rules for one image: its grub.cfg (regenerated every time, replaced only
-# when the text differs, so changed parameters also rebuild the image) and
+# when the text differs, so changed parameters also rebuild the image;
+# written first under this make's own name, as two lanes' make run may
+# regenerate it at once: a shared grub.cfg.new was once removed under the
+# other make's mv) and
 # the ISO made from the shared kernel tree plus that menu; linux: with
 # LINUX_IMAGE's entries. An image under $(ISO_TEST_DIR) is made from the
 # tests' trees.
@@ -123,10 +126,11 @@ ISO_ESP_FILES_OF = $(if $(ISO_IS_TEST),$(ESP_TEST_FILES),$(ESP_FILES))
 define ISO_IMAGE
 $(2)/boot/grub/grub.cfg: iso-force $(if $(6),$(if $(strip $(LINUX_IMAGE)),$(APREALMODE)))
 	@mkdir -p $$(@D)
-	$(ISO_Q)$(if $(6),$(call ISO_LINUX,$(2))) $(ISO_MKCFG) $(ISO_TEMPLATE) $(3) $(4) $(5) >$$@.new
-	$(if $(6),@[ ! -d $(2)/boot/linux ] || (cd $(2)/boot/linux && sha256sum *.lrm 2>/dev/null) | sed 's/^/# linux blob: /' >>$$@.new)
-	@if cmp -s $$@.new $$@; then rm -f $$@.new; else \
-		echo "  GRUBCFG $$@"; mv -f $$@.new $$@; fi
+	$(ISO_Q)$(if $(6),$(call ISO_LINUX,$(2))) $(ISO_MKCFG) $(ISO_TEMPLATE) $(3) $(4) $(5) >$$@.new-$(BUILD_VARS_PID)
+	$(if $(6),@[ ! -d $(2)/boot/linux ] || (cd $(2)/boot/linux && sha256sum *.lrm 2>/dev/null) | sed 's/^/# linux blob: /' \
+		>>$$@.new-$(BUILD_VARS_PID))
+	@if cmp -s $$@.new-$(BUILD_VARS_PID) $$@; then rm -f $$@.new-$(BUILD_VARS_PID); else \
+		echo "  GRUBCFG $$@"; mv -f $$@.new-$(BUILD_VARS_PID) $$@; fi
 
 $(1): $(call ISO_KERNELS_OF,$(1)) $(call ISO_ESP_FILES_OF,$(1)) $(2)/boot/grub/grub.cfg tools/image/iso.mk tools/image/esp.mk tools/image/mkimage.sh \
 		tools/image/esp-populate.sh tools/image/esp-offset.sh

@@ -62,12 +62,14 @@ efi-test: $(APSTART_EFI_TEST)
 
 # Each variant by its own make (it decides what is stale), once a make
 # (x86_64-kernels, Makefile, which make iso shares); the stripped copy
-# changes, and so rebuilds the table, only when the kernel did.
+# changes, and so rebuilds the table, only when the kernel did (written
+# under this make's own name first: two lanes' make run may strip at once).
 efi-kernels: x86_64-kernels
 $(EFI_OUT)/kernels/apstart-wbinvd%.elf: efi-kernels
 	@mkdir -p $(@D)
-	$(Q)objcopy --strip-debug build/wbinvd$*/apstart.elf $@.new
-	@if cmp -s $@.new $@; then rm -f $@.new; else echo "  STRIP   $@"; mv -f $@.new $@; fi
+	$(Q)objcopy --strip-debug build/wbinvd$*/apstart.elf $@.new-$(BUILD_VARS_PID)
+	@if cmp -s $@.new-$(BUILD_VARS_PID) $@; then rm -f $@.new-$(BUILD_VARS_PID); else \
+		echo "  STRIP   $@"; mv -f $@.new-$(BUILD_VARS_PID) $@; fi
 
 # LINUX_IMAGE= (make iso, make usb, make efi): that kernel's realmode blob
 # and its patched twin go onto the stick as \apstart\linux\shipped.lrm and
@@ -84,9 +86,8 @@ $(EFI_LRM_DIR)/image: FORCE $(if $(strip $(LINUX_IMAGE)),$(APREALMODE))
 			f=$$(tools/run/linux-lrm.sh $$([ $$k = twin ] && echo --twin) '$(strip $(LINUX_IMAGE))') || exit 1; \
 			cmp -s "$$f" $(EFI_LRM_DIR)/$$k.lrm || { echo "  LRM     $(EFI_LRM_DIR)/$$k.lrm"; cp "$$f" $(EFI_LRM_DIR)/$$k.lrm; }; \
 		done; fi
-	@echo '$(strip $(LINUX_IMAGE))' >$(EFI_LRM_DIR)/image.new
-	@cmp -s $(EFI_LRM_DIR)/image.new $(EFI_LRM_DIR)/image || mv -f $(EFI_LRM_DIR)/image.new $(EFI_LRM_DIR)/image
-	@rm -f $(EFI_LRM_DIR)/image.new
+	@t=$(EFI_LRM_DIR)/image.new-$(BUILD_VARS_PID); echo '$(strip $(LINUX_IMAGE))' >$$t; \
+		cmp -s $$t $(EFI_LRM_DIR)/image || mv -f $$t $(EFI_LRM_DIR)/image; rm -f $$t
 $(EFI_LRMS): $(EFI_LRM_DIR)/image
 	@:
 
