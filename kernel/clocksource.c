@@ -32,6 +32,12 @@ static uint64_t median(uint64_t v[WINDOWS], int n)
 	return v[n / 2];
 }
 
+/* The windows asked for, 1..WINDOWS; anything else gets all of them. */
+static int window_count(int windows)
+{
+	return windows >= 1 && windows <= WINDOWS ? windows : WINDOWS;
+}
+
 static uint64_t khz_from(uint64_t tsc_ticks, uint64_t ns)
 {
 	return ns ? tsc_ticks * 1000000ull / ns : 0;
@@ -39,7 +45,7 @@ static uint64_t khz_from(uint64_t tsc_ticks, uint64_t ns)
 
 uint64_t calibrate_hpet(uint64_t hpet_phys, int windows)
 {
-	int n = windows >= 1 && windows <= WINDOWS ? windows : WINDOWS;
+	int n = window_count(windows);
 	volatile uint8_t *regs = paging_map_phys(hpet_phys, 1024, MAP_UC);
 	if (!regs)
 		return 0;
@@ -73,7 +79,7 @@ uint64_t calibrate_hpet(uint64_t hpet_phys, int windows)
 
 uint64_t calibrate_pm_timer(uint32_t port, int bits, int windows)
 {
-	int n = windows >= 1 && windows <= WINDOWS ? windows : WINDOWS;
+	int n = window_count(windows);
 	uint32_t mask = bits == 32 ? 0xFFFFFFFFu : 0x00FFFFFFu;
 	uint64_t window_ticks = WINDOW_NS * PM_TIMER_HZ / 1000000000ull;
 	uint64_t khz[WINDOWS];
@@ -96,7 +102,7 @@ uint64_t calibrate_pm_timer(uint32_t port, int bits, int windows)
 
 uint64_t calibrate_pit(int windows)
 {
-	int n = windows >= 1 && windows <= WINDOWS ? windows : WINDOWS;
+	int n = window_count(windows);
 	/* Channel 2, gated by port 0x61 bit 0, mode 0 (interrupt on terminal
 	 * count): OUT2 (port 0x61 bit 5) rises when the count reaches zero. */
 	uint16_t count = (uint16_t)(WINDOW_NS * PIT_HZ / 1000000000ull);
